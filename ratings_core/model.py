@@ -1,0 +1,101 @@
+"""Immutable values that go into and come out of a replay.
+
+A history is a sequence of *steps*. A step is one membership event (join, retire, return), one
+game rated on its own, or a :class:`RatingPeriod` whose events are rated together (a club night,
+a tournament). Times are plain ``datetime`` values handed in by the caller; the core never reads
+a clock.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    RETIRED = "retired"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """A player's rating state between rating periods ("status in, status out")."""
+
+    rating: float
+    games: int = 0
+    deviation: float | None = None
+    volatility: float | None = None
+    peak: float | None = None
+    status: Status = Status.ACTIVE
+    last_played: datetime | None = None
+    birth_date: date | None = None
+
+    @property
+    def best(self) -> float:
+        """The highest rating reached so far (the current one when no peak is known)."""
+        return self.rating if self.peak is None else max(self.peak, self.rating)
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game: ``score_a`` is player_a's score (1, 0.5 or 0).
+
+    ``handicap`` is in the system's unit (stones for ``rs-go``, rating points otherwise) and is
+    positive when player_a gives it. ``seconds`` is the solving time for ``tactics``.
+    """
+
+    player_a: str
+    player_b: str
+    score_a: float
+    played_at: datetime
+    handicap: float = 0.0
+    seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.player_a == self.player_b:
+            raise ValueError(f"player_a and player_b are the same player ({self.player_a!r})")
+        if self.score_a not in (0.0, 0.5, 1.0):
+            raise ValueError(f"score_a must be 1, 0.5 or 0, not {self.score_a!r}")
+        if not math.isfinite(self.handicap):
+            raise ValueError(f"handicap must be a finite number, not {self.handicap!r}")
+        if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
+            raise ValueError(f"seconds must be a positive number, not {self.seconds!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    player: str
+    played_at: datetime
+    birth_date: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Retire:
+    player: str
+    played_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    player: str
+    played_at: datetime
+
+
+Event = Game | Join | Retire | Return
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPeriod:
+    """Events rated together, as of the latest ``played_at`` among them.
+
+    Inside a period, retirements and returns apply first (in order), then every newcomer (an
+    explicit join or a first appearance in a game) takes a starting rating, then all games are
+    rated from the ratings held before the period.
+    """
+
+    events: tuple[Event, ...]
+
+
+Step = Event | RatingPeriod

@@ -1,0 +1,58 @@
+"""What every rating system offers the replay engine.
+
+A system is a preset (a name and a frozen parameter set) plus three rules: the state a newcomer
+starts with, how one rating period changes the players who took part, and whether a state counts
+as provisional. Systems whose periods of one game are simply applied one after another may
+override :meth:`RatingSystem.rate_sequence` with a faster loop that gives the same numbers.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import ClassVar
+
+from .model import Game, PlayerState
+from .table import Table
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRule:
+    """Inflation-neutral starting ratings (SPEC 3.7, seed 002): the league mean and the cap."""
+
+    base: float
+    cap: float
+
+
+class RatingSystem(ABC):
+    #: the preset's name, as given to ``clubrating replay --system``
+    name: ClassVar[str]
+    #: whether a handicap column is meaningful for this system
+    uses_handicap: ClassVar[bool] = True
+
+    @property
+    def pool(self) -> PoolRule | None:
+        """The starting pool rule, or ``None`` when newcomers do not share a pool."""
+        return None
+
+    @abstractmethod
+    def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
+        """The state of a player who joins at ``when``; ``share`` is their share of the pool."""
+
+    def adopt(self, state: PlayerState) -> PlayerState:
+        """Complete a state given from outside (PLAYERS.csv, storage) with system defaults."""
+        return state
+
+    @abstractmethod
+    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+        """Rate one period's games together, from the ratings held before the period."""
+
+    def rate_sequence(self, table: Table, games: Sequence[Game]) -> None:
+        """Rate each game as a period of its own, in order."""
+        for game in games:
+            self.rate_period(table, (game,), game.played_at)
+
+    def is_provisional(self, state: PlayerState) -> bool:
+        return False

@@ -1,0 +1,84 @@
+"""The replay's working copy of every player's state, kept column by column.
+
+A replay touches ratings millions of times, so the engine holds them in plain lists indexed by
+small integers instead of rebuilding immutable records after every game. The table never leaves
+``ratings_core``: callers give and receive :class:`~ratings_core.model.PlayerState` values.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from .model import PlayerState, Status
+
+
+class Table:
+    __slots__ = (
+        "names",
+        "index",
+        "rating",
+        "games",
+        "deviation",
+        "volatility",
+        "peak",
+        "active",
+        "last_played",
+        "birth_date",
+    )
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.rating: list[float] = []
+        self.games: list[int] = []
+        self.deviation: list[float | None] = []
+        self.volatility: list[float | None] = []
+        self.peak: list[float] = []
+        self.active: list[bool] = []
+        self.last_played: list[datetime | None] = []
+        self.birth_date: list[date | None] = []
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def add(self, name: str, state: PlayerState) -> int:
+        if name in self.index:
+            raise ValueError(f"player {name!r} is already in the table")
+        i = len(self.names)
+        self.index[name] = i
+        self.names.append(name)
+        self.rating.append(float(state.rating))
+        self.games.append(state.games)
+        self.deviation.append(state.deviation)
+        self.volatility.append(state.volatility)
+        self.peak.append(state.best)
+        self.active.append(state.status is Status.ACTIVE)
+        self.last_played.append(state.last_played)
+        self.birth_date.append(state.birth_date)
+        return i
+
+    def state(self, i: int) -> PlayerState:
+        return PlayerState(
+            rating=self.rating[i],
+            games=self.games[i],
+            deviation=self.deviation[i],
+            volatility=self.volatility[i],
+            peak=self.peak[i],
+            status=Status.ACTIVE if self.active[i] else Status.RETIRED,
+            last_played=self.last_played[i],
+            birth_date=self.birth_date[i],
+        )
+
+    def put(self, i: int, state: PlayerState) -> None:
+        """Overwrite player ``i`` with ``state`` (used by systems that work on whole records)."""
+        self.rating[i] = float(state.rating)
+        self.games[i] = state.games
+        self.deviation[i] = state.deviation
+        self.volatility[i] = state.volatility
+        self.peak[i] = state.best
+        self.active[i] = state.status is Status.ACTIVE
+        self.last_played[i] = state.last_played
+        self.birth_date[i] = state.birth_date
+
+    def states(self) -> dict[str, PlayerState]:
+        return {name: self.state(i) for i, name in enumerate(self.names)}

@@ -99,7 +99,7 @@ class _Engine:
         rule = self.system.pool
         for name, state in players.items():
             self.table.add(name, self.system.adopt(state))
-            if rule is not None and state.status is Status.RETIRED:
+            if rule is not None and state.status == Status.RETIRED:
                 self.pool = starting_pool.retire(self.pool, state.rating, rule.base)
 
     def snapshot(self) -> Mapping[str, PlayerState]:

@@ -29,8 +29,12 @@ class PoolRule:
 class RatingSystem(ABC):
     #: the preset's name, as given to ``clubrating replay --system``
     name: ClassVar[str]
-    #: whether a handicap column is meaningful for this system
+    #: whether a game may carry a handicap (in the system's unit)
     uses_handicap: ClassVar[bool] = True
+    #: whether every game must carry its solving time in seconds
+    uses_seconds: ClassVar[bool] = False
+    #: the preset's parameters: a frozen dataclass built with ``parameters.param`` fields
+    params: object
 
     @property
     def pool(self) -> PoolRule | None:

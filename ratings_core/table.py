@@ -52,7 +52,7 @@ class Table:
         self.deviation.append(state.deviation)
         self.volatility.append(state.volatility)
         self.peak.append(state.best)
-        self.active.append(state.status is Status.ACTIVE)
+        self.active.append(state.status == Status.ACTIVE)
         self.last_played.append(state.last_played)
         self.birth_date.append(state.birth_date)
         return i
@@ -76,7 +76,7 @@ class Table:
         self.deviation[i] = state.deviation
         self.volatility[i] = state.volatility
         self.peak[i] = state.best
-        self.active[i] = state.status is Status.ACTIVE
+        self.active[i] = state.status == Status.ACTIVE
         self.last_played[i] = state.last_played
         self.birth_date[i] = state.birth_date
 

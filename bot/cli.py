@@ -1,0 +1,142 @@
+"""The ``clubrating`` command: ``replay`` a history through a rating system, ``run`` the bot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ratings_core.model import Game, RatingPeriod, Step
+from ratings_core.replay import ReplayError, ReplayResult, replay
+from ratings_core.system import RatingSystem
+from ratings_core.systems import DEFAULT_SYSTEM, make_system, system_names
+
+from .history_csv import CsvError, History, read_events, read_players
+
+log = logging.getLogger(__name__)
+
+
+class UsageError(Exception):
+    """A problem with the command line or its files, shown to the user as one line."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="clubrating", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    rerun = commands.add_parser(
+        "replay",
+        help="rate a history (EVENTS.csv) and print every player's rating as JSON",
+        description="Replay EVENTS.csv through a rating system and print the ratings as JSON.",
+    )
+    rerun.add_argument(
+        "--system", default=DEFAULT_SYSTEM,
+        help=f"rating system: {', '.join(system_names())} (default {DEFAULT_SYSTEM})",
+    )
+    rerun.add_argument("--players", type=Path, help="PLAYERS.csv: states before the first event")
+    rerun.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+        help="override a parameter of the system, e.g. --set k=24 (repeatable)",
+    )
+    rerun.add_argument("events", type=Path, metavar="EVENTS.csv")
+
+    commands.add_parser("run", help="start the bot (a console chat when no tokens are set)")
+    return parser
+
+
+def _overrides(pairs: Sequence[str]) -> dict[str, str]:
+    overrides: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--set takes KEY=VALUE, not {pair!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def _check_fits(system: RatingSystem, history: History, file: str) -> None:
+    """Refuse columns the chosen system cannot use, naming the row."""
+    for position, step in enumerate(history.steps):
+        events = step.events if isinstance(step, RatingPeriod) else (step,)
+        for k, event in enumerate(events):
+            if not isinstance(event, Game):
+                continue
+            row = history.row_of(position, k)
+            if system.uses_seconds and event.seconds is None:
+                raise UsageError(f"{file} row {row}: {system.name} needs the seconds column")
+            if not system.uses_handicap and event.handicap != 0:
+                raise UsageError(f"{file} row {row}: {system.name} does not use handicaps")
+
+
+def replay_command(args: argparse.Namespace) -> dict[str, object]:
+    try:
+        system = make_system(args.system, _overrides(args.overrides))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    roster = read_players(args.players) if args.players else None
+    history = read_events(args.events)
+    _check_fits(system, history, args.events.name)
+    steps: list[Step] = history.steps
+    try:
+        result = replay(
+            system,
+            steps,
+            players=roster.players if roster else None,
+            birth_dates=roster.birth_dates if roster else None,
+        )
+    except ReplayError as error:
+        row = history.row_of(error.position, error.event_index)
+        raise UsageError(f"{args.events.name} row {row}: {error.message}") from None
+    except ValueError as error:
+        raise UsageError(f"{args.events.name}: {error}") from None
+    return standings_json(system, result)
+
+
+def standings_json(system: RatingSystem, result: ReplayResult) -> dict[str, object]:
+    """The ``replay`` JSON: players by rating, best first (ties by name)."""
+    ordered = sorted(result.players.items(), key=lambda item: (-item[1].rating, item[0]))
+    return {
+        "system": system.name,
+        "players": [
+            {
+                "player": name,
+                "rating": state.rating,
+                "games": state.games,
+                "provisional": system.is_provisional(state),
+                "deviation": state.deviation,
+                "volatility": state.volatility,
+                "status": state.status.value,
+            }
+            for name, state in ordered
+        ],
+        "pool": result.pool,
+    }
+
+
+def run_command() -> None:
+    log.warning(
+        "clubrating has no chat front-end yet (the console chat, Telegram and Discord come "
+        "next); `clubrating replay --help` rates a history from CSV today."
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "replay":
+            output = replay_command(args)
+            sys.stdout.write(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
+        else:
+            run_command()
+    except (UsageError, CsvError) as error:
+        sys.stderr.write(f"clubrating: {error}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

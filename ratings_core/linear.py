@@ -43,12 +43,13 @@ def linear_change(
     only; a draw (rare in shogi) follows the same formula with S = 0.5.
     """
     raw = k * (score - (0.5 + (rating - opponent - handicap) / LINEAR_SPAN))
-    size = round_half_away(abs(raw))
-    lowest = 0 if score == 0.5 else min_change
-    size = max(lowest, min(max_change, size))
     if score == 0.5:
+        size = min(max_change, round_half_away(abs(raw)))
         return size if raw > 0 else -size
-    return size if score == 1.0 else -size
+    # The winner's gain, however lopsided the pairing, stays within min..max (seed 002).
+    winner_gain = raw if score == 1.0 else -raw
+    gain = max(min_change, min(max_change, round_half_away(winner_gain)))
+    return gain if score == 1.0 else -gain
 
 
 @dataclass(frozen=True, slots=True)

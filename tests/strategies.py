@@ -1,0 +1,62 @@
+"""Hypothesis strategies: valid club histories of games and membership events."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from ratings_core.model import Game, Join, RatingPeriod, Retire, Return, Step
+
+from .helpers import day
+
+NAMES = [f"p{i}" for i in range(7)]
+
+
+@st.composite
+def histories(
+    draw: st.DrawFn,
+    *,
+    max_steps: int = 30,
+    membership: bool = True,
+    periods: bool = True,
+    handicaps: bool = False,
+) -> list[Step]:
+    """A valid sequence of steps: nobody retired plays, returns only after retiring."""
+    known: set[str] = set()
+    retired: set[str] = set()
+    steps: list[Step] = []
+    moment = 0
+    for _ in range(draw(st.integers(0, max_steps))):
+        moment += draw(st.integers(0, 40))
+        kind = draw(st.sampled_from(["game"] * 6 + (["join", "retire", "return"] if membership
+                                                   else []) + (["period"] if periods else [])))
+        active = [n for n in NAMES if n not in retired]
+        if kind == "join":
+            fresh = [n for n in NAMES if n not in known]
+            if fresh:
+                name = draw(st.sampled_from(fresh))
+                known.add(name)
+                steps.append(Join(name, day(moment)))
+        elif kind == "retire":
+            candidates = sorted(known - retired)
+            if len(candidates) > 2:
+                name = draw(st.sampled_from(candidates))
+                retired.add(name)
+                steps.append(Retire(name, day(moment)))
+        elif kind == "return":
+            if retired:
+                name = draw(st.sampled_from(sorted(retired)))
+                retired.discard(name)
+                steps.append(Return(name, day(moment)))
+        else:
+            count = draw(st.integers(1, 6)) if kind == "period" else 1
+            games = []
+            for _ in range(count):
+                a, b = draw(st.lists(st.sampled_from(active), min_size=2, max_size=2,
+                                     unique=True))
+                score = draw(st.sampled_from([0.0, 0.5, 1.0]))
+                handicap = draw(st.sampled_from([0.0, 0.0, 1.0, 2.0, -3.0])) if handicaps else 0.0
+                seconds = draw(st.sampled_from([5.0, 30.0, 61.0, 400.0]))
+                games.append(Game(a, b, score, day(moment), handicap, seconds))
+                known.update((a, b))
+            steps.append(RatingPeriod(tuple(games)) if kind == "period" else games[0])
+    return steps

@@ -8,6 +8,7 @@ starting ratings, floors, provisional newcomers and how losses count.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -208,9 +209,11 @@ class ClassicElo(RatingSystem):
             super().rate_sequence(table, games)
             return
         p = self.params
-        k, k_master, master, veteran = p.k, p.k_master, p.master_rating, p.veteran_games
+        k, k_master, master = p.k, p.k_master, p.master_rating
+        veteran = sys.maxsize if p.veteran_games is None else p.veteran_games
         floor = -math.inf if p.floor is None else p.floor
         ratchet = math.inf if p.ratchet is None else p.ratchet
+        ratchet_floor = max(ratchet, floor)
         index, rating, played, peak, last = (
             table.index, table.rating, table.games, table.peak, table.last_played
         )
@@ -225,12 +228,12 @@ class ClassicElo(RatingSystem):
             pb = peak[b]
             ga = played[a]
             gb = played[b]
-            ka = k_master if pa >= master or (veteran is not None and ga >= veteran) else k
-            kb = k_master if pb >= master or (veteran is not None and gb >= veteran) else k
+            ka = k_master if pa >= master or ga >= veteran else k
+            kb = k_master if pb >= master or gb >= veteran else k
             na = ra + ka * (s - e)
             nb = rb + kb * ((1.0 - s) - (1.0 - e))
-            fa = ratchet if pa > ratchet and ratchet > floor else floor
-            fb = ratchet if pb > ratchet and ratchet > floor else floor
+            fa = ratchet_floor if pa > ratchet else floor
+            fb = ratchet_floor if pb > ratchet else floor
             if na < fa:
                 na = fa
             if nb < fb:

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from . import pool as starting_pool
 from .model import Game, Join, PlayerState, RatingPeriod, Retire, Return, Status, Step
 from .system import RatingSystem
-from .table import Table
+from .table import Table, TableSnapshot
 
 #: games handed to a system at once when each is its own period (bounds memory, keeps speed)
 CHUNK = 8192
@@ -41,8 +41,12 @@ class Checkpoint:
     """Everything needed to continue a replay after ``position`` steps."""
 
     position: int
-    players: Mapping[str, PlayerState]
+    table: TableSnapshot
     pool: float
+
+    @property
+    def players(self) -> Mapping[str, PlayerState]:
+        return MappingProxyType(self.table.states())
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +77,8 @@ def replay(
         raise ValueError(f"checkpoint_every must be positive, not {checkpoint_every}")
     engine = _Engine(system, birth_dates or {})
     if start is not None:
-        engine.load(start.players, start.pool)
+        engine.table = Table.restore(start.table)
+        engine.pool = start.pool
         position = start.position
     else:
         engine.load_listed(players or {})
@@ -89,11 +94,6 @@ class _Engine:
         self.pool = 0.0
 
     # -- state in and out -------------------------------------------------------------------
-
-    def load(self, players: Mapping[str, PlayerState], pool: float) -> None:
-        for name, state in players.items():
-            self.table.add(name, state)
-        self.pool = pool
 
     def load_listed(self, players: Mapping[str, PlayerState]) -> None:
         rule = self.system.pool
@@ -128,7 +128,7 @@ class _Engine:
                 if run:
                     self._rate_run(run, position - len(run))
                     run = []
-                checkpoints.append(Checkpoint(position, self.snapshot(), self.pool))
+                checkpoints.append(Checkpoint(position, self.table.snapshot(), self.pool))
         if run:
             self._rate_run(run, position - len(run))
         return ReplayResult(self.snapshot(), self.pool, position, tuple(checkpoints))

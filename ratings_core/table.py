@@ -7,24 +7,38 @@ small integers instead of rebuilding immutable records after every game. The tab
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from .model import PlayerState, Status
 
+COLUMNS = (
+    "names",
+    "rating",
+    "games",
+    "deviation",
+    "volatility",
+    "peak",
+    "active",
+    "last_played",
+    "birth_date",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSnapshot:
+    """An immutable copy of a table: cheap to take (a tuple per column), so a replay can keep
+    many checkpoints without rebuilding every player's record each time."""
+
+    columns: tuple[tuple[object, ...], ...]
+
+    def states(self) -> dict[str, PlayerState]:
+        table = Table.restore(self)
+        return table.states()
+
 
 class Table:
-    __slots__ = (
-        "names",
-        "index",
-        "rating",
-        "games",
-        "deviation",
-        "volatility",
-        "peak",
-        "active",
-        "last_played",
-        "birth_date",
-    )
+    __slots__ = ("index", *COLUMNS)
 
     def __init__(self) -> None:
         self.names: list[str] = []
@@ -82,3 +96,14 @@ class Table:
 
     def states(self) -> dict[str, PlayerState]:
         return {name: self.state(i) for i, name in enumerate(self.names)}
+
+    def snapshot(self) -> TableSnapshot:
+        return TableSnapshot(tuple(tuple(getattr(self, column)) for column in COLUMNS))
+
+    @classmethod
+    def restore(cls, snapshot: TableSnapshot) -> Table:
+        table = cls()
+        for column, values in zip(COLUMNS, snapshot.columns, strict=True):
+            setattr(table, column, list(values))
+        table.index = {name: i for i, name in enumerate(table.names)}
+        return table

@@ -24,7 +24,8 @@ def logistic_expected(difference: float) -> float:
 
     Source: seed 000 (odds 10^(R1/400) : 10^(R2/400)); seed 002 table; SPEC 3.1.
     """
-    return 1.0 / (1.0 + 10.0 ** (-difference / LOGISTIC_SCALE))
+    odds: float = 10.0 ** (-difference / LOGISTIC_SCALE)
+    return 1.0 / (1.0 + odds)
 
 
 def normal_expected(difference: float) -> float:

@@ -168,7 +168,7 @@ class ClassicElo(RatingSystem):
     name = "elo"
 
     def __init__(self, params: EloParams | None = None) -> None:
-        self.params = params or EloParams()
+        self.params: EloParams = params or EloParams()
         self.expected = logistic_expected if self.params.curve == "logistic" else normal_expected
 
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
@@ -288,7 +288,7 @@ class ClubElo(RatingSystem):
     name = "club"
 
     def __init__(self, params: ClubParams | None = None) -> None:
-        self.params = params or ClubParams()
+        self.params: ClubParams = params or ClubParams()
 
     @property
     def pool(self) -> PoolRule:
@@ -398,7 +398,7 @@ class AsymmetricElo(RatingSystem):
     name = "asymmetric"
 
     def __init__(self, params: AsymmetricParams | None = None) -> None:
-        self.params = params or AsymmetricParams()
+        self.params: AsymmetricParams = params or AsymmetricParams()
 
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
         return PlayerState(rating=self.params.initial, peak=self.params.initial)

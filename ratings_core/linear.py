@@ -71,7 +71,7 @@ class LinearElo(RatingSystem):
     name = "shogi24"
 
     def __init__(self, params: LinearParams | None = None) -> None:
-        self.params = params or LinearParams()
+        self.params: LinearParams = params or LinearParams()
 
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
         return PlayerState(rating=self.params.initial, peak=self.params.initial)

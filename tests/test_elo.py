@@ -4,6 +4,7 @@ from datetime import date
 
 import pytest
 
+from ratings_core.curves import logistic_expected
 from ratings_core.elo import (
     AsymmetricElo,
     AsymmetricParams,
@@ -20,7 +21,6 @@ from ratings_core.elo import (
 from ratings_core.model import Join, PlayerState, RatingPeriod, Retire, Return
 from ratings_core.provisional import performance_rating, weighted_rating
 from ratings_core.replay import replay
-from ratings_core.curves import logistic_expected
 
 from .helpers import day, established, game
 

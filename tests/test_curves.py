@@ -16,13 +16,13 @@ LOGISTIC_TABLE = [50, 57, 64, 70, 76, 81, 85, 88, 91, 93, 95]
 LINEAR_TABLE = [50, 56, 62, 69, 75, 81, 88, 94, 100]
 
 
-@pytest.mark.parametrize(("step", "percent"), enumerate(LOGISTIC_TABLE))
+@pytest.mark.parametrize(("step", "percent"), list(enumerate(LOGISTIC_TABLE)))
 def test_logistic_matches_seed_002_table(step: int, percent: int) -> None:
     assert round(100 * logistic_expected(50 * step)) == percent
     assert round(100 * logistic_expected(-50 * step)) == 100 - percent
 
 
-@pytest.mark.parametrize(("step", "percent"), enumerate(LINEAR_TABLE))
+@pytest.mark.parametrize(("step", "percent"), list(enumerate(LINEAR_TABLE)))
 def test_linear_matches_seed_002_table(step: int, percent: int) -> None:
     assert round(100 * linear_expected(50 * step)) == percent
 

@@ -58,17 +58,16 @@ def _overrides(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _check_fits(system: RatingSystem, history: History, file: str) -> None:
-    """Refuse columns the chosen system cannot use, naming the row."""
+    """Refuse games the chosen system cannot rate, naming the row."""
     for position, step in enumerate(history.steps):
         events = step.events if isinstance(step, RatingPeriod) else (step,)
         for k, event in enumerate(events):
-            if not isinstance(event, Game):
-                continue
-            row = history.row_of(position, k)
-            if system.uses_seconds and event.seconds is None:
-                raise UsageError(f"{file} row {row}: {system.name} needs the seconds column")
-            if not system.uses_handicap and event.handicap != 0:
-                raise UsageError(f"{file} row {row}: {system.name} does not use handicaps")
+            if isinstance(event, Game):
+                try:
+                    system.check(event)
+                except ValueError as error:
+                    row = history.row_of(position, k)
+                    raise UsageError(f"{file} row {row}: {error}") from None
 
 
 def replay_command(args: argparse.Namespace) -> dict[str, object]:

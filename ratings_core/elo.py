@@ -53,7 +53,10 @@ def k_factor(
 
 
 def age_on(birth_date: date, day: date) -> int:
-    """Whole years of age on ``day``."""
+    """Whole years of age on ``day`` (the age test of the junior start).
+
+    Source: seed 000 (אתחול: "under 14").
+    """
     years = day.year - birth_date.year
     return years - ((day.month, day.day) < (birth_date.month, birth_date.day))
 
@@ -111,7 +114,12 @@ class _Tally:
 def tally_period(
     table: Table, games: Sequence[Game], expected: Callable[[float], float]
 ) -> dict[int, _Tally]:
-    """Every participant's totals, with handicaps narrowing the giver's rating difference."""
+    """Every participant's totals over a period, from the ratings held before it.
+
+    A handicap narrows the giver's difference: they play as if that much weaker, and their
+    opponent's rating counts that much higher in Ravg.
+    Source: seed 002 (算出方法, period sums; TAISEN handicap points), seed 001 (h), SPEC 3.4.
+    """
     index = table.index
     rating = table.rating
     tallies: dict[int, _Tally] = {}

@@ -60,3 +60,14 @@ class RatingSystem(ABC):
 
     def is_provisional(self, state: PlayerState) -> bool:
         return False
+
+    def check(self, game: Game) -> None:
+        """Raise ``ValueError`` naming the field when this system cannot rate ``game``.
+
+        Callers that read untrusted input (CSV files, chat) call this first so that the error
+        can point at the row or message; ``rate_period`` may rely on it having passed.
+        """
+        if self.uses_seconds and game.seconds is None:
+            raise ValueError(f"seconds is required by {self.name}")
+        if not self.uses_handicap and game.handicap != 0.0:
+            raise ValueError(f"handicap must be 0: {self.name} does not use handicaps")

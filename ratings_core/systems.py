@@ -6,9 +6,11 @@ import dataclasses
 from collections.abc import Mapping
 
 from .elo import AsymmetricElo, ClassicElo, ClubElo
+from .fqe import QuebecSystem
 from .linear import LinearElo, TaisenElo
 from .parameters import with_overrides
 from .system import RatingSystem
+from .tactics import Tactics
 
 #: every preset by the name users type; ``club`` is the product default
 PRESETS: dict[str, type[RatingSystem]] = {
@@ -19,6 +21,8 @@ PRESETS: dict[str, type[RatingSystem]] = {
         LinearElo,
         TaisenElo,
         AsymmetricElo,
+        QuebecSystem,
+        Tactics,
     )
 }
 

@@ -26,7 +26,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_contract_shape_and_pool_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contract_shape_and_pool_example(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     players = write(tmp_path, "PLAYERS.csv", """
 player,rating,games,status
 r1,1300,40,active
@@ -156,6 +158,33 @@ def test_bad_options_exit_with_one_line(
     code, out, err = run(capsys, "replay", *args, str(events))
     assert code != 0 and out == ""
     assert err.count("\n") == 1 and message in err
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("2024-01-01,,ann,mate-in-2,1,", "seconds is required by tactics"),
+        ("2024-01-01,,ann,mate-in-2,0.5,20", "score_a must be 1 (solved) or 0 (failed)"),
+    ],
+)
+def test_tactics_needs_times_and_decided_attempts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rows: str, message: str
+) -> None:
+    events = write(tmp_path, "EVENTS.csv", HEADER + ",seconds\n2024-01-01,,bo,mate-in-3,1,9\n"
+                   + rows)
+    code, out, err = run(capsys, "replay", "--system", "tactics", str(events))
+    assert code != 0 and out == ""
+    assert err.count("\n") == 1 and "EVENTS.csv row 2:" in err and message in err
+
+
+def test_tactics_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Seed 004: a 1500 user solving a 1500 problem in 15 s (125 points faster than the
+    # 30 s target) is estimated at 1500 + 125 + 400 = 2025.
+    events = write(tmp_path, "EVENTS.csv", HEADER + ",seconds\n2024-01-01,,ann,mate-in-2,1,15")
+    code, out, _ = run(capsys, "replay", "--system", "tactics", str(events))
+    assert code == 0
+    ratings = {p["player"]: p["rating"] for p in json.loads(out)["players"]}
+    assert ratings["ann"] == pytest.approx(2025.0)
 
 
 def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

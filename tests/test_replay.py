@@ -24,19 +24,29 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 
 
 def _fits(system: RatingSystem, steps: list[Step]) -> list[Step]:
-    """Drop handicaps a system does not use."""
-    if system.uses_handicap:
+    """Adapt a generated history to what a system can rate (system.check)."""
+    if system.uses_seconds:  # tactics: users and problems apart, attempts solved or failed
+        def adapt(g: Game) -> Game:
+            return Game(g.player_a, f"problem {g.player_b}", 1.0 if g.score_a else 0.0,
+                        g.played_at, 0.0, g.seconds)
+    elif not system.uses_handicap:
+        def adapt(g: Game) -> Game:
+            return Game(g.player_a, g.player_b, g.score_a, g.played_at, 0.0, g.seconds)
+    else:
         return steps
     out: list[Step] = []
     for step in steps:
         if isinstance(step, Game):
-            step = Game(step.player_a, step.player_b, step.score_a, step.played_at, 0.0,
-                        step.seconds)
+            out.append(adapt(step))
         elif isinstance(step, RatingPeriod):
-            step = RatingPeriod(tuple(
-                Game(e.player_a, e.player_b, e.score_a, e.played_at, 0.0, e.seconds)
-                if isinstance(e, Game) else e for e in step.events))
-        out.append(step)
+            games = [adapt(e) for e in step.events if isinstance(e, Game)]
+            out.append(RatingPeriod(tuple(games)))
+        elif not system.uses_seconds:
+            out.append(step)
+    for step in out:
+        for event in step.events if isinstance(step, RatingPeriod) else (step,):
+            if isinstance(event, Game):
+                system.check(event)
     return out
 
 

@@ -1,0 +1,45 @@
+"""Every preset's defaults, pinned: a change of a default must be a deliberate edit here."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ratings_core.systems import DEFAULT_SYSTEM, PRESETS, make_system
+
+DEFAULTS: dict[str, dict[str, object]] = {
+    "club": {"base": 1500.0, "k": 32.0, "k_master": 16.0, "master_rating": 2400.0,
+             "provisional_games": 24, "prior_games": 4.0, "performance_cap": 400.0,
+             "pool_cap": 200.0},
+    "elo": {"curve": "logistic", "k": 32.0, "k_master": 16.0, "master_rating": 2400.0,
+            "veteran_games": None, "adult_rating": 1600.0, "junior_rating": 1200.0,
+            "junior_age": 14, "floor": 1200.0, "ratchet": 1400.0},
+    "shogi24": {"initial": 1500.0, "k": 32.0, "min_change": 1, "max_change": 31},
+    "taisen": {"initial": 1500.0, "k": 24.0, "min_change": 1, "max_change": 23},
+    "asymmetric": {"initial": 1500.0, "k": 32.0, "loss_factor": 0.75},
+    "fqe": {"k": 32.0, "unrated_opponent": 1100.0, "adjustment_threshold": 1200.0,
+            "provisional_games": 24, "bonus_rounds": 4, "bonus_limit": 24.0, "bonus_step": 2.0,
+            "halving_threshold": 2300.0, "match_cap": 50.0},
+    "tactics": {"initial": 1500.0, "target_seconds": 30.0, "doubling_points": 125.0,
+                "time_cap": 400.0, "result_points": 400.0},
+}
+
+
+def test_every_preset_is_pinned() -> None:
+    assert set(PRESETS) == set(DEFAULTS)
+    assert DEFAULT_SYSTEM == "club"
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULTS))
+def test_defaults(name: str) -> None:
+    params = make_system(name).params
+    assert dataclasses.asdict(params) == DEFAULTS[name]
+
+
+def test_overrides_apply_and_validate() -> None:
+    assert make_system("club", {"k": "24", "pool_cap": "100"}).params.k == 24.0
+    assert make_system("elo", {"veteran_games": "30"}).params.veteran_games == 30
+    assert make_system("elo", {"floor": "none"}).params.floor is None
+    with pytest.raises(ValueError, match="must be a whole number"):
+        make_system("club", {"provisional_games": "2.5"})

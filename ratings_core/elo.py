@@ -17,7 +17,7 @@ from typing import Literal
 from .curves import logistic_expected, normal_expected
 from .model import Game, PlayerState
 from .parameters import param, require
-from .provisional import performance_rating, weighted_rating
+from .provisional import keep_direction, performance_rating, weighted_rating
 from .system import PoolRule, RatingSystem
 from .table import Table
 
@@ -286,7 +286,8 @@ class ClubElo(RatingSystem):
     - K 32, or 16 once a player has reached 2400 (seed 000).
     - For their first ``provisional_games`` games a player's own new rating is the games-weighted
       mean of their rating (weight: games so far + ``prior_games``) and the period's performance
-      Ravg + 400 (W - L) / n (seeds 002 and 003); their opponents are rated against them with
+      Ravg + 400 (W - L) / n (seeds 002 and 003), never moving against the period's result
+      (a win never lowers it; seed 004's guard); their opponents are rated against them with
       their normal K.
     - Newcomers start at the base less their share of the retirees' pool (seed 002, SPEC 3.7).
 
@@ -317,7 +318,8 @@ class ClubElo(RatingSystem):
             performance = performance_rating(
                 t.opponents / t.games, t.wins, t.losses, t.games, p.performance_cap
             )
-            return weighted_rating(rating, games + p.prior_games, performance, t.games)
+            proposed = weighted_rating(rating, games + p.prior_games, performance, t.games)
+            return keep_direction(rating, proposed, t.score, t.expected)
         k = p.k_master if table.peak[i] >= p.master_rating else p.k
         return rating + elo_change(k, t.score, t.expected)
 
@@ -350,14 +352,16 @@ class ClubElo(RatingSystem):
                 wins = 1 if s == 1.0 else 0
                 losses = 1 if s == 0.0 else 0
                 perf = performance_rating(rb + h, wins, losses, 1, cap)
-                na = weighted_rating(ra, ga + prior, perf, 1)
+                na = keep_direction(ra, weighted_rating(ra, ga + prior, perf, 1), s, e)
             else:
                 na = ra + (k_master if peak[a] >= master else k) * (s - e)
             if gb < provisional:
                 wins = 1 if s == 0.0 else 0
                 losses = 1 if s == 1.0 else 0
                 perf = performance_rating(ra - h, wins, losses, 1, cap)
-                nb = weighted_rating(rb, gb + prior, perf, 1)
+                nb = keep_direction(
+                    rb, weighted_rating(rb, gb + prior, perf, 1), 1.0 - s, 1.0 - e
+                )
             else:
                 nb = rb + (k_master if peak[b] >= master else k) * ((1.0 - s) - (1.0 - e))
             rating[a] = na

@@ -39,7 +39,8 @@ def _convert(name: str, text: str, kind: Any) -> object:
     if origin is typing.Literal:
         choices = typing.get_args(kind)
         if text not in choices:
-            raise ValueError(f"parameter {name!r} must be one of {', '.join(choices)}, not {text!r}")
+            options = ", ".join(choices)
+            raise ValueError(f"parameter {name!r} must be one of {options}, not {text!r}")
         return text
     if kind is bool:
         lowered = text.strip().lower()

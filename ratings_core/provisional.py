@@ -35,3 +35,20 @@ def weighted_rating(rating: float, weight: float, performance: float, games: int
     if games <= 0:
         raise ValueError(f"games must be positive, not {games}")
     return (weight * rating + games * performance) / (weight + games)
+
+
+def keep_direction(rating: float, proposed: float, score: float, expected: float) -> float:
+    """``proposed``, unless it moves against the result: a period scored above expectation
+    never lowers the rating, one scored below never raises it (the rating then stays).
+
+    A performance-weighted mean can do either: a provisional 1500 who beats a 1000 has a
+    performance of only 1400. Seed 004 adds the same kind of rule to its performance ratings
+    ("the user cannot benefit from a fast failure, or lose from a slow success").
+    Source: seed 004 (rules added to the performance method); our guard for ``club``'s
+    provisional ratings, docs/ratings.md.
+    """
+    if score > expected:
+        return max(rating, proposed)
+    if score < expected:
+        return min(rating, proposed)
+    return proposed

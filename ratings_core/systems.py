@@ -7,8 +7,11 @@ from collections.abc import Mapping
 
 from .elo import AsymmetricElo, ClassicElo, ClubElo
 from .fqe import QuebecSystem
+from .glicko import Glicko
+from .glicko2 import Glicko2
 from .linear import LinearElo, TaisenElo
 from .parameters import with_overrides
+from .rsgo import RussianGo
 from .system import RatingSystem
 from .tactics import Tactics
 
@@ -22,6 +25,9 @@ PRESETS: dict[str, type[RatingSystem]] = {
         TaisenElo,
         AsymmetricElo,
         QuebecSystem,
+        Glicko,
+        Glicko2,
+        RussianGo,
         Tactics,
     )
 }

@@ -125,6 +125,15 @@ def test_club_newcomer_is_provisional_and_opponent_rated_normally() -> None:
     assert not ClubElo().is_provisional(result.players["old"])
 
 
+def test_club_provisional_win_against_a_weak_player_does_not_lower() -> None:
+    # The weighted mean alone would give (4 * 1500 + 1400) / 5 = 1480 after a win.
+    players = {"weak": established(1000)}
+    result = replay(ClubElo(), [game("new", "weak", 1.0)], players=players)
+    assert result.players["new"].rating == 1500.0
+    lost = replay(ClubElo(), [game("new", "weak", 0.0)], players=players)
+    assert lost.players["new"].rating == (4 * 1500 + 600) / 5
+
+
 def test_club_provisional_ends_after_configured_games() -> None:
     system = ClubElo(ClubParams(provisional_games=2))
     steps = [game("new", "old", 1.0, n) for n in range(3)]

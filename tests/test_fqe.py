@@ -432,3 +432,16 @@ def test_a_win_never_lowers_a_permanent_player(opponent: int, games: int) -> Non
     result = replay(QuebecSystem(), [RatingPeriod(events)], players=players)
     assert result.players["A"].rating >= 1500
     assert result.players["B"].rating <= opponent
+
+
+def test_provisional_win_against_a_weaker_player_can_lower_the_rating() -> None:
+    # Faithful to seed 003: a provisional rating is a plain games-weighted mean with the
+    # performance, so beating a much weaker player can lower it. p1 starts unrated and beats
+    # unrated p0 (first ratings 1500 and 950), then beats p0 again: (1500 + 1350) / 2 = 1425.
+    steps = [
+        Game("p1", "p0", 1.0, datetime(2024, 1, 1)),
+        Game("p1", "p0", 1.0, datetime(2024, 2, 1)),
+    ]
+    first = replay(QuebecSystem(), steps[:1])
+    assert first.players["p1"].rating == 1500 and first.players["p0"].rating == 950
+    assert replay(QuebecSystem(), steps).players["p1"].rating == 1425

@@ -1,0 +1,321 @@
+"""Glicko-1 (``glicko``): a rating plus a rating deviation (RD) that shrinks with play and grows
+with time away.
+
+Sources: M. E. Glickman, "Parameter estimation in large dynamic paired comparison experiments",
+Applied Statistics 48 (1999) 377-394, and his summary "The Glicko system" (glicko.net), whose
+worked example (1500/RD 200 against 1400/30, 1550/100, 1700/300 -> 1464, RD 151.4) is pinned in
+``tests/test_glicko.py``; seed 002 (イロレーティング: Glicko shows how reliable a rating is by
+its RD); SPEC 3.9.
+
+Departure from the paper, marked where it happens: time reaches the core only as arguments, so
+"rating periods since the last game" is the elapsed time divided by ``period_days`` (a float,
+as lichess counts fractional periods) instead of a whole number of calendar periods, and a
+player's RD grows lazily when they next play rather than at the end of every period.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from .model import Game, PlayerState
+from .parameters import param, require
+from .system import RatingSystem
+from .table import Table
+
+#: q = ln 10 / 400 turns the logistic base-10 curve into natural-log units (Glickman 1999)
+Q = math.log(10.0) / 400.0
+
+Result = tuple[float, float, float]
+"""One game of a period seen from the rated player: (opponent_rating, opponent_deviation, score).
+
+A handicap is already folded into ``opponent_rating`` (see :func:`handicap_results`)."""
+
+_SECONDS_PER_DAY = 86400.0
+
+# -- rules --------------------------------------------------------------------------------------
+
+
+def attenuation(deviation: float) -> float:
+    """g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2): how much an opponent's uncertainty flattens the
+    expected-score curve (1 for a perfectly known opponent, towards 0 for an unknown one).
+
+    Source: Glickman, "The Glicko system", step 2 (g(RD)); Glickman 1999, eq. (5).
+    """
+    return 1.0 / math.sqrt(1.0 + 3.0 * Q * Q * deviation * deviation / (math.pi * math.pi))
+
+
+def logistic(x: float) -> float:
+    """1 / (1 + e^-x), evaluated without overflow for any finite ``x``.
+
+    Source: Glickman 1999, eq. (5) and "Example of the Glicko-2 system", step 3 (both expected
+    scores are this curve); the overflow-free form is ours (STYLE 7: outputs always finite).
+    """
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def expected_score(rating: float, opponent_rating: float, opponent_deviation: float) -> float:
+    """E = 1 / (1 + 10^(-g(RD_j) (r - r_j) / 400)): the expected score against an opponent whose
+    rating is known only to within ``opponent_deviation``.
+
+    Source: Glickman, "The Glicko system", step 2 (E(s | r, r_j, RD_j)); Glickman 1999, eq. (5).
+    """
+    return logistic(Q * attenuation(opponent_deviation) * (rating - opponent_rating))
+
+
+def elapsed_periods(when: datetime, last_played: datetime | None, period_days: float) -> float:
+    """Rating periods since the last game, as a float >= 0; 1 for a player who never played.
+
+    Departure (ours): the paper counts whole rating periods; we take the elapsed time over the
+    period length so that the core needs no calendar. A game dated before the previous one
+    counts as no time at all.
+    Source: Glickman, "The Glicko system", step 1 (t); SPEC 3.9; docs/ratings.d/glicko.md.
+    """
+    if not (math.isfinite(period_days) and period_days > 0):
+        raise ValueError(f"period_days must be a positive number, not {period_days!r}")
+    if last_played is None:
+        return 1.0
+    seconds = (when - last_played).total_seconds()
+    return max(0.0, seconds / (period_days * _SECONDS_PER_DAY))
+
+
+def grow_deviation(
+    deviation: float, c: float, periods: float, max_deviation: float
+) -> float:
+    """RD before a period: min(sqrt(RD^2 + c^2 t), max_deviation), t the periods since the
+    player's last game. Uncertainty grows like a random walk's spread, never past a newcomer's.
+
+    Source: Glickman, "The Glicko system", step 1 (RD = min(sqrt(RD_old^2 + c^2 t), 350));
+    Glickman 1999, section 3.
+    """
+    _check_deviation(deviation, "deviation")
+    if not (math.isfinite(c) and c >= 0):
+        raise ValueError(f"c must be a finite number >= 0, not {c!r}")
+    if not (math.isfinite(periods) and periods >= 0):
+        raise ValueError(f"periods must be a finite number >= 0, not {periods!r}")
+    if not max_deviation > 0:
+        raise ValueError(f"max_deviation must be positive, not {max_deviation!r}")
+    return min(math.sqrt(deviation * deviation + c * c * periods), max_deviation)
+
+
+def glicko_update(
+    rating: float, deviation: float, results: Iterable[Result]
+) -> tuple[float, float]:
+    """The rating and RD after one rating period, from the pre-period ``rating`` and
+    ``deviation`` (already grown for time away) and the period's ``results``.
+
+    Every game moves the rating by g(RD_j) (s - E) weighted by q / (1/RD^2 + 1/d^2), where
+    1/d^2 = q^2 sum g^2 E (1 - E) is the information the period's games carry; the RD shrinks
+    to sqrt(1 / (1/RD^2 + 1/d^2)). No games: nothing changes.
+
+    Source: Glickman, "The Glicko system", step 2 (d^2, r', RD'); Glickman 1999, eqs. (8)-(9).
+    """
+    _check_rating(rating, "rating")
+    _check_deviation(deviation, "deviation")
+    information = 0.0  # 1/d^2
+    surplus = 0.0  # sum g(RD_j) (s_j - E_j)
+    for opponent_rating, opponent_deviation, score in results:
+        _check_result(opponent_rating, opponent_deviation, score)
+        g = attenuation(opponent_deviation)
+        e = expected_score(rating, opponent_rating, opponent_deviation)
+        information += g * g * e * (1.0 - e)
+        surplus += g * (score - e)
+    precision = 1.0 / (deviation * deviation) + Q * Q * information
+    return rating + Q / precision * surplus, math.sqrt(1.0 / precision)
+
+
+def handicap_results(
+    games: Sequence[Game],
+    index: dict[str, int],
+    rating: Sequence[float],
+    deviation: dict[int, float],
+) -> dict[int, list[Result]]:
+    """Every participant's results, each player seen from their own side of the board.
+
+    A handicap (rating points, positive when player_a gives it) narrows the giver's rating
+    difference: player_a plays as if facing r_b + h, player_b as if facing r_a - h, so both use
+    r_a - r_b - h. ``deviation`` holds each participant's pre-period deviation.
+    Source: SPEC 3.4 (seed 001: the handicap narrows the difference; seed 002: TAISEN).
+    """
+    results: dict[int, list[Result]] = {}
+    for game in games:
+        a = index[game.player_a]
+        b = index[game.player_b]
+        h = game.handicap
+        s = game.score_a
+        results.setdefault(a, []).append((rating[b] + h, deviation[b], s))
+        results.setdefault(b, []).append((rating[a] - h, deviation[a], 1.0 - s))
+    return results
+
+
+def clamp(value: float, low: float, high: float) -> float:
+    """``value`` held within [low, high].
+
+    Source: SPEC 3.9 task brief (deviations clamped after every update); STYLE 7.
+    """
+    return min(high, max(low, value))
+
+
+def _check_rating(value: float, name: str) -> None:
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, not {value!r}")
+
+
+def _check_deviation(value: float, name: str) -> None:
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, not {value!r}")
+
+
+def _check_result(opponent_rating: float, opponent_deviation: float, score: float) -> None:
+    _check_rating(opponent_rating, "results: opponent_rating")
+    _check_deviation(opponent_deviation, "results: opponent_deviation")
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"results: score must be within 0..1, not {score!r}")
+
+
+# -- the system ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GlickoParams:
+    initial: float = param(1500.0, "starting rating of a newcomer (Glickman: unrated -> 1500)")
+    initial_deviation: float = param(
+        350.0, "starting RD of a newcomer (Glickman: unrated -> 350, the spread of all players)"
+    )
+    max_deviation: float = param(
+        350.0, "RD never grows past a newcomer's (Glickman step 1: min(..., 350))"
+    )
+    min_deviation: float = param(
+        30.0,
+        "RD floor after every update (ours): the RD never collapses, so a very active "
+        "player's rating keeps moving (lichess uses 45)",
+    )
+    c: float = param(
+        63.2,
+        "RD growth per rating period (Glickman's example: from a typical RD of 50 back to 350 "
+        "in 30 periods, c = sqrt((350^2 - 50^2) / 30) = 63.2)",
+    )
+    period_days: float = param(
+        30.0, "length of one rating period in days (ours: a club month); elapsed time / this = t"
+    )
+    provisional_deviation: float = param(
+        110.0,
+        "RD above which a rating is shown as provisional (lichess: 110, where the 95% interval "
+        "r +/- 2 RD is wider than +/- 220 points, more than a 200-point class either side)",
+    )
+
+    def __post_init__(self) -> None:
+        require(math.isfinite(self.initial), "initial", "must be a finite number")
+        require(self.min_deviation > 0, "min_deviation", "must be positive")
+        require(
+            self.min_deviation <= self.max_deviation < math.inf,
+            "max_deviation", "must be finite and >= min_deviation",
+        )
+        require(
+            self.min_deviation <= self.initial_deviation <= self.max_deviation,
+            "initial_deviation", "must lie within min_deviation..max_deviation",
+        )
+        require(0 <= self.c < math.inf, "c", "must be a finite number >= 0")
+        require(0 < self.period_days < math.inf, "period_days", "must be positive")
+        require(self.provisional_deviation >= 0, "provisional_deviation", "must be >= 0")
+
+
+def record(
+    table: Table,
+    i: int,
+    rating: float,
+    deviation: float,
+    volatility: float | None,
+    games: int,
+    when: datetime,
+) -> None:
+    """Write one player's post-period values into the table (rating, RD, games, peak, date).
+
+    Source: ratings_core/system.py (what ``rate_period`` must update); SPEC 3.9.
+    """
+    table.rating[i] = rating
+    table.deviation[i] = deviation
+    if volatility is not None:
+        table.volatility[i] = volatility
+    table.games[i] += games
+    if rating > table.peak[i]:
+        table.peak[i] = rating
+    table.last_played[i] = when
+
+
+class Glicko(RatingSystem):
+    """``glicko``: Glickman's Glicko-1 with fractional rating periods and bounded RD.
+
+    Each period: every participant's RD grows for the time since their last game (step 1),
+    then all are rated together from the pre-period values (step 2), then RDs are held within
+    [min_deviation, max_deviation]. Players without games in the period are not touched; their
+    RD catches up when they next play (:meth:`current_deviation` shows it meanwhile).
+
+    Source: Glickman 1999; "The Glicko system"; seed 002; SPEC 3.9.
+    """
+
+    name = "glicko"
+    params: GlickoParams
+
+    def __init__(self, params: GlickoParams | None = None) -> None:
+        self.params = params or GlickoParams()
+
+    def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
+        p = self.params
+        return PlayerState(
+            rating=p.initial, deviation=p.initial_deviation, peak=p.initial, birth_date=birth_date
+        )
+
+    def adopt(self, state: PlayerState) -> PlayerState:
+        if state.deviation is None:
+            return dataclasses.replace(state, deviation=self.params.initial_deviation)
+        return state
+
+    def is_provisional(self, state: PlayerState) -> bool:
+        deviation = self.params.initial_deviation if state.deviation is None else state.deviation
+        return deviation > self.params.provisional_deviation
+
+    def current_deviation(self, state: PlayerState, when: datetime) -> float:
+        """The RD the player would enter a period at ``when`` with (step 1), within bounds."""
+        p = self.params
+        deviation = p.initial_deviation if state.deviation is None else state.deviation
+        t = elapsed_periods(when, state.last_played, p.period_days)
+        return self._pre_period(deviation, t)
+
+    def _pre_period(self, deviation: float, t: float) -> float:
+        p = self.params
+        grown = grow_deviation(
+            clamp(deviation, p.min_deviation, p.max_deviation), p.c, t, p.max_deviation
+        )
+        return clamp(grown, p.min_deviation, p.max_deviation)
+
+    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+        """Steps 1 and 2 of Glicko for every participant, from pre-period values, then write.
+
+        Source: Glickman, "The Glicko system", steps 1-2; SPEC 3.9.
+        """
+        p = self.params
+        index = table.index
+        pre: dict[int, float] = {}
+        for game in games:
+            for name in (game.player_a, game.player_b):
+                i = index[name]
+                if i not in pre:
+                    stored = table.deviation[i]
+                    deviation = p.initial_deviation if stored is None else stored
+                    t = elapsed_periods(when, table.last_played[i], p.period_days)
+                    pre[i] = self._pre_period(deviation, t)
+        results = handicap_results(games, index, table.rating, pre)
+        updates = []
+        for i, own in results.items():
+            rating, deviation = glicko_update(table.rating[i], pre[i], own)
+            deviation = clamp(deviation, p.min_deviation, p.max_deviation)
+            updates.append((i, rating, deviation, len(own)))
+        for i, rating, deviation, n in updates:
+            record(table, i, rating, deviation, None, n, when)

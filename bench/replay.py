@@ -94,7 +94,7 @@ def measure(system_name: str, players: int, games: int, seed: int) -> None:
     )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"{system_name:8} {rated_games:>9,} games  replay {replay_seconds:6.2f} s "
+        f"{system_name:10} {rated_games:>9,} games  replay {replay_seconds:6.2f} s "
         f"= {rated_games / replay_seconds:>11,.0f} games/s   "
         f"re-rate after an early correction {rerate_seconds:6.2f} s "
         f"= {resumed_games / rerate_seconds:>11,.0f} games/s   peak RSS {peak_mb:6.0f} MB"

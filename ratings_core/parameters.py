@@ -32,10 +32,10 @@ def describe(params: object) -> dict[str, tuple[object, str]]:
 def _convert(name: str, text: str, kind: Any) -> object:
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
-        options = [k for k in typing.get_args(kind) if k is not type(None)]
+        members = [k for k in typing.get_args(kind) if k is not type(None)]
         if text.strip().lower() in ("none", "null", ""):
             return None
-        return _convert(name, text, options[0])
+        return _convert(name, text, members[0])
     if origin is typing.Literal:
         choices = typing.get_args(kind)
         if text not in choices:

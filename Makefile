@@ -16,9 +16,9 @@ run: $(STAMP)
 	$(BIN)/clubrating run
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
 	$(BIN)/ruff check ratings_core bot tests bench
 	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python bench/replay.py

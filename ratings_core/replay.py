@@ -18,7 +18,7 @@ from datetime import date, datetime
 from types import MappingProxyType
 
 from . import pool as starting_pool
-from .model import Game, Join, PlayerState, RatingPeriod, Retire, Return, Status, Step
+from .model import Event, Game, Join, PlayerState, RatingPeriod, Retire, Return, Status, Step
 from .system import RatingSystem
 from .table import Table, TableSnapshot
 
@@ -134,12 +134,9 @@ class _Engine:
         return ReplayResult(self.snapshot(), self.pool, position, tuple(checkpoints))
 
     def _apply(self, step: Step, position: int) -> None:
-        if isinstance(step, RatingPeriod):
-            self._rate_period(step.events, position)
-        elif isinstance(step, Game):  # pragma: no cover - games arrive through runs
-            self._rate_run([step], position)
-        else:
-            self._rate_period((step,), position)
+        """A membership event is a period of its own; games arrive through runs."""
+        events = step.events if isinstance(step, RatingPeriod) else (step,)
+        self._rate_period(events, position)
 
     def _rate_run(self, games: Sequence[Game], first_position: int) -> None:
         """Admit newcomers and check every game of a run, then let the system rate it."""
@@ -161,7 +158,7 @@ class _Engine:
                 )
         self.system.rate_sequence(self.table, games)
 
-    def _rate_period(self, events: Sequence[Step], position: int) -> None:
+    def _rate_period(self, events: Sequence[Event], position: int) -> None:
         table = self.table
         joins: list[tuple[str, datetime, date | None]] = []
         games: list[tuple[int, Game]] = []
@@ -176,7 +173,7 @@ class _Engine:
             elif isinstance(event, Game):
                 games.append((k, event))
             else:
-                raise ReplayError("a rating period cannot contain another period", position, k)
+                raise ReplayError(f"a rating period cannot contain {event!r}", position, k)
         newcomers = list(joins)
         seen = {j[0] for j in joins}
         for _, game in games:
@@ -194,7 +191,7 @@ class _Engine:
                         k,
                     )
         if games:
-            when = max(event.played_at for event in events if not isinstance(event, RatingPeriod))
+            when = max(event.played_at for event in events)
             self.system.rate_period(table, [g for _, g in games], when)
 
     def _membership(self, event: Retire | Return, position: int, k: int) -> None:

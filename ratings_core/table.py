@@ -83,17 +83,6 @@ class Table:
             birth_date=self.birth_date[i],
         )
 
-    def put(self, i: int, state: PlayerState) -> None:
-        """Overwrite player ``i`` with ``state`` (used by systems that work on whole records)."""
-        self.rating[i] = float(state.rating)
-        self.games[i] = state.games
-        self.deviation[i] = state.deviation
-        self.volatility[i] = state.volatility
-        self.peak[i] = state.best
-        self.active[i] = state.status == Status.ACTIVE
-        self.last_played[i] = state.last_played
-        self.birth_date[i] = state.birth_date
-
     def states(self) -> dict[str, PlayerState]:
         return {name: self.state(i) for i, name in enumerate(self.names)}
 

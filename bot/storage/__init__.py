@@ -1,0 +1,1 @@
+"""Storage behind a small repository interface: the event log, clubs and request answers."""

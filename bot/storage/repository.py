@@ -1,0 +1,77 @@
+"""The repository contract every storage backend keeps (SQLite today, PostgreSQL next).
+
+The event log is append-only: a backend offers no way to change or remove an event. Every use
+case runs in one transaction (:meth:`Repository.transaction`), which also records the answer
+to the request that caused it, so a replayed request finds its first answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+#: JSON-compatible values stored in an event's data
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    kind: str
+    actor: str
+    at: datetime
+    data: dict[str, JsonValue]
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    id: int
+    kind: str
+    actor: str
+    at: datetime
+    data: dict[str, JsonValue]
+    reason: str = ""
+
+
+class Conflict(Exception):
+    """Another writer appended to the club's log first; reload and try again."""
+
+
+class Transaction(Protocol):
+    async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
+        """Append events to the club's log; they get increasing ids."""
+        ...
+
+    async def remember(self, request_id: str, response: str) -> None:
+        """Record the answer to a request, committed with the events."""
+        ...
+
+
+class Repository(Protocol):
+    async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
+        """The club of a chat, created on first contact."""
+        ...
+
+    async def clubs(self) -> list[tuple[int, str, str]]:
+        """Every club as (id, platform, chat id)."""
+        ...
+
+    async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
+        """The club's events with ids above ``after``, oldest first."""
+        ...
+
+    async def answer(self, club_id: int, request_id: str) -> str | None:
+        """The recorded answer to a request, if it was handled."""
+        ...
+
+    def transaction(
+        self, club_id: int, expected_last: int
+    ) -> AbstractAsyncContextManager[Transaction]:
+        """One writing transaction; raises :class:`Conflict` when the club's last event id is
+        not ``expected_last`` (someone else wrote in between). Rolls back on any error."""
+        ...
+
+    async def close(self) -> None: ...

@@ -46,15 +46,33 @@ class Checkpoint:
 
     @property
     def players(self) -> Mapping[str, PlayerState]:
+        """Every player's state (built on each access: keep the mapping if you need it twice)."""
         return MappingProxyType(self.table.states())
+
+    def state(self, player: str) -> PlayerState | None:
+        """One player's state, or ``None`` for a player the history has not met."""
+        return self.table.state(player)
 
 
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
-    players: Mapping[str, PlayerState]
-    pool: float
-    position: int
+    """The state after the last step (``final``, a checkpoint to continue from) and the
+    checkpoints taken on the way."""
+
+    final: Checkpoint
     checkpoints: tuple[Checkpoint, ...] = field(default=())
+
+    @property
+    def players(self) -> Mapping[str, PlayerState]:
+        return self.final.players
+
+    @property
+    def pool(self) -> float:
+        return self.final.pool
+
+    @property
+    def position(self) -> int:
+        return self.final.position
 
 
 def replay(
@@ -102,9 +120,6 @@ class _Engine:
             if rule is not None and state.status == Status.RETIRED:
                 self.pool = starting_pool.retire(self.pool, state.rating, rule.base)
 
-    def snapshot(self) -> Mapping[str, PlayerState]:
-        return MappingProxyType(self.table.states())
-
     # -- the fold ---------------------------------------------------------------------------
 
     def run(
@@ -131,7 +146,8 @@ class _Engine:
                 checkpoints.append(Checkpoint(position, self.table.snapshot(), self.pool))
         if run:
             self._rate_run(run, position - len(run))
-        return ReplayResult(self.snapshot(), self.pool, position, tuple(checkpoints))
+        final = Checkpoint(position, self.table.snapshot(), self.pool)
+        return ReplayResult(final, tuple(checkpoints))
 
     def _apply(self, step: Step, position: int) -> None:
         """A membership event is a period of its own; games arrive through runs."""

@@ -30,11 +30,37 @@ class TableSnapshot:
     """An immutable copy of a table: cheap to take (a tuple per column), so a replay can keep
     many checkpoints without rebuilding every player's record each time."""
 
-    columns: tuple[tuple[object, ...], ...]
+    names: tuple[str, ...]
+    rating: tuple[float, ...]
+    games: tuple[int, ...]
+    deviation: tuple[float | None, ...]
+    volatility: tuple[float | None, ...]
+    peak: tuple[float, ...]
+    active: tuple[bool, ...]
+    last_played: tuple[datetime | None, ...]
+    birth_date: tuple[date | None, ...]
 
     def states(self) -> dict[str, PlayerState]:
-        table = Table.restore(self)
-        return table.states()
+        return {name: self._state(i) for i, name in enumerate(self.names)}
+
+    def state(self, name: str) -> PlayerState | None:
+        """One player's state, without rebuilding everyone's (``None`` if unknown)."""
+        try:
+            return self._state(self.names.index(name))
+        except ValueError:
+            return None
+
+    def _state(self, i: int) -> PlayerState:
+        return PlayerState(
+            rating=self.rating[i],
+            games=self.games[i],
+            deviation=self.deviation[i],
+            volatility=self.volatility[i],
+            peak=self.peak[i],
+            status=Status.ACTIVE if self.active[i] else Status.RETIRED,
+            last_played=self.last_played[i],
+            birth_date=self.birth_date[i],
+        )
 
 
 class Table:
@@ -71,28 +97,16 @@ class Table:
         self.birth_date.append(state.birth_date)
         return i
 
-    def state(self, i: int) -> PlayerState:
-        return PlayerState(
-            rating=self.rating[i],
-            games=self.games[i],
-            deviation=self.deviation[i],
-            volatility=self.volatility[i],
-            peak=self.peak[i],
-            status=Status.ACTIVE if self.active[i] else Status.RETIRED,
-            last_played=self.last_played[i],
-            birth_date=self.birth_date[i],
-        )
-
     def states(self) -> dict[str, PlayerState]:
-        return {name: self.state(i) for i, name in enumerate(self.names)}
+        return self.snapshot().states()
 
     def snapshot(self) -> TableSnapshot:
-        return TableSnapshot(tuple(tuple(getattr(self, column)) for column in COLUMNS))
+        return TableSnapshot(*(tuple(getattr(self, column)) for column in COLUMNS))
 
     @classmethod
     def restore(cls, snapshot: TableSnapshot) -> Table:
         table = cls()
-        for column, values in zip(COLUMNS, snapshot.columns, strict=True):
-            setattr(table, column, list(values))
+        for column in COLUMNS:
+            setattr(table, column, list(getattr(snapshot, column)))
         table.index = {name: i for i, name in enumerate(table.names)}
         return table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import sys
@@ -14,7 +15,10 @@ from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import DEFAULT_SYSTEM, make_system, system_names
 
-from .history_csv import CsvError, History, read_events, read_players
+from .app import open_service, run
+from .history_csv import CsvError, History, read_events, read_players, write_events
+from .presenter import render
+from .service.errors import Refusal
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,22 @@ def _parser() -> argparse.ArgumentParser:
     rerun.add_argument("events", type=Path, metavar="EVENTS.csv")
 
     commands.add_parser("run", help="start the bot (a console chat when no tokens are set)")
+
+    export = commands.add_parser(
+        "export", help="write a ladder's effective history as EVENTS.csv",
+        description="Write a ladder's effective history in the EVENTS.csv format of replay.",
+    )
+    export.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
+    export.add_argument("--ladder", default=None)
+    export.add_argument("--output", type=Path, default=None, help="file (default stdout)")
+
+    load = commands.add_parser(
+        "import", help="append a history from EVENTS.csv to a ladder",
+        description="Append a history in the EVENTS.csv format; any bad row refuses the file.",
+    )
+    load.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
+    load.add_argument("--ladder", default=None)
+    load.add_argument("file", type=Path, metavar="FILE")
     return parser
 
 
@@ -115,11 +135,37 @@ def standings_json(system: RatingSystem, result: ReplayResult) -> dict[str, obje
     }
 
 
-def run_command() -> None:
-    log.warning(
-        "clubrating has no chat front-end yet (the console chat, Telegram and Discord come "
-        "next); `clubrating replay --help` rates a history from CSV today."
-    )
+def _chat(text: str) -> tuple[str, str]:
+    platform, sep, chat_id = text.partition(":")
+    if not sep or not platform or not chat_id:
+        raise UsageError(f"--chat takes PLATFORM:CHAT_ID (e.g. telegram:-1001234), not {text!r}")
+    return platform, chat_id
+
+
+async def export_command(args: argparse.Namespace) -> str:
+    platform, chat_id = _chat(args.chat)
+    service, repository = await open_service()
+    try:
+        steps, names, labels = await service.export_history(platform, chat_id, args.ladder)
+    except Refusal as refusal:
+        raise UsageError(render(refusal)) from None
+    finally:
+        await repository.close()
+    return write_events(steps, names, labels)
+
+
+async def import_command(args: argparse.Namespace) -> str:
+    platform, chat_id = _chat(args.chat)
+    history = read_events(args.file)
+    service, repository = await open_service()
+    try:
+        answer = await service.import_history(platform, chat_id, history, history.labels,
+                                              args.ladder)
+    except Refusal as refusal:
+        raise UsageError(f"{args.file.name}: {render(refusal)}") from None
+    finally:
+        await repository.close()
+    return render(answer)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -129,8 +175,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "replay":
             output = replay_command(args)
             sys.stdout.write(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
+        elif args.command == "export":
+            csv_text = asyncio.run(export_command(args))
+            if args.output is None:
+                sys.stdout.write(csv_text)
+            else:
+                args.output.write_text(csv_text, encoding="utf-8")
+        elif args.command == "import":
+            log.info("%s", asyncio.run(import_command(args)))
         else:
-            run_command()
+            asyncio.run(run())
     except (UsageError, CsvError) as error:
         sys.stderr.write(f"clubrating: {error}\n")
         return 2

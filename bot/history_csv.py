@@ -9,6 +9,7 @@ users' own scripts; see README, section "History files". Every problem is report
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -52,6 +53,8 @@ class History:
     steps: list[Step]
     #: rows[i][k] is the data row (1 = first after the header) of event k of step i
     rows: list[list[int]]
+    #: the ``event`` value of each step ("" for a step that is no event)
+    labels: list[str]
 
     def row_of(self, position: int, event_index: int | None) -> int:
         rows = self.rows[position]
@@ -183,10 +186,12 @@ def read_events(path: Path) -> History:
     open_periods: dict[str, tuple[list[Event], list[int]]] = {}
     steps: list[Step] = []
     rows: list[list[int]] = []
+    labels: list[str] = []
     for row, event_name, event in parsed:
         if not event_name:
             steps.append(event)
             rows.append([row])
+            labels.append("")
             continue
         members, member_rows = open_periods.setdefault(event_name, ([], []))
         members.append(event)
@@ -195,7 +200,32 @@ def read_events(path: Path) -> History:
             del open_periods[event_name]
             steps.append(RatingPeriod(tuple(members)))
             rows.append(member_rows)
-    return History(steps, rows)
+            labels.append(event_name)
+    return History(steps, rows, labels)
+
+
+def write_events(steps: list[Step], names: dict[str, str], labels: list[str]) -> str:
+    """Steps as EVENTS.csv text that ``read_events`` turns back into the same steps;
+    ``names`` maps the steps' player keys to the names written."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*EVENT_COLUMNS, "handicap", "kind"])
+
+    def row(event: Event, label: str) -> list[str]:
+        if isinstance(event, Game):
+            return [event.played_at.isoformat(), label, names[event.player_a],
+                    names[event.player_b], f"{event.score_a:g}", f"{event.handicap:g}", "game"]
+        kind = "join" if isinstance(event, Join) else (
+            "retire" if isinstance(event, Retire) else "return")
+        return [event.played_at.isoformat(), label, names[event.player], "", "", "", kind]
+
+    for step, label in zip(steps, labels, strict=True):
+        if isinstance(step, RatingPeriod):
+            for event in step.events:
+                writer.writerow(row(event, label))
+        else:
+            writer.writerow(row(step, ""))
+    return buffer.getvalue()
 
 
 def read_players(path: Path) -> Roster:

@@ -1,0 +1,161 @@
+"""Answers as plain text, from the message catalogue: what the console prints and the base of
+what chat front-ends send."""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+from .messages import text
+from .service.errors import Refusal
+from .service.results import (
+    Audit,
+    GameLine,
+    GameResult,
+    HeadToHead,
+    History,
+    Leaderboard,
+    Notice,
+    Pending,
+    Preview,
+    Profile,
+    RatingChange,
+)
+
+
+def rating_text(rating: float | None, provisional: bool, deviation: float | None = None) -> str:
+    """1480, 1480? while provisional, or 1480 ±45 where the system keeps a deviation."""
+    if rating is None:
+        return "-"
+    shown = f"{rating:.0f}"
+    if deviation is not None:
+        shown += f" ±{deviation:.0f}"
+    return shown + ("?" if provisional else "")
+
+
+def result_text(game: GameLine) -> str:
+    if game.score_a == 0.5:
+        return text("result_draw", a=game.player_a, b=game.player_b)
+    winner, loser = (
+        (game.player_a, game.player_b) if game.score_a == 1.0 else (game.player_b, game.player_a)
+    )
+    return text("result_win", a=winner, b=loser)
+
+
+def _game_line(game: GameLine) -> str:
+    extra = ""
+    if game.handicap:
+        extra += f", handicap {game.handicap:g}"
+    if game.event:
+        extra += f", {game.event}"
+    if game.status != "confirmed":
+        extra += f" [{game.status}]"
+    if game.voided:
+        extra += " [void]"
+    return text("game_line", id=game.id, date=game.played_at, result=result_text(game),
+                extra=extra)
+
+
+def _change(change: RatingChange) -> str:
+    return text("change_line", name=change.name,
+                before=rating_text(change.before, False),
+                after=rating_text(change.after, change.provisional))
+
+
+@singledispatch
+def render(answer: object) -> str:
+    raise TypeError(f"no text for {type(answer).__name__}")
+
+
+@render.register
+def _(answer: Refusal) -> str:
+    return text(answer.key, answer.params)
+
+
+@render.register
+def _(answer: Notice) -> str:
+    return text(answer.key, answer.params)
+
+
+@render.register
+def _(answer: GameResult) -> str:
+    game = answer.game
+    opponent = game.player_b
+    lines = [text(answer.key, id=game.id, result=result_text(game), opponent=opponent)]
+    lines.extend(_change(c) for c in answer.changes)
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Leaderboard) -> str:
+    if not answer.rows:
+        return text("leaderboard_empty", ladder=answer.ladder)
+    width = max(len(row.name) for row in answer.rows)
+    lines = [text("leaderboard_title", ladder=answer.ladder)]
+    for row in answer.rows:
+        rating = rating_text(row.rating, row.provisional, row.deviation)
+        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  ({row.games})")
+    if answer.hidden_provisional:
+        lines.append(text("leaderboard_hidden", count=answer.hidden_provisional))
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Profile) -> str:
+    if answer.rating is None:
+        return text("profile_unrated", name=answer.name, ladder=answer.ladder)
+    line = text(
+        "profile", name=answer.name, ladder=answer.ladder,
+        rating=rating_text(answer.rating, answer.provisional, answer.deviation),
+        rank="-" if answer.rank is None else answer.rank, games=answer.games, wins=answer.wins,
+        draws=answer.draws, losses=answer.losses,
+        peak=rating_text(answer.peak, False), recent=" ".join(answer.recent) or "-",
+    )
+    return line + (text("retired_mark") if answer.retired else "")
+
+
+@render.register
+def _(answer: History) -> str:
+    if not answer.games:
+        return text("history_empty", name=answer.name, ladder=answer.ladder)
+    lines = [text("history_title", name=answer.name, ladder=answer.ladder)]
+    lines.extend(_game_line(g) for g in answer.games)
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: HeadToHead) -> str:
+    lines = [text("h2h", name=answer.name, other=answer.other, ladder=answer.ladder,
+                  wins=answer.wins, draws=answer.draws, losses=answer.losses)]
+    lines.extend(_game_line(g) for g in answer.games)
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Preview) -> str:
+    lines = [text("applied" if answer.applied else "preview", game=answer.game_id)]
+    lines.extend(_change(c) for c in answer.changes)
+    if not answer.changes:
+        lines.append(text("no_change"))
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Audit) -> str:
+    return "\n".join(
+        text("audit_line", id=line.id, at=line.at, actor=line.actor, kind=line.kind,
+             summary=line.summary, reason=f" ({line.reason})" if line.reason else "")
+        for line in answer.lines
+    )
+
+
+@render.register
+def _(answer: Pending) -> str:
+    lines = []
+    if answer.to_confirm:
+        lines.append(text("pending_confirm",
+                          games="; ".join(_game_line(g) for g in answer.to_confirm)))
+    if answer.waiting:
+        lines.append(text("pending_waiting",
+                          games="; ".join(_game_line(g) for g in answer.waiting)))
+    lines.extend(text(n.key, n.params) for n in answer.challenges)
+    return "\n".join(lines) or text("pending_none")

@@ -1,0 +1,1252 @@
+"""The club's use cases, platform-neutral: every front-end calls these and renders the answers.
+
+Each call runs under the club's lock: read the log's new events, apply what time has made due
+(auto-confirmations, inactivity retirements), decide, then append the decision's events and
+record the answer in one transaction. A refusal changes nothing and is answered with a
+:class:`Refusal`. A call that carries a request id answers a repeat of that id with the first
+answer, whatever happened since.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
+
+from bot.history_csv import History as CsvHistory
+from bot.storage.repository import Conflict, JsonValue, NewEvent, Repository, StoredEvent
+from ratings_core.model import Event, Game, Join, PlayerState, RatingPeriod, Retire, Return, Step
+from ratings_core.parameters import describe, with_overrides
+from ratings_core.replay import Checkpoint, ReplayError, replay
+from ratings_core.systems import make_system, preset_params, system_names
+
+from .clock import Clock
+from .errors import Refusal
+from .ratings import LadderRatings, member_of_key, player_key
+from .results import (
+    Audit,
+    AuditLine,
+    GameLine,
+    GameResult,
+    HeadToHead,
+    History,
+    Leaderboard,
+    Notice,
+    Pending,
+    Preview,
+    Profile,
+    RatingChange,
+    Result,
+    Standing,
+    decode,
+    encode,
+)
+from .state import (
+    DEFAULT_LADDER,
+    DEFAULT_SYSTEM,
+    ClubState,
+    GameRecord,
+    GameStatus,
+    Kind,
+    Ladder,
+    LadderSettings,
+    Member,
+    expired,
+)
+
+log = logging.getLogger(__name__)
+
+SYSTEM_ACTOR = "system"
+MAX_NAME = 32
+MAX_REASON = 200
+MAX_HANDICAP = 1000.0
+RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw": 0.5}
+_LADDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+_EVENT_NAME = re.compile(r"^[\w-]{1,32}$")
+#: settings a moderator may change with /set, and how their text is read
+SETTINGS: dict[str, Callable[[str], object]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who asks, where, and with which platform request id (for idempotency)."""
+
+    platform: str
+    chat_id: str
+    user: str
+    name: str
+    moderator: bool = False
+    request_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What a moderator changes in a game; ``None`` keeps the value. ``result`` is player_a's."""
+
+    result: str | None = None
+    player_a: str | None = None
+    player_b: str | None = None
+    handicap: str | None = None
+
+
+@dataclass(slots=True)
+class _Club:
+    id: int
+    state: ClubState
+    ratings: dict[str, LadderRatings] = field(default_factory=dict)
+
+
+Decision = tuple[list[NewEvent], Callable[[], Result]]
+
+
+class ClubService:
+    def __init__(self, repository: Repository, clock: Clock) -> None:
+        self._repository = repository
+        self._clock = clock
+        self._clubs: dict[int, _Club] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._club_ids: dict[tuple[str, str], int] = {}
+
+    # -- machinery ------------------------------------------------------------------------------
+
+    async def _club_id(self, platform: str, chat_id: str) -> int:
+        key = (platform, chat_id)
+        if key not in self._club_ids:
+            self._club_ids[key] = await self._repository.club_id(
+                platform, chat_id, self._clock.now()
+            )
+        return self._club_ids[key]
+
+    async def _load(self, club_id: int) -> _Club:
+        club = self._clubs.get(club_id)
+        if club is None:
+            club = _Club(club_id, ClubState.build(await self._repository.events(club_id)))
+            self._clubs[club_id] = club
+            return club
+        fresh = await self._repository.events(club_id, after=club.state.last_id)
+        if any(e.kind == Kind.ACTION_UNDONE for e in fresh):
+            club.state = ClubState.build([*club.state.log, *fresh])
+        else:
+            for event in fresh:
+                club.state.append(event)
+        return club
+
+    async def _execute(
+        self, caller: Caller, decide: Callable[[_Club, datetime], Decision]
+    ) -> Result:
+        club_id = await self._club_id(caller.platform, caller.chat_id)
+        lock = self._locks.setdefault(club_id, asyncio.Lock())
+        async with lock:
+            if caller.request_id is not None:
+                stored = await self._repository.answer(club_id, caller.request_id)
+                if stored is not None:
+                    return decode(stored)
+            for attempt in range(3):
+                try:
+                    return await self._attempt(club_id, caller, decide)
+                except Conflict:
+                    # Another process wrote first: read its events and decide again.
+                    log.info("club %s changed underneath, retrying (%d)", club_id, attempt + 1)
+                    self._clubs.pop(club_id, None)
+            raise RuntimeError(f"club {club_id} keeps changing; giving up")
+
+    async def _attempt(
+        self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision]
+    ) -> Result:
+        club = await self._load(club_id)
+        now = self._clock.now()
+        due = self._due(club, now)
+        if due:
+            await self._commit(club, due, None, None)
+        try:
+            events, answer = decide(club, now)
+        except Refusal as refused:
+            if caller.request_id is not None:
+                first = refused
+                await self._commit(club, [], caller.request_id, lambda: first)
+            raise
+        if not events and caller.request_id is None:
+            return answer()
+        return await self._commit(club, events, caller.request_id, answer)
+
+    async def _commit(
+        self,
+        club: _Club,
+        events: Sequence[NewEvent],
+        request_id: str | None,
+        answer: Callable[[], Result | Refusal] | None,
+    ) -> Result:
+        try:
+            async with self._repository.transaction(club.id, club.state.last_id) as tx:
+                stored = await tx.append(events)
+                self._fold(club, stored)
+                result = answer() if answer is not None else Notice("ok")
+                if request_id is not None:
+                    await tx.remember(request_id, encode(result))
+        except BaseException:
+            # The log is the truth: forget what was folded in memory and read it again.
+            self._clubs.pop(club.id, None)
+            raise
+        if isinstance(result, Refusal):
+            raise result
+        return result
+
+    def _fold(self, club: _Club, stored: Sequence[StoredEvent]) -> None:
+        if any(e.kind == Kind.ACTION_UNDONE for e in stored):
+            club.state = ClubState.build([*club.state.log, *stored])
+        else:
+            for event in stored:
+                club.state.append(event)
+
+    def _due(self, club: _Club, now: datetime) -> list[NewEvent]:
+        """What time has made due: the main ladder of a new club, auto-confirmations of
+        unanswered reports, retirements for inactivity."""
+        state = club.state
+        if not state.ladders:
+            return [NewEvent(Kind.LADDER_CREATED, SYSTEM_ACTOR, now,
+                             {"ladder": DEFAULT_LADDER, "system": DEFAULT_SYSTEM, "params": {}})]
+        due: list[NewEvent] = []
+        for ladder in state.ladders.values():
+            hours = ladder.settings.auto_confirm_hours
+            for game in ladder.games.values():
+                if game.status is GameStatus.PENDING and now >= game.reported_at + timedelta(
+                    hours=hours
+                ):
+                    due.append(NewEvent(Kind.GAME_AUTO_CONFIRMED, SYSTEM_ACTOR, now,
+                                        {"game": game.id}, f"unanswered for {hours:g} h"))
+            days = ladder.settings.inactivity_days
+            if days is not None:
+                final = self._ratings(club, ladder)
+                for key, player in final.players.items():
+                    last = player.last_played
+                    if (player.status == "active" and last is not None
+                            and now - last >= timedelta(days=days)):
+                        member = state.members[member_of_key(key)]
+                        due.append(NewEvent(Kind.PLAYER_RETIRED, SYSTEM_ACTOR, now,
+                                            {"ladder": ladder.name, "member": member.user},
+                                            f"no game for {days:g} days"))
+        return due
+
+    def _ratings(self, club: _Club, ladder: Ladder) -> Checkpoint:
+        ratings = club.ratings.setdefault(ladder.name, LadderRatings())
+        return ratings.sync(club.state, ladder)
+
+    # -- lookups --------------------------------------------------------------------------------
+
+    def _me(self, club: _Club, caller: Caller) -> Member:
+        member = club.state.member_of_user(caller.user)
+        if member is None:
+            raise Refusal("not_registered")
+        return member
+
+    def _member(self, club: _Club, text: str) -> Member:
+        name = text.strip().removeprefix("@")
+        if not name:
+            raise Refusal("name_a_member")
+        if len(name) > MAX_NAME:
+            raise Refusal("unknown_member", name=name[:MAX_NAME] + "…")
+        member = club.state.member_named(name) or club.state.member_of_user(name)
+        if member is None:
+            raise Refusal("unknown_member", name=name)
+        return member
+
+    def _ladder(self, club: _Club, name: str | None) -> Ladder:
+        ladder = club.state.ladder(name or DEFAULT_LADDER)
+        if ladder is None:
+            raise Refusal("unknown_ladder", ladder=(name or "")[:MAX_NAME],
+                          ladders=", ".join(sorted(club.state.ladders)))
+        return ladder
+
+    def _game(self, club: _Club, game_id: int) -> GameRecord:
+        game = club.state.game(game_id)
+        if game is None:
+            raise Refusal("unknown_game", game=game_id)
+        return game
+
+    @staticmethod
+    def _moderator(caller: Caller) -> None:
+        if not caller.moderator:
+            raise Refusal("moderators_only")
+
+    @staticmethod
+    def _reason(text: str) -> str:
+        text = text.strip()
+        if len(text) > MAX_REASON:
+            raise Refusal("too_long", limit=MAX_REASON)
+        return text
+
+    def _line(self, club: _Club, game: GameRecord) -> GameLine:
+        state = club.state
+        return GameLine(
+            id=game.id,
+            ladder=game.ladder,
+            played_at=game.played_at.date().isoformat(),
+            player_a=state.member(game.player_a).name,
+            player_b=state.member(game.player_b).name,
+            score_a=game.score_a,
+            status=game.status.value,
+            handicap=game.handicap,
+            event=game.event,
+            voided=game.voided,
+        )
+
+    def _standing(self, club: _Club, ladder: Ladder, member: Member) -> PlayerState | None:
+        return self._ratings(club, ladder).state(player_key(member.id))
+
+    def _changes(
+        self, club: _Club, ladder: Ladder, before: Checkpoint, after: Checkpoint,
+        members: Sequence[int] | None = None,
+    ) -> list[RatingChange]:
+        """Rating changes between two states, for the given members or everyone who moved."""
+        system = club.ratings[ladder.name].system
+        assert system is not None
+        keys = (
+            [player_key(m) for m in members] if members is not None
+            else sorted(set(after.table.names) | set(before.table.names))
+        )
+        changes = []
+        for key in keys:
+            old, new = before.state(key), after.state(key)
+            old_rating = None if old is None else old.rating
+            new_rating = None if new is None else new.rating
+            if members is None and old_rating == new_rating:
+                continue
+            changes.append(RatingChange(
+                name=club.state.member(member_of_key(key)).name,
+                before=old_rating,
+                after=new_rating,
+                provisional=new is not None and system.is_provisional(new),
+            ))
+        return changes
+
+    # -- members --------------------------------------------------------------------------------
+
+    async def register(
+        self, caller: Caller, name: str | None = None, birth_date: str | None = None
+    ) -> Result:
+        """Join the club (and its main ladder) under a display name."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            existing = club.state.member_of_user(caller.user)
+            if existing is not None:
+                raise Refusal("already_registered", name=existing.name)
+            display = _display_name(name if name else caller.name)
+            if club.state.member_named(display) is not None:
+                raise Refusal("name_taken", name=display)
+            born = _birth_date(birth_date, now) if birth_date else None
+            data: dict[str, JsonValue] = {
+                "user": caller.user, "name": display, "ladder": DEFAULT_LADDER,
+                "birth_date": born.isoformat() if born else None,
+            }
+            event = NewEvent(Kind.MEMBER_REGISTERED, caller.user, now, data)
+            return [event], lambda: Notice("registered", {"name": display,
+                                                           "ladder": DEFAULT_LADDER})
+
+        return await self._execute(caller, decide)
+
+    async def profile(
+        self, caller: Caller, who: str | None = None, ladder: str | None = None
+    ) -> Result:
+        """Rating, rank, games, W/D/L, peak and the last five results of a member."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            member = self._member(club, who) if who else self._me(club, caller)
+            lad = self._ladder(club, ladder)
+            return [], lambda: self._profile(club, lad, member)
+
+        return await self._execute(caller, decide)
+
+    def _profile(self, club: _Club, ladder: Ladder, member: Member) -> Profile:
+        final = self._ratings(club, ladder)
+        system = club.ratings[ladder.name].system
+        assert system is not None
+        state = final.state(player_key(member.id))
+        games = self._games_of(club, ladder, member)
+        wins = sum(1 for _, score in games if score == 1.0)
+        losses = sum(1 for _, score in games if score == 0.0)
+        board = self._board(club, ladder)
+        rank = next((row.rank for row in board.rows if row.name == member.name), None)
+        recent = ["W" if s == 1.0 else "L" if s == 0.0 else "D" for _, s in games[-5:]][::-1]
+        return Profile(
+            name=member.name,
+            ladder=ladder.name,
+            rating=None if state is None else state.rating,
+            provisional=state is not None and system.is_provisional(state),
+            deviation=None if state is None else state.deviation,
+            rank=rank,
+            games=len(games),
+            wins=wins,
+            draws=len(games) - wins - losses,
+            losses=losses,
+            peak=None if state is None else state.best,
+            recent=recent,
+            retired=state is not None and state.status != "active",
+        )
+
+    def _games_of(
+        self, club: _Club, ladder: Ladder, member: Member, other: Member | None = None
+    ) -> list[tuple[GameRecord, float]]:
+        """The member's counting games in rating order, with the member's score."""
+        state = club.state
+        out = []
+        for game in ladder.games.values():
+            if not game.counts:
+                continue
+            a, b = state.member(game.player_a).id, state.member(game.player_b).id
+            if a == b or member.id not in (a, b):
+                continue
+            if other is not None and other.id not in (a, b):
+                continue
+            out.append((game, game.score_a if a == member.id else 1.0 - game.score_a))
+        out.sort(key=lambda item: item[0].seq or 0)
+        return out
+
+    async def history(
+        self, caller: Caller, who: str | None = None, ladder: str | None = None,
+        limit: int = 10,
+    ) -> Result:
+        """A member's latest games, newest first."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            member = self._member(club, who) if who else self._me(club, caller)
+            lad = self._ladder(club, ladder)
+
+            def answer() -> History:
+                games = self._games_of(club, lad, member)[::-1][:limit]
+                return History(member.name, lad.name, [self._line(club, g) for g, _ in games])
+
+            return [], answer
+
+        return await self._execute(caller, decide)
+
+    async def head_to_head(
+        self, caller: Caller, other: str, ladder: str | None = None
+    ) -> Result:
+        """The caller's record against another member."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            me = self._me(club, caller)
+            them = self._member(club, other)
+            if them.id == me.id:
+                raise Refusal("not_yourself")
+            lad = self._ladder(club, ladder)
+
+            def answer() -> HeadToHead:
+                games = self._games_of(club, lad, me, them)
+                wins = sum(1 for _, s in games if s == 1.0)
+                losses = sum(1 for _, s in games if s == 0.0)
+                return HeadToHead(
+                    me.name, them.name, lad.name, wins, len(games) - wins - losses, losses,
+                    [self._line(club, g) for g, _ in games[::-1][:10]],
+                )
+
+            return [], answer
+
+        return await self._execute(caller, decide)
+
+    async def leaderboard(self, caller: Caller, ladder: str | None = None) -> Result:
+        """The ladder's ranking; retired players left out, provisional ones marked."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            lad = self._ladder(club, ladder)
+            return [], lambda: self._board(club, lad)
+
+        return await self._execute(caller, decide)
+
+    def _board(self, club: _Club, ladder: Ladder) -> Leaderboard:
+        final = self._ratings(club, ladder)
+        system = club.ratings[ladder.name].system
+        assert system is not None
+        rows: list[tuple[float, str, PlayerState]] = []
+        hidden = 0
+        for key, state in final.players.items():
+            if state.status != "active":
+                continue
+            provisional = system.is_provisional(state)
+            if provisional and ladder.settings.hide_provisional:
+                hidden += 1
+                continue
+            name = club.state.member(member_of_key(key)).name
+            rows.append((state.rating, name, state))
+        rows.sort(key=lambda row: (-row[0], row[1].casefold()))
+        standings = [
+            Standing(rank, name, state.rating, system.is_provisional(state), state.deviation,
+                     state.games)
+            for rank, (_, name, state) in enumerate(rows, start=1)
+        ]
+        return Leaderboard(ladder.name, standings, hidden)
+
+    async def pending(self, caller: Caller) -> Result:
+        """The caller's open business: reports to answer, own reports waiting, challenges."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            me = self._me(club, caller)
+
+            def answer() -> Pending:
+                to_confirm, waiting = [], []
+                for ladder in club.state.ladders.values():
+                    for game in ladder.games.values():
+                        if game.status not in (GameStatus.PENDING, GameStatus.DISPUTED):
+                            continue
+                        if club.state.member(game.player_b).id == me.id and (
+                            game.status is GameStatus.PENDING
+                        ):
+                            to_confirm.append(self._line(club, game))
+                        elif game.reported_by == me.id:
+                            waiting.append(self._line(club, game))
+                challenges = [
+                    self._challenge_notice(club, c.id)
+                    for c in club.state.challenges.values()
+                    if c.status == "open" and not expired(c, now)
+                    and me.id in (club.state.member(c.challenger).id,
+                                  club.state.member(c.opponent).id)
+                ]
+                return Pending(to_confirm, waiting, challenges)
+
+            return [], answer
+
+        return await self._execute(caller, decide)
+
+    # -- challenges ------------------------------------------------------------------------------
+
+    def _challenge_notice(self, club: _Club, challenge_id: int, key: str = "challenge") -> Notice:
+        challenge = club.state.challenges[challenge_id]
+        return Notice(key, {
+            "challenge": challenge.id,
+            "challenger": club.state.member(challenge.challenger).name,
+            "opponent": club.state.member(challenge.opponent).name,
+            "ladder": challenge.ladder,
+            "expires_at": challenge.expires_at.isoformat(timespec="minutes"),
+        })
+
+    async def challenge(
+        self, caller: Caller, opponent: str, ladder: str | None = None
+    ) -> Result:
+        """Challenge a member to a game; they accept or decline before it expires."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            me = self._me(club, caller)
+            them = self._member(club, opponent)
+            if them.id == me.id:
+                raise Refusal("not_yourself")
+            lad = self._ladder(club, ladder)
+            for c in club.state.challenges.values():
+                pair = {club.state.member(c.challenger).id, club.state.member(c.opponent).id}
+                if c.status == "open" and not expired(c, now) and pair == {me.id, them.id}:
+                    raise Refusal("challenge_exists", challenge=c.id, opponent=them.name)
+            expires = now + timedelta(hours=lad.settings.challenge_hours)
+            event = NewEvent(Kind.CHALLENGE_ISSUED, caller.user, now, {
+                "ladder": lad.name, "challenger": me.user, "opponent": them.user,
+                "expires_at": expires.isoformat(),
+            })
+            return [event], lambda: self._challenge_notice(
+                club, club.state.last_id, "challenge_issued"
+            )
+
+        return await self._execute(caller, decide)
+
+    async def answer_challenge(
+        self, caller: Caller, accept: bool, challenge_id: int | None = None
+    ) -> Result:
+        """Accept or decline a challenge addressed to the caller."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            me = self._me(club, caller)
+            if challenge_id is not None:
+                challenge = club.state.challenges.get(challenge_id)
+                if challenge is None:
+                    raise Refusal("unknown_challenge", challenge=challenge_id)
+                if club.state.member(challenge.opponent).id != me.id:
+                    raise Refusal("not_your_challenge", challenge=challenge_id)
+            else:
+                mine = [
+                    c for c in club.state.challenges.values()
+                    if club.state.member(c.opponent).id == me.id and c.status == "open"
+                    and not expired(c, now)
+                ]
+                if not mine:
+                    raise Refusal("no_challenge")
+                if len(mine) > 1:
+                    raise Refusal("which_challenge", ids=", ".join(str(c.id) for c in mine))
+                challenge = mine[0]
+            if expired(challenge, now):
+                raise Refusal("challenge_expired", challenge=challenge.id)
+            if challenge.status != "open":
+                raise Refusal("challenge_answered", challenge=challenge.id,
+                              status=challenge.status)
+            kind = Kind.CHALLENGE_ACCEPTED if accept else Kind.CHALLENGE_DECLINED
+            event = NewEvent(kind, caller.user, now, {"challenge": challenge.id})
+            key = "challenge_accepted" if accept else "challenge_declined"
+            return [event], lambda: self._challenge_notice(club, challenge.id, key)
+
+        return await self._execute(caller, decide)
+
+    # -- results --------------------------------------------------------------------------------
+
+    async def report(
+        self,
+        caller: Caller,
+        opponent: str,
+        result: str,
+        *,
+        player: str | None = None,
+        handicap: str | None = None,
+        colour: str | None = None,
+        event: str | None = None,
+        ladder: str | None = None,
+    ) -> Result:
+        """Report a game: ``result`` is the first player's (the caller's, or ``player``'s when a
+        moderator reports for two members). A member's report waits for the opponent; a
+        moderator's counts at once."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            if player is not None:
+                self._moderator(caller)
+                first = self._member(club, player)
+            else:
+                first = self._me(club, caller)
+            second = self._member(club, opponent)
+            if first.id == second.id:
+                raise Refusal("not_yourself")
+            score = _score(result)
+            points = _handicap(handicap)
+            side = _colour(colour)
+            lad = self._ladder(club, ladder)
+            system = make_system(lad.settings.system, dict(lad.settings.params))
+            try:
+                system.check(Game("a", "b", score, now, points))
+            except ValueError:
+                raise Refusal("system_cannot_rate", system=lad.settings.system) from None
+            tournament = None
+            if event:
+                found = lad.tournaments.get(event.casefold())
+                if found is None or found.closed is not None:
+                    raise Refusal("no_open_event", event=event[:MAX_NAME])
+                tournament = found.name
+            direct = caller.moderator
+            data: dict[str, JsonValue] = {
+                "ladder": lad.name, "player_a": first.user, "player_b": second.user,
+                "score_a": score, "handicap": points, "colour": side, "event": tournament,
+                "played_at": now.isoformat(), "reported_by": caller.user if not direct else None,
+                "direct": direct,
+            }
+            before = self._ratings(club, lad)
+            new = NewEvent(Kind.GAME_REPORTED, caller.user, now, data)
+
+            def answer() -> GameResult:
+                game = self._game(club, club.state.last_id)
+                if not direct:
+                    return GameResult("reported", self._line(club, game))
+                after = self._ratings(club, lad)
+                changes = self._changes(club, lad, before, after, [first.id, second.id])
+                return GameResult("recorded", self._line(club, game), changes)
+
+            return [new], answer
+
+        return await self._execute(caller, decide)
+
+    def _pending_for(
+        self, club: _Club, me: Member, game_id: int | None, *, as_reporter: bool
+    ) -> GameRecord:
+        """The game a confirm, dispute or withdraw is about: the given id, or the only one."""
+        state = club.state
+        if game_id is not None:
+            game = self._game(club, game_id)
+            players = (state.member(game.player_a).id, state.member(game.player_b).id)
+            if me.id not in players:
+                raise Refusal("not_your_game", game=game_id)
+            mine = game.reported_by == me.id if as_reporter else (
+                state.member(game.player_b).id == me.id and game.reported_by != me.id
+            )
+            if not mine:
+                raise Refusal("not_yours_to_answer" if not as_reporter else "not_your_report",
+                              game=game_id)
+            if game.status is GameStatus.CONFIRMED:
+                raise Refusal("already_confirmed", game=game_id)
+            if game.status is GameStatus.WITHDRAWN:
+                raise Refusal("game_withdrawn", game=game_id)
+            return game
+        candidates = [
+            g
+            for ladder in state.ladders.values()
+            for g in ladder.games.values()
+            if g.status in ((GameStatus.PENDING, GameStatus.DISPUTED) if as_reporter
+                            else (GameStatus.PENDING,))
+            and (g.reported_by == me.id if as_reporter
+                 else state.member(g.player_b).id == me.id and g.reported_by != me.id)
+        ]
+        if not candidates:
+            raise Refusal("nothing_pending")
+        if len(candidates) > 1:
+            raise Refusal("which_game", ids=", ".join(str(g.id) for g in candidates))
+        return candidates[0]
+
+    async def confirm(self, caller: Caller, game_id: int | None = None) -> Result:
+        """The opponent confirms a reported result; it counts from now."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            me = self._me(club, caller)
+            game = self._pending_for(club, me, game_id, as_reporter=False)
+            if game.status is GameStatus.DISPUTED:
+                raise Refusal("game_disputed", game=game.id)
+            ladder = club.state.ladders[game.ladder]
+            before = self._ratings(club, ladder)
+            event = NewEvent(Kind.GAME_CONFIRMED, caller.user, now, {"game": game.id})
+
+            def answer() -> GameResult:
+                after = self._ratings(club, ladder)
+                players = [club.state.member(game.player_a).id,
+                           club.state.member(game.player_b).id]
+                return GameResult("confirmed", self._line(club, game),
+                                  self._changes(club, ladder, before, after, players))
+
+            return [event], answer
+
+        return await self._execute(caller, decide)
+
+    async def dispute(
+        self, caller: Caller, game_id: int | None = None, reason: str = ""
+    ) -> Result:
+        """The opponent disputes a reported result; a moderator settles it."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            me = self._me(club, caller)
+            why = self._reason(reason)
+            game = self._pending_for(club, me, game_id, as_reporter=False)
+            event = NewEvent(Kind.GAME_DISPUTED, caller.user, now, {"game": game.id}, why)
+            return [event], lambda: GameResult("disputed", self._line(club, game))
+
+        return await self._execute(caller, decide)
+
+    async def withdraw(self, caller: Caller, game_id: int | None = None) -> Result:
+        """A member takes back their own report before it counts."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            me = self._me(club, caller)
+            game = self._pending_for(club, me, game_id, as_reporter=True)
+            event = NewEvent(Kind.GAME_WITHDRAWN, caller.user, now, {"game": game.id})
+            return [event], lambda: GameResult("withdrawn", self._line(club, game))
+
+        return await self._execute(caller, decide)
+
+    # -- moderators -----------------------------------------------------------------------------
+
+    async def correct(
+        self,
+        caller: Caller,
+        game_id: int,
+        correction: Correction,
+        *,
+        apply: bool = False,
+        reason: str = "",
+    ) -> Result:
+        """Change a game's result, players or handicap. Without ``apply`` nothing is written and
+        the answer previews every rating that would change."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            why = self._reason(reason)
+            game = self._game(club, game_id)
+            if game.voided:
+                raise Refusal("game_voided", game=game_id)
+            changes: dict[str, JsonValue] = {}
+            corrected = replace(game, status=GameStatus.CONFIRMED, seq=game.seq or 10**18,
+                                version=game.version + 1)
+            if correction.result is not None:
+                corrected.score_a = changes["score_a"] = _score(correction.result)
+            if correction.handicap is not None:
+                corrected.handicap = changes["handicap"] = _handicap(correction.handicap)
+            for side, text in (("player_a", correction.player_a),
+                               ("player_b", correction.player_b)):
+                if text is not None:
+                    member = self._member(club, text)
+                    setattr(corrected, side, member.id)
+                    changes[side] = member.user
+            if club.state.member(corrected.player_a).id == club.state.member(
+                corrected.player_b
+            ).id:
+                raise Refusal("not_yourself")
+            if not changes and game.status is GameStatus.CONFIRMED:
+                raise Refusal("nothing_to_correct")
+            ladder = club.state.ladders[game.ladder]
+            before = self._ratings(club, ladder)
+            preview = club.ratings[ladder.name].preview(club.state, ladder, corrected)
+            moved = self._changes(club, ladder, before, preview)
+            if not apply:
+                return [], lambda: Preview(game_id, moved, applied=False)
+            event = NewEvent(Kind.GAME_CORRECTED, caller.user, now,
+                             {"game": game_id, "changes": changes}, why)
+            return [event], lambda: Preview(game_id, moved, applied=True)
+
+        return await self._execute(caller, decide)
+
+    async def void(
+        self, caller: Caller, game_id: int, reason: str = "", restore: bool = False
+    ) -> Result:
+        """Take a game out of the ratings (or put a voided one back)."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            why = self._reason(reason)
+            game = self._game(club, game_id)
+            if restore and not game.voided:
+                raise Refusal("game_not_voided", game=game_id)
+            if not restore and game.voided:
+                raise Refusal("game_voided", game=game_id)
+            ladder = club.state.ladders[game.ladder]
+            before = self._ratings(club, ladder)
+            kind = Kind.GAME_RESTORED if restore else Kind.GAME_VOIDED
+            event = NewEvent(kind, caller.user, now, {"game": game_id}, why)
+
+            def answer() -> GameResult:
+                after = self._ratings(club, ladder)
+                return GameResult("restored" if restore else "voided", self._line(club, game),
+                                  self._changes(club, ladder, before, after))
+
+            return [event], answer
+
+        return await self._execute(caller, decide)
+
+    async def merge(self, caller: Caller, duplicate: str, into: str, reason: str = "") -> Result:
+        """Fold a duplicate member record into the real one: its games become theirs."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            why = self._reason(reason)
+            gone, kept = self._member(club, duplicate), self._member(club, into)
+            if gone.id == kept.id:
+                raise Refusal("not_yourself")
+            event = NewEvent(Kind.PLAYERS_MERGED, caller.user, now,
+                             {"from": gone.user, "into": kept.user}, why)
+            return [event], lambda: Notice("merged", {"from": gone.name, "into": kept.name})
+
+        return await self._execute(caller, decide)
+
+    async def set_membership(
+        self, caller: Caller, who: str, retire: bool, ladder: str | None = None,
+        reason: str = "",
+    ) -> Result:
+        """Retire a player (their deficit goes to the newcomers' pool) or bring them back."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            why = self._reason(reason)
+            member = self._member(club, who)
+            lad = self._ladder(club, ladder)
+            state = self._standing(club, lad, member)
+            if state is None:
+                raise Refusal("not_in_ladder", name=member.name, ladder=lad.name)
+            active = state.status == "active"
+            if retire and not active:
+                raise Refusal("already_retired", name=member.name)
+            if not retire and active:
+                raise Refusal("not_retired", name=member.name)
+            kind = Kind.PLAYER_RETIRED if retire else Kind.PLAYER_RETURNED
+            event = NewEvent(kind, caller.user, now, {"ladder": lad.name, "member": member.user},
+                             why)
+            key = "retired" if retire else "returned"
+            return [event], lambda: Notice(key, {"name": member.name, "ladder": lad.name})
+
+        return await self._execute(caller, decide)
+
+    async def set_event(
+        self, caller: Caller, name: str, open_: bool, ladder: str | None = None
+    ) -> Result:
+        """Open an event (its games are rated together) or close it (and rate them)."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            lad = self._ladder(club, ladder)
+            if not _EVENT_NAME.match(name):
+                raise Refusal("bad_event_name", limit=MAX_NAME)
+            found = lad.tournaments.get(name.casefold())
+            if open_ and found is not None:
+                raise Refusal("event_exists", event=found.name)
+            if not open_ and (found is None or found.closed is not None):
+                raise Refusal("no_open_event", event=name)
+            kind = Kind.EVENT_OPENED if open_ else Kind.EVENT_CLOSED
+            title = name if found is None else found.name
+            event = NewEvent(kind, caller.user, now, {"ladder": lad.name, "name": title})
+            key = "event_opened" if open_ else "event_closed"
+
+            def answer() -> Notice:
+                games = sum(1 for g in lad.games.values()
+                            if g.counts and g.event == title) if not open_ else 0
+                return Notice(key, {"event": title, "ladder": lad.name, "games": games})
+
+            return [event], answer
+
+        return await self._execute(caller, decide)
+
+    async def create_ladder(
+        self, caller: Caller, name: str, system: str = DEFAULT_SYSTEM,
+        params: dict[str, str] | None = None,
+    ) -> Result:
+        """A new ladder of the club with its own rating system."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            key = name.strip().casefold()
+            if not _LADDER_NAME.match(key):
+                raise Refusal("bad_ladder_name", limit=MAX_NAME)
+            if key in club.state.ladders:
+                raise Refusal("ladder_exists", ladder=key)
+            checked = _system(system, params or {})
+            event = NewEvent(Kind.LADDER_CREATED, caller.user, now,
+                             {"ladder": key, "system": system, "params": dict(checked)})
+            return [event], lambda: Notice("ladder_created", {"ladder": key, "system": system})
+
+        return await self._execute(caller, decide)
+
+    async def set_system(
+        self, caller: Caller, system: str, params: dict[str, str] | None = None,
+        ladder: str | None = None,
+    ) -> Result:
+        """Change a ladder's rating system or parameters; the whole ladder is re-rated."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            lad = self._ladder(club, ladder)
+            checked = _system(system, params or {})
+            event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now, {
+                "ladder": lad.name,
+                "settings": {"system": system, "params": dict(checked)},
+            })
+            return [event], lambda: Notice("system_set", {
+                "ladder": lad.name, "system": system,
+                "params": ", ".join(f"{k}={v}" for k, v in checked) or "defaults",
+            })
+
+        return await self._execute(caller, decide)
+
+    async def set_setting(
+        self, caller: Caller, setting: str, value: str, ladder: str | None = None
+    ) -> Result:
+        """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...)."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            lad = self._ladder(club, ladder)
+            parsed = _setting(setting, value)
+            event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now,
+                             {"ladder": lad.name, "settings": {setting: parsed}})
+            return [event], lambda: Notice("setting_set", {
+                "ladder": lad.name, "setting": setting, "value": str(parsed)})
+
+        return await self._execute(caller, decide)
+
+    async def settings(self, caller: Caller, ladder: str | None = None) -> Result:
+        """A ladder's rating system, parameters and settings."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            lad = self._ladder(club, ladder)
+            s = lad.settings
+            params = preset_params(make_system(s.system, dict(s.params)))
+            described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
+            return [], lambda: Notice("settings", {
+                "ladder": lad.name, "system": s.system, "params": described,
+                "auto_confirm_hours": s.auto_confirm_hours,
+                "challenge_hours": s.challenge_hours,
+                "inactivity_days": "off" if s.inactivity_days is None else s.inactivity_days,
+                "hide_provisional": "yes" if s.hide_provisional else "no",
+                "ladders": ", ".join(sorted(club.state.ladders)),
+            })
+
+        return await self._execute(caller, decide)
+
+    async def audit(self, caller: Caller, limit: int = 20) -> Result:
+        """Who did what, when and why: the latest entries of the club's log."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+
+            def answer() -> Audit:
+                undone = {e.data.get("target") for e in club.state.log
+                          if e.kind == Kind.ACTION_UNDONE}
+                lines = []
+                for e in club.state.log[::-1][:max(1, min(limit, 100))]:
+                    summary = _summary(e)
+                    if e.id in undone:
+                        summary += " (undone)"
+                    lines.append(AuditLine(e.id, e.at.isoformat(timespec="minutes"), e.actor,
+                                           str(e.kind), summary, e.reason))
+                return Audit(lines)
+
+            return [], answer
+
+        return await self._execute(caller, decide)
+
+    async def undo(self, caller: Caller) -> Result:
+        """Take back the latest moderator action still in force."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(caller)
+            if not club.state.undoable:
+                raise Refusal("nothing_to_undo")
+            target = club.state.undoable[-1]
+            event = NewEvent(Kind.ACTION_UNDONE, caller.user, now, {"target": target.id})
+            return [event], lambda: Notice("undone", {"action": str(target.kind), "id": target.id,
+                                                      "summary": _summary(target)})
+
+        return await self._execute(caller, decide)
+
+    # -- import and export ----------------------------------------------------------------------
+
+    async def export_history(
+        self, platform: str, chat_id: str, ladder: str | None = None
+    ) -> tuple[list[Step], dict[str, str], list[str]]:
+        """The ladder's effective history as replay steps, engine keys -> display names, and
+        each step's event name (empty when it is no event)."""
+        caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        holder: list[tuple[list[Step], dict[str, str], list[str]]] = []
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            lad = self._ladder(club, ladder)
+            self._ratings(club, lad)
+            ratings = club.ratings[lad.name]
+            names = {player_key(m.id): m.name for m in club.state.members.values()}
+            holder.append((list(ratings.steps), names, list(ratings.labels)))
+            return [], lambda: Notice("ok")
+
+        await self._execute(caller, decide)
+        return holder[0]
+
+    async def import_history(
+        self, platform: str, chat_id: str, history: CsvHistory, labels: list[str],
+        ladder: str | None = None, actor: str = "import",
+    ) -> Result:
+        """Append a history read from EVENTS.csv: every row is checked by replaying it on top of
+        the ladder first; one bad row refuses the whole file and nothing is stored."""
+        caller = Caller(platform, chat_id, actor, actor, moderator=True)
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            lad = self._ladder(club, ladder)
+            self._ratings(club, lad)
+            ratings = club.ratings[lad.name]
+            assert ratings.system is not None and ratings.final is not None
+            by_name = {m.name.casefold(): m for m in club.state.members.values()
+                       if m.id not in club.state.merged_into}
+            keys: dict[str, str] = {}
+            events: list[NewEvent] = []
+            for name in _names_in(history.steps):
+                member = by_name.get(name.casefold())
+                if member is not None:
+                    keys[name] = player_key(member.id)
+                    continue
+                display = _display_name(name)
+                user = f"import:{display}"
+                if club.state.member_of_user(user) is not None:
+                    raise Refusal("name_taken", name=display)
+                keys[name] = f"new:{display}"
+                events.append(NewEvent(Kind.MEMBER_REGISTERED, actor, now,
+                                       {"user": user, "name": display, "birth_date": None}))
+            # Check every row against the ladder as it stands, before anything is written.
+            try:
+                replay(ratings.system, _rekey(history.steps, keys), start=ratings.final)
+            except ReplayError as error:
+                row = history.row_of(error.position, error.event_index)
+                raise Refusal("import_row", row=row, problem=error.message) from None
+            users = {name: (by_name[name.casefold()].user if name.casefold() in by_name
+                            else f"import:{_display_name(name)}") for name in keys}
+            opened: set[str] = {key for key in lad.tournaments}
+            for step, label in zip(history.steps, labels, strict=True):
+                events.extend(_import_events(step, label, lad.name, users, actor, now, opened))
+            count = sum(1 for e in events if e.kind == Kind.GAME_REPORTED)
+            return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
+                                                       "steps": len(history.steps)})
+
+        return await self._execute(caller, decide)
+
+    async def due(self, platform: str, chat_id: str) -> None:
+        """Apply what time has made due now (for a scheduler); answers nothing."""
+        caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR)
+        await self._execute(caller, lambda club, now: ([], lambda: Notice("ok")))
+
+
+# -- parsing and checks ---------------------------------------------------------------------------
+
+
+def _display_name(text: str) -> str:
+    name = " ".join(text.split())
+    if not name or name.startswith("@") or not name.isprintable():
+        raise Refusal("bad_name", limit=MAX_NAME)
+    if len(name) > MAX_NAME:
+        raise Refusal("name_too_long", limit=MAX_NAME)
+    return name
+
+
+def _birth_date(text: str, now: datetime) -> date:
+    try:
+        born = date.fromisoformat(text.strip())
+    except ValueError:
+        raise Refusal("bad_date", text=text[:20]) from None
+    if born >= now.date() or born.year < 1900:
+        raise Refusal("bad_date", text=text[:20])
+    return born
+
+
+def _score(text: str) -> float:
+    score = RESULTS.get(text.strip().casefold())
+    if score is None:
+        raise Refusal("bad_result", text=text[:20])
+    return score
+
+
+def _handicap(text: str | None) -> float:
+    if text is None or not text.strip():
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        raise Refusal("bad_handicap", text=text[:20], limit=MAX_HANDICAP) from None
+    if not math.isfinite(value) or abs(value) > MAX_HANDICAP:
+        raise Refusal("bad_handicap", text=text[:20], limit=MAX_HANDICAP)
+    return value
+
+
+def _colour(text: str | None) -> str | None:
+    if text is None:
+        return None
+    colour = text.strip().casefold()
+    if colour not in ("white", "black"):
+        raise Refusal("bad_colour", text=text[:20])
+    return colour
+
+
+def _system(name: str, params: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    if name not in system_names():
+        raise Refusal("unknown_system", system=name[:MAX_NAME], systems=", ".join(system_names()))
+    try:
+        with_overrides(preset_params(make_system(name)), params)
+    except ValueError as error:
+        raise Refusal("bad_parameter", problem=str(error)) from None
+    return tuple(sorted(params.items()))
+
+
+def _setting(name: str, text: str) -> JsonValue:
+    value = text.strip().casefold()
+    if name in ("auto_confirm_hours", "challenge_hours"):
+        try:
+            hours = float(value)
+        except ValueError:
+            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
+        if not (math.isfinite(hours) and 0 < hours <= 24 * 365):
+            raise Refusal("bad_setting", setting=name, text=text[:20])
+        return hours
+    if name == "inactivity_days":
+        if value in ("off", "none", "never"):
+            return None
+        try:
+            days = float(value)
+        except ValueError:
+            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
+        if not (math.isfinite(days) and 0 < days <= 3650):
+            raise Refusal("bad_setting", setting=name, text=text[:20])
+        return days
+    if name == "hide_provisional":
+        if value in ("yes", "true", "on"):
+            return True
+        if value in ("no", "false", "off"):
+            return False
+        raise Refusal("bad_setting", setting=name, text=text[:20])
+    raise Refusal("unknown_setting", setting=name[:MAX_NAME],
+                  settings="auto_confirm_hours, challenge_hours, inactivity_days, "
+                           "hide_provisional")
+
+
+def _summary(event: StoredEvent) -> str:
+    data = event.data
+    parts = [f"{k}={v}" for k, v in data.items() if v not in (None, "", {}, [])]
+    return ", ".join(parts)[:200]
+
+
+def _names_in(steps: Sequence[Step]) -> list[str]:
+    seen: dict[str, None] = {}
+    for step in steps:
+        events = step.events if isinstance(step, RatingPeriod) else (step,)
+        for event in events:
+            if isinstance(event, Game):
+                seen.setdefault(event.player_a)
+                seen.setdefault(event.player_b)
+            elif isinstance(event, Join | Retire | Return):
+                seen.setdefault(event.player)
+    return list(seen)
+
+
+def _rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:
+    def game(g: Game) -> Game:
+        return Game(keys[g.player_a], keys[g.player_b], g.score_a, g.played_at, g.handicap,
+                    g.seconds)
+
+    out: list[Step] = []
+    for step in steps:
+        if isinstance(step, Game):
+            out.append(game(step))
+        elif isinstance(step, RatingPeriod):
+            out.append(RatingPeriod(tuple(
+                game(e) if isinstance(e, Game) else _rekey_member(e, keys) for e in step.events
+            )))
+        else:
+            out.append(_rekey_member(step, keys))
+    return out
+
+
+def _rekey_member(event: Event, keys: dict[str, str]) -> Join | Retire | Return:
+    if isinstance(event, Join):
+        return Join(keys[event.player], event.played_at, event.birth_date)
+    if isinstance(event, Retire):
+        return Retire(keys[event.player], event.played_at)
+    assert isinstance(event, Return)
+    return Return(keys[event.player], event.played_at)
+
+
+def _import_events(
+    step: Step, label: str, ladder: str, users: dict[str, str], actor: str, now: datetime,
+    opened: set[str],
+) -> list[NewEvent]:
+    def game(g: Game, event: str | None) -> NewEvent:
+        return NewEvent(Kind.GAME_REPORTED, actor, now, {
+            "ladder": ladder, "player_a": users[g.player_a], "player_b": users[g.player_b],
+            "score_a": g.score_a, "handicap": g.handicap, "colour": None, "event": event,
+            "played_at": g.played_at.isoformat(), "reported_by": None, "direct": True,
+        })
+
+    def member(kind: Kind, name: str, event: str | None = None) -> NewEvent:
+        return NewEvent(kind, actor, now,
+                        {"ladder": ladder, "member": users[name], "event": event})
+
+    if isinstance(step, Game):
+        return [game(step, None)]
+    if isinstance(step, Join):
+        return [member(Kind.PLAYER_JOINED, step.player)]
+    if isinstance(step, Retire):
+        return [member(Kind.PLAYER_RETIRED, step.player)]
+    if isinstance(step, Return):
+        return [member(Kind.PLAYER_RETURNED, step.player)]
+    assert isinstance(step, RatingPeriod)
+    name = label or "import"
+    base, n = name, 1
+    while name.casefold() in opened:
+        n += 1
+        name = f"{base}-{n}"
+    opened.add(name.casefold())
+    out = [NewEvent(Kind.EVENT_OPENED, actor, now, {"ladder": ladder, "name": name})]
+    for event in step.events:
+        if isinstance(event, Game):
+            out.append(game(event, name))
+        elif isinstance(event, Join):
+            out.append(member(Kind.PLAYER_JOINED, event.player, name))
+        elif isinstance(event, Retire):
+            out.append(member(Kind.PLAYER_RETIRED, event.player, name))
+        else:
+            assert isinstance(event, Return)
+            out.append(member(Kind.PLAYER_RETURNED, event.player, name))
+    out.append(NewEvent(Kind.EVENT_CLOSED, actor, now, {"ladder": ladder, "name": name}))
+    return out
+
+
+__all__ = ["Caller", "ClubService", "Correction", "LadderSettings", "Refusal"]

@@ -1,0 +1,191 @@
+"""What use cases answer: plain values that every front-end renders its own way.
+
+Answers are stored (as JSON) for idempotency, so they hold only text, numbers, lists and other
+answers; ``encode`` and ``decode`` turn them into JSON and back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from dataclasses import dataclass, field
+
+from .errors import Refusal
+
+Param = str | int | float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A short outcome: a message key of the catalogue and its parameters."""
+
+    key: str
+    params: dict[str, Param] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    name: str
+    before: float | None
+    after: float | None
+    provisional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    id: int
+    ladder: str
+    played_at: str
+    player_a: str
+    player_b: str
+    score_a: float
+    status: str
+    handicap: float = 0.0
+    event: str | None = None
+    voided: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A report, confirmation or correction of one game, with the ratings it moved."""
+
+    key: str
+    game: GameLine
+    changes: list[RatingChange] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    rank: int
+    name: str
+    rating: float
+    provisional: bool
+    deviation: float | None
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    ladder: str
+    rows: list[Standing]
+    hidden_provisional: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    ladder: str
+    rating: float | None
+    provisional: bool
+    deviation: float | None
+    rank: int | None
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    peak: float | None
+    recent: list[str]
+    retired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    name: str
+    ladder: str
+    games: list[GameLine]
+
+
+@dataclass(frozen=True, slots=True)
+class HeadToHead:
+    name: str
+    other: str
+    ladder: str
+    wins: int
+    draws: int
+    losses: int
+    games: list[GameLine]
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """Every rating a correction would change (``applied`` once it is committed)."""
+
+    game_id: int
+    changes: list[RatingChange]
+    applied: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AuditLine:
+    id: int
+    at: str
+    actor: str
+    kind: str
+    summary: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Audit:
+    lines: list[AuditLine]
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A member's open business: reports to answer, own reports waiting, challenges."""
+
+    to_confirm: list[GameLine]
+    waiting: list[GameLine]
+    challenges: list[Notice]
+
+
+Result = (
+    Notice | GameResult | Leaderboard | Profile | History | HeadToHead | Preview | Audit | Pending
+)
+
+_TYPES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        Notice, RatingChange, GameLine, GameResult, Standing, Leaderboard, Profile, History,
+        HeadToHead, Preview, AuditLine, Audit, Pending,
+    )
+}
+
+
+def _plain(value: object) -> object:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"type": type(value).__name__, **fields}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def encode(answer: Result | Refusal) -> str:
+    """JSON for a stored answer; a refusal is stored as one too."""
+    if isinstance(answer, Refusal):
+        return json.dumps({"type": "Refusal", "key": answer.key, "params": answer.params})
+    return json.dumps(_plain(answer), ensure_ascii=False)
+
+
+def _build(value: object) -> object:
+    if isinstance(value, list):
+        return [_build(v) for v in value]
+    if isinstance(value, dict):
+        if "type" in value and value["type"] in _TYPES:
+            cls = _TYPES[str(value["type"])]
+            args = {k: _build(v) for k, v in value.items() if k != "type"}
+            return cls(**args)
+        return {k: _build(v) for k, v in value.items()}
+    return value
+
+
+def decode(text: str) -> Result:
+    """The stored answer again; a stored refusal is raised as it was the first time."""
+    data = json.loads(text)
+    if data.get("type") == "Refusal":
+        raise Refusal(data["key"], **data["params"])
+    return typing.cast(Result, _build(data))

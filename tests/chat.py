@@ -1,0 +1,52 @@
+"""Test helpers for the service: a fresh club on a temporary SQLite file, driven through the
+console as a transcript (what a member types, what the bot answers)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+
+from bot.adapters.console import Console
+from bot.service.club import ClubService
+from bot.service.clock import FakeClock
+from bot.storage.sqlite import SqliteRepository
+
+START = datetime(2024, 3, 1, 19, 0)
+
+
+class Transcript:
+    """Type lines as the console's current user; each answer is returned and kept."""
+
+    def __init__(self, console: Console, clock: FakeClock) -> None:
+        self.console = console
+        self.clock = clock
+        self.lines: list[tuple[str, str]] = []
+
+    @property
+    def service(self) -> ClubService:
+        return self.console.service
+
+    async def say(self, line: str) -> str:
+        answer = await self.console.handle(line)
+        self.lines.append((line, answer))
+        return answer
+
+    async def as_(self, user: str, *lines: str) -> str:
+        """Speak as ``user`` (``name!`` for a moderator); returns the last answer."""
+        await self.say(f"/as {user}")
+        answer = ""
+        for line in lines:
+            answer = await self.say(line)
+        return answer
+
+
+@asynccontextmanager
+async def open_club(path: Path, start: datetime = START) -> AsyncIterator[Transcript]:
+    repository = await SqliteRepository.open(path)
+    clock = FakeClock(start)
+    try:
+        yield Transcript(Console(ClubService(repository, clock)), clock)
+    finally:
+        await repository.close()

@@ -1,0 +1,181 @@
+"""The storage contract, run against every backend (SQLite on a file and in memory today)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from bot.storage.migrations import load_migrations, migrate
+from bot.storage.repository import Conflict, NewEvent, Repository
+from bot.storage.sqlite import SqliteRepository
+
+NOW = datetime(2024, 3, 1, 19, 0)
+
+
+@pytest.fixture(params=["sqlite-file", "sqlite-memory"])
+async def repository(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Repository]:
+    path = tmp_path / "club.db" if request.param == "sqlite-file" else ":memory:"
+    repo = await SqliteRepository.open(path)
+    yield repo
+    await repo.close()
+
+
+def event(kind: str = "game_reported", **data: int | str) -> NewEvent:
+    return NewEvent(kind, "alice", NOW, dict(data), "because")
+
+
+async def test_clubs_are_created_once_per_chat(repository: Repository) -> None:
+    a = await repository.club_id("telegram", "-100", NOW)
+    b = await repository.club_id("discord", "-100", NOW)
+    assert a != b
+    assert await repository.club_id("telegram", "-100", NOW) == a
+    assert await repository.clubs() == [(a, "telegram", "-100"), (b, "discord", "-100")]
+
+
+async def test_append_and_read_back_in_order(repository: Repository) -> None:
+    club = await repository.club_id("console", "local", NOW)
+    async with repository.transaction(club, 0) as tx:
+        stored = await tx.append([event(n=1), event(n=2)])
+    assert [e.data for e in stored] == [{"n": 1}, {"n": 2}]
+    read = await repository.events(club)
+    assert read == stored
+    assert read[0].reason == "because" and read[0].at == NOW and read[0].actor == "alice"
+    assert await repository.events(club, after=stored[0].id) == stored[1:]
+
+
+async def test_clubs_do_not_see_each_other(repository: Repository) -> None:
+    mine = await repository.club_id("console", "a", NOW)
+    theirs = await repository.club_id("console", "b", NOW)
+    async with repository.transaction(mine, 0) as tx:
+        await tx.append([event(n=1)])
+        await tx.remember("r1", '"mine"')
+    assert await repository.events(theirs) == []
+    assert await repository.answer(theirs, "r1") is None
+    assert await repository.answer(mine, "r1") == '"mine"'
+
+
+async def test_a_failed_transaction_stores_nothing(repository: Repository) -> None:
+    club = await repository.club_id("console", "local", NOW)
+    with pytest.raises(RuntimeError):
+        async with repository.transaction(club, 0) as tx:
+            await tx.append([event(n=1)])
+            await tx.remember("r1", "{}")
+            raise RuntimeError("crash in the middle of a use case")
+    assert await repository.events(club) == []
+    assert await repository.answer(club, "r1") is None
+
+
+async def test_a_stale_writer_gets_a_conflict(repository: Repository) -> None:
+    club = await repository.club_id("console", "local", NOW)
+    async with repository.transaction(club, 0) as tx:
+        await tx.append([event(n=1)])
+    with pytest.raises(Conflict):
+        async with repository.transaction(club, 0) as tx:
+            await tx.append([event(n=2)])
+    assert len(await repository.events(club)) == 1
+
+
+async def test_a_request_is_answered_once(repository: Repository) -> None:
+    club = await repository.club_id("console", "local", NOW)
+    async with repository.transaction(club, 0) as tx:
+        await tx.remember("upd-7", '"first"')
+    with pytest.raises(sqlite3.IntegrityError):
+        async with repository.transaction(club, 0) as tx:
+            await tx.remember("upd-7", '"second"')
+    assert await repository.answer(club, "upd-7") == '"first"'
+
+
+async def test_two_tasks_transactions_never_interleave(repository: Repository) -> None:
+    # One shared connection: while task A is inside its transaction (and yields to the loop),
+    # task B's transaction waits; B then sees A's events and must not write on a stale view.
+    club = await repository.club_id("console", "local", NOW)
+    a_inside = asyncio.Event()
+
+    async def task_a() -> None:
+        async with repository.transaction(club, 0) as tx:
+            await tx.append([event(who="a", n=1)])
+            a_inside.set()
+            await asyncio.sleep(0.01)
+            await tx.append([event(who="a", n=2)])
+
+    async def task_b() -> None:
+        await a_inside.wait()
+        expected = 0  # what B saw before A committed
+        while True:
+            try:
+                async with repository.transaction(club, expected) as tx:
+                    await tx.append([event(who="b", n=1)])
+                return
+            except Conflict:
+                expected = (await repository.events(club))[-1].id
+
+    await asyncio.gather(task_a(), task_b())
+    order = [(e.data["who"], e.data["n"]) for e in await repository.events(club)]
+    assert order == [("a", 1), ("a", 2), ("b", 1)]
+
+
+async def test_the_log_is_append_only(tmp_path: Path) -> None:
+    path = tmp_path / "club.db"
+    repo = await SqliteRepository.open(path)
+    club = await repo.club_id("console", "local", NOW)
+    async with repo.transaction(club, 0) as tx:
+        await tx.append([event(n=1)])
+    await repo.close()
+    async with aiosqlite.connect(path) as raw:
+        for statement in ("UPDATE events SET kind = 'x'", "DELETE FROM events"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                await raw.execute(statement)
+
+
+async def test_migrations_apply_once_and_are_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "club.db"
+    async with aiosqlite.connect(path, isolation_level=None) as connection:
+        assert await migrate(connection) == [m.version for m in load_migrations()]
+        assert await migrate(connection) == []  # up to date: nothing to do
+        async with connection.execute("SELECT version, name FROM schema_migrations") as cur:
+            rows = await cur.fetchall()
+    assert [tuple(r) for r in rows] == [(m.version, m.name) for m in load_migrations()]
+
+
+async def test_a_broken_migration_leaves_no_trace(tmp_path: Path) -> None:
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    (folder / "0001_good.sql").write_text("-- Reason: a table\nCREATE TABLE a (x INTEGER);\n")
+    (folder / "0002_bad.sql").write_text(
+        "-- Reason: a broken step\nCREATE TABLE b (x INTEGER);\nINSERT INTO nowhere VALUES (1);\n"
+    )
+    async with aiosqlite.connect(tmp_path / "db", isolation_level=None) as connection:
+        with pytest.raises(sqlite3.OperationalError):
+            await migrate(connection, folder)
+        async with connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        ) as cur:
+            tables = [r[0] for r in await cur.fetchall()]
+        async with connection.execute("SELECT version FROM schema_migrations") as cur:
+            versions = [r[0] for r in await cur.fetchall()]
+    assert tables == ["a", "schema_migrations"]  # no table b: 0002 rolled back whole
+    assert versions == [1]
+
+
+def test_migrations_need_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "0001_x.sql").write_text("CREATE TABLE a (x INTEGER);\n")
+    with pytest.raises(ValueError, match="Reason"):
+        load_migrations(tmp_path)
+
+
+async def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
+    repo = await SqliteRepository.open(tmp_path / "club.db")
+    connection = repo._connection
+    async with connection.execute("PRAGMA journal_mode") as cur:
+        assert (await cur.fetchone())[0] == "wal"  # type: ignore[index]
+    async with connection.execute("PRAGMA foreign_keys") as cur:
+        assert (await cur.fetchone())[0] == 1  # type: ignore[index]
+    async with connection.execute("PRAGMA synchronous") as cur:
+        assert (await cur.fetchone())[0] == 1  # type: ignore[index]  # NORMAL
+    await repo.close()

@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 args.output.write_text(csv_text, encoding="utf-8")
         elif args.command == "import":
-            log.info("%s", asyncio.run(import_command(args)))
+            sys.stdout.write(asyncio.run(import_command(args)) + "\n")
         else:
             asyncio.run(run())
     except (UsageError, CsvError) as error:

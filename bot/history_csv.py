@@ -214,7 +214,7 @@ def write_events(steps: list[Step], names: dict[str, str], labels: list[str]) ->
     def row(event: Event, label: str) -> list[str]:
         if isinstance(event, Game):
             return [event.played_at.isoformat(), label, names[event.player_a],
-                    names[event.player_b], f"{event.score_a:g}", f"{event.handicap:g}", "game"]
+                    names[event.player_b], _exact(event.score_a), _exact(event.handicap), "game"]
         kind = "join" if isinstance(event, Join) else (
             "retire" if isinstance(event, Retire) else "return")
         return [event.played_at.isoformat(), label, names[event.player], "", "", "", kind]
@@ -226,6 +226,11 @@ def write_events(steps: list[Step], names: dict[str, str], labels: list[str]) ->
         else:
             writer.writerow(row(step, ""))
     return buffer.getvalue()
+
+
+def _exact(value: float) -> str:
+    """A number as text that reads back as the same float ("50", "0.5", "7.123456789")."""
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def read_players(path: Path) -> Roster:

@@ -24,6 +24,7 @@ MESSAGES: dict[str, str] = {
     "moderators_only": "Only moderators can do that.",
     "too_long": "That text is too long: {limit} characters at most.",
     "not_yourself": "A game needs two different players.",
+    "same_member": "Name two different members, not {name} twice.",
     "bad_result": "The result must be win, loss or draw (not {text}).",
     "bad_handicap": "A handicap is a number up to {limit} (not {text}).",
     "bad_colour": "The colour must be white or black (not {text}).",
@@ -49,6 +50,7 @@ MESSAGES: dict[str, str] = {
     "game_not_voided": "Game #{game} is not void.",
     "nothing_to_correct": "Say what to correct: a result, a player or a handicap.",
     "nothing_to_undo": "There is no moderator action to undo.",
+    "ladder_in_use": "Ladder {ladder} has been played on since; its creation cannot be undone.",
     "not_in_ladder": "{name} has not played in the {ladder} ladder.",
     "already_retired": "{name} is already retired.",
     "not_retired": "{name} is not retired.",
@@ -89,8 +91,8 @@ MESSAGES: dict[str, str] = {
     "system_set": "Ladder {ladder} now uses {system} ({params}); every game was re-rated.",
     "setting_set": "{setting} of {ladder} is now {value}.",
     "settings": "Ladder {ladder}: system {system} ({params}); auto-confirm after "
-                "{auto_confirm_hours} h; challenges open {challenge_hours} h; retire after "
-                "{inactivity_days} days without a game; hide provisional: {hide_provisional}. "
+                "{auto_confirm_hours} h; challenges open {challenge_hours} h; days without a game "
+                "before retirement: {inactivity_days}; hide provisional: {hide_provisional}. "
                 "Ladders: {ladders}.",
     "undone": "Undone: {action} #{id} ({summary}).",
     "imported": "Imported {games} games ({steps} entries) into {ladder}.",

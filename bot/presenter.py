@@ -87,9 +87,9 @@ def _(answer: GameResult) -> str:
 
 @render.register
 def _(answer: Leaderboard) -> str:
-    if not answer.rows:
+    if not answer.rows and not answer.hidden_provisional:
         return text("leaderboard_empty", ladder=answer.ladder)
-    width = max(len(row.name) for row in answer.rows)
+    width = max((len(row.name) for row in answer.rows), default=0)
     lines = [text("leaderboard_title", ladder=answer.ladder)]
     for row in answer.rows:
         rating = rating_text(row.rating, row.provisional, row.deviation)

@@ -9,8 +9,8 @@ from datetime import datetime
 from pathlib import Path
 
 from bot.adapters.console import Console
-from bot.service.club import ClubService
 from bot.service.clock import FakeClock
+from bot.service.club import ClubService
 from bot.storage.sqlite import SqliteRepository
 
 START = datetime(2024, 3, 1, 19, 0)

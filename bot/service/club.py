@@ -569,6 +569,12 @@ class ClubService:
                     and not expired(c, now)
                 ]
                 if not mine:
+                    lapsed = [
+                        c for c in club.state.challenges.values()
+                        if club.state.member(c.opponent).id == me.id and expired(c, now)
+                    ]
+                    if lapsed:
+                        raise Refusal("challenge_expired", challenge=lapsed[-1].id)
                     raise Refusal("no_challenge")
                 if len(mine) > 1:
                     raise Refusal("which_challenge", ids=", ".join(str(c.id) for c in mine))
@@ -641,6 +647,8 @@ class ClubService:
                 game = self._game(club, club.state.last_id)
                 if not direct:
                     return GameResult("reported", self._line(club, game))
+                if _waits_for_event(lad, game):
+                    return GameResult("recorded", self._line(club, game))
                 after = self._ratings(club, lad)
                 changes = self._changes(club, lad, before, after, [first.id, second.id])
                 return GameResult("recorded", self._line(club, game), changes)
@@ -698,6 +706,8 @@ class ClubService:
             event = NewEvent(Kind.GAME_CONFIRMED, caller.user, now, {"game": game.id})
 
             def answer() -> GameResult:
+                if _waits_for_event(ladder, game):  # rated when the event closes
+                    return GameResult("confirmed", self._line(club, game))
                 after = self._ratings(club, ladder)
                 players = [club.state.member(game.player_a).id,
                            club.state.member(game.player_b).id]
@@ -753,6 +763,8 @@ class ClubService:
             game = self._game(club, game_id)
             if game.voided:
                 raise Refusal("game_voided", game=game_id)
+            if game.status is GameStatus.WITHDRAWN:
+                raise Refusal("game_withdrawn", game=game_id)
             changes: dict[str, JsonValue] = {}
             corrected = replace(game, status=GameStatus.CONFIRMED, seq=game.seq or 10**18,
                                 version=game.version + 1)
@@ -819,7 +831,7 @@ class ClubService:
             why = self._reason(reason)
             gone, kept = self._member(club, duplicate), self._member(club, into)
             if gone.id == kept.id:
-                raise Refusal("not_yourself")
+                raise Refusal("same_member", name=kept.name)
             event = NewEvent(Kind.PLAYERS_MERGED, caller.user, now,
                              {"from": gone.user, "into": kept.user}, why)
             return [event], lambda: Notice("merged", {"from": gone.name, "into": kept.name})
@@ -935,7 +947,7 @@ class ClubService:
             event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now,
                              {"ladder": lad.name, "settings": {setting: parsed}})
             return [event], lambda: Notice("setting_set", {
-                "ladder": lad.name, "setting": setting, "value": str(parsed)})
+                "ladder": lad.name, "setting": setting, "value": _shown(parsed)})
 
         return await self._execute(caller, decide)
 
@@ -949,10 +961,10 @@ class ClubService:
             described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
             return [], lambda: Notice("settings", {
                 "ladder": lad.name, "system": s.system, "params": described,
-                "auto_confirm_hours": s.auto_confirm_hours,
-                "challenge_hours": s.challenge_hours,
-                "inactivity_days": "off" if s.inactivity_days is None else s.inactivity_days,
-                "hide_provisional": "yes" if s.hide_provisional else "no",
+                "auto_confirm_hours": _shown(s.auto_confirm_hours),
+                "challenge_hours": _shown(s.challenge_hours),
+                "inactivity_days": _shown(s.inactivity_days),
+                "hide_provisional": _shown(s.hide_provisional),
                 "ladders": ", ".join(sorted(club.state.ladders)),
             })
 
@@ -985,9 +997,14 @@ class ClubService:
 
         def decide(club: _Club, now: datetime) -> Decision:
             self._moderator(caller)
-            if not club.state.undoable:
+            # What the bot did by itself (the main ladder of a new club, retirements for
+            # inactivity) is no moderator's action to take back.
+            actions = [e for e in club.state.undoable if e.actor != SYSTEM_ACTOR]
+            if not actions:
                 raise Refusal("nothing_to_undo")
-            target = club.state.undoable[-1]
+            target = actions[-1]
+            if target.kind == Kind.LADDER_CREATED and _ladder_used(club.state, target):
+                raise Refusal("ladder_in_use", ladder=str(target.data.get("ladder")))
             event = NewEvent(Kind.ACTION_UNDONE, caller.user, now, {"target": target.id})
             return [event], lambda: Notice("undone", {"action": str(target.kind), "id": target.id,
                                                       "summary": _summary(target)})
@@ -1102,9 +1119,9 @@ def _handicap(text: str | None) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise Refusal("bad_handicap", text=text[:20], limit=MAX_HANDICAP) from None
+        raise Refusal("bad_handicap", text=text[:20], limit=f"{MAX_HANDICAP:g}") from None
     if not math.isfinite(value) or abs(value) > MAX_HANDICAP:
-        raise Refusal("bad_handicap", text=text[:20], limit=MAX_HANDICAP)
+        raise Refusal("bad_handicap", text=text[:20], limit=f"{MAX_HANDICAP:g}")
     return value
 
 
@@ -1156,6 +1173,35 @@ def _setting(name: str, text: str) -> JsonValue:
     raise Refusal("unknown_setting", setting=name[:MAX_NAME],
                   settings="auto_confirm_hours, challenge_hours, inactivity_days, "
                            "hide_provisional")
+
+
+def _waits_for_event(ladder: Ladder, game: GameRecord) -> bool:
+    """Whether a game belongs to an event still open: it moves no rating before the close."""
+    if game.event is None:
+        return False
+    tournament = ladder.tournaments.get(game.event.casefold())
+    return tournament is not None and tournament.closed is None
+
+
+def _ladder_used(state: ClubState, created: StoredEvent) -> bool:
+    """Whether anything still in force happened on the ladder since ``created`` made it."""
+    undone = {e.data.get("target") for e in state.log if e.kind == Kind.ACTION_UNDONE}
+    name = created.data.get("ladder")
+    return any(
+        e.id > created.id and e.id not in undone and e.data.get("ladder") == name
+        for e in state.log
+    )
+
+
+def _shown(value: JsonValue) -> str:
+    """A setting's value as a moderator types it: 24 (not 24.0), yes/no, off."""
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def _summary(event: StoredEvent) -> str:

@@ -107,11 +107,12 @@ class _Derivation:
 
     def _waits_for_event(self, record: GameRecord) -> bool:
         """Games of an event are rated together when it closes; one confirmed after the close
-        counts on its own."""
+        counts on its own, and so does one reported before the event was opened (an opening
+        taken back by /undo and made again is a new event)."""
         if record.event is None:
             return False
         tournament = self.ladder.tournaments.get(record.event.casefold())
-        if tournament is None:
+        if tournament is None or record.id < tournament.opened:
             return False
         return tournament.closed is None or (record.seq or 0) < tournament.closed
 
@@ -129,6 +130,7 @@ class _Derivation:
                 r
                 for r in self.ladder.games.values()
                 if r.counts and r.event is not None and r.event.casefold() == key
+                and tournament.opened < r.id
                 and tournament.closed is not None and (r.seq or 0) < tournament.closed
             ),
             key=lambda r: r.seq or 0,

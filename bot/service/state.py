@@ -140,6 +140,7 @@ class Membership:
     seq: int
     kind: Kind
     member: int
+    #: when it counts for the ratings: the row's date for an imported history, else the event's
     at: datetime
     #: the event whose rating period it belongs to (imported histories), if any
     event: str | None = None
@@ -291,8 +292,11 @@ class ClubState:
         ladder.inputs.append(("member", len(ladder.membership)))
         member = self._ref(data, "member")
         tournament = data.get("event")
+        # An imported history keeps its own dates; a change made in the chat happens now.
+        played_at = data.get("played_at")
         ladder.membership.append(Membership(
-            event.id, kind, member, event.at,
+            event.id, kind, member,
+            datetime.fromisoformat(played_at) if isinstance(played_at, str) else event.at,
             tournament.casefold() if isinstance(tournament, str) else None,
         ))
 

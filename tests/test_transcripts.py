@@ -714,3 +714,16 @@ async def test_correcting_an_early_game_rerates_everything_after_it_like_a_fresh
     assert [line.split()[1:3] for line in board] == [
         [name, f"{rating:.0f}?"] for name, rating in best_first
     ]
+
+
+async def test_a_junior_starts_at_1200_on_any_elo_ladder(tmp_path: Path) -> None:
+    # Seed 000: under 14 starts at 1200, also on a ladder the member joins by playing there.
+    async with open_club(tmp_path / "club.db") as chat:
+        await chat.as_("admin!", "/ladder create blitz elo")
+        await chat.as_("kid", "/register birth=2015-05-01")
+        await chat.as_("ann", "/register")
+        await chat.as_("kid", "/report @ann draw ladder=blitz")
+        await chat.as_("ann", "/confirm")
+        rating = await chat.say("/rating @kid ladder=blitz")
+        # A draw against a 1600: 1200 + 32 * (0.5 - 1 / 11).
+        assert rating.startswith(f"kid (blitz): {1200 + 32 * (0.5 - 1 / 11):.0f}")

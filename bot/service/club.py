@@ -1065,8 +1065,12 @@ class ClubService:
             try:
                 replay(ratings.system, _rekey(history.steps, keys), start=ratings.final)
             except ReplayError as error:
-                row = history.row_of(error.position, error.event_index)
-                raise Refusal("import_row", row=row, problem=error.message) from None
+                # Positions count on from the ladder's own steps; names go back to the file's.
+                row = history.row_of(error.position - ratings.final.position, error.event_index)
+                problem = error.message
+                for name, key in keys.items():
+                    problem = problem.replace(repr(key), repr(name))
+                raise Refusal("import_row", row=row, problem=problem) from None
             users = {name: (by_name[name.casefold()].user if name.casefold() in by_name
                             else f"import:{_display_name(name)}") for name in keys}
             opened: set[str] = {key for key in lad.tournaments}
@@ -1261,18 +1265,20 @@ def _import_events(
             "played_at": g.played_at.isoformat(), "reported_by": None, "direct": True,
         })
 
-    def member(kind: Kind, name: str, event: str | None = None) -> NewEvent:
-        return NewEvent(kind, actor, now,
-                        {"ladder": ladder, "member": users[name], "event": event})
+    def member(kind: Kind, entry: Join | Retire | Return, event: str | None = None) -> NewEvent:
+        return NewEvent(kind, actor, now, {
+            "ladder": ladder, "member": users[entry.player], "event": event,
+            "played_at": entry.played_at.isoformat(),
+        })
 
     if isinstance(step, Game):
         return [game(step, None)]
     if isinstance(step, Join):
-        return [member(Kind.PLAYER_JOINED, step.player)]
+        return [member(Kind.PLAYER_JOINED, step)]
     if isinstance(step, Retire):
-        return [member(Kind.PLAYER_RETIRED, step.player)]
+        return [member(Kind.PLAYER_RETIRED, step)]
     if isinstance(step, Return):
-        return [member(Kind.PLAYER_RETURNED, step.player)]
+        return [member(Kind.PLAYER_RETURNED, step)]
     assert isinstance(step, RatingPeriod)
     name = label or "import"
     base, n = name, 1
@@ -1285,12 +1291,12 @@ def _import_events(
         if isinstance(event, Game):
             out.append(game(event, name))
         elif isinstance(event, Join):
-            out.append(member(Kind.PLAYER_JOINED, event.player, name))
+            out.append(member(Kind.PLAYER_JOINED, event, name))
         elif isinstance(event, Retire):
-            out.append(member(Kind.PLAYER_RETIRED, event.player, name))
+            out.append(member(Kind.PLAYER_RETIRED, event, name))
         else:
             assert isinstance(event, Return)
-            out.append(member(Kind.PLAYER_RETURNED, event.player, name))
+            out.append(member(Kind.PLAYER_RETURNED, event, name))
     out.append(NewEvent(Kind.EVENT_CLOSED, actor, now, {"ladder": ladder, "name": name}))
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date
 
 from ratings_core.model import Event, Game, Join, RatingPeriod, Retire, Return, Step
 from ratings_core.replay import Checkpoint, replay
@@ -190,7 +191,8 @@ class LadderRatings:
         self.labels = self._derivation.labels
         self._consumed = len(ladder.inputs)
         if new:
-            result = replay(self.system, new, start=self.final, checkpoint_every=CHECKPOINT_EVERY)
+            result = replay(self.system, new, start=self.final, birth_dates=_births(state),
+                            checkpoint_every=CHECKPOINT_EVERY)
             self.steps.extend(new)
             self.checkpoints.extend(result.checkpoints)
             self.final = result.final
@@ -209,7 +211,7 @@ class LadderRatings:
         base = max(
             (c for c in self.checkpoints if c.position <= start), key=lambda c: c.position
         )
-        result = replay(system, steps[base.position:], start=base,
+        result = replay(system, steps[base.position:], start=base, birth_dates=_births(state),
                         checkpoint_every=CHECKPOINT_EVERY)
         self.checkpoints = [c for c in self.checkpoints if c.position <= base.position]
         self.checkpoints.extend(result.checkpoints)
@@ -241,7 +243,15 @@ class LadderRatings:
         base = max(
             (c for c in self.checkpoints if c.position <= start), key=lambda c: c.position
         )
-        return replay(self.system, steps[base.position:], start=base).final
+        return replay(self.system, steps[base.position:], start=base,
+                      birth_dates=_births(state)).final
+
+
+def _births(state: ClubState) -> dict[str, date]:
+    """Members' dates of birth by engine key, for players who join a ladder by playing."""
+    return {
+        player_key(m.id): m.birth_date for m in state.members.values() if m.birth_date is not None
+    }
 
 
 @contextmanager

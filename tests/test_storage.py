@@ -12,7 +12,7 @@ import aiosqlite
 import pytest
 
 from bot.storage.migrations import load_migrations, migrate
-from bot.storage.repository import Conflict, NewEvent, Repository
+from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository
 from bot.storage.sqlite import SqliteRepository
 
 NOW = datetime(2024, 3, 1, 19, 0)
@@ -85,9 +85,11 @@ async def test_a_request_is_answered_once(repository: Repository) -> None:
     club = await repository.club_id("console", "local", NOW)
     async with repository.transaction(club, 0) as tx:
         await tx.remember("upd-7", '"first"')
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(DuplicateRequest):
         async with repository.transaction(club, 0) as tx:
+            await tx.append([event(n=1)])
             await tx.remember("upd-7", '"second"')
+    assert await repository.events(club) == []  # the duplicate's events were rolled back
     assert await repository.answer(club, "upd-7") == '"first"'
 
 

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
 from bot.history_csv import History as CsvHistory
-from bot.storage.repository import Conflict, JsonValue, NewEvent, Repository, StoredEvent
+from bot.storage.repository import (
+    Conflict,
+    DuplicateRequest,
+    JsonValue,
+    NewEvent,
+    Repository,
+    StoredEvent,
+)
 from ratings_core.model import Event, Game, Join, PlayerState, RatingPeriod, Retire, Return, Step
 from ratings_core.parameters import describe, with_overrides
 from ratings_core.replay import Checkpoint, ReplayError, replay
@@ -126,14 +133,13 @@ class ClubService:
         if club is None:
             club = _Club(club_id, ClubState.build(await self._repository.events(club_id)))
             self._clubs[club_id] = club
-            return club
-        fresh = await self._repository.events(club_id, after=club.state.last_id)
-        if any(e.kind == Kind.ACTION_UNDONE for e in fresh):
-            club.state = ClubState.build([*club.state.log, *fresh])
-        else:
-            for event in fresh:
-                club.state.append(event)
         return club
+
+    async def _refresh(self, club: _Club) -> bool:
+        """Fold what other processes appended since our reading; True if there was any."""
+        fresh = await self._repository.events(club.id, after=club.state.last_id)
+        self._fold(club, fresh)
+        return bool(fresh)
 
     async def _execute(
         self, caller: Caller, decide: Callable[[_Club, datetime], Decision]
@@ -141,10 +147,6 @@ class ClubService:
         club_id = await self._club_id(caller.platform, caller.chat_id)
         lock = self._locks.setdefault(club_id, asyncio.Lock())
         async with lock:
-            if caller.request_id is not None:
-                stored = await self._repository.answer(club_id, caller.request_id)
-                if stored is not None:
-                    return decode(stored)
             for attempt in range(3):
                 try:
                     return await self._attempt(club_id, caller, decide)
@@ -152,24 +154,34 @@ class ClubService:
                     # Another process wrote first: read its events and decide again.
                     log.info("club %s changed underneath, retrying (%d)", club_id, attempt + 1)
                     self._clubs.pop(club_id, None)
+                except DuplicateRequest:
+                    # A redelivered update: its first answer stands, nothing more is written.
+                    assert caller.request_id is not None
+                    stored = await self._repository.answer(club_id, caller.request_id)
+                    assert stored is not None
+                    return decode(stored)
             raise RuntimeError(f"club {club_id} keeps changing; giving up")
 
     async def _attempt(
         self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision]
     ) -> Result:
+        """Decide on the state in memory. A write's transaction checks that nobody appended in
+        between (else :class:`Conflict`); a read first folds what others appended."""
         club = await self._load(club_id)
         now = self._clock.now()
         due = self._due(club, now)
         if due:
             await self._commit(club, due, None, None)
-        try:
-            events, answer = decide(club, now)
-        except Refusal as refused:
+        decision = _decide(decide, club, now)
+        if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
+            decision = _decide(decide, club, now)  # others wrote: answer from their state
+        if isinstance(decision, Refusal):
+            refused = decision
             if caller.request_id is not None:
-                first = refused
-                await self._commit(club, [], caller.request_id, lambda: first)
-            raise
-        if not events and caller.request_id is None:
+                await self._commit(club, [], caller.request_id, lambda: refused)
+            raise refused
+        events, answer = decision
+        if not events:
             return answer()
         return await self._commit(club, events, caller.request_id, answer)
 
@@ -210,14 +222,14 @@ class ClubService:
             return [NewEvent(Kind.LADDER_CREATED, SYSTEM_ACTOR, now,
                              {"ladder": DEFAULT_LADDER, "system": DEFAULT_SYSTEM, "params": {}})]
         due: list[NewEvent] = []
+        for game in state.open_reports.values():
+            hours = state.ladders[game.ladder].settings.auto_confirm_hours
+            if game.status is GameStatus.PENDING and now >= game.reported_at + timedelta(
+                hours=hours
+            ):
+                due.append(NewEvent(Kind.GAME_AUTO_CONFIRMED, SYSTEM_ACTOR, now,
+                                    {"game": game.id}, f"unanswered for {hours:g} h"))
         for ladder in state.ladders.values():
-            hours = ladder.settings.auto_confirm_hours
-            for game in ladder.games.values():
-                if game.status is GameStatus.PENDING and now >= game.reported_at + timedelta(
-                    hours=hours
-                ):
-                    due.append(NewEvent(Kind.GAME_AUTO_CONFIRMED, SYSTEM_ACTOR, now,
-                                        {"game": game.id}, f"unanswered for {hours:g} h"))
             days = ladder.settings.inactivity_days
             if days is not None:
                 final = self._ratings(club, ladder)
@@ -488,16 +500,13 @@ class ClubService:
 
             def answer() -> Pending:
                 to_confirm, waiting = [], []
-                for ladder in club.state.ladders.values():
-                    for game in ladder.games.values():
-                        if game.status not in (GameStatus.PENDING, GameStatus.DISPUTED):
-                            continue
-                        if club.state.member(game.player_b).id == me.id and (
-                            game.status is GameStatus.PENDING
-                        ):
-                            to_confirm.append(self._line(club, game))
-                        elif game.reported_by == me.id:
-                            waiting.append(self._line(club, game))
+                for game in club.state.open_reports.values():
+                    if club.state.member(game.player_b).id == me.id and (
+                        game.status is GameStatus.PENDING
+                    ):
+                        to_confirm.append(self._line(club, game))
+                    elif game.reported_by == me.id:
+                        waiting.append(self._line(club, game))
                 challenges = [
                     self._challenge_notice(club, c.id)
                     for c in club.state.challenges.values()
@@ -680,8 +689,7 @@ class ClubService:
             return game
         candidates = [
             g
-            for ladder in state.ladders.values()
-            for g in ladder.games.values()
+            for g in state.open_reports.values()
             if g.status in ((GameStatus.PENDING, GameStatus.DISPUTED) if as_reporter
                             else (GameStatus.PENDING,))
             and (g.reported_by == me.id if as_reporter
@@ -1089,6 +1097,15 @@ class ClubService:
 
 
 # -- parsing and checks ---------------------------------------------------------------------------
+
+
+def _decide(
+    decide: Callable[[_Club, datetime], Decision], club: _Club, now: datetime
+) -> Decision | Refusal:
+    try:
+        return decide(club, now)
+    except Refusal as refusal:
+        return refusal
 
 
 def _display_name(text: str) -> str:

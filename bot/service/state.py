@@ -186,6 +186,10 @@ class ClubState:
         self.merged_into: dict[int, int] = {}
         self.ladders: dict[str, Ladder] = {}
         self.challenges: dict[int, Challenge] = {}
+        #: every game by id, and the reports still pending or disputed (what confirm and the
+        #: sweep look through)
+        self.games: dict[int, GameRecord] = {}
+        self.open_reports: dict[int, GameRecord] = {}
         #: moderator actions still in force, oldest first (what /undo takes back)
         self.undoable: list[StoredEvent] = []
         self.log: list[StoredEvent] = []
@@ -337,7 +341,7 @@ class ClubState:
         reporter_id = self.by_user.get(reporter) if isinstance(reporter, str) else None
         colour = data.get("colour")
         tournament = data.get("event")
-        ladder.games[event.id] = GameRecord(
+        record = ladder.games[event.id] = GameRecord(
             id=event.id,
             ladder=ladder.name,
             player_a=self._ref(data, "player_a"),
@@ -352,14 +356,14 @@ class ClubState:
             status=GameStatus.CONFIRMED if direct else GameStatus.PENDING,
             seq=event.id if direct else None,
         )
+        self.games[event.id] = record
         if direct:
             ladder.inputs.append(("game", event.id))
+        else:
+            self.open_reports[event.id] = record
 
     def game(self, game_id: int) -> GameRecord | None:
-        for ladder in self.ladders.values():
-            if game_id in ladder.games:
-                return ladder.games[game_id]
-        return None
+        return self.games.get(game_id)
 
     def _game(self, data: dict[str, JsonValue]) -> GameRecord | None:
         # An event about a game whose report was undone has nothing left to change.
@@ -370,6 +374,7 @@ class ClubState:
         if game is not None and game.status is not GameStatus.CONFIRMED:
             game.status = GameStatus.CONFIRMED
             game.seq = event.id
+            self.open_reports.pop(game.id, None)
             self.ladders[game.ladder].inputs.append(("game", game.id))
 
     _on_game_auto_confirmed = _on_game_confirmed
@@ -383,6 +388,7 @@ class ClubState:
         game = self._game(data)
         if game is not None:
             game.status = GameStatus.WITHDRAWN
+            self.open_reports.pop(game.id, None)
 
     def _on_game_corrected(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
         game = self._game(data)
@@ -403,6 +409,7 @@ class ClubState:
             # A moderator's correction settles a pending or disputed report.
             game.status = GameStatus.CONFIRMED
             game.seq = event.id
+            self.open_reports.pop(game.id, None)
             self.ladders[game.ladder].inputs.append(("game", game.id))
         self.ladders[game.ladder].generation += 1
 

@@ -40,13 +40,18 @@ class Conflict(Exception):
     """Another writer appended to the club's log first; reload and try again."""
 
 
+class DuplicateRequest(Exception):
+    """The request was answered before: its first answer stands and nothing more is written."""
+
+
 class Transaction(Protocol):
     async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
         """Append events to the club's log; they get increasing ids."""
         ...
 
     async def remember(self, request_id: str, response: str) -> None:
-        """Record the answer to a request, committed with the events."""
+        """Record the answer to a request, committed with the events; raises
+        :class:`DuplicateRequest` when the request already has an answer."""
         ...
 
 
@@ -70,8 +75,9 @@ class Repository(Protocol):
     def transaction(
         self, club_id: int, expected_last: int
     ) -> AbstractAsyncContextManager[Transaction]:
-        """One writing transaction; raises :class:`Conflict` when the club's last event id is
-        not ``expected_last`` (someone else wrote in between). Rolls back on any error."""
+        """One writing transaction; its first append raises :class:`Conflict` when the club's
+        last event id is not ``expected_last`` (someone else wrote in between). Rolls back on
+        any error."""
         ...
 
     async def close(self) -> None: ...

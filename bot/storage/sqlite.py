@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -13,42 +14,58 @@ from pathlib import Path
 import aiosqlite
 
 from .migrations import MIGRATIONS, migrate
-from .repository import Conflict, NewEvent, StoredEvent
+from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent
 
 
 class SqliteTransaction:
-    def __init__(self, connection: aiosqlite.Connection, club_id: int) -> None:
+    def __init__(self, connection: aiosqlite.Connection, club_id: int, expected_last: int) -> None:
         self._connection = connection
         self._club_id = club_id
+        self._expected_last: int | None = expected_last
 
     async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
         stored = []
         for event in events:
-            cursor = await self._connection.execute(
-                "INSERT INTO events (club_id, kind, actor, at, reason, data)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    self._club_id,
-                    event.kind,
-                    event.actor,
-                    event.at.isoformat(),
-                    event.reason,
-                    json.dumps(event.data, ensure_ascii=False, separators=(",", ":")),
-                ),
+            values = (
+                self._club_id,
+                event.kind,
+                event.actor,
+                event.at.isoformat(),
+                event.reason,
+                json.dumps(event.data, ensure_ascii=False, separators=(",", ":")),
             )
-            event_id = cursor.lastrowid
-            await cursor.close()
-            assert event_id is not None
-            stored.append(
-                StoredEvent(event_id, event.kind, event.actor, event.at, event.data, event.reason)
-            )
+            if self._expected_last is not None:
+                # The first insert checks that nobody appended since the caller's reading, in
+                # the same round trip to the database thread.
+                rows = list(await self._connection.execute_fetchall(
+                    "INSERT INTO events (club_id, kind, actor, at, reason, data)"
+                    " SELECT ?, ?, ?, ?, ?, ? WHERE"
+                    " (SELECT COALESCE(MAX(id), 0) FROM events WHERE club_id = ?) = ?"
+                    " RETURNING id",
+                    (*values, self._club_id, self._expected_last),
+                ))
+                if not rows:
+                    raise Conflict(f"club {self._club_id} changed since {self._expected_last}")
+                self._expected_last = None
+            else:
+                rows = list(await self._connection.execute_fetchall(
+                    "INSERT INTO events (club_id, kind, actor, at, reason, data)"
+                    " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                    values,
+                ))
+            stored.append(StoredEvent(
+                int(rows[0][0]), event.kind, event.actor, event.at, event.data, event.reason
+            ))
         return stored
 
     async def remember(self, request_id: str, response: str) -> None:
-        await self._connection.execute(
-            "INSERT INTO requests (club_id, request_id, response) VALUES (?, ?, ?)",
-            (self._club_id, request_id, response),
-        )
+        try:
+            await self._connection.execute_fetchall(
+                "INSERT INTO requests (club_id, request_id, response) VALUES (?, ?, ?)",
+                (self._club_id, request_id, response),
+            )
+        except sqlite3.IntegrityError:
+            raise DuplicateRequest(request_id) from None
 
 
 class SqliteRepository:
@@ -99,12 +116,13 @@ class SqliteRepository:
             return [(int(r[0]), str(r[1]), str(r[2])) for r in await cursor.fetchall()]
 
     async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
-        async with self._lock, self._connection.execute(
-            "SELECT id, kind, actor, at, reason, data FROM events"
-            " WHERE club_id = ? AND id > ? ORDER BY id",
-            (club_id, after),
-        ) as cursor:
-            rows = await cursor.fetchall()
+        # One round trip to the database thread per call: it is on every use case's path.
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "SELECT id, kind, actor, at, reason, data FROM events"
+                " WHERE club_id = ? AND id > ? ORDER BY id",
+                (club_id, after),
+            )
         return [
             StoredEvent(
                 int(r[0]), str(r[1]), str(r[2]), datetime.fromisoformat(r[3]), json.loads(r[5]),
@@ -114,12 +132,12 @@ class SqliteRepository:
         ]
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
-        async with self._lock, self._connection.execute(
-            "SELECT response FROM requests WHERE club_id = ? AND request_id = ?",
-            (club_id, request_id),
-        ) as cursor:
-            row = await cursor.fetchone()
-        return None if row is None else str(row[0])
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "SELECT response FROM requests WHERE club_id = ? AND request_id = ?",
+                (club_id, request_id),
+            ))
+        return str(rows[0][0]) if rows else None
 
     @asynccontextmanager
     async def transaction(self, club_id: int, expected_last: int) -> AsyncIterator[
@@ -128,13 +146,7 @@ class SqliteRepository:
         async with self._lock:
             await self._connection.execute("BEGIN IMMEDIATE")
             try:
-                async with self._connection.execute(
-                    "SELECT COALESCE(MAX(id), 0) FROM events WHERE club_id = ?", (club_id,)
-                ) as cursor:
-                    row = await cursor.fetchone()
-                if row is None or int(row[0]) != expected_last:
-                    raise Conflict(f"club {club_id} changed since event {expected_last}")
-                yield SqliteTransaction(self._connection, club_id)
+                yield SqliteTransaction(self._connection, club_id, expected_last)
             except BaseException:
                 await self._connection.execute("ROLLBACK")
                 raise

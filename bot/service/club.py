@@ -794,13 +794,19 @@ class ClubService:
                 raise Refusal("nothing_to_correct")
             ladder = club.state.ladders[game.ladder]
             before = self._ratings(club, ladder)
-            preview = club.ratings[ladder.name].preview(club.state, ladder, corrected)
-            moved = self._changes(club, ladder, before, preview)
             if not apply:
+                preview = club.ratings[ladder.name].preview(club.state, ladder, corrected)
+                moved = self._changes(club, ladder, before, preview)
                 return [], lambda: Preview(game_id, moved, applied=False)
             event = NewEvent(Kind.GAME_CORRECTED, caller.user, now,
                              {"game": game_id, "changes": changes}, why)
-            return [event], lambda: Preview(game_id, moved, applied=True)
+
+            def applied() -> Preview:
+                # The same numbers the preview showed: the corrected log, re-rated once.
+                after = self._ratings(club, ladder)
+                return Preview(game_id, self._changes(club, ladder, before, after), applied=True)
+
+            return [event], applied
 
         return await self._execute(caller, decide)
 

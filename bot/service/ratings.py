@@ -48,15 +48,21 @@ class _Derivation:
         self.retired: set[str] = set()
         #: the event name of each step made (empty for steps that are no event)
         self.labels: list[str] = []
+        self._keys: dict[int, str] = {}
 
     def key(self, member_id: int) -> str:
-        return player_key(self.state.member(member_id).id)
+        key = self._keys.get(member_id)
+        if key is None:
+            key = self._keys[member_id] = player_key(self.state.member(member_id).id)
+        return key
 
     def game(self, record: GameRecord) -> Game | None:
         a, b = self.key(record.player_a), self.key(record.player_b)
         if a == b:  # two records of one person, merged: the game no longer means anything
             return None
-        stamp = (record.version, a, b)
+        # Everything the step is made of: a previewed correction cached under the same id can
+        # never be mistaken for a later, different one.
+        stamp = (a, b, record.score_a, record.handicap, record.played_at)
         cached = self.games.get(record.id)
         if cached is not None and cached[0] == stamp:
             return cached[1]
@@ -77,33 +83,45 @@ class _Derivation:
 
     def steps(self, inputs: Sequence[tuple[str, int | str]]) -> list[Step]:
         out: list[Step] = []
-        labels: list[str] = []
+        labels = self.labels
         ladder = self.ladder
+        known, retired = self.known, self.retired
         for kind, ref in inputs:
-            made: list[Step] = []
-            label = ""
             if kind == "game":
+                # The common case, kept lean: a re-rate derives every game of the ladder.
                 assert isinstance(ref, int)
                 record = ladder.games[ref]
-                if record.counts and not self._waits_for_event(record):
-                    game = self.game(record)
-                    if game is not None:
-                        made = [*self._returns([game]), game]
+                if not record.counts or (
+                    record.event is not None and self._waits_for_event(record)
+                ):
+                    continue
+                game = self.game(record)
+                if game is None:
+                    continue
+                if retired:
+                    for back in self._returns([game]):
+                        out.append(back)
+                        labels.append("")
+                known.add(game.player_a)
+                known.add(game.player_b)
+                out.append(game)
+                labels.append("")
             elif kind == "member":
                 assert isinstance(ref, int)
                 if ladder.membership[ref].event is None:
                     step = self._membership(ref)
-                    made = [] if step is None else [step]
+                    if step is not None:
+                        out.append(step)
+                        labels.append("")
             else:
                 assert isinstance(ref, str)
                 members, games = self._period(ref)
                 if members or games:
-                    label = ladder.tournaments[ref].name
-                    made = [*self._returns(games),
-                            RatingPeriod(tuple[Event, ...]([*members, *games]))]
-            out.extend(made)
-            labels.extend(label if isinstance(step, RatingPeriod) else "" for step in made)
-        self.labels.extend(labels)
+                    for back in self._returns(games):
+                        out.append(back)
+                        labels.append("")
+                    out.append(RatingPeriod(tuple[Event, ...]([*members, *games])))
+                    labels.append(ladder.tournaments[ref].name)
         return out
 
     def _waits_for_event(self, record: GameRecord) -> bool:
@@ -238,7 +256,7 @@ class LadderRatings:
         if ("game", changed.id) not in inputs:  # a pending or disputed report being settled
             inputs.append(("game", changed.id))
         with _substituted(ladder, changed):
-            steps = _Derivation(state, ladder, {}).steps(inputs)
+            steps = _Derivation(state, ladder, self._games).steps(inputs)
         start = self._first_difference(steps)
         base = max(
             (c for c in self.checkpoints if c.position <= start), key=lambda c: c.position

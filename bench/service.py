@@ -1,0 +1,142 @@
+"""Service speed on SQLite: correcting the first game of a long ladder, and confirmed results per
+second from many members at once.
+
+    .venv/bin/python bench/service.py                 # both, with the issue's sizes
+    .venv/bin/python bench/service.py --games 20000 --results 2000
+
+1. A ladder of ``--games`` (100,000) confirmed games among 1,000 members is imported; then a
+   moderator corrects its first game. Timed: the correction (``/correct ... apply``) and the
+   re-rate of the ladder that follows (the next leaderboard), each and together.
+   Target (issue 3): recompute and store < 300 ms.
+2. ``--members`` (100) members, each its own task, report games against a partner who confirms
+   them, ``--results`` (5,000) confirmed results in all, every use case with a platform request
+   id as Telegram and Discord send: once as an open load of ``--rate`` (500) results per second
+   (each member keeps its share, as people do), once as fast as the service goes. Timed:
+   confirmed results per second and each use case's latency (p50, p99), queueing included.
+   Target: >= 500 confirmed results/s sustained, p99 < 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from bot.history_csv import History
+from bot.service.clock import FakeClock
+from bot.service.club import Caller, ClubService, Correction
+from bot.service.results import GameResult
+from bot.storage.sqlite import SqliteRepository
+from ratings_core.model import Game, Step
+
+START = datetime(2020, 1, 1)
+
+
+def caller(user: str, moderator: bool = False, request: str | None = None) -> Caller:
+    return Caller("bench", "club", user, user, moderator, request)
+
+
+async def correction(folder: Path, games: int, members: int, seed: int) -> None:
+    rng = random.Random(seed)
+    repository = await SqliteRepository.open(folder / "correction.db")
+    clock = FakeClock(START + timedelta(days=3000))
+    service = ClubService(repository, clock)
+    names = [f"m{i:04d}" for i in range(members)]
+    steps: list[Step] = []
+    for n in range(games):
+        a, b = rng.sample(names, 2)
+        steps.append(Game(a, b, rng.choice((0.0, 0.5, 1.0)), START + timedelta(minutes=n)))
+    history = History(steps, [[n + 1] for n in range(games)], [""] * games)
+    begin = time.perf_counter()
+    await service.import_history("bench", "club", history, history.labels)
+    imported = time.perf_counter() - begin
+    await service.leaderboard(caller("m0000"))
+    club = await repository.club_id("bench", "club", START)
+    first = next(e.id for e in await repository.events(club) if e.kind == "game_reported")
+
+    moderator = caller("mod", moderator=True)
+    begin = time.perf_counter()
+    await service.correct(moderator, first, Correction(result="loss"), apply=True)
+    corrected = time.perf_counter() - begin
+    begin = time.perf_counter()
+    await service.leaderboard(caller("m0000"))
+    rerated = time.perf_counter() - begin
+    await repository.close()
+    print(f"correction: {games:,} games imported in {imported:.1f} s; correcting game 1 "
+          f"{corrected * 1000:.0f} ms + re-rating the ladder {rerated * 1000:.0f} ms "
+          f"= {(corrected + rerated) * 1000:.0f} ms (target < 300 ms)")
+
+
+async def throughput(
+    folder: Path, members: int, results: int, rate: float | None, seed: int
+) -> None:
+    """Members report and confirm; with ``rate`` each member keeps to its share of that many
+    results per second (an open load, as real members are), otherwise as fast as possible."""
+    repository = await SqliteRepository.open(folder / f"throughput-{rate}.db")
+    service = ClubService(repository, FakeClock(START))
+    names = [f"p{i:03d}" for i in range(members)]
+    for name in names:
+        await service.register(caller(name))
+    latencies: list[float] = []
+    per_member = results // members
+    serial = iter(range(10**9))
+    interval = members / rate if rate else 0.0
+
+    async def timed(call: Awaitable[object]) -> object:
+        begin = time.perf_counter()
+        answer = await call
+        latencies.append(time.perf_counter() - begin)
+        return answer
+
+    async def member(i: int, start: float) -> None:
+        rng = random.Random(seed + i)
+        me = names[i]
+        partner = names[i ^ 1] if (i ^ 1) < members else names[0]
+        for k in range(per_member):
+            if interval:
+                # Members are spread over the interval, so the load arrives evenly.
+                await asyncio.sleep(max(0.0, start + (k + i / members) * interval
+                                        - time.perf_counter()))
+            result = rng.choice(("win", "loss", "draw"))
+            reported = await timed(service.report(
+                caller(me, request=f"u{next(serial)}"), partner, result))
+            assert isinstance(reported, GameResult)
+            await timed(service.confirm(caller(partner, request=f"u{next(serial)}"),
+                                        reported.game.id))
+
+    begin = time.perf_counter()
+    await asyncio.gather(*(member(i, begin) for i in range(members)))
+    elapsed = time.perf_counter() - begin
+    await repository.close()
+    confirmed = per_member * members
+    ms = sorted(x * 1000 for x in latencies)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    load = f"offered {rate:,.0f}/s" if rate else "as fast as possible"
+    print(f"throughput ({load}): {members} members, {confirmed:,} confirmed results in "
+          f"{elapsed:.1f} s = {confirmed / elapsed:,.0f} confirmed/s; per use case "
+          f"p50 {statistics.median(ms):.1f} ms, p99 {p99:.1f} ms, max {ms[-1]:.1f} ms")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--members", type=int, default=100)
+    parser.add_argument("--results", type=int, default=5_000)
+    parser.add_argument("--rate", type=float, default=500.0,
+                        help="confirmed results per second offered in the open-load run")
+    parser.add_argument("--seed", type=int, default=20261122)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        await correction(Path(folder), args.games, 1000, args.seed)
+        await throughput(Path(folder), args.members, args.results, args.rate, args.seed)
+        await throughput(Path(folder), args.members, args.results, None, args.seed)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 from bot.history_csv import History as CsvHistory
 from bot.storage.repository import (
@@ -26,13 +25,16 @@ from bot.storage.repository import (
     Repository,
     StoredEvent,
 )
-from ratings_core.model import Event, Game, Join, PlayerState, RatingPeriod, Retire, Return, Step
-from ratings_core.parameters import describe, with_overrides
+from ratings_core.model import Game, PlayerState, Step
+from ratings_core.parameters import describe
 from ratings_core.replay import Checkpoint, ReplayError, replay
-from ratings_core.systems import make_system, preset_params, system_names
+from ratings_core.systems import make_system, preset_params
 
+from . import importing
+from . import parsing as parse
 from .clock import Clock
 from .errors import Refusal
+from .parsing import MAX_NAME
 from .ratings import LadderRatings, member_of_key, player_key
 from .results import (
     Audit,
@@ -68,14 +70,10 @@ from .state import (
 log = logging.getLogger(__name__)
 
 SYSTEM_ACTOR = "system"
-MAX_NAME = 32
 MAX_REASON = 200
-MAX_HANDICAP = 1000.0
-RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw": 0.5}
 _LADDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 _EVENT_NAME = re.compile(r"^[\w-]{1,32}$")
 #: settings a moderator may change with /set, and how their text is read
-SETTINGS: dict[str, Callable[[str], object]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,10 +344,10 @@ class ClubService:
             existing = club.state.member_of_user(caller.user)
             if existing is not None:
                 raise Refusal("already_registered", name=existing.name)
-            display = _display_name(name if name else caller.name)
+            display = parse.display_name(name if name else caller.name)
             if club.state.member_named(display) is not None:
                 raise Refusal("name_taken", name=display)
-            born = _birth_date(birth_date, now) if birth_date else None
+            born = parse.birth_date(birth_date, now) if birth_date else None
             data: dict[str, JsonValue] = {
                 "user": caller.user, "name": display, "ladder": DEFAULT_LADDER,
                 "birth_date": born.isoformat() if born else None,
@@ -627,9 +625,9 @@ class ClubService:
             second = self._member(club, opponent)
             if first.id == second.id:
                 raise Refusal("not_yourself")
-            score = _score(result)
-            points = _handicap(handicap)
-            side = _colour(colour)
+            score = parse.score(result)
+            points = parse.handicap(handicap)
+            side = parse.colour(colour)
             lad = self._ladder(club, ladder)
             system = make_system(lad.settings.system, dict(lad.settings.params))
             try:
@@ -777,9 +775,9 @@ class ClubService:
             corrected = replace(game, status=GameStatus.CONFIRMED, seq=game.seq or 10**18,
                                 version=game.version + 1)
             if correction.result is not None:
-                corrected.score_a = changes["score_a"] = _score(correction.result)
+                corrected.score_a = changes["score_a"] = parse.score(correction.result)
             if correction.handicap is not None:
-                corrected.handicap = changes["handicap"] = _handicap(correction.handicap)
+                corrected.handicap = changes["handicap"] = parse.handicap(correction.handicap)
             for side, text in (("player_a", correction.player_a),
                                ("player_b", correction.player_b)):
                 if text is not None:
@@ -921,7 +919,7 @@ class ClubService:
                 raise Refusal("bad_ladder_name", limit=MAX_NAME)
             if key in club.state.ladders:
                 raise Refusal("ladder_exists", ladder=key)
-            checked = _system(system, params or {})
+            checked = parse.system_params(system, params or {})
             event = NewEvent(Kind.LADDER_CREATED, caller.user, now,
                              {"ladder": key, "system": system, "params": dict(checked)})
             return [event], lambda: Notice("ladder_created", {"ladder": key, "system": system})
@@ -937,7 +935,7 @@ class ClubService:
         def decide(club: _Club, now: datetime) -> Decision:
             self._moderator(caller)
             lad = self._ladder(club, ladder)
-            checked = _system(system, params or {})
+            checked = parse.system_params(system, params or {})
             event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now, {
                 "ladder": lad.name,
                 "settings": {"system": system, "params": dict(checked)},
@@ -957,7 +955,7 @@ class ClubService:
         def decide(club: _Club, now: datetime) -> Decision:
             self._moderator(caller)
             lad = self._ladder(club, ladder)
-            parsed = _setting(setting, value)
+            parsed = parse.setting(setting, value)
             event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now,
                              {"ladder": lad.name, "settings": {setting: parsed}})
             return [event], lambda: Notice("setting_set", {
@@ -1063,12 +1061,12 @@ class ClubService:
                        if m.id not in club.state.merged_into}
             keys: dict[str, str] = {}
             events: list[NewEvent] = []
-            for name in _names_in(history.steps):
+            for name in importing.names_in(history.steps):
                 member = by_name.get(name.casefold())
                 if member is not None:
                     keys[name] = player_key(member.id)
                     continue
-                display = _display_name(name)
+                display = parse.display_name(name)
                 user = f"import:{display}"
                 if club.state.member_of_user(user) is not None:
                     raise Refusal("name_taken", name=display)
@@ -1077,7 +1075,7 @@ class ClubService:
                                        {"user": user, "name": display, "birth_date": None}))
             # Check every row against the ladder as it stands, before anything is written.
             try:
-                replay(ratings.system, _rekey(history.steps, keys), start=ratings.final)
+                replay(ratings.system, importing.rekey(history.steps, keys), start=ratings.final)
             except ReplayError as error:
                 # Positions count on from the ladder's own steps; names go back to the file's.
                 row = history.row_of(error.position - ratings.final.position, error.event_index)
@@ -1086,10 +1084,12 @@ class ClubService:
                     problem = problem.replace(repr(key), repr(name))
                 raise Refusal("import_row", row=row, problem=problem) from None
             users = {name: (by_name[name.casefold()].user if name.casefold() in by_name
-                            else f"import:{_display_name(name)}") for name in keys}
+                            else f"import:{parse.display_name(name)}") for name in keys}
             opened: set[str] = {key for key in lad.tournaments}
             for step, label in zip(history.steps, labels, strict=True):
-                events.extend(_import_events(step, label, lad.name, users, actor, now, opened))
+                events.extend(
+                    importing.import_events(step, label, lad.name, users, actor, now, opened)
+                )
             count = sum(1 for e in events if e.kind == Kind.GAME_REPORTED)
             return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
                                                        "steps": len(history.steps)})
@@ -1112,94 +1112,6 @@ def _decide(
         return decide(club, now)
     except Refusal as refusal:
         return refusal
-
-
-def _display_name(text: str) -> str:
-    name = " ".join(text.split())
-    if not name or name.startswith("@") or not name.isprintable():
-        raise Refusal("bad_name", limit=MAX_NAME)
-    if len(name) > MAX_NAME:
-        raise Refusal("name_too_long", limit=MAX_NAME)
-    return name
-
-
-def _birth_date(text: str, now: datetime) -> date:
-    try:
-        born = date.fromisoformat(text.strip())
-    except ValueError:
-        raise Refusal("bad_date", text=text[:20]) from None
-    if born >= now.date() or born.year < 1900:
-        raise Refusal("bad_date", text=text[:20])
-    return born
-
-
-def _score(text: str) -> float:
-    score = RESULTS.get(text.strip().casefold())
-    if score is None:
-        raise Refusal("bad_result", text=text[:20])
-    return score
-
-
-def _handicap(text: str | None) -> float:
-    if text is None or not text.strip():
-        return 0.0
-    try:
-        value = float(text)
-    except ValueError:
-        raise Refusal("bad_handicap", text=text[:20], limit=f"{MAX_HANDICAP:g}") from None
-    if not math.isfinite(value) or abs(value) > MAX_HANDICAP:
-        raise Refusal("bad_handicap", text=text[:20], limit=f"{MAX_HANDICAP:g}")
-    return value
-
-
-def _colour(text: str | None) -> str | None:
-    if text is None:
-        return None
-    colour = text.strip().casefold()
-    if colour not in ("white", "black"):
-        raise Refusal("bad_colour", text=text[:20])
-    return colour
-
-
-def _system(name: str, params: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    if name not in system_names():
-        raise Refusal("unknown_system", system=name[:MAX_NAME], systems=", ".join(system_names()))
-    try:
-        with_overrides(preset_params(make_system(name)), params)
-    except ValueError as error:
-        raise Refusal("bad_parameter", problem=str(error)) from None
-    return tuple(sorted(params.items()))
-
-
-def _setting(name: str, text: str) -> JsonValue:
-    value = text.strip().casefold()
-    if name in ("auto_confirm_hours", "challenge_hours"):
-        try:
-            hours = float(value)
-        except ValueError:
-            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
-        if not (math.isfinite(hours) and 0 < hours <= 24 * 365):
-            raise Refusal("bad_setting", setting=name, text=text[:20])
-        return hours
-    if name == "inactivity_days":
-        if value in ("off", "none", "never"):
-            return None
-        try:
-            days = float(value)
-        except ValueError:
-            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
-        if not (math.isfinite(days) and 0 < days <= 3650):
-            raise Refusal("bad_setting", setting=name, text=text[:20])
-        return days
-    if name == "hide_provisional":
-        if value in ("yes", "true", "on"):
-            return True
-        if value in ("no", "false", "off"):
-            return False
-        raise Refusal("bad_setting", setting=name, text=text[:20])
-    raise Refusal("unknown_setting", setting=name[:MAX_NAME],
-                  settings="auto_confirm_hours, challenge_hours, inactivity_days, "
-                           "hide_provisional")
 
 
 def _waits_for_event(ladder: Ladder, game: GameRecord) -> bool:
@@ -1235,93 +1147,6 @@ def _summary(event: StoredEvent) -> str:
     data = event.data
     parts = [f"{k}={v}" for k, v in data.items() if v not in (None, "", {}, [])]
     return ", ".join(parts)[:200]
-
-
-def _names_in(steps: Sequence[Step]) -> list[str]:
-    seen: dict[str, None] = {}
-    for step in steps:
-        events = step.events if isinstance(step, RatingPeriod) else (step,)
-        for event in events:
-            if isinstance(event, Game):
-                seen.setdefault(event.player_a)
-                seen.setdefault(event.player_b)
-            elif isinstance(event, Join | Retire | Return):
-                seen.setdefault(event.player)
-    return list(seen)
-
-
-def _rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:
-    def game(g: Game) -> Game:
-        return Game(keys[g.player_a], keys[g.player_b], g.score_a, g.played_at, g.handicap,
-                    g.seconds)
-
-    out: list[Step] = []
-    for step in steps:
-        if isinstance(step, Game):
-            out.append(game(step))
-        elif isinstance(step, RatingPeriod):
-            out.append(RatingPeriod(tuple(
-                game(e) if isinstance(e, Game) else _rekey_member(e, keys) for e in step.events
-            )))
-        else:
-            out.append(_rekey_member(step, keys))
-    return out
-
-
-def _rekey_member(event: Event, keys: dict[str, str]) -> Join | Retire | Return:
-    if isinstance(event, Join):
-        return Join(keys[event.player], event.played_at, event.birth_date)
-    if isinstance(event, Retire):
-        return Retire(keys[event.player], event.played_at)
-    assert isinstance(event, Return)
-    return Return(keys[event.player], event.played_at)
-
-
-def _import_events(
-    step: Step, label: str, ladder: str, users: dict[str, str], actor: str, now: datetime,
-    opened: set[str],
-) -> list[NewEvent]:
-    def game(g: Game, event: str | None) -> NewEvent:
-        return NewEvent(Kind.GAME_REPORTED, actor, now, {
-            "ladder": ladder, "player_a": users[g.player_a], "player_b": users[g.player_b],
-            "score_a": g.score_a, "handicap": g.handicap, "colour": None, "event": event,
-            "played_at": g.played_at.isoformat(), "reported_by": None, "direct": True,
-        })
-
-    def member(kind: Kind, entry: Join | Retire | Return, event: str | None = None) -> NewEvent:
-        return NewEvent(kind, actor, now, {
-            "ladder": ladder, "member": users[entry.player], "event": event,
-            "played_at": entry.played_at.isoformat(),
-        })
-
-    if isinstance(step, Game):
-        return [game(step, None)]
-    if isinstance(step, Join):
-        return [member(Kind.PLAYER_JOINED, step)]
-    if isinstance(step, Retire):
-        return [member(Kind.PLAYER_RETIRED, step)]
-    if isinstance(step, Return):
-        return [member(Kind.PLAYER_RETURNED, step)]
-    assert isinstance(step, RatingPeriod)
-    name = label or "import"
-    base, n = name, 1
-    while name.casefold() in opened:
-        n += 1
-        name = f"{base}-{n}"
-    opened.add(name.casefold())
-    out = [NewEvent(Kind.EVENT_OPENED, actor, now, {"ladder": ladder, "name": name})]
-    for event in step.events:
-        if isinstance(event, Game):
-            out.append(game(event, name))
-        elif isinstance(event, Join):
-            out.append(member(Kind.PLAYER_JOINED, event, name))
-        elif isinstance(event, Retire):
-            out.append(member(Kind.PLAYER_RETIRED, event, name))
-        else:
-            assert isinstance(event, Return)
-            out.append(member(Kind.PLAYER_RETURNED, event, name))
-    out.append(NewEvent(Kind.EVENT_CLOSED, actor, now, {"ladder": ladder, "name": name}))
-    return out
 
 
 __all__ = ["Caller", "ClubService", "Correction", "LadderSettings", "Refusal"]

@@ -1,0 +1,100 @@
+"""Turning an EVENTS.csv history into the events of a club's log (``clubrating import``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from bot.storage.repository import NewEvent
+from ratings_core.model import Event, Game, Join, RatingPeriod, Retire, Return, Step
+
+from .state import Kind
+
+
+def names_in(steps: Sequence[Step]) -> list[str]:
+    seen: dict[str, None] = {}
+    for step in steps:
+        events = step.events if isinstance(step, RatingPeriod) else (step,)
+        for event in events:
+            if isinstance(event, Game):
+                seen.setdefault(event.player_a)
+                seen.setdefault(event.player_b)
+            elif isinstance(event, Join | Retire | Return):
+                seen.setdefault(event.player)
+    return list(seen)
+
+
+def rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:
+    def game(g: Game) -> Game:
+        return Game(keys[g.player_a], keys[g.player_b], g.score_a, g.played_at, g.handicap,
+                    g.seconds)
+
+    out: list[Step] = []
+    for step in steps:
+        if isinstance(step, Game):
+            out.append(game(step))
+        elif isinstance(step, RatingPeriod):
+            out.append(RatingPeriod(tuple(
+                game(e) if isinstance(e, Game) else _rekey_member(e, keys) for e in step.events
+            )))
+        else:
+            out.append(_rekey_member(step, keys))
+    return out
+
+
+def _rekey_member(event: Event, keys: dict[str, str]) -> Join | Retire | Return:
+    if isinstance(event, Join):
+        return Join(keys[event.player], event.played_at, event.birth_date)
+    if isinstance(event, Retire):
+        return Retire(keys[event.player], event.played_at)
+    assert isinstance(event, Return)
+    return Return(keys[event.player], event.played_at)
+
+
+def import_events(
+    step: Step, label: str, ladder: str, users: dict[str, str], actor: str, now: datetime,
+    opened: set[str],
+) -> list[NewEvent]:
+    def game(g: Game, event: str | None) -> NewEvent:
+        return NewEvent(Kind.GAME_REPORTED, actor, now, {
+            "ladder": ladder, "player_a": users[g.player_a], "player_b": users[g.player_b],
+            "score_a": g.score_a, "handicap": g.handicap, "colour": None, "event": event,
+            "played_at": g.played_at.isoformat(), "reported_by": None, "direct": True,
+        })
+
+    def member(kind: Kind, entry: Join | Retire | Return, event: str | None = None) -> NewEvent:
+        return NewEvent(kind, actor, now, {
+            "ladder": ladder, "member": users[entry.player], "event": event,
+            "played_at": entry.played_at.isoformat(),
+        })
+
+    if isinstance(step, Game):
+        return [game(step, None)]
+    if isinstance(step, Join):
+        return [member(Kind.PLAYER_JOINED, step)]
+    if isinstance(step, Retire):
+        return [member(Kind.PLAYER_RETIRED, step)]
+    if isinstance(step, Return):
+        return [member(Kind.PLAYER_RETURNED, step)]
+    assert isinstance(step, RatingPeriod)
+    name = label or "import"
+    base, n = name, 1
+    while name.casefold() in opened:
+        n += 1
+        name = f"{base}-{n}"
+    opened.add(name.casefold())
+    out = [NewEvent(Kind.EVENT_OPENED, actor, now, {"ladder": ladder, "name": name})]
+    for event in step.events:
+        if isinstance(event, Game):
+            out.append(game(event, name))
+        elif isinstance(event, Join):
+            out.append(member(Kind.PLAYER_JOINED, event, name))
+        elif isinstance(event, Retire):
+            out.append(member(Kind.PLAYER_RETIRED, event, name))
+        else:
+            assert isinstance(event, Return)
+            out.append(member(Kind.PLAYER_RETURNED, event, name))
+    out.append(NewEvent(Kind.EVENT_CLOSED, actor, now, {"ladder": ladder, "name": name}))
+    return out
+
+

@@ -1,0 +1,109 @@
+"""Reading what people type: names, dates, results, handicaps, colours, systems, settings.
+
+Each reader returns the value or raises a :class:`Refusal` that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime
+
+from bot.storage.repository import JsonValue
+from ratings_core.parameters import with_overrides
+from ratings_core.systems import make_system, preset_params, system_names
+
+from .errors import Refusal
+
+MAX_NAME = 32
+MAX_HANDICAP = 1000.0
+RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw": 0.5}
+
+
+def display_name(text: str) -> str:
+    name = " ".join(text.split())
+    if not name or name.startswith("@") or not name.isprintable():
+        raise Refusal("bad_name", limit=MAX_NAME)
+    if len(name) > MAX_NAME:
+        raise Refusal("name_too_long", limit=MAX_NAME)
+    return name
+
+
+def birth_date(text: str, now: datetime) -> date:
+    try:
+        born = date.fromisoformat(text.strip())
+    except ValueError:
+        raise Refusal("bad_date", text=text[:20]) from None
+    if born >= now.date() or born.year < 1900:
+        raise Refusal("bad_date", text=text[:20])
+    return born
+
+
+def score(text: str) -> float:
+    score = RESULTS.get(text.strip().casefold())
+    if score is None:
+        raise Refusal("bad_result", text=text[:20])
+    return score
+
+
+def handicap(text: str | None) -> float:
+    if text is None or not text.strip():
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        raise Refusal("bad_handicap", text=text[:20], limit=f"{MAX_HANDICAP:g}") from None
+    if not math.isfinite(value) or abs(value) > MAX_HANDICAP:
+        raise Refusal("bad_handicap", text=text[:20], limit=f"{MAX_HANDICAP:g}")
+    return value
+
+
+def colour(text: str | None) -> str | None:
+    if text is None:
+        return None
+    colour = text.strip().casefold()
+    if colour not in ("white", "black"):
+        raise Refusal("bad_colour", text=text[:20])
+    return colour
+
+
+def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    if name not in system_names():
+        raise Refusal("unknown_system", system=name[:MAX_NAME], systems=", ".join(system_names()))
+    try:
+        with_overrides(preset_params(make_system(name)), params)
+    except ValueError as error:
+        raise Refusal("bad_parameter", problem=str(error)) from None
+    return tuple(sorted(params.items()))
+
+
+def setting(name: str, text: str) -> JsonValue:
+    value = text.strip().casefold()
+    if name in ("auto_confirm_hours", "challenge_hours"):
+        try:
+            hours = float(value)
+        except ValueError:
+            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
+        if not (math.isfinite(hours) and 0 < hours <= 24 * 365):
+            raise Refusal("bad_setting", setting=name, text=text[:20])
+        return hours
+    if name == "inactivity_days":
+        if value in ("off", "none", "never"):
+            return None
+        try:
+            days = float(value)
+        except ValueError:
+            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
+        if not (math.isfinite(days) and 0 < days <= 3650):
+            raise Refusal("bad_setting", setting=name, text=text[:20])
+        return days
+    if name == "hide_provisional":
+        if value in ("yes", "true", "on"):
+            return True
+        if value in ("no", "false", "off"):
+            return False
+        raise Refusal("bad_setting", setting=name, text=text[:20])
+    raise Refusal("unknown_setting", setting=name[:MAX_NAME],
+                  settings="auto_confirm_hours, challenge_hours, inactivity_days, "
+                           "hide_provisional")
+
+

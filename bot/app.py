@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -27,13 +30,36 @@ async def open_service() -> tuple[ClubService, SqliteRepository]:
     return ClubService(repository, SystemClock()), repository
 
 
+async def run_telegram(service: ClubService, token: str, base_url: str | None) -> None:
+    """Long polling until SIGINT or SIGTERM."""
+    from .adapters.telegram import TelegramFrontEnd  # only when Telegram is asked for
+
+    app = TelegramFrontEnd(service).application(token, base_url)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    async with app:
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling()
+        log.info("Telegram bot @%s is polling", app.bot.username)
+        await stop.wait()
+        await app.updater.stop()
+        await app.stop()
+
+
 async def run() -> None:
-    """Telegram and Discord when their tokens are set; otherwise the console chat."""
+    """Telegram when ``TELEGRAM_TOKEN`` is set; otherwise the console chat."""
     service, repository = await open_service()
     try:
-        if os.environ.get("TELEGRAM_TOKEN") or os.environ.get("DISCORD_TOKEN"):
-            log.warning("the Telegram and Discord front-ends are not built yet; "
-                        "starting the console chat instead")
+        token = os.environ.get("TELEGRAM_TOKEN")
+        if token:
+            await run_telegram(service, token, os.environ.get("TELEGRAM_BASE_URL") or None)
+            return
+        if os.environ.get("DISCORD_TOKEN"):
+            log.warning("the Discord front-end is not built yet; starting the console chat")
         log.info("console chat on %s", database_path())
         await run_console(service, sys.stdin, sys.stdout, interactive=sys.stdin.isatty())
     finally:

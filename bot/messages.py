@@ -160,6 +160,29 @@ MESSAGES: dict[str, str] = {
     "help_settings": "/settings [ladder] - a ladder's system and settings",
     "help_audit": "/audit [n] - the latest entries of the club's log",
     "help_undo": "/undo - take back the latest moderator action",
+    # -- Telegram -------------------------------------------------------------------------------
+    "telegram_private": "Add me to your club's group and use the commands there; /help there "
+                        "lists them.",
+    "menu_register": "Join the club",
+    "menu_rating": "Rating, rank and record",
+    "menu_top": "The leaderboard",
+    "menu_challenge": "Challenge a member",
+    "menu_report": "Report a game: @member win|loss|draw",
+    "menu_confirm": "Confirm a result reported against you",
+    "menu_dispute": "Dispute a result reported against you",
+    "menu_withdraw": "Take back your own report",
+    "menu_history": "Latest games",
+    "menu_h2h": "Your record against a member",
+    "menu_pending": "What waits for you",
+    "menu_help": "All commands",
+    "button_confirm": "Confirm",
+    "button_dispute": "Dispute",
+    "button_accept": "Accept",
+    "button_decline": "Decline",
+    "button_apply": "Apply",
+    "button_cancel": "Cancel",
+    "button_previous": "« Previous",
+    "button_next": "Next »",
 }
 
 _FORMATTER = string.Formatter()

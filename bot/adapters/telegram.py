@@ -1,0 +1,340 @@
+"""The Telegram front-end on python-telegram-bot: a group is a club.
+
+Messages become the product's commands (``bot.commands``); answers go back as HTML-escaped text,
+with inline buttons wherever a person would press rather than type (confirm or dispute a report,
+accept or decline a challenge, apply or cancel a correction, page through the leaderboard).
+Group administrators are moderators. Every update's id is the request id, so a redelivered
+update changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import TypeVar
+
+from telegram import (
+    BotCommand,
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    MessageEntity,
+    Update,
+)
+from telegram.constants import ChatType, ParseMode
+from telegram.error import RetryAfter, TelegramError
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from bot.commands import COMMANDS, Context, Usage, execute, parse
+from bot.messages import text
+from bot.presenter import render
+from bot.service.club import Caller, ClubService, Correction
+from bot.service.errors import Refusal
+from bot.service.results import (
+    Audit,
+    GameResult,
+    HeadToHead,
+    History,
+    Leaderboard,
+    Notice,
+    Preview,
+    Result,
+)
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "telegram"
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+#: Telegram's limit for one message's text
+TEXT_LIMIT = 4096
+#: how long a chat's list of administrators is trusted before asking Telegram again
+ADMIN_TTL_SECONDS = 60.0
+#: leaderboard rows per page
+PAGE = 20
+#: flood-limit answers waited out before a send gives up
+RETRIES = 3
+#: commands whose first argument is a member: a reply or a text mention can name them
+NAMES_A_MEMBER = {"rating", "challenge", "report", "history", "h2h", "retire", "return"}
+#: what is shown in Telegram's command menu (the rest are listed by /help)
+MENU = ["register", "rating", "top", "challenge", "report", "confirm", "dispute", "withdraw",
+        "history", "h2h", "pending", "help"]
+#: answers shown in a monospaced block
+TABLES = (Leaderboard, History, HeadToHead, Audit, Preview)
+
+T = TypeVar("T")
+
+
+def file_url_for(base_url: str) -> str:
+    """The file address matching a Bot API address (``.../bot`` -> ``.../file/bot``)."""
+    stem = base_url.rstrip("/")
+    if stem.endswith("/bot"):
+        return stem[: -len("bot")] + "file/bot"
+    return stem + "/file/bot"
+
+
+def _seconds(delay: int | timedelta) -> float:
+    return delay.total_seconds() if isinstance(delay, timedelta) else float(delay)
+
+
+def as_html(answer: Result | str) -> str:
+    """An answer as Telegram HTML: everything escaped, tables in a monospaced block."""
+    shown = answer if isinstance(answer, str) else render(answer)
+    escaped = html.escape(shown, quote=False)
+    if isinstance(answer, TABLES):
+        return f"<pre>{escaped}</pre>"
+    return escaped
+
+
+def split_html(message: str, limit: int = TEXT_LIMIT) -> list[str]:
+    """Pieces of at most ``limit`` characters, cut at line ends; a <pre> block is closed and
+    reopened around each cut."""
+    if len(message) <= limit:
+        return [message]
+    pre = message.startswith("<pre>") and message.endswith("</pre>")
+    body = message[5:-6] if pre else message
+    room = limit - (11 if pre else 0)
+    pieces, current = [], ""
+    for line in body.split("\n"):
+        while len(line) > room:  # a single line longer than a message
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:room])
+            line = line[room:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > room:
+            pieces.append(current)
+            current = line
+        else:
+            current = candidate
+    if current:
+        pieces.append(current)
+    return [f"<pre>{p}</pre>" if pre else p for p in pieces]
+
+
+def _button(label_key: str, data: str) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text(label_key), callback_data=data)
+
+
+def keyboard(answer: Result | str, page: int = 0) -> InlineKeyboardMarkup | None:
+    """The buttons that go with an answer, if a person would press rather than type."""
+    if isinstance(answer, GameResult) and answer.key == "reported":
+        game = answer.game.id
+        return InlineKeyboardMarkup([[_button("button_confirm", f"g:confirm:{game}"),
+                                      _button("button_dispute", f"g:dispute:{game}")]])
+    if isinstance(answer, Notice) and answer.key == "challenge_issued":
+        challenge = answer.params["challenge"]
+        return InlineKeyboardMarkup([[_button("button_accept", f"c:accept:{challenge}"),
+                                      _button("button_decline", f"c:decline:{challenge}")]])
+    if isinstance(answer, Preview) and not answer.applied:
+        game = answer.game_id
+        return InlineKeyboardMarkup([[_button("button_apply", f"x:apply:{game}"),
+                                      _button("button_cancel", f"x:cancel:{game}")]])
+    if isinstance(answer, Leaderboard) and page >= 0:
+        pages = (len(answer.rows) + PAGE - 1) // PAGE
+        if pages > 1:
+            row = []
+            if page > 0:
+                row.append(_button("button_previous", f"t:{answer.ladder}:{page - 1}"))
+            if page < pages - 1:
+                row.append(_button("button_next", f"t:{answer.ladder}:{page + 1}"))
+            return InlineKeyboardMarkup([row])
+    return None
+
+
+def page_of(board: Leaderboard, page: int) -> Leaderboard:
+    rows = board.rows[page * PAGE:(page + 1) * PAGE]
+    return Leaderboard(board.ladder, rows, board.hidden_provisional)
+
+
+class TelegramFrontEnd:
+    """Handlers for one python-telegram-bot ``Application``, all calling one service."""
+
+    def __init__(self, service: ClubService, monotonic: Callable[[], float] = time.monotonic):
+        self.service = service
+        self._monotonic = monotonic
+        self._admins: dict[int, tuple[float, frozenset[int]]] = {}
+        self._previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
+
+    def application(self, token: str, base_url: str | None = None) -> Application:  # type: ignore[type-arg]
+        """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server."""
+        builder = ApplicationBuilder().token(token).post_init(self._post_init)
+        if base_url:
+            builder = builder.base_url(base_url.rstrip("/")).base_file_url(
+                file_url_for(base_url)
+            )
+        app = builder.build()
+        app.add_handler(MessageHandler(filters.COMMAND, self.on_command))
+        app.add_handler(CallbackQueryHandler(self.on_button))
+        app.add_error_handler(self.on_error)
+        return app
+
+    async def _post_init(self, app: Application) -> None:  # type: ignore[type-arg]
+        """Register the command menu with short descriptions."""
+        await app.bot.set_my_commands(
+            [BotCommand(name, text(f"menu_{name}")) for name in MENU]
+        )
+
+    # -- who is asking ---------------------------------------------------------------------------
+
+    async def _is_admin(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int,
+                        user_id: int) -> bool:
+        cached = self._admins.get(chat_id)
+        now = self._monotonic()
+        if cached is None or cached[0] <= now:
+            try:
+                members = await context.bot.get_chat_administrators(chat_id)
+            except TelegramError:
+                log.warning("could not read the administrators of chat %s", chat_id)
+                return False
+            cached = (now + ADMIN_TTL_SECONDS, frozenset(m.user.id for m in members))
+            self._admins[chat_id] = cached
+        return user_id in cached[1]
+
+    async def _caller(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> Caller:
+        chat, user = update.effective_chat, update.effective_user
+        assert chat is not None and user is not None
+        moderator = await self._is_admin(context, chat.id, user.id)
+        return Caller(PLATFORM, str(chat.id), str(user.id), user.username or user.full_name,
+                      moderator, request_id=f"update:{update.update_id}")
+
+    # -- messages ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _line(message: Message) -> str:
+        """The command's text, with members named by a text mention or a reply turned into
+        ``@<user id>``, which the service resolves like a name."""
+        line = message.text or ""
+        for entity in sorted(message.entities, key=lambda e: e.offset, reverse=True):
+            if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
+                # Offsets count UTF-16 code units, as Telegram does.
+                encoded = line.encode("utf-16-le")
+                start, end = entity.offset * 2, (entity.offset + entity.length) * 2
+                line = (encoded[:start].decode("utf-16-le") + f"@{entity.user.id}"
+                        + encoded[end:].decode("utf-16-le"))
+        replied = message.reply_to_message
+        words = line.split(maxsplit=1)
+        command = words[0][1:].split("@")[0].lower() if words else ""
+        if (replied is not None and replied.from_user is not None
+                and not replied.from_user.is_bot and command in NAMES_A_MEMBER
+                and "@" not in (words[1] if len(words) > 1 else "")):
+            rest = f" {words[1]}" if len(words) > 1 else ""
+            line = f"{words[0]} @{replied.from_user.id}{rest}"
+        return line
+
+    async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A /command in a group: run it and answer in the chat."""
+        message, chat = update.effective_message, update.effective_chat
+        if message is None or chat is None or update.effective_user is None:
+            return
+        if chat.type == ChatType.PRIVATE:
+            await self._send(message.reply_text, as_html(text("telegram_private")),
+                             parse_mode=ParseMode.HTML)
+            return
+        caller = await self._caller(update, context)
+        try:
+            command, words = parse(self._line(message))
+            if command not in COMMANDS:
+                raise Refusal("bad_command", command=f"/{command}"[:40])
+            answer: Result | str = await execute(
+                Context(self.service, caller, self._previews), command, words
+            )
+        except Refusal as refusal:
+            answer = render(refusal)
+        except Usage as usage:
+            answer = text("usage", usage=text(usage.args[0]))
+        await self._answer(message, answer)
+
+    async def _answer(self, message: Message, answer: Result | str) -> None:
+        shown: Result | str = answer
+        if isinstance(answer, Leaderboard):
+            shown = page_of(answer, 0)
+        pieces = split_html(as_html(shown))
+        markup = keyboard(answer)
+        for n, piece in enumerate(pieces):
+            last = n == len(pieces) - 1
+            await self._send(message.reply_text, piece, parse_mode=ParseMode.HTML,
+                             reply_markup=markup if last else None,
+                             do_quote=False)
+
+    async def _send(self, call: Callable[..., Awaitable[T]], *args: object,
+                    **kwargs: object) -> T:
+        """Call the Bot API, waiting out flood limits (RetryAfter) a few times."""
+        for _ in range(RETRIES):
+            try:
+                return await call(*args, **kwargs)
+            except RetryAfter as flood:
+                delay = _seconds(flood.retry_after)
+                log.warning("flood limit: waiting %.1f s", delay)
+                await asyncio.sleep(delay)
+        return await call(*args, **kwargs)
+
+    # -- buttons ----------------------------------------------------------------------------------
+
+    async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A button press: the presser acts; a press by someone who may not gets a short
+        answer and changes nothing."""
+        query = update.callback_query
+        if query is None or query.message is None or update.effective_chat is None:
+            return
+        caller = await self._caller(update, context)
+        try:
+            answer, page = await self._press(caller, query)
+        except Refusal as refusal:
+            await self._send(query.answer, render(refusal)[:200], show_alert=True)
+            return
+        await self._send(query.answer)
+        shown = page_of(answer, page) if isinstance(answer, Leaderboard) else answer
+        message = query.message
+        if isinstance(message, Message):
+            await self._send(message.edit_text, split_html(as_html(shown))[0],
+                             parse_mode=ParseMode.HTML, reply_markup=keyboard(answer, page))
+
+    async def _press(self, caller: Caller, query: CallbackQuery) -> tuple[Result | str, int]:
+        kind, action, ref = (query.data or "::").split(":", 2)
+        service = self.service
+        if kind == "t":
+            page = int(action) if action.isdigit() else 0
+            return await service.leaderboard(caller, ref), page
+        if kind == "g" and action in ("confirm", "dispute"):
+            game = int(ref)
+            if action == "confirm":
+                return await service.confirm(caller, game), 0
+            return await service.dispute(caller, game), 0
+        if kind == "c" and action in ("accept", "decline"):
+            return await service.answer_challenge(caller, action == "accept", int(ref)), 0
+        if kind == "x" and action in ("apply", "cancel"):
+            key = (caller.platform, caller.chat_id, caller.user)
+            pending = self._previews.get(key)
+            if pending is None or pending[0] != int(ref):
+                raise Refusal("console_no_preview")
+            del self._previews[key]
+            if action == "cancel":
+                return text("console_cancelled", game=pending[0]), 0
+            return await service.correct(caller, pending[0], pending[1], apply=True), 0
+        raise Refusal("bad_command", command=(query.data or "")[:40])
+
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Anything unexpected is logged once; the member gets one short sentence."""
+        log.error("update %r failed", update, exc_info=context.error)
+        if isinstance(update, Update) and update.effective_message is not None:
+            try:
+                await update.effective_message.reply_text(text("internal_error"))
+            except TelegramError:
+                log.warning("could not tell the chat about the failure")
+
+
+# the Leaderboard's paging buttons use the ladder name; ladder names never contain ":"
+__all__ = ["TelegramFrontEnd", "file_url_for", "split_html", "as_html", "keyboard"]

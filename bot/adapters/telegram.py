@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -54,6 +55,10 @@ from bot.service.results import (
 )
 
 log = logging.getLogger(__name__)
+
+# python-telegram-bot 22 gives durations (RetryAfter.retry_after) as timedelta only when asked
+# to; otherwise every access warns that integers are deprecated.
+os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 PLATFORM = "telegram"
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"

@@ -1,0 +1,595 @@
+"""A fake Telegram Bot API server on 127.0.0.1 for tests, driven by a real python-telegram-bot.
+
+    async with FakeTelegram() as tg:
+        app = (ApplicationBuilder().token(TOKEN).base_url(f"{tg.url}/bot")
+               .base_file_url(f"{tg.url}/file/bot").build())
+        alice = tg.user(1, "Alice", "alice")
+        await tg.send(tg.private(alice), alice, "/start")
+        answer = await tg.reply(alice)          # next new bot output in Alice's private chat
+
+PTB calls ``POST {base_url}{token}/{method}``; form values are JSON-encoded except plain strings.
+Answers follow the real API ({"ok": true, "result": ...} or {"ok": false, "error_code": ...}),
+including some of its traps: editing without ``reply_markup`` removes the inline keyboard,
+an identical edit is "message is not modified", bad HTML is "can't parse entities", a long text
+is "message is too long", and the bot can't write first to a user without a private chat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import html
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+BOT_ID = 123456
+TOKEN = f"{BOT_ID}:TEST-TOKEN"
+BOT_USERNAME = "clubrating_bot"
+
+Markup = dict[str, Any] | None
+_TEXT_PARAMS = {  # free-text parameters PTB sends raw; never json-decode them ("123" stays a str)
+    "text", "caption", "parse_mode", "callback_query_id", "data", "url", "secret_token",
+    "language_code", "file_id", "title", "description", "inline_message_id", "custom_title",
+}
+_HTML_TAGS = {
+    "b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a",
+    "code", "pre", "blockquote", "tg-emoji",
+}
+_ADMIN_RIGHTS = dict.fromkeys(
+    ("can_manage_chat", "can_delete_messages", "can_manage_video_chats", "can_restrict_members",
+     "can_promote_members", "can_change_info", "can_invite_users", "can_post_stories",
+     "can_edit_stories", "can_delete_stories", "can_pin_messages"),
+    True,
+) | {"can_be_edited": False, "is_anonymous": False}
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    first_name: str
+    username: str | None = None
+    last_name: str | None = None
+    is_bot: bool = False
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}" if self.last_name else self.first_name
+
+    def api(self) -> dict[str, Any]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+@dataclass(eq=False)
+class Chat:
+    id: int
+    type: str  # "private", "group" or "supergroup"
+    title: str | None = None
+    user: User | None = None  # the other side of a private chat
+    admins: list[User] = field(default_factory=list)
+    creator: User | None = None
+    bot_admin: bool = True
+
+    def api(self) -> dict[str, Any]:
+        if self.user is None:
+            return {"id": self.id, "type": self.type, "title": self.title}
+        names = {k: v for k, v in self.user.api().items() if k not in ("id", "is_bot")}
+        return {"id": self.id, "type": "private"} | names
+
+
+@dataclass
+class Output:
+    """One thing the bot did in a chat: kind is "send", "edit" or "photo" (text = caption)."""
+
+    kind: str
+    chat_id: int
+    message_id: int
+    text: str | None
+    parse_mode: str | None
+    buttons: list[list[tuple[str, str | None]]]  # rows of (text, callback_data or url)
+    size: int | None = None  # uploaded photo bytes
+
+    @property
+    def plain(self) -> str:
+        return plain(self.text, self.parse_mode)
+
+
+class ApiError(Exception):
+    def __init__(self, code: int, description: str, parameters: dict[str, Any] | None = None):
+        super().__init__(description)
+        self.code, self.description, self.parameters = code, description, parameters
+
+
+def plain(text: str | None, parse_mode: str | None = None) -> str:
+    """The text as a user reads it: HTML tags stripped and entities unescaped (Markdown: rough)."""
+    mode = (parse_mode or "").lower()
+    if text is None:
+        return ""
+    if mode == "html":
+        return html.unescape(re.sub(r"<[^<>]*>", "", text))
+    if mode.startswith("markdown"):
+        return re.sub(r"\\(.)", r"\1", re.sub(r"(?<!\\)[*_~`]|(?<!\\)\|\|", "", text))
+    return text
+
+
+def _u16(text: str) -> int:
+    """Length in UTF-16 code units, the unit of Telegram entity offsets."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _html_error(text: str) -> str | None:
+    stack: list[str] = []
+    for match in re.finditer(r"<[^<>]*>?", text):
+        at = len(text[: match.start()].encode())
+        tag = re.fullmatch(r"<(/?)([A-Za-z][\w-]*)(?:\s[^<>]*)?>", match.group())
+        if tag is None or tag[2].lower() not in _HTML_TAGS:
+            name = tag[2] if tag else match.group()[1:].split(" ")[0].rstrip(">")
+            return f'Unsupported start tag "{name}" at byte offset {at}'
+        if not tag[1]:
+            stack.append(tag[2].lower())
+        elif not stack or stack.pop() != tag[2].lower():
+            return f"Unmatched end tag at byte offset {at}"
+    return f'Can\'t find end tag corresponding to start tag "{stack[-1]}"' if stack else None
+
+
+def _buttons(markup: Markup) -> list[list[tuple[str, str | None]]]:
+    rows = (markup or {}).get("inline_keyboard", [])
+    return [[(b["text"], b.get("callback_data", b.get("url"))) for b in row] for row in rows]
+
+
+def _decode(key: str, value: Any) -> Any:
+    if not isinstance(value, str) or key in _TEXT_PARAMS:
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+async def _read_params(request: web.Request) -> dict[str, Any]:
+    params = {key: _decode(key, value) for key, value in request.query.items()}
+    if request.content_type == "application/json" and request.can_read_body:
+        params.update({key: _decode(key, value) for key, value in (await request.json()).items()})
+    elif request.can_read_body:
+        for key, value in (await request.post()).items():
+            is_file = isinstance(value, web.FileField)
+            params[key] = value.file.read() if is_file else _decode(key, value)  # type: ignore[union-attr]
+    return params
+
+
+def _failure(
+    code: int, description: str, parameters: dict[str, Any] | None = None
+) -> web.Response:
+    body = {"ok": False, "error_code": code, "description": description}
+    return web.json_response(body | ({"parameters": parameters} if parameters else {}), status=code)
+
+
+class FakeTelegram:
+    """The Bot API (the methods below named ``api_<method>``) plus a test-side API."""
+
+    def __init__(self, token: str | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.token, self.clock = token, clock  # token None: accept any token
+        self.url = ""
+        self.bot = User(BOT_ID, "Club Rating", BOT_USERNAME, is_bot=True)
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.errors: list[tuple[str, int, str]] = []  # (method, error_code, description)
+        self.callback_answers: list[dict[str, Any]] = []
+        self.commands: dict[str, list[dict[str, Any]]] = {}  # scope key -> commands
+        self.webhook: dict[str, Any] | None = None
+        self.updates: dict[int, dict[str, Any]] = {}  # every update ever queued, by update_id
+        self.files: dict[str, bytes] = {}
+        self._users: dict[int, User] = {}
+        self._chats: dict[int, Chat] = {}
+        self._messages: dict[tuple[int, int], dict[str, Any]] = {}
+        self._next_message_id: dict[int, int] = {}
+        self._outputs: dict[int, list[Output]] = {}
+        self._seen: dict[int, int] = {}  # per chat: outputs already returned by reply()
+        self._queue: list[list[Any]] = []  # [update, delivered?] in delivery order
+        self._flood: dict[str, list[int]] = {}  # lower-case method -> [retry_after, times]
+        self._queries: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count(1)
+        self._poll_generation = 0
+        self._closing = False
+        self._wake = asyncio.Event()
+        self._api = {n[4:].lower(): getattr(self, n) for n in dir(self) if n.startswith("api_")}
+        self._runner: web.AppRunner | None = None
+
+    # -- server ---------------------------------------------------------------------------
+    async def __aenter__(self) -> FakeTelegram:
+        app = web.Application(client_max_size=64 * 2**20)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
+        self._runner = web.AppRunner(
+            app, handler_cancellation=True, shutdown_timeout=1.0, access_log=None
+        )
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self.url = "http://127.0.0.1:{1}".format(*self._runner.addresses[0])
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._closing = True  # pending long polls answer [] at once
+        self._notify()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def _notify(self) -> None:
+        self._wake.set()
+        self._wake = asyncio.Event()
+
+    async def _wait(self, deadline: float) -> bool:
+        """Sleep until something happens or the deadline; False once the deadline passed."""
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0 or self._closing:
+            return False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), left)
+        return True
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        if self.token is not None and request.match_info["token"] != self.token:
+            return _failure(401, "Unauthorized")
+        handler = self._api.get(request.match_info["method"].lower())
+        method = handler.__name__[4:] if handler else request.match_info["method"]
+        params = await _read_params(request)
+        self.calls.append((method, params))
+        try:
+            if handler is None:
+                raise ApiError(404, "Not Found: method not found")
+            if self._flood.get(method.lower(), [0, 0])[1] > 0:
+                retry_after = self._flood[method.lower()][0]
+                self._flood[method.lower()][1] -= 1
+                raise ApiError(429, f"Too Many Requests: retry after {retry_after}",
+                               {"retry_after": retry_after})
+            try:
+                result = await handler(params)
+            except KeyError as missing:
+                raise ApiError(400, f"Bad Request: {missing.args[0]} is empty") from None
+        except ApiError as error:
+            self.errors.append((method, error.code, error.description))
+            return _failure(error.code, error.description, error.parameters)
+        return web.json_response({"ok": True, "result": result})
+
+    async def _download(self, request: web.Request) -> web.Response:
+        file_id = request.match_info["path"].rsplit("/", 1)[-1].split(".")[0]
+        if file_id not in self.files:
+            raise web.HTTPNotFound()
+        return web.Response(body=self.files[file_id])
+
+    # -- test-side API --------------------------------------------------------------------
+    def user(
+        self, id: int, first_name: str, username: str | None = None, last_name: str | None = None
+    ) -> User:
+        self._users[id] = User(id, first_name, username, last_name)
+        return self._users[id]
+
+    def group(
+        self,
+        chat_id: int,
+        title: str,
+        admins: Iterable[User] = (),
+        creator: User | None = None,
+        bot_admin: bool = True,
+        type: str = "supergroup",
+    ) -> Chat:
+        chat = Chat(chat_id, type, title, admins=list(admins), creator=creator, bot_admin=bot_admin)
+        self._chats[chat_id] = chat
+        return chat
+
+    def private(self, user: User) -> Chat:
+        """The private chat of ``user`` with the bot (created as if the user opened it)."""
+        if user.id not in self._chats:
+            self._chats[user.id] = Chat(user.id, "private", user=user)
+        return self._chats[user.id]
+
+    async def send(
+        self,
+        chat: Chat | User | int,
+        user: User,
+        text: str,
+        reply_to: int | Output | None = None,
+        mention: User | Iterable[User] | None = None,
+    ) -> int:
+        """Queue a text message from ``user``; returns its update_id. ``mention`` users get a
+        text_mention entity on their full name (appended to the text when it is missing)."""
+        chat = self._chat(chat)
+        entities = [
+            {"type": kind, "offset": _u16(text[: m.start()]), "length": _u16(m.group())}
+            for kind, pattern in (("bot_command", r"(?<!\S)/\w{1,32}(@\w+)?"),
+                                  ("mention", r"(?<![\w/@])@[A-Za-z0-9_]{1,32}"))
+            for m in re.finditer(pattern, text)
+        ]
+        for target in [mention] if isinstance(mention, User) else list(mention or ()):
+            if target.full_name not in text:
+                text = f"{text} {target.full_name}"
+            offset = _u16(text[: text.index(target.full_name)])
+            entities.append({"type": "text_mention", "offset": offset,
+                             "length": _u16(target.full_name), "user": target.api()})
+        message = self._store(chat, user, text=text, entities=entities or None)
+        if reply_to is not None:
+            replied = self.message(chat, getattr(reply_to, "message_id", reply_to))
+            assert replied is not None, f"no message {reply_to} in chat {chat.id}"
+            message["reply_to_message"] = {k: v for k, v in replied.items()
+                                           if k != "reply_to_message"}
+        return self._enqueue(message=copy.deepcopy(message))
+
+    async def press(
+        self, chat: Chat | User | int, user: User, message_id: int | Output, data: str,
+        strict: bool = True,
+    ) -> int:
+        """Queue a callback_query for a button of a bot message; returns its update_id.
+        ``strict``: the message must currently show a button with this callback_data."""
+        chat = self._chat(chat)
+        message = self.message(chat, getattr(message_id, "message_id", message_id))
+        assert message is not None, f"no message {message_id} in chat {chat.id}"
+        datas = [d for row in _buttons(message.get("reply_markup")) for _, d in row]
+        assert not strict or data in datas, f"no button {data!r} on message, only {datas}"
+        query_id = str(next(self._ids))
+        self._queries[query_id] = {"id": query_id, "from": user.api(), "chat_instance":
+                                   str(chat.id), "message": copy.deepcopy(message), "data": data}
+        return self._enqueue(callback_query=self._queries[query_id])
+
+    async def redeliver(self, update_id: int) -> int:
+        """Queue an earlier update again, same update_id (as after a crash before confirming)."""
+        self._queue.append([self.updates[update_id], False])
+        self._notify()
+        return update_id
+
+    async def reply(self, chat: Chat | User | int, timeout: float = 2.0) -> Output:
+        """The next bot output in ``chat`` not yet returned by reply(); waits up to timeout."""
+        chat_id = self._chat(chat).id
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self._seen.get(chat_id, 0) >= len(self._outputs.get(chat_id, [])):
+            if not await self._wait(deadline):
+                raise AssertionError(f"the bot said nothing new in chat {chat_id} in {timeout}s")
+        self._seen[chat_id] = self._seen.get(chat_id, 0) + 1
+        return self._outputs[chat_id][self._seen[chat_id] - 1]
+
+    def outputs(self, chat: Chat | User | int) -> list[Output]:
+        return list(self._outputs.get(self._chat(chat).id, []))
+
+    def message(self, chat: Chat | User | int, message_id: int) -> dict[str, Any] | None:
+        """The current state of a message (None once deleted)."""
+        return self._messages.get((self._chat(chat).id, message_id))
+
+    def flood(self, method: str, retry_after: int = 1, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` answer 429 Too Many Requests."""
+        self._flood[method.lower()] = [retry_after, times]
+
+    def called(self, method: str) -> list[dict[str, Any]]:
+        return [params for name, params in self.calls if name.lower() == method.lower()]
+
+    # -- helpers --------------------------------------------------------------------------
+    def _chat(self, chat: Chat | User | int) -> Chat:
+        if isinstance(chat, User):
+            return self.private(chat)
+        return self._chats[chat] if isinstance(chat, int) else chat
+
+    def _enqueue(self, **payload: Any) -> int:
+        update = {"update_id": next(self._ids)} | payload
+        self.updates[update["update_id"]] = update
+        self._queue.append([update, False])
+        self._notify()
+        return int(update["update_id"])
+
+    def _store(self, chat: Chat, sender: User, **fields: Any) -> dict[str, Any]:
+        message_id = self._next_message_id[chat.id] = self._next_message_id.get(chat.id, 0) + 1
+        message = {"message_id": message_id, "date": int(self.clock()), "chat": chat.api(),
+                   "from": sender.api()} | {k: v for k, v in fields.items() if v is not None}
+        self._messages[chat.id, message_id] = message
+        return message
+
+    def _output(self, kind: str, message: dict[str, Any], parse_mode: str | None,
+                size: int | None = None) -> dict[str, Any]:
+        text = message.get("text", message.get("caption"))
+        buttons = _buttons(message.get("reply_markup"))
+        chat_id = message["chat"]["id"]
+        output = Output(kind, chat_id, message["message_id"], text, parse_mode, buttons, size)
+        self._outputs.setdefault(chat_id, []).append(output)
+        self._notify()
+        return copy.deepcopy(message)
+
+    def _target(self, chat_id: Any) -> Chat:
+        if chat_id in self._chats:
+            return self._chats[chat_id]
+        if chat_id in self._users:
+            raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+        raise ApiError(400, "Bad Request: chat not found")
+
+    def _find(self, p: dict[str, Any], action: str) -> dict[str, Any]:
+        message = self.message(self._target(p["chat_id"]), p["message_id"])
+        if message is None:
+            raise ApiError(400, f"Bad Request: message to {action} not found")
+        if action == "edit" and message["from"]["id"] != BOT_ID:
+            raise ApiError(400, "Bad Request: message can't be edited")
+        return message
+
+    @staticmethod
+    def _check_text(text: str, parse_mode: str | None, limit: int, what: str) -> None:
+        if (parse_mode or "").lower() == "html" and (error := _html_error(text)):
+            raise ApiError(400, f"Bad Request: can't parse entities: {error}")
+        if _u16(plain(text, parse_mode).strip()) > limit:
+            raise ApiError(400, f"Bad Request: {what} is too long")
+
+    @staticmethod
+    def _markup(p: dict[str, Any]) -> Markup:
+        markup = p.get("reply_markup")
+        return markup if isinstance(markup, dict) and "inline_keyboard" in markup else None
+
+    def _new_bot_message(self, p: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        chat = self._target(p["chat_id"])
+        reply_to = (p.get("reply_parameters") or {}).get("message_id", p.get("reply_to_message_id"))
+        replied = copy.deepcopy(self.message(chat, reply_to)) if reply_to else None
+        if replied:
+            replied.pop("reply_to_message", None)
+        return self._store(chat, self.bot, **fields, reply_markup=self._markup(p),
+                           reply_to_message=replied)
+
+    def _member(self, chat: Chat, user: User) -> dict[str, Any]:
+        if chat.creator and chat.creator.id == user.id:
+            return {"status": "creator", "user": user.api(), "is_anonymous": False}
+        if user.id in {a.id for a in chat.admins} or (user.id == BOT_ID and chat.bot_admin):
+            return {"status": "administrator", "user": user.api()} | _ADMIN_RIGHTS
+        return {"status": "member", "user": user.api()}
+
+    def _scope(self, p: dict[str, Any]) -> str:
+        scope = p.get("scope") or {"type": "default"}
+        parts = [scope["type"], *(str(scope[k]) for k in ("chat_id", "user_id") if k in scope)]
+        return ":".join(parts + ([p["language_code"]] if p.get("language_code") else []))
+
+    # -- Bot API methods ------------------------------------------------------------------
+    async def api_getMe(self, p: dict[str, Any]) -> dict[str, Any]:
+        return self.bot.api() | {"can_join_groups": True, "can_read_all_group_messages": False,
+                                 "supports_inline_queries": False}
+
+    async def api_deleteWebhook(self, p: dict[str, Any]) -> bool:
+        self.webhook = None
+        if p.get("drop_pending_updates"):
+            self._queue.clear()
+        return True
+
+    async def api_setWebhook(self, p: dict[str, Any]) -> bool:
+        self.webhook = p
+        if p.get("drop_pending_updates"):
+            self._queue.clear()
+        return True
+
+    async def api_getWebhookInfo(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
+                "pending_update_count": len(self._queue)}
+
+    async def api_setMyCommands(self, p: dict[str, Any]) -> bool:
+        self.commands[self._scope(p)] = p["commands"]
+        return True
+
+    async def api_getMyCommands(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.commands.get(self._scope(p), [])
+
+    async def api_deleteMyCommands(self, p: dict[str, Any]) -> bool:
+        self.commands.pop(self._scope(p), None)
+        return True
+
+    async def api_getUpdates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; "
+                           "use deleteWebhook to delete the webhook first")
+        offset, limit = p.get("offset"), min(max(int(p.get("limit", 100)), 1), 100)
+        if isinstance(offset, int) and offset < 0:
+            del self._queue[:offset]
+        elif offset is not None:  # confirms every delivered update before offset
+            self._queue[:] = [q for q in self._queue if not q[1] or q[0]["update_id"] >= offset]
+        self._poll_generation += 1
+        generation = self._poll_generation
+        self._notify()  # an older long poll still waiting gets 409, as on the real server
+        deadline = asyncio.get_running_loop().time() + float(p.get("timeout") or 0)
+        while not self._queue and await self._wait(deadline):
+            if generation != self._poll_generation:
+                raise ApiError(409, "Conflict: terminated by other getUpdates request; make sure "
+                               "that only one bot instance is running")
+        batch = self._queue[:limit]
+        for queued in batch:
+            queued[1] = True
+        return [queued[0] for queued in batch]
+
+    async def api_sendMessage(self, p: dict[str, Any]) -> dict[str, Any]:
+        text, parse_mode = p["text"], p.get("parse_mode")
+        if not plain(text, parse_mode).strip():
+            raise ApiError(400, "Bad Request: message text is empty")
+        self._check_text(text, parse_mode, 4096, "message")
+        return self._output("send", self._new_bot_message(p, text=text), parse_mode)
+
+    async def api_sendPhoto(self, p: dict[str, Any]) -> dict[str, Any]:
+        caption, parse_mode, photo = p.get("caption"), p.get("parse_mode"), p["photo"]
+        self._check_text(caption or "", parse_mode, 1024, "message caption")
+        if isinstance(photo, bytes) or photo not in self.files:  # an upload (or a URL)
+            file_id = f"photo{next(self._ids)}"
+            self.files[file_id] = photo if isinstance(photo, bytes) else b""
+        else:
+            file_id = photo
+        data = self.files[file_id]
+        size = {"file_id": file_id, "file_unique_id": f"u{file_id}", "width": 800,
+                "height": 600, "file_size": len(data)}
+        message = self._new_bot_message(p, photo=[size], caption=caption)
+        return self._output("photo", message, parse_mode, size=len(data))
+
+    async def api_getFile(self, p: dict[str, Any]) -> dict[str, Any]:
+        if p["file_id"] not in self.files:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        return {"file_id": p["file_id"], "file_unique_id": f"u{p['file_id']}",
+                "file_size": len(self.files[p["file_id"]]),
+                "file_path": f"photos/{p['file_id']}.jpg"}
+
+    async def api_editMessageText(self, p: dict[str, Any]) -> dict[str, Any]:
+        message = self._find(p, "edit")
+        if "text" not in message:
+            raise ApiError(400, "Bad Request: there is no text in the message to edit")
+        self._check_text(p["text"], p.get("parse_mode"), 4096, "message")
+        return self._edit(message, p, {"text": p["text"]}, p.get("parse_mode"))
+
+    async def api_editMessageReplyMarkup(self, p: dict[str, Any]) -> dict[str, Any]:
+        message = self._find(p, "edit")
+        return self._edit(message, p, {}, self._last_output(message).parse_mode)
+
+    def _edit(self, message: dict[str, Any], p: dict[str, Any], changes: dict[str, Any],
+              parse_mode: str | None) -> dict[str, Any]:
+        """Apply changes; the keyboard becomes p's reply_markup (none given: removed, as on
+        Telegram)."""
+        markup = self._markup(p)
+        if markup == message.get("reply_markup") and all(
+            message.get(key) == value for key, value in changes.items()
+        ):
+            raise ApiError(400, "Bad Request: message is not modified: specified new message "
+                           "content and reply markup are exactly the same as a current content "
+                           "and reply markup of the message")
+        message.pop("reply_markup", None)
+        message.update(changes, edit_date=int(self.clock()))
+        if markup:
+            message["reply_markup"] = markup
+        return self._output("edit", message, parse_mode)
+
+    def _last_output(self, message: dict[str, Any]) -> Output:
+        outputs = self._outputs[message["chat"]["id"]]
+        return next(o for o in reversed(outputs) if o.message_id == message["message_id"])
+
+    async def api_deleteMessage(self, p: dict[str, Any]) -> bool:
+        message = self._find(p, "delete")
+        del self._messages[message["chat"]["id"], message["message_id"]]
+        return True
+
+    async def api_answerCallbackQuery(self, p: dict[str, Any]) -> bool:
+        query = self._queries.pop(str(p["callback_query_id"]), None)
+        if query is None:
+            raise ApiError(400, "Bad Request: query is too old and response timeout expired or "
+                           "query ID is invalid")
+        self.callback_answers.append({"id": query["id"], "data": query["data"],
+                                      "text": p.get("text"),
+                                      "show_alert": bool(p.get("show_alert"))})
+        return True
+
+    async def api_getChat(self, p: dict[str, Any]) -> dict[str, Any]:
+        gifts = dict.fromkeys(("unlimited_gifts", "limited_gifts", "unique_gifts",
+                               "premium_subscription", "gifts_from_channels"), True)
+        return self._target(p["chat_id"]).api() | {
+            "accent_color_id": 0, "max_reaction_count": 11, "accepted_gift_types": gifts}
+
+    async def api_getChatMember(self, p: dict[str, Any]) -> dict[str, Any]:
+        chat, user_id = self._target(p["chat_id"]), p["user_id"]
+        user = self.bot if user_id == BOT_ID else self._users.get(user_id)
+        if user is None:
+            raise ApiError(400, "Bad Request: user not found")
+        return self._member(chat, user)
+
+    async def api_getChatAdministrators(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        chat = self._target(p["chat_id"])
+        users = [chat.creator] if chat.creator else []
+        users += [u for u in chat.admins if u.id not in {x.id for x in users}]
+        users += [self.bot] if chat.bot_admin and chat.type != "private" else []
+        return [self._member(chat, user) for user in users]

@@ -1,0 +1,291 @@
+"""The fake Bot API server against the real python-telegram-bot Application (a tiny echo bot)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dtm
+import html
+import time
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+from telegram import (
+    BotCommandScopeChat,
+    ChatMemberAdministrator,
+    ChatMemberOwner,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, RetryAfter
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    TypeHandler,
+)
+
+from tests.fake_telegram import BOT_ID, TOKEN, FakeTelegram, plain
+
+PHOTO = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+KEYBOARD = InlineKeyboardMarkup(
+    [[InlineKeyboardButton("Win", callback_data="win"), InlineKeyboardButton("Loss", "loss")]]
+)
+
+
+async def record(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    context.bot_data.setdefault("updates", []).append(update)
+
+
+async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    assert update.message and update.effective_user
+    try:
+        name = html.escape(update.effective_user.first_name)
+        await update.message.reply_html(f"Hello <b>{name}</b> &amp; welcome", reply_markup=KEYBOARD)
+    except RetryAfter as exc:
+        context.bot_data.setdefault("retry_after", []).append(exc)
+
+
+async def button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    query = update.callback_query
+    assert query
+    await query.answer(f"You chose {query.data}", show_alert=True)
+    await query.edit_message_text(
+        f"{html.escape(query.from_user.first_name)} chose <i>{query.data}</i>",
+        parse_mode=ParseMode.HTML,
+    )
+
+
+async def chart(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    assert update.message
+    await update.message.reply_photo(PHOTO, caption="Ratings")
+
+
+async def rate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    assert update.message
+    await update.message.reply_text("noted")
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram(token=TOKEN) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def app(tg: FakeTelegram) -> AsyncIterator[Application]:
+    application = (
+        ApplicationBuilder()
+        .token(TOKEN)
+        .base_url(f"{tg.url}/bot")
+        .base_file_url(f"{tg.url}/file/bot")
+        .build()
+    )
+    application.add_handler(TypeHandler(Update, record), group=-1)
+    application.add_handler(CommandHandler("start", start))
+    application.add_handler(CommandHandler("chart", chart))
+    application.add_handler(CommandHandler("rate", rate))
+    application.add_handler(CallbackQueryHandler(button))
+    await application.initialize()
+    await application.start()
+    await application.updater.start_polling(poll_interval=0, timeout=10)  # type: ignore[union-attr]
+    yield application
+    if application.updater and application.updater.running:
+        await application.updater.stop()
+    if application.running:
+        await application.stop()
+    await application.shutdown()
+
+
+def seen_ids(app: Application) -> list[int]:
+    return [update.update_id for update in app.bot_data.get("updates", [])]
+
+
+async def test_command_round_trip(tg: FakeTelegram, app: Application) -> None:
+    alice = tg.user(1, "Alice", "alice")
+    began = time.perf_counter()
+    await tg.send(alice, alice, "/start")
+    out = await tg.reply(alice)
+    elapsed = time.perf_counter() - began
+    print(f"/start -> sendMessage round trip: {elapsed * 1000:.1f} ms")
+    assert elapsed < 0.5
+    assert (out.kind, out.chat_id, out.message_id) == ("send", 1, 2)  # /start was message 1
+    assert out.text == "Hello <b>Alice</b> &amp; welcome" and out.parse_mode == "HTML"
+    assert out.plain == "Hello Alice & welcome"
+    assert out.buttons == [[("Win", "win"), ("Loss", "loss")]]
+    assert tg.called("getMe") and tg.called("deleteWebhook")
+    send = tg.called("sendMessage")[0]
+    assert send["chat_id"] == 1 and send["reply_markup"]["inline_keyboard"][0][1]["text"] == "Loss"
+    assert tg.outputs(alice) == [out]
+    assert tg.errors == []
+
+
+async def test_button_press_edits_and_answers(tg: FakeTelegram, app: Application) -> None:
+    bob = tg.user(2, "Bob <3")
+    chat = tg.private(bob)
+    await tg.send(chat, bob, "/start")
+    menu = await tg.reply(chat)
+    await tg.press(chat, bob, menu.message_id, "loss")
+    edit = await tg.reply(chat)
+    assert (edit.kind, edit.message_id) == ("edit", menu.message_id)
+    assert edit.plain == "Bob <3 chose loss"
+    assert edit.buttons == []  # edited without reply_markup: Telegram drops the keyboard
+    [answer] = tg.callback_answers
+    assert answer["data"] == "loss" and answer["text"] == "You chose loss" and answer["show_alert"]
+    with pytest.raises(AssertionError, match="no button"):
+        await tg.press(chat, bob, menu.message_id, "win")  # the keyboard is gone now
+
+
+async def test_send_photo_and_download(tg: FakeTelegram, app: Application) -> None:
+    alice = tg.user(1, "Alice", "alice")
+    club = tg.group(-1001, "Chess club", admins=[alice])
+    await tg.send(club, alice, "/chart")
+    out = await tg.reply(club)
+    assert (out.kind, out.text, out.size) == ("photo", "Ratings", len(PHOTO))
+    photo = tg.message(club, out.message_id)["photo"][0]  # type: ignore[index]
+    file = await app.bot.get_file(photo["file_id"])
+    assert bytes(await file.download_as_bytearray()) == PHOTO
+
+
+async def test_flood_surfaces_as_retry_after(
+    tg: FakeTelegram, app: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")  # else RetryAfter warns about int seconds
+    alice = tg.user(1, "Alice", "alice")
+    tg.flood("sendMessage", retry_after=7)
+    await tg.send(alice, alice, "/start")
+    for _ in range(200):
+        if app.bot_data.get("retry_after"):
+            break
+        await asyncio.sleep(0.01)
+    [error] = app.bot_data["retry_after"]
+    assert error.retry_after == dtm.timedelta(seconds=7)
+    assert tg.errors == [("sendMessage", 429, "Too Many Requests: retry after 7")]
+    assert tg.outputs(alice) == []
+    await tg.send(alice, alice, "/start")  # the flood was for one call only
+    assert (await tg.reply(alice)).plain.startswith("Hello Alice")
+
+
+async def test_redelivered_update_reaches_handler_again(
+    tg: FakeTelegram, app: Application
+) -> None:
+    alice = tg.user(1, "Alice", "alice")
+    first = await tg.send(alice, alice, "/start")
+    await tg.reply(alice)
+    assert await tg.redeliver(first) == first
+    again = await tg.reply(alice)
+    later = await tg.send(alice, alice, "/start")
+    await tg.reply(alice)
+    assert seen_ids(app) == [first, first, later]
+    assert again.message_id == 3  # a second answer to the same message 1
+
+
+async def test_entities_and_replies_arrive_as_ptb_objects(
+    tg: FakeTelegram, app: Application
+) -> None:
+    alice = tg.user(1, "Alice", "alice")
+    bob = tg.user(2, "Bob", last_name="Stone")  # no username: only a text_mention finds him
+    club = tg.group(-1001, "Chess club", admins=[alice])
+    said = await tg.send(club, bob, "gg")
+    bob_message_id = tg.updates[said]["message"]["message_id"]
+    text = "/rate@clubrating_bot 🏆 @carol beat"
+    await tg.send(club, alice, text, mention=bob, reply_to=bob_message_id)
+    assert (await tg.reply(club)).text == "noted"
+    message = app.bot_data["updates"][-1].message
+    assert message.text == "/rate@clubrating_bot 🏆 @carol beat Bob Stone"
+    assert message.from_user.username == "alice" and message.chat.title == "Chess club"
+    entities = {e.type: (text, e.user) for e, text in message.parse_entities().items()}
+    assert entities["bot_command"] == ("/rate@clubrating_bot", None)
+    assert entities["mention"] == ("@carol", None)  # offsets count the emoji as 2 UTF-16 units
+    assert entities["text_mention"][0] == "Bob Stone"
+    assert entities["text_mention"][1].id == bob.id
+    assert message.reply_to_message.from_user.id == bob.id
+    assert message.reply_to_message.text == "gg"
+
+
+async def test_chat_members_commands_and_errors(tg: FakeTelegram, app: Application) -> None:
+    alice, bob, carol = tg.user(1, "Alice"), tg.user(2, "Bob"), tg.user(3, "Carol")
+    club = tg.group(-1001, "Chess club", admins=[bob], creator=alice)
+    assert isinstance(await app.bot.get_chat_member(club.id, alice.id), ChatMemberOwner)
+    assert isinstance(await app.bot.get_chat_member(club.id, bob.id), ChatMemberAdministrator)
+    assert (await app.bot.get_chat_member(club.id, carol.id)).status == "member"
+    admins = await app.bot.get_chat_administrators(club.id)
+    statuses = [(a.status, a.user.id) for a in admins]
+    assert statuses == [("creator", 1), ("administrator", 2), ("administrator", BOT_ID)]
+    assert (await app.bot.get_chat(club.id)).title == "Chess club"
+    await app.bot.set_my_commands([("rate", "Record a game")])
+    await app.bot.set_my_commands([("top", "Ratings")], BotCommandScopeChat(-1001))
+    assert tg.commands == {
+        "default": [{"command": "rate", "description": "Record a game"}],
+        "chat:-1001": [{"command": "top", "description": "Ratings"}],
+    }
+    assert [c.command for c in await app.bot.get_my_commands()] == ["rate"]
+    with pytest.raises(BadRequest, match="(?i)can't parse entities"):
+        await app.bot.send_message(club.id, "1 < 2", parse_mode=ParseMode.HTML)
+    with pytest.raises(BadRequest, match="too long"):
+        await app.bot.send_message(club.id, "x" * 4097)
+    sent = await app.bot.send_message(club.id, "same")
+    with pytest.raises(BadRequest, match="not modified"):
+        await sent.edit_text("same")
+    assert await sent.delete()
+    assert tg.message(club, sent.message_id) is None
+
+
+async def test_raw_http_contract(tg: FakeTelegram) -> None:
+    alice = tg.user(1, "Alice")
+    tg.private(alice)
+    api = f"{tg.url}/bot{TOKEN}"
+    async with aiohttp.ClientSession() as http:
+        form = await http.post(f"{api}/SENDMESSAGE", data={"chat_id": "1", "text": "123"})
+        assert (await form.json())["result"]["text"] == "123"  # a str, not json-decoded
+        json_body = await http.post(f"{api}/sendMessage", json={"chat_id": 1, "text": "hi"})
+        assert (await json_body.json())["result"]["message_id"] == 2
+        unknown = await http.post(f"{api}/sendTelepathy")
+        assert unknown.status == 404
+        assert await unknown.json() == {
+            "ok": False,
+            "error_code": 404,
+            "description": "Not Found: method not found",
+        }
+        stranger = await http.post(f"{api}/sendMessage", data={"chat_id": "9", "text": "x"})
+        assert (await stranger.json())["error_code"] == 400
+        wrong_token = await http.post(f"{tg.url}/bot1:nope/getMe")
+        assert wrong_token.status == 401
+    assert [o.text for o in tg.outputs(alice)] == ["123", "hi"]
+    assert plain("<b>Bob</b> &lt;3 &amp; co", "HTML") == "Bob <3 & co"
+
+
+async def test_long_polls_conflict_and_are_released_on_stop() -> None:
+    async with aiohttp.ClientSession() as http:
+        async with FakeTelegram() as tg:
+            url = f"{tg.url}/bot{TOKEN}/getUpdates"
+            older = asyncio.create_task(http.post(url, data={"timeout": "30"}))
+            await asyncio.sleep(0.05)
+            newer = asyncio.create_task(http.post(url, data={"timeout": "30"}))
+            assert (await older).status == 409  # as on Telegram: one poller per bot
+            await asyncio.sleep(0.05)
+            began = time.perf_counter()
+        response = await newer
+        assert time.perf_counter() - began < 0.5
+        assert await response.json() == {"ok": True, "result": []}
+
+
+async def test_shutdown_is_fast(tg: FakeTelegram, app: Application) -> None:
+    alice = tg.user(1, "Alice", "alice")
+    await tg.send(alice, alice, "/start")
+    await tg.reply(alice)
+    await asyncio.sleep(0.05)  # PTB is now inside a 10 s long poll
+    began = time.perf_counter()
+    await app.updater.stop()  # type: ignore[union-attr]
+    await app.stop()
+    await app.shutdown()
+    elapsed = time.perf_counter() - began
+    print(f"updater.stop + stop + shutdown: {elapsed * 1000:.1f} ms")
+    assert elapsed < 0.5
+    assert tg.called("getUpdates")[-1]["timeout"] == 0  # PTB's final confirming call
+    await tg.send(alice, alice, "/start")  # confirmed updates are gone, new ones wait
+    assert len(tg._queue) == 1

@@ -272,6 +272,12 @@ async def _undo(ctx: Context, words: Words) -> Result:
     return await ctx.service.undo(ctx.caller)
 
 
+async def _moderator(ctx: Context, words: Words) -> Result:
+    if len(words.args) != 2 or words.args[0] not in ("add", "remove"):
+        raise Usage
+    return await ctx.service.name_moderator(ctx.caller, words.args[1], words.args[0] == "add")
+
+
 async def _help(ctx: Context, words: Words) -> str:
     lines = [text("help_title"), *(text(key) for key in MEMBER_HELP)]
     lines += [text("help_moderator_title"), *(text(key) for key in MODERATOR_HELP)]
@@ -286,7 +292,7 @@ MEMBER_HELP = [
 MODERATOR_HELP = [
     "help_mod_report", "help_correct", "help_void", "help_restore", "help_merge", "help_retire",
     "help_return", "help_event", "help_ladder", "help_system", "help_set", "help_settings",
-    "help_audit", "help_undo",
+    "help_audit", "help_undo", "help_moderator",
 ]
 
 #: command -> (handler, message key of its usage line)
@@ -321,6 +327,7 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "settings": (_settings, "help_settings"),
     "audit": (_audit, "help_audit"),
     "undo": (_undo, "help_undo"),
+    "moderator": (_moderator, "help_moderator"),
 }
 
 

@@ -22,6 +22,9 @@ MESSAGES: dict[str, str] = {
     "unknown_game": "There is no game #{game}.",
     "unknown_challenge": "There is no challenge #{challenge}.",
     "moderators_only": "Only moderators can do that.",
+    "platform_moderators_only": "Only the group's administrators can name moderators.",
+    "already_moderator": "{name} is already a moderator.",
+    "not_moderator": "{name} is not a moderator of the club.",
     "too_long": "That text is too long: {limit} characters at most.",
     "not_yourself": "A game needs two different players.",
     "same_member": "Name two different members, not {name} twice.",
@@ -95,6 +98,8 @@ MESSAGES: dict[str, str] = {
                 "before retirement: {inactivity_days}; hide provisional: {hide_provisional}. "
                 "Ladders: {ladders}.",
     "undone": "Undone: {action} #{id} ({summary}).",
+    "moderator_named": "{name} is now a moderator of the club.",
+    "moderator_removed": "{name} is no longer a moderator of the club.",
     "imported": "Imported {games} games ({steps} entries) into {ladder}.",
     "preview": "Correcting game #{game} would change:",
     "applied": "Game #{game} corrected. Ratings changed:",
@@ -160,6 +165,8 @@ MESSAGES: dict[str, str] = {
     "help_settings": "/settings [ladder] - a ladder's system and settings",
     "help_audit": "/audit [n] - the latest entries of the club's log",
     "help_undo": "/undo - take back the latest moderator action",
+    "help_moderator": "/moderator add|remove @member - name a member moderator of the club "
+                      "(group administrators only)",
     # -- Telegram -------------------------------------------------------------------------------
     "telegram_private": "Add me to your club's group and use the commands there; /help there "
                         "lists them.",

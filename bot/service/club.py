@@ -278,8 +278,13 @@ class ClubService:
         return game
 
     @staticmethod
-    def _moderator(caller: Caller) -> None:
-        if not caller.moderator:
+    def _moderator(club: _Club, caller: Caller) -> None:
+        """Moderators are the platform's (admins, a role: ``caller.moderator``) plus the members
+        the club has named."""
+        if caller.moderator:
+            return
+        me = club.state.member_of_user(caller.user)
+        if me is None or me.id not in club.state.moderators:
             raise Refusal("moderators_only")
 
     @staticmethod
@@ -618,7 +623,7 @@ class ClubService:
 
         def decide(club: _Club, now: datetime) -> Decision:
             if player is not None:
-                self._moderator(caller)
+                self._moderator(club, caller)
                 first = self._member(club, player)
             else:
                 first = self._me(club, caller)
@@ -764,7 +769,7 @@ class ClubService:
         the answer previews every rating that would change."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             why = self._reason(reason)
             game = self._game(club, game_id)
             if game.voided:
@@ -814,7 +819,7 @@ class ClubService:
         """Take a game out of the ratings (or put a voided one back)."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             why = self._reason(reason)
             game = self._game(club, game_id)
             if restore and not game.voided:
@@ -839,7 +844,7 @@ class ClubService:
         """Fold a duplicate member record into the real one: its games become theirs."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             why = self._reason(reason)
             gone, kept = self._member(club, duplicate), self._member(club, into)
             if gone.id == kept.id:
@@ -857,7 +862,7 @@ class ClubService:
         """Retire a player (their deficit goes to the newcomers' pool) or bring them back."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             why = self._reason(reason)
             member = self._member(club, who)
             lad = self._ladder(club, ladder)
@@ -883,7 +888,7 @@ class ClubService:
         """Open an event (its games are rated together) or close it (and rate them)."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             lad = self._ladder(club, ladder)
             if not _EVENT_NAME.match(name):
                 raise Refusal("bad_event_name", limit=MAX_NAME)
@@ -913,7 +918,7 @@ class ClubService:
         """A new ladder of the club with its own rating system."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             key = name.strip().casefold()
             if not _LADDER_NAME.match(key):
                 raise Refusal("bad_ladder_name", limit=MAX_NAME)
@@ -933,7 +938,7 @@ class ClubService:
         """Change a ladder's rating system or parameters; the whole ladder is re-rated."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             lad = self._ladder(club, ladder)
             checked = parse.system_params(system, params or {})
             event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now, {
@@ -953,7 +958,7 @@ class ClubService:
         """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...)."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             lad = self._ladder(club, ladder)
             parsed = parse.setting(setting, value)
             event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now,
@@ -986,7 +991,7 @@ class ClubService:
         """Who did what, when and why: the latest entries of the club's log."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
 
             def answer() -> Audit:
                 undone = {e.data.get("target") for e in club.state.log
@@ -1004,11 +1009,28 @@ class ClubService:
 
         return await self._execute(caller, decide)
 
+    async def name_moderator(self, caller: Caller, who: str, named: bool) -> Result:
+        """The platform's moderators name a member moderator of the club (or take it back)."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            if not caller.moderator:
+                raise Refusal("platform_moderators_only")
+            member = self._member(club, who)
+            if named == (member.id in club.state.moderators):
+                raise Refusal("already_moderator" if named else "not_moderator",
+                              name=member.name)
+            kind = Kind.MODERATOR_NAMED if named else Kind.MODERATOR_REMOVED
+            event = NewEvent(kind, caller.user, now, {"member": member.user})
+            key = "moderator_named" if named else "moderator_removed"
+            return [event], lambda: Notice(key, {"name": member.name})
+
+        return await self._execute(caller, decide)
+
     async def undo(self, caller: Caller) -> Result:
         """Take back the latest moderator action still in force."""
 
         def decide(club: _Club, now: datetime) -> Decision:
-            self._moderator(caller)
+            self._moderator(club, caller)
             # What the bot did by itself (the main ladder of a new club, retirements for
             # inactivity) is no moderator's action to take back.
             actions = [e for e in club.state.undoable if e.actor != SYSTEM_ACTOR]

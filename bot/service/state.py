@@ -29,6 +29,8 @@ class Kind(StrEnum):
     PLAYER_RETIRED = "player_retired"
     PLAYER_RETURNED = "player_returned"
     PLAYERS_MERGED = "players_merged"
+    MODERATOR_NAMED = "moderator_named"
+    MODERATOR_REMOVED = "moderator_removed"
     CHALLENGE_ISSUED = "challenge_issued"
     CHALLENGE_ACCEPTED = "challenge_accepted"
     CHALLENGE_DECLINED = "challenge_declined"
@@ -53,6 +55,8 @@ UNDOABLE = frozenset(
         Kind.PLAYER_RETIRED,
         Kind.PLAYER_RETURNED,
         Kind.PLAYERS_MERGED,
+        Kind.MODERATOR_NAMED,
+        Kind.MODERATOR_REMOVED,
         Kind.GAME_CORRECTED,
         Kind.GAME_VOIDED,
         Kind.GAME_RESTORED,
@@ -184,6 +188,8 @@ class ClubState:
         self.members: dict[int, Member] = {}
         self.by_user: dict[str, int] = {}
         self.merged_into: dict[int, int] = {}
+        #: members the club named moderators (besides the platform's administrators)
+        self.moderators: set[int] = set()
         self.ladders: dict[str, Ladder] = {}
         self.challenges: dict[int, Challenge] = {}
         #: every game by id, and the reports still pending or disputed (what confirm and the
@@ -317,6 +323,12 @@ class ClubState:
         self.merged_into[self._ref(data, "from")] = self._ref(data, "into")
         for ladder in self.ladders.values():
             ladder.generation += 1
+
+    def _on_moderator_named(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
+        self.moderators.add(self._ref(data, "member"))
+
+    def _on_moderator_removed(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
+        self.moderators.discard(self._ref(data, "member"))
 
     def _on_challenge_issued(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
         self.challenges[event.id] = Challenge(

@@ -1,0 +1,33 @@
+"""Moderators: the platform's administrators, plus the members the club names."""
+
+from pathlib import Path
+
+from bot.messages import text
+
+from .chat import open_club
+
+
+async def test_a_named_member_moderates_until_the_name_is_taken_back(tmp_path: Path) -> None:
+    async with open_club(tmp_path / "club.db") as chat:
+        for name in ("alice", "bob", "carol"):
+            await chat.as_(name, "/register")
+        await chat.as_("bob", "/report @carol win")
+        assert await chat.as_("alice", "/void 5") == text("moderators_only")
+
+        assert await chat.as_("admin!", "/moderator add @alice") == text(
+            "moderator_named", name="alice")
+        assert await chat.say("/moderator add @alice") == text("already_moderator", name="alice")
+        voided = await chat.as_("alice", "/void 5 reported by mistake")
+        assert voided.startswith("Game #5 is now void")
+        # Named moderators moderate; naming others stays with the platform's administrators.
+        assert await chat.say("/moderator add @bob") == text("platform_moderators_only")
+
+        assert await chat.as_("admin!", "/moderator remove @alice") == text(
+            "moderator_removed", name="alice")
+        assert await chat.as_("alice", "/restore 5") == text("moderators_only")
+        assert await chat.as_("admin!", "/moderator remove @alice") == text(
+            "not_moderator", name="alice")
+        # Undo takes a naming back like any other moderator action.
+        await chat.say("/moderator add @carol")
+        assert (await chat.say("/undo")).startswith("Undone: moderator_named")
+        assert await chat.as_("carol", "/restore 5") == text("moderators_only")

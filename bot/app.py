@@ -6,14 +6,21 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from .adapters.console import run_console
 from .service.clock import SystemClock
 from .service.club import ClubService
 from .storage.sqlite import SqliteRepository
+
+if TYPE_CHECKING:
+    from telegram.ext import Application
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +37,46 @@ async def open_service() -> tuple[ClubService, SqliteRepository]:
     return ClubService(repository, SystemClock()), repository
 
 
+@dataclass(frozen=True, slots=True)
+class Webhook:
+    """Telegram posts updates to ``url``; the bot listens on ``listen``:``port`` and accepts
+    only requests carrying ``secret``."""
+
+    url: str
+    listen: str
+    port: int
+    secret: str
+
+
+def webhook_from_environment() -> Webhook | None:
+    """``TELEGRAM_WEBHOOK_URL`` switches from long polling to a webhook;
+    ``TELEGRAM_WEBHOOK_LISTEN`` (default 0.0.0.0:8443) and ``TELEGRAM_WEBHOOK_SECRET``
+    (default: a fresh random one) complete it."""
+    url = os.environ.get("TELEGRAM_WEBHOOK_URL")
+    if not url:
+        return None
+    host, _, port = (os.environ.get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0:8443").rpartition(":")
+    secret = os.environ.get("TELEGRAM_WEBHOOK_SECRET") or secrets.token_urlsafe(32)
+    return Webhook(url, host or "0.0.0.0", int(port), secret)
+
+
+async def start_updates(app: Application, webhook: Webhook | None) -> None:  # type: ignore[type-arg]
+    """Start receiving updates: long polling by default, the webhook when one is set."""
+    assert app.updater is not None
+    if webhook is None:
+        await app.updater.start_polling()
+        return
+    await app.updater.start_webhook(
+        listen=webhook.listen,
+        port=webhook.port,
+        url_path=urlsplit(webhook.url).path.lstrip("/"),
+        webhook_url=webhook.url,
+        secret_token=webhook.secret,
+    )
+
+
 async def run_telegram(service: ClubService, token: str, base_url: str | None) -> None:
-    """Long polling until SIGINT or SIGTERM."""
+    """Serve Telegram until SIGINT or SIGTERM."""
     from .adapters.telegram import TelegramFrontEnd  # only when Telegram is asked for
 
     app = TelegramFrontEnd(service).application(token, base_url)
@@ -42,10 +87,10 @@ async def run_telegram(service: ClubService, token: str, base_url: str | None) -
             loop.add_signal_handler(sig, stop.set)
     async with app:
         await app.start()
-        assert app.updater is not None
-        await app.updater.start_polling()
-        log.info("Telegram bot @%s is polling", app.bot.username)
+        await start_updates(app, webhook_from_environment())
+        log.info("Telegram bot @%s is running", app.bot.username)
         await stop.wait()
+        assert app.updater is not None
         await app.updater.stop()
         await app.stop()
 

@@ -169,7 +169,9 @@ MESSAGES: dict[str, str] = {
                       "(group administrators only)",
     # -- Telegram -------------------------------------------------------------------------------
     "telegram_private": "Add me to your club's group and use the commands there; /help there "
-                        "lists them.",
+                        "lists them. Here, /rating shows your rating in every club.",
+    "private_none": "You are not a member of any club yet: send /register in your club's group.",
+    "private_club": "{club}: {profile}",
     "menu_register": "Join the club",
     "menu_rating": "Rating, rank and record",
     "menu_top": "The leaderboard",

@@ -420,6 +420,21 @@ class ClubService:
         out.sort(key=lambda item: item[0].seq or 0)
         return out
 
+    async def memberships(self, platform: str, user: str) -> list[tuple[str, Profile]]:
+        """A person's profile on the main ladder of every club of the platform they belong to,
+        as (chat id, profile): what a private chat with the bot shows."""
+        found = []
+        for _, club_platform, chat_id in await self._repository.clubs():
+            if club_platform != platform:
+                continue
+            try:
+                profile = await self.profile(Caller(platform, chat_id, user, user))
+            except Refusal:
+                continue
+            assert isinstance(profile, Profile)
+            found.append((chat_id, profile))
+        return found
+
     async def history(
         self, caller: Caller, who: str | None = None, ladder: str | None = None,
         limit: int = 10,

@@ -356,6 +356,8 @@ class ClubService:
             data: dict[str, JsonValue] = {
                 "user": caller.user, "name": display, "ladder": DEFAULT_LADDER,
                 "birth_date": born.isoformat() if born else None,
+                # Members are also found by the name the platform knows them by.
+                "handle": caller.name if caller.name != display else None,
             }
             event = NewEvent(Kind.MEMBER_REGISTERED, caller.user, now, data)
             return [event], lambda: Notice("registered", {"name": display,

@@ -94,6 +94,8 @@ class Member:
     name: str
     birth_date: date | None
     registered_at: datetime
+    #: the platform's handle (a Telegram @username) when it differs from the display name
+    handle: str | None = None
 
 
 @dataclass(slots=True)
@@ -227,9 +229,14 @@ class ClubState:
         return None if member_id is None else self.member(member_id)
 
     def member_named(self, name: str) -> Member | None:
+        """The member shown as ``name``, or else the one whose platform handle it is."""
         wanted = name.casefold()
-        for member in self.members.values():
-            if member.id not in self.merged_into and member.name.casefold() == wanted:
+        current = [m for m in self.members.values() if m.id not in self.merged_into]
+        for member in current:
+            if member.name.casefold() == wanted:
+                return member
+        for member in current:
+            if member.handle is not None and member.handle.casefold() == wanted:
                 return member
         return None
 
@@ -290,6 +297,7 @@ class ClubState:
             name=_text(data, "name"),
             birth_date=date.fromisoformat(birth) if isinstance(birth, str) else None,
             registered_at=event.at,
+            handle=handle if isinstance(handle := data.get("handle"), str) else None,
         )
         self.members[member.id] = member
         self.by_user[member.user] = member.id

@@ -1,20 +1,27 @@
-"""The product's Telegram front-end running against the fake Bot API server."""
+"""The product's Telegram front-end running against the fake Bot API server, and the steps of a
+transcript: a member says a line and reads the answer, presses a button and reads the short
+answer to the press."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from telegram.ext import Application
 
 from bot.adapters.telegram import TelegramFrontEnd
+from bot.messages import text
+from bot.presenter import render
 from bot.service.clock import FakeClock
-from bot.service.club import ClubService
+from bot.service.club import Caller, ClubService
 from bot.storage.sqlite import SqliteRepository
 from tests.chat import START
-from tests.fake_telegram import TOKEN, FakeTelegram
+from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
 
 
 @dataclass
@@ -45,3 +52,53 @@ async def running_bot(path: Path) -> AsyncIterator[Running]:
             await app.stop()
             await app.shutdown()
             await repository.close()
+
+
+async def say(bot: Running, chat: Chat, user: User, line: str) -> Output:
+    """``user`` sends ``line`` in ``chat``; the bot's next output there."""
+    await bot.tg.send(chat, user, line)
+    return await bot.tg.reply(chat)
+
+
+async def press(
+    bot: Running, chat: Chat, user: User, message: Output | int, data: str, strict: bool = True
+) -> dict[str, Any]:
+    """Press a button and wait for the bot's answer to the press (answerCallbackQuery).
+    ``strict=False`` presses a button the message no longer shows (an old copy of it)."""
+    seen = len(bot.tg.callback_answers)
+    await bot.tg.press(chat, user, message, data, strict=strict)
+    for _ in range(1000):
+        if len(bot.tg.callback_answers) > seen:
+            return bot.tg.callback_answers[-1]
+        await asyncio.sleep(0.002)
+    raise AssertionError("the bot did not answer the button press")
+
+
+async def quiet(bot: Running, chat: Chat, user: User) -> None:
+    """The bot said nothing more in ``chat``: the next output there answers a probe (/help).
+    Updates are handled one by one, so anything still to come would come before it."""
+    probe = await say(bot, chat, user, "/help")
+    assert probe.plain.startswith(text("help_title")), f"the bot also said: {probe.plain!r}"
+
+
+async def edit(bot: Running, chat: Chat, update_id: int, line: str) -> int:
+    """The sender of an earlier message update edits its text to ``line`` (an edited_message
+    update, as Telegram sends one); returns the new update's id."""
+    tg = bot.tg
+    original = tg.updates[update_id]["message"]
+    message = copy.deepcopy(tg.message(chat, original["message_id"]))
+    assert message is not None
+    command = line.split(maxsplit=1)[0] if line.startswith("/") else ""
+    message |= {"text": line, "edit_date": message["date"] + 60,
+                "entities": [{"type": "bot_command", "offset": 0, "length": len(command)}]}
+    if not command:
+        del message["entities"]
+    return tg._enqueue(edited_message=message)  # the fake has no public edit yet
+
+
+async def club_state(bot: Running, chat: Chat) -> tuple[str, str]:
+    """The club's whole log and its leaderboard, as a moderator sees them: equal before and
+    after a refusal means nothing changed."""
+    moderator = Caller("telegram", str(chat.id), "0", "snapshot", moderator=True)
+    return (render(await bot.service.audit(moderator, 100)),
+            render(await bot.service.leaderboard(moderator)))

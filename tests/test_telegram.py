@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from bot.messages import text
-from tests.telegram_harness import Running, running_bot
+from tests.telegram_harness import Running, press, running_bot, say
 
 GROUP = -1001
 
@@ -27,22 +26,6 @@ def people(bot: Running):  # type: ignore[no-untyped-def]
     carol = tg.user(4, "Carol", "carol")
     group = tg.group(GROUP, "Chess club", admins=[admin])
     return group, admin, alice, bob, carol
-
-
-async def say(bot: Running, group, user, line: str):  # type: ignore[no-untyped-def]
-    await bot.tg.send(group, user, line)
-    return await bot.tg.reply(group)
-
-
-async def press(bot: Running, group, user, message, data: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
-    """Press a button and wait for the bot's answer to the press."""
-    seen = len(bot.tg.callback_answers)
-    await bot.tg.press(group, user, message, data)
-    for _ in range(200):
-        if len(bot.tg.callback_answers) > seen:
-            return bot.tg.callback_answers[-1]  # type: ignore[no-any-return]
-        await asyncio.sleep(0.01)
-    raise AssertionError("the bot did not answer the button press")
 
 
 async def test_a_club_night_with_buttons(bot: Running) -> None:

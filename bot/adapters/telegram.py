@@ -28,7 +28,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatType, ParseMode
-from telegram.error import RetryAfter, TelegramError
+from telegram.error import BadRequest, RetryAfter, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -43,6 +43,7 @@ from bot.messages import text
 from bot.presenter import render
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
+from bot.service.parsing import MAX_NAME
 from bot.service.results import (
     Audit,
     GameResult,
@@ -181,7 +182,9 @@ class TelegramFrontEnd:
                 file_url_for(base_url)
             )
         app = builder.build()
-        app.add_handler(MessageHandler(filters.COMMAND, self.on_command))
+        # An edited message is not sent again: only new messages are commands.
+        app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.COMMAND,
+                                       self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_error_handler(self.on_error)
         return app
@@ -248,11 +251,20 @@ class TelegramFrontEnd:
             await self._send(message.reply_text, as_html(text("telegram_private")),
                              parse_mode=ParseMode.HTML)
             return
+        addressee = (message.text or "").split(maxsplit=1)[0].partition("@")[2]
+        if addressee and addressee.casefold() != (context.bot.username or "").casefold():
+            return  # /command@other_bot is for another bot in the group
         caller = await self._caller(update, context)
         try:
             command, words = parse(self._line(message))
             if command not in COMMANDS:
                 raise Refusal("bad_command", command=f"/{command}"[:40])
+            if command == "register" and not any(
+                ch.isalpha() for ch in " ".join(words.args) or caller.name
+            ):
+                # Members named by a reply or a text mention reach the service as @<user id>:
+                # a member called "123" would answer for user 123.
+                raise Refusal("bad_name", limit=MAX_NAME)
             answer: Result | str = await execute(
                 Context(self.service, caller, self._previews), command, words
             )
@@ -304,15 +316,23 @@ class TelegramFrontEnd:
         shown = page_of(answer, page) if isinstance(answer, Leaderboard) else answer
         message = query.message
         if isinstance(message, Message):
-            await self._send(message.edit_text, split_html(as_html(shown))[0],
-                             parse_mode=ParseMode.HTML, reply_markup=keyboard(answer, page))
+            try:
+                await self._send(message.edit_text, split_html(as_html(shown))[0],
+                                 parse_mode=ParseMode.HTML, reply_markup=keyboard(answer, page))
+            except BadRequest as error:
+                # Two members pressed the same button: the message already shows the answer.
+                if "not modified" not in error.message.lower():
+                    raise
 
     async def _press(self, caller: Caller, query: CallbackQuery) -> tuple[Result | str, int]:
-        kind, action, ref = (query.data or "::").split(":", 2)
+        parts = (query.data or "").split(":", 2)
+        # Telegram does not promise that the data is one of our buttons'.
+        if len(parts) != 3 or not (parts[2].isascii() and parts[2].isdigit()):
+            raise Refusal("bad_command", command=(query.data or "")[:40])
+        kind, action, ref = parts
         service = self.service
-        if kind == "t":
-            page = int(action) if action.isdigit() else 0
-            return await service.leaderboard(caller, ref), page
+        if kind == "t":  # t:<ladder>:<page>
+            return await service.leaderboard(caller, action), int(ref)
         if kind == "g" and action in ("confirm", "dispute"):
             game = int(ref)
             if action == "confirm":

@@ -132,6 +132,12 @@ async def test_commands_menu_and_private_chat(bot: Running) -> None:
     private = bot.tg.private(alice)
     await bot.tg.send(private, alice, "/top")
     assert (await bot.tg.reply(private)).plain == text("telegram_private")
+    await bot.tg.send(private, alice, "/rating")
+    assert (await bot.tg.reply(private)).plain == text("private_none")
+    await say(bot, group, alice, "/register")
+    await bot.tg.send(private, alice, "/rating")
+    assert (await bot.tg.reply(private)).plain == "Chess club: alice (main): 1500?, rank 1, " \
+        "0 games (0W 0D 0L), peak 1500, recent -"
 
 
 async def test_long_answers_are_split(bot: Running) -> None:

@@ -38,6 +38,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.adapters.telegram_http import AiohttpRequest
 from bot.commands import COMMANDS, Context, Usage, execute, parse
 from bot.messages import text
 from bot.presenter import render
@@ -176,7 +177,13 @@ class TelegramFrontEnd:
 
     def application(self, token: str, base_url: str | None = None) -> Application:  # type: ignore[type-arg]
         """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server."""
-        builder = ApplicationBuilder().token(token).post_init(self._post_init)
+        builder = (
+            ApplicationBuilder()
+            .token(token)
+            .post_init(self._post_init)
+            .request(AiohttpRequest())
+            .get_updates_request(AiohttpRequest())
+        )
         if base_url:
             builder = builder.base_url(base_url.rstrip("/")).base_file_url(
                 file_url_for(base_url)
@@ -248,8 +255,7 @@ class TelegramFrontEnd:
         if message is None or chat is None or update.effective_user is None:
             return
         if chat.type == ChatType.PRIVATE:
-            await self._send(message.reply_text, as_html(text("telegram_private")),
-                             parse_mode=ParseMode.HTML)
+            await self._private(message, context, update.effective_user.id)
             return
         addressee = (message.text or "").split(maxsplit=1)[0].partition("@")[2]
         if addressee and addressee.casefold() != (context.bot.username or "").casefold():
@@ -273,6 +279,25 @@ class TelegramFrontEnd:
         except Usage as usage:
             answer = text("usage", usage=text(usage.args[0]))
         await self._answer(message, answer)
+
+    async def _private(self, message: Message, context: ContextTypes.DEFAULT_TYPE,
+                       user_id: int) -> None:
+        """In a private chat: /rating shows the member's rating in each of their clubs; any
+        other command says where the club's commands work."""
+        command = (message.text or "").split(maxsplit=1)[0][1:].split("@")[0].lower()
+        if command != "rating":
+            await self._send(message.reply_text, as_html(text("telegram_private")),
+                             parse_mode=ParseMode.HTML)
+            return
+        lines = []
+        for chat_id, profile in await self.service.memberships(PLATFORM, str(user_id)):
+            try:
+                title = (await context.bot.get_chat(int(chat_id))).title or chat_id
+            except TelegramError:
+                title = chat_id
+            lines.append(text("private_club", club=title, profile=render(profile)))
+        await self._send(message.reply_text, as_html("\n".join(lines) or text("private_none")),
+                         parse_mode=ParseMode.HTML)
 
     async def _answer(self, message: Message, answer: Result | str) -> None:
         shown: Result | str = answer

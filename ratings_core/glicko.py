@@ -182,6 +182,22 @@ def _check_result(opponent_rating: float, opponent_deviation: float, score: floa
 # -- the system ------------------------------------------------------------------------------
 
 
+def check_deviation_bounds(
+    initial: float, initial_deviation: float, min_deviation: float, max_deviation: float
+) -> None:
+    """The checks Glicko and Glicko-2 parameters share: a finite start, and
+    0 < min_deviation <= initial_deviation <= max_deviation < infinity.
+
+    Source: Glickman 1999 (RD between a floor and the spread of all players, 350).
+    """
+    require(math.isfinite(initial), "initial", "must be a finite number")
+    require(min_deviation > 0, "min_deviation", "must be positive")
+    require(min_deviation <= max_deviation < math.inf, "max_deviation",
+            "must be finite and >= min_deviation")
+    require(min_deviation <= initial_deviation <= max_deviation, "initial_deviation",
+            "must lie within min_deviation..max_deviation")
+
+
 @dataclass(frozen=True, slots=True)
 class GlickoParams:
     initial: float = param(1500.0, "starting rating of a newcomer (Glickman: unrated -> 1500)")
@@ -211,16 +227,8 @@ class GlickoParams:
     )
 
     def __post_init__(self) -> None:
-        require(math.isfinite(self.initial), "initial", "must be a finite number")
-        require(self.min_deviation > 0, "min_deviation", "must be positive")
-        require(
-            self.min_deviation <= self.max_deviation < math.inf,
-            "max_deviation", "must be finite and >= min_deviation",
-        )
-        require(
-            self.min_deviation <= self.initial_deviation <= self.max_deviation,
-            "initial_deviation", "must lie within min_deviation..max_deviation",
-        )
+        check_deviation_bounds(self.initial, self.initial_deviation, self.min_deviation,
+                               self.max_deviation)
         require(0 <= self.c < math.inf, "c", "must be a finite number >= 0")
         require(0 < self.period_days < math.inf, "period_days", "must be positive")
         require(self.provisional_deviation >= 0, "provisional_deviation", "must be >= 0")

@@ -26,6 +26,7 @@ from datetime import date, datetime
 
 from .glicko import (
     Result,
+    check_deviation_bounds,
     clamp,
     elapsed_periods,
     grow_deviation,
@@ -228,16 +229,8 @@ class Glicko2Params:
     )
 
     def __post_init__(self) -> None:
-        require(math.isfinite(self.initial), "initial", "must be a finite number")
-        require(self.min_deviation > 0, "min_deviation", "must be positive")
-        require(
-            self.min_deviation <= self.max_deviation < math.inf,
-            "max_deviation", "must be finite and >= min_deviation",
-        )
-        require(
-            self.min_deviation <= self.initial_deviation <= self.max_deviation,
-            "initial_deviation", "must lie within min_deviation..max_deviation",
-        )
+        check_deviation_bounds(self.initial, self.initial_deviation, self.min_deviation,
+                               self.max_deviation)
         require(0 < self.max_volatility < math.inf, "max_volatility", "must be positive")
         require(
             0 < self.initial_volatility <= self.max_volatility,

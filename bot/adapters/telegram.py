@@ -44,7 +44,6 @@ from bot.messages import text
 from bot.presenter import render
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
-from bot.service.parsing import MAX_NAME
 from bot.service.results import (
     Audit,
     GameResult,
@@ -265,12 +264,6 @@ class TelegramFrontEnd:
             command, words = parse(self._line(message))
             if command not in COMMANDS:
                 raise Refusal("bad_command", command=f"/{command}"[:40])
-            if command == "register" and not any(
-                ch.isalpha() for ch in " ".join(words.args) or caller.name
-            ):
-                # Members named by a reply or a text mention reach the service as @<user id>:
-                # a member called "123" would answer for user 123.
-                raise Refusal("bad_name", limit=MAX_NAME)
             answer: Result | str = await execute(
                 Context(self.service, caller, self._previews), command, words
             )

@@ -20,8 +20,11 @@ RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw"
 
 
 def display_name(text: str) -> str:
+    """A member's name: printable, with a letter (a name of digits would read as a platform's
+    user id where members are named by id), not starting with @, at most 32 characters."""
     name = " ".join(text.split())
-    if not name or name.startswith("@") or not name.isprintable():
+    if (not name or name.startswith("@") or not name.isprintable()
+            or not any(ch.isalpha() for ch in name)):
         raise Refusal("bad_name", limit=MAX_NAME)
     if len(name) > MAX_NAME:
         raise Refusal("name_too_long", limit=MAX_NAME)

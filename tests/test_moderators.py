@@ -31,3 +31,14 @@ async def test_a_named_member_moderates_until_the_name_is_taken_back(tmp_path: P
         await chat.say("/moderator add @carol")
         assert (await chat.say("/undo")).startswith("Undone: moderator_named")
         assert await chat.as_("carol", "/restore 5") == text("moderators_only")
+
+
+async def test_a_disputed_game_is_not_disputed_twice(tmp_path: Path) -> None:
+    async with open_club(tmp_path / "club.db") as chat:
+        for name in ("alice", "bob"):
+            await chat.as_(name, "/register")
+        await chat.as_("alice", "/report @bob win")
+        assert (await chat.as_("bob", "/dispute 4 I won")).startswith("Game #4 is disputed")
+        log_before = await chat.as_("admin!", "/audit 50")
+        assert await chat.as_("bob", "/dispute 4") == text("game_disputed", game=4)
+        assert await chat.as_("admin!", "/audit 50") == log_before

@@ -755,6 +755,8 @@ class ClubService:
             me = self._me(club, caller)
             why = self._reason(reason)
             game = self._pending_for(club, me, game_id, as_reporter=False)
+            if game.status is GameStatus.DISPUTED:
+                raise Refusal("game_disputed", game=game.id)
             event = NewEvent(Kind.GAME_DISPUTED, caller.user, now, {"game": game.id}, why)
             return [event], lambda: GameResult("disputed", self._line(club, game))
 

@@ -151,3 +151,16 @@ async def test_long_answers_are_split(bot: Running) -> None:
     first, second = await bot.tg.reply(group), await bot.tg.reply(group)
     assert first.text.startswith("<pre>") and first.text.endswith("</pre>")
     assert len(first.text) <= 4096 and second.text.startswith("<pre>")
+
+
+async def test_a_members_quick_commands_are_answered_in_order(bot: Running) -> None:
+    # Updates are handled concurrently, but one member's run one after another: a report sent
+    # right after /register, without waiting, finds its sender registered.
+    group, admin, alice, bob, carol = people(bot)
+    await say(bot, group, bob, "/register")
+    for line in ("/register", "/report @bob win", "/rating"):
+        await bot.tg.send(group, alice, line)
+    answers = [(await bot.tg.reply(group)).plain for _ in range(3)]
+    assert answers[0] == text("registered", name="alice", ladder="main")
+    assert answers[1].startswith("Game #4: alice beat bob.")
+    assert answers[2].startswith("alice (main): 1500?")

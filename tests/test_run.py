@@ -1,0 +1,35 @@
+"""`clubrating run` without tokens: the console chat, scripted through standard input."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SESSION = """\
+# a scripted session
+/as bob
+/register
+/as alice
+/register
+/report @bob win
+/as bob
+/confirm
+/top
+"""
+BOARD = ["  1. alice      1580?  (1)", "  2. bob        1420?  (1)"]
+
+
+def test_a_scripted_console_session(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_TOKEN", "DISCORD_TOKEN")}
+    env["CLUBRATING_DB"] = str(tmp_path / "club.db")
+    script = Path(sys.executable).parent / "clubrating"
+    done = subprocess.run([str(script), "run"], input=SESSION, capture_output=True, text=True,
+                          env=env, timeout=60, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[-3:] == ["main ladder", *BOARD]
+    assert "Game #4 confirmed: alice beat bob." in lines
+    assert (tmp_path / "club.db").exists()
+    # The same file again: the club is still there.
+    again = subprocess.run([str(script), "run"], input="/top\n", capture_output=True, text=True,
+                           env=env, timeout=60, check=True)
+    assert again.stdout.splitlines()[-2:] == BOARD

@@ -44,7 +44,7 @@ import telegram
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.adapters.telegram import TelegramFrontEnd  # noqa: E402
+from bot.adapters.telegram import POLL_INTERVAL, TelegramFrontEnd  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
 from bot.storage.sqlite import SqliteRepository  # noqa: E402
@@ -236,7 +236,7 @@ async def bot_polling(url: str) -> AsyncIterator[None]:
             await app.initialize()
             await app.start()
             assert app.updater is not None
-            await app.updater.start_polling(poll_interval=0, timeout=10)
+            await app.updater.start_polling(poll_interval=POLL_INTERVAL, timeout=10)
             try:
                 yield
             finally:

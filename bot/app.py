@@ -62,9 +62,11 @@ def webhook_from_environment() -> Webhook | None:
 
 async def start_updates(app: Application, webhook: Webhook | None) -> None:  # type: ignore[type-arg]
     """Start receiving updates: long polling by default, the webhook when one is set."""
+    from .adapters.telegram import POLL_INTERVAL
+
     assert app.updater is not None
     if webhook is None:
-        await app.updater.start_polling()
+        await app.updater.start_polling(poll_interval=POLL_INTERVAL)
         return
     await app.updater.start_webhook(
         listen=webhook.listen,

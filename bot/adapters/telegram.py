@@ -70,6 +70,10 @@ TEXT_LIMIT = 4096
 ADMIN_TTL_SECONDS = 60.0
 #: leaderboard rows per page
 PAGE = 20
+#: seconds between long polls: under load one getUpdates then brings several updates instead of
+#: one each (fewer polls, steadier latency: p99 40-54 ms instead of 160-530 ms at 200 results/s,
+#: docs/benchmarks.md); a quiet bot still answers at once, its poll being held open
+POLL_INTERVAL = 0.005
 #: updates handled at once (one member's still one after another)
 CONCURRENT_UPDATES = 16
 #: flood-limit answers waited out before a send gives up

@@ -367,17 +367,23 @@ class TelegramFrontEnd:
         except Refusal as refusal:
             await self._send(query.answer, render(refusal)[:200], show_alert=True)
             return
-        await self._send(query.answer)
-        shown = page_of(answer, page) if isinstance(answer, Leaderboard) else answer
         message = query.message
-        if isinstance(message, Message):
-            try:
-                await self._send(message.edit_text, split_html(as_html(shown))[0],
-                                 parse_mode=ParseMode.HTML, reply_markup=keyboard(answer, page))
-            except BadRequest as error:
-                # Two members pressed the same button: the message already shows the answer.
-                if "not modified" not in error.message.lower():
-                    raise
+        if not isinstance(message, Message):
+            await self._send(query.answer)
+            return
+        # Two independent calls: the press's spinner stops while the message is edited.
+        await asyncio.gather(self._send(query.answer), self._edit(message, answer, page))
+
+    async def _edit(self, message: Message, answer: Result | str, page: int) -> None:
+        """Show the outcome in the message whose button was pressed."""
+        shown = page_of(answer, page) if isinstance(answer, Leaderboard) else answer
+        try:
+            await self._send(message.edit_text, split_html(as_html(shown))[0],
+                             parse_mode=ParseMode.HTML, reply_markup=keyboard(answer, page))
+        except BadRequest as error:
+            # Two members pressed the same button: the message already shows the answer.
+            if "not modified" not in error.message.lower():
+                raise
 
     async def _press(self, caller: Caller, query: CallbackQuery) -> tuple[Result | str, int]:
         parts = (query.data or "").split(":", 2)

@@ -169,9 +169,11 @@ MESSAGES: dict[str, str] = {
                       "(group administrators only)",
     # -- Telegram -------------------------------------------------------------------------------
     "telegram_private": "Add me to your club's group and use the commands there; /help there "
-                        "lists them. Here, /rating shows your rating in every club.",
+                        "lists them. Here, /rating and /history show your standing in each of "
+                        "your clubs.",
     "private_none": "You are not a member of any club yet: send /register in your club's group.",
     "private_club": "{club}: {profile}",
+    # (notification settings join the private chat with the announcements of issue 6)
     "menu_register": "Join the club",
     "menu_rating": "Rating, rank and record",
     "menu_top": "The leaderboard",

@@ -312,21 +312,26 @@ class TelegramFrontEnd:
 
     async def _private(self, message: Message, context: ContextTypes.DEFAULT_TYPE,
                        user_id: int) -> None:
-        """In a private chat: /rating shows the member's rating in each of their clubs; any
-        other command says where the club's commands work."""
+        """In a private chat: /rating and /history speak about the member's own standing in
+        each of their clubs; any other command says where the club's commands work."""
         command = (message.text or "").split(maxsplit=1)[0][1:].split("@")[0].lower()
-        if command != "rating":
+        if command not in ("rating", "history"):
             await self._send(message.reply_text, as_html(text("telegram_private")),
                              parse_mode=ParseMode.HTML)
             return
-        lines = []
-        for chat_id, profile in await self.service.memberships(PLATFORM, str(user_id)):
+        user = str(user_id)
+        sections = []
+        for chat_id in await self.service.clubs_of(PLATFORM, user):
+            caller = Caller(PLATFORM, chat_id, user, user)
+            answer = await (self.service.profile(caller) if command == "rating"
+                            else self.service.history(caller))
             try:
                 title = (await context.bot.get_chat(int(chat_id))).title or chat_id
             except TelegramError:
                 title = chat_id
-            lines.append(text("private_club", club=title, profile=render(profile)))
-        await self._send(message.reply_text, as_html("\n".join(lines) or text("private_none")),
+            sections.append(text("private_club", club=title, profile=render(answer)))
+        await self._send(message.reply_text,
+                         as_html("\n\n".join(sections) or text("private_none")),
                          parse_mode=ParseMode.HTML)
 
     async def _answer(self, message: Message, answer: Result | str) -> None:

@@ -422,19 +422,19 @@ class ClubService:
         out.sort(key=lambda item: item[0].seq or 0)
         return out
 
-    async def memberships(self, platform: str, user: str) -> list[tuple[str, Profile]]:
-        """A person's profile on the main ladder of every club of the platform they belong to,
-        as (chat id, profile): what a private chat with the bot shows."""
+    async def clubs_of(self, platform: str, user: str) -> list[str]:
+        """The chats of the platform whose club has this person as a member (what a private
+        chat with the bot speaks about)."""
         found = []
-        for _, club_platform, chat_id in await self._repository.clubs():
+        for club_id, club_platform, chat_id in await self._repository.clubs():
             if club_platform != platform:
                 continue
-            try:
-                profile = await self.profile(Caller(platform, chat_id, user, user))
-            except Refusal:
-                continue
-            assert isinstance(profile, Profile)
-            found.append((chat_id, profile))
+            lock = self._locks.setdefault(club_id, asyncio.Lock())
+            async with lock:
+                club = await self._load(club_id)
+                await self._refresh(club)
+                if club.state.member_of_user(user) is not None:
+                    found.append(chat_id)
         return found
 
     async def history(

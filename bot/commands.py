@@ -190,7 +190,7 @@ async def _correct(ctx: Context, words: Words) -> Result | str:
 async def _apply(ctx: Context, words: Words) -> Result | str:
     pending = ctx.previews.pop(ctx.key, None)
     if pending is None:
-        return text("console_no_preview")
+        return text("no_preview")
     game, correction = pending
     return await ctx.service.correct(ctx.caller, game, correction, apply=True)
 
@@ -198,8 +198,8 @@ async def _apply(ctx: Context, words: Words) -> Result | str:
 async def _cancel(ctx: Context, words: Words) -> str:
     pending = ctx.previews.pop(ctx.key, None)
     if pending is None:
-        return text("console_no_preview")
-    return text("console_cancelled", game=pending[0])
+        return text("no_preview")
+    return text("correction_cancelled", game=pending[0])
 
 
 async def _void(ctx: Context, words: Words) -> Result:

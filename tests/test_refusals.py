@@ -145,7 +145,7 @@ CASES = [
         "unknown_setting", setting="colour",
         settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional")),
     ("mod!", "/undo", refused("nothing_to_undo")),
-    ("mod!", "/apply", refused("console_no_preview")),
+    ("mod!", "/apply", refused("no_preview")),
 ]
 
 
@@ -163,7 +163,7 @@ async def test_a_member_cannot_apply_a_moderators_preview(club: Transcript) -> N
     before = await snapshot(club)
     assert (await club.as_("mod!", "/correct 5 loss")).startswith("Correcting game #5")
     # Previews belong to the moderator who made them: alice has none to apply.
-    assert await club.as_("alice", "/apply") == text("console_no_preview")
+    assert await club.as_("alice", "/apply") == text("no_preview")
     assert await snapshot(club) == before
 
 

@@ -74,7 +74,7 @@ async def test_moderators_are_the_group_admins(bot: Running) -> None:
     preview = await say(bot, group, admin, "/correct 4 loss")
     assert preview.buttons == [[("Apply", "x:apply:4"), ("Cancel", "x:cancel:4")]]
     refused = await press(bot, group, alice, preview, "x:apply:4")
-    assert refused["text"] == text("console_no_preview")
+    assert refused["text"] == text("no_preview")
     await press(bot, group, admin, preview, "x:apply:4")
     applied = await bot.tg.reply(group)
     assert applied.plain.splitlines()[0] == text("applied", game=4)

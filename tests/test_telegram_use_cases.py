@@ -539,7 +539,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     assert (cancelled.kind, cancelled.message_id) == ("edit", preview.message_id)
     assert cancelled.plain == "Correction of game #4 cancelled; nothing changed."
     assert cancelled.buttons == []
-    await refused_press(bot, g, c.ada, preview, "x:apply:4", text("console_no_preview"))
+    await refused_press(bot, g, c.ada, preview, "x:apply:4", text("no_preview"))
     assert await ratings(bot) == {"alice": 1580.0, "bob": 1420.0}
 
     # A second preview, applied by typing; its buttons then have nothing left to apply.
@@ -548,7 +548,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
         "Game #4 corrected. Ratings changed:", "alice: 1580 -> 1500?", "bob: 1420 -> 1500?",
     )
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
-    await refused_press(bot, g, c.ada, again, "x:apply:4", text("console_no_preview"))
+    await refused_press(bot, g, c.ada, again, "x:apply:4", text("no_preview"))
     assert (await say(bot, g, c.alice, "/history")).plain == lines(
         "alice's games on main:", "#4 2024-03-01 alice drew with bob",
     )
@@ -578,9 +578,9 @@ async def test_a_button_pressed_by_someone_who_may_not_changes_nothing(bot: Runn
         (c.zed, report, "g:dispute:7", text("not_registered")),
         # A correction is the moderator's who previewed it: a member or another moderator
         # has nothing to apply or cancel.
-        (c.carol, preview, "x:apply:5", text("console_no_preview")),
-        (c.alice, preview, "x:cancel:5", text("console_no_preview")),
-        (deputy, preview, "x:apply:5", text("console_no_preview")),
+        (c.carol, preview, "x:apply:5", text("no_preview")),
+        (c.alice, preview, "x:cancel:5", text("no_preview")),
+        (deputy, preview, "x:apply:5", text("no_preview")),
     ]
     for user, message, data, expected in cases:
         await refused_press(bot, g, user, message, data, expected)
@@ -692,7 +692,7 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("ada", "/merge @alice @alice", text("same_member", name="alice")),
     ("ada", "/correct 5", text("nothing_to_correct")),
     ("ada", "/undo", text("nothing_to_undo")),
-    ("ada", "/apply", text("console_no_preview")),
+    ("ada", "/apply", text("no_preview")),
 ]
 
 

@@ -435,7 +435,7 @@ async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
         "Send /apply to make this correction, or /cancel.",
     ])
     assert await chat.say("/cancel") == "Correction of game #7 cancelled; nothing changed."
-    assert await chat.say("/apply") == text("console_no_preview")
+    assert await chat.say("/apply") == text("no_preview")
     assert await ratings(chat) == before
     assert await log_of(chat) == log
 

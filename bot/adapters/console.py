@@ -58,7 +58,7 @@ class Console:
         if isinstance(answer, str):
             return answer
         if isinstance(answer, Preview) and not answer.applied:
-            return render(answer) + "\n" + text("console_apply_hint")
+            return render(answer) + "\n" + text("apply_hint")
         return render(answer)
 
     def _become(self, words: Words) -> str:

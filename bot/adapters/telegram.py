@@ -410,10 +410,10 @@ class TelegramFrontEnd:
             key = (caller.platform, caller.chat_id, caller.user)
             pending = self._previews.get(key)
             if pending is None or pending[0] != int(ref):
-                raise Refusal("console_no_preview")
+                raise Refusal("no_preview")
             del self._previews[key]
             if action == "cancel":
-                return text("console_cancelled", game=pending[0]), 0
+                return text("correction_cancelled", game=pending[0]), 0
             return await service.correct(caller, pending[0], pending[1], apply=True), 0
         raise Refusal("bad_command", command=(query.data or "")[:40])
 

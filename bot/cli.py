@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ratings_core.evaluation import evaluate
 from ratings_core.model import Game, RatingPeriod, Step
 from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
-from ratings_core.systems import DEFAULT_SYSTEM, make_system, system_names
+from ratings_core.systems import DEFAULT_SYSTEM, make_system, preset_params, system_names
 
 from .app import open_service, run
 from .history_csv import CsvError, History, read_events, read_players, write_events
@@ -46,6 +49,19 @@ def _parser() -> argparse.ArgumentParser:
         help="override a parameter of the system, e.g. --set k=24 (repeatable)",
     )
     rerun.add_argument("events", type=Path, metavar="EVENTS.csv")
+
+    judge = commands.add_parser(
+        "evaluate",
+        help="which rating system predicts a history's games best",
+        description="Predict every game of EVENTS.csv from the earlier rating periods and "
+                    "score each system on the last part of the history.",
+    )
+    judge.add_argument("--systems", default=",".join(EVALUATED),
+                       help=f"comma-separated systems (default {','.join(EVALUATED)})")
+    judge.add_argument("--test-fraction", type=float, default=0.3,
+                       help="share of the history's time span scored (default 0.3)")
+    judge.add_argument("--format", choices=("table", "json"), default="table")
+    judge.add_argument("events", type=Path, metavar="EVENTS.csv")
 
     commands.add_parser("run", help="start the bot (a console chat when no tokens are set)")
 
@@ -135,6 +151,90 @@ def standings_json(system: RatingSystem, result: ReplayResult) -> dict[str, obje
     }
 
 
+#: systems compared by default (tactics rates puzzles, not games between players)
+EVALUATED = [name for name in system_names() if name != "tactics"]
+
+
+def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    """The JSON contract and the table of ``clubrating evaluate``."""
+    if not 0 < args.test_fraction <= 1:
+        raise UsageError(f"--test-fraction must be in (0, 1], not {args.test_fraction}")
+    names = [n.strip() for n in args.systems.split(",") if n.strip()]
+    try:
+        systems = [make_system(name) for name in names]
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if not systems:
+        raise UsageError("--systems names no system")
+    history = read_events(args.events)
+    rows = []
+    for system in systems:
+        _check_fits(system, history, args.events.name)
+        bar = _ProgressBar(system.name, len(history.steps))
+        began = time.perf_counter()
+        scores = evaluate(system, history.steps, args.test_fraction, bar)
+        elapsed = time.perf_counter() - began
+        bar.close()
+        games = sum(1 for step in history.steps for _ in _games_of(step))
+        rows.append((system, scores, games / elapsed if elapsed > 0 else 0.0))
+    scored = [r for r in rows if r[1].games]
+    best = min(scored, key=lambda r: r[1].logloss)[0].name if scored else ""
+    output: dict[str, object] = {
+        "systems": [
+            {
+                "system": system.name,
+                "params": dataclasses.asdict(preset_params(system)),  # type: ignore[call-overload]
+                "logloss": scores.logloss,
+                "brier": scores.brier,
+                "accuracy": scores.accuracy,
+                "test_games": scores.games,
+                "games_per_second": speed,
+            }
+            for system, scores, speed in rows
+        ],
+        "recommended": best,
+    }
+    lines = [f"{'system':<12}{'log-loss':>10}{'Brier':>9}{'accuracy':>10}{'games':>8}"
+             f"{'games/s':>11}"]
+    for system, scores, speed in rows:
+        lines.append(f"{system.name:<12}{scores.logloss:>10.4f}{scores.brier:>9.4f}"
+                     f"{scores.accuracy:>10.3f}{scores.games:>8}{speed:>11,.0f}")
+    for system, scores, _ in rows:
+        lines.append(f"calibration of {system.name}: " + "  ".join(
+            f"{b.low:.1f}-{b.high:.1f}: {b.predicted:.2f}/{b.scored:.2f} ({b.games})"
+            for b in scores.calibration))
+    lines.append(f"recommended: {best} (lowest log-loss on the last "
+                 f"{args.test_fraction:.0%} of the history)" if best else "no game was scored")
+    return output, "\n".join(lines) + "\n"
+
+
+def _games_of(step: Step) -> list[Game]:
+    events = step.events if isinstance(step, RatingPeriod) else (step,)
+    return [e for e in events if isinstance(e, Game)]
+
+
+class _ProgressBar:
+    """A progress bar on stderr for long runs (only when stderr is a terminal)."""
+
+    def __init__(self, label: str, total: int) -> None:
+        self.label = label
+        self.total = total
+        self.shown = -1
+        self.live = sys.stderr.isatty() and total >= 100
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = done * 100 // max(total, 1)
+        if self.live and percent != self.shown:
+            self.shown = percent
+            filled = percent // 4
+            sys.stderr.write(f"\r{self.label:<10} [{'#' * filled:<25}] {percent:3d}%")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.live:
+            sys.stderr.write("\n")
+
+
 def _chat(text: str) -> tuple[str, str]:
     platform, sep, chat_id = text.partition(":")
     if not sep or not platform or not chat_id:
@@ -175,6 +275,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "replay":
             output = replay_command(args)
             sys.stdout.write(json.dumps(output, indent=2, ensure_ascii=False) + "\n")
+        elif args.command == "evaluate":
+            output, table = evaluate_command(args)
+            sys.stdout.write(json.dumps(output, indent=2) + "\n" if args.format == "json"
+                             else table)
         elif args.command == "export":
             csv_text = asyncio.run(export_command(args))
             if args.output is None:

@@ -187,6 +187,11 @@ class ClassicElo(RatingSystem):
         )
         return PlayerState(rating=rating, peak=rating, birth_date=birth_date)
 
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """The preset's curve (logistic or normal). Source: seed 000, SPEC 3.1."""
+        return self.expected(player.rating - opponent.rating - handicap)
+
     def _k(self, table: Table, i: int) -> float:
         p = self.params
         return k_factor(

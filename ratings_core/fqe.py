@@ -245,6 +245,14 @@ class QuebecSystem(RatingSystem):
     def is_provisional(self, state: PlayerState) -> bool:
         return state.games <= self.params.provisional_games
 
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """The federation's table; an unrated player counts as 1100. Source: seed 003."""
+        def seen(state: PlayerState) -> float:
+            return self.params.unrated_opponent if state.games == 0 else state.rating
+
+        return fqe_expected(seen(player) - seen(opponent) - handicap)
+
     def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """Rate one event: unrated, then provisional, then permanent players.
 

@@ -257,6 +257,9 @@ def record(
     table.last_played[i] = when
 
 
+glicko_expected = expected_score
+
+
 class Glicko(RatingSystem):
     """``glicko``: Glickman's Glicko-1 with fractional rating periods and bounded RD.
 
@@ -288,6 +291,16 @@ class Glicko(RatingSystem):
     def is_provisional(self, state: PlayerState) -> bool:
         deviation = self.params.initial_deviation if state.deviation is None else state.deviation
         return deviation > self.params.provisional_deviation
+
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """Glickman's predictive probability: the logistic curve damped by g of the combined
+        deviation sqrt(RD^2 + RD_opp^2). Source: Glickman, "The Glicko system" (expected
+        outcome of a game between two rated players)."""
+        own = self.params.initial_deviation if player.deviation is None else player.deviation
+        other = (self.params.initial_deviation if opponent.deviation is None
+                 else opponent.deviation)
+        return glicko_expected(player.rating - handicap, opponent.rating, math.hypot(own, other))
 
     def current_deviation(self, state: PlayerState, when: datetime) -> float:
         """The RD the player would enter a period at ``when`` with (step 1), within bounds."""

@@ -34,6 +34,9 @@ from .glicko import (
     logistic,
     record,
 )
+from .glicko import (
+    expected_score as glicko_expected,
+)
 from .model import Game, PlayerState
 from .parameters import param, require
 from .system import RatingSystem
@@ -277,6 +280,16 @@ class Glicko2(RatingSystem):
     def is_provisional(self, state: PlayerState) -> bool:
         deviation = self.params.initial_deviation if state.deviation is None else state.deviation
         return deviation > self.params.provisional_deviation
+
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """Glickman's predictive probability: the logistic curve damped by g of the combined
+        deviation sqrt(RD^2 + RD_opp^2). Source: Glickman, "The Glicko system" (expected
+        outcome of a game between two rated players)."""
+        own = self.params.initial_deviation if player.deviation is None else player.deviation
+        other = (self.params.initial_deviation if opponent.deviation is None
+                 else opponent.deviation)
+        return glicko_expected(player.rating - handicap, opponent.rating, math.hypot(own, other))
 
     def current_deviation(self, state: PlayerState, when: datetime) -> float:
         """The deviation widened to ``when`` by the stored volatility (step 6 without games)."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from .curves import LINEAR_SPAN
+from .curves import LINEAR_SPAN, linear_expected
 from .model import Game, PlayerState
 from .parameters import param, require
 from .rounding import round_half_away
@@ -75,6 +75,11 @@ class LinearElo(RatingSystem):
 
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
         return PlayerState(rating=self.params.initial, peak=self.params.initial)
+
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """The linear curve 0.5 + d/800, clipped. Source: seed 002, SPEC 3.3."""
+        return linear_expected(player.rating - opponent.rating - handicap)
 
     def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """Each game's change from the ratings before the period, summed per player."""

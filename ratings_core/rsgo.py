@@ -538,6 +538,12 @@ class RussianGo(RatingSystem):
     def is_provisional(self, state: PlayerState) -> bool:
         return state.deviation is None or state.games < self.params.small_sample
 
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """p(DR, D) with the handicap in stones. Source: seed 001, SPEC 3.4 and 3.9."""
+        return expected_score(self._clamp(player.rating), self._clamp(opponent.rating),
+                              handicap_points(handicap), scale_ratio=self.params.scale_ratio)
+
     def _periods_away(self, last_played: datetime | None, when: datetime) -> float:
         if last_played is None:
             return 0.0

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import ClassVar
 
+from .curves import logistic_expected
 from .model import Game, PlayerState
 from .table import Table
 
@@ -60,6 +61,15 @@ class RatingSystem(ABC):
 
     def is_provisional(self, state: PlayerState) -> bool:
         return False
+
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """``player``'s expected score against ``opponent``, giving ``handicap``: the
+        system's own prediction of a game. Default: the logistic curve.
+
+        Source: seed 000, seed 002 (E = 1 / (1 + 10^(-(Ra - Rb) / 400))), SPEC 3.1.
+        """
+        return logistic_expected(player.rating - opponent.rating - handicap)
 
     def check(self, game: Game) -> None:
         """Raise ``ValueError`` naming the field when this system cannot rate ``game``.

@@ -41,16 +41,17 @@ class TableSnapshot:
     birth_date: tuple[date | None, ...]
 
     def states(self) -> dict[str, PlayerState]:
-        return {name: self._state(i) for i, name in enumerate(self.names)}
+        return {name: self.at(i) for i, name in enumerate(self.names)}
 
     def state(self, name: str) -> PlayerState | None:
         """One player's state, without rebuilding everyone's (``None`` if unknown)."""
         try:
-            return self._state(self.names.index(name))
+            return self.at(self.names.index(name))
         except ValueError:
             return None
 
-    def _state(self, i: int) -> PlayerState:
+    def at(self, i: int) -> PlayerState:
+        """The state of the i-th player (in the order players were met)."""
         return PlayerState(
             rating=self.rating[i],
             games=self.games[i],

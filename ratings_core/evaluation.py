@@ -1,0 +1,143 @@
+"""How well a rating system predicts a history's games: log-loss, Brier score, accuracy and
+calibration, each game predicted from the ratings left by earlier rating periods.
+
+Protocol: the steps are folded in order; before a step is rated, each of its games is predicted
+with the system's own expected score from the state left by the earlier steps; games whose
+step lies in the last ``test_fraction`` of the history's time span are scored. Systems keep
+learning through the test window, as a club's ladder would.
+
+Source: the evaluation protocol of the Kaggle "Elo versus the Rest of the World" competition
+(predict a month from the months before it); Brier, "Verification of forecasts expressed in
+terms of probability" (1950); log-loss as the binary cross-entropy with a draw scoring 1/2.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from .model import Event, Game, PlayerState, RatingPeriod, Step
+from .replay import Checkpoint, replay
+from .system import RatingSystem
+
+#: predictions are kept within (EPSILON, 1 - EPSILON) so a certain, wrong one costs a finite loss
+EPSILON = 1e-6
+#: calibration bins of the predicted score: [0, 0.1), [0.1, 0.2), ..., [0.9, 1]
+BINS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationBin:
+    low: float
+    high: float
+    games: int
+    predicted: float
+    scored: float
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    """The metrics over the scored games (lower log-loss and Brier are better)."""
+
+    logloss: float
+    brier: float
+    accuracy: float
+    games: int
+    calibration: tuple[CalibrationBin, ...]
+
+
+def log_loss(predicted: float, score: float) -> float:
+    """-(s ln p + (1 - s) ln(1 - p)), with p kept within (1e-6, 1 - 1e-6).
+
+    Source: binary cross-entropy; a draw scores 1/2 (seed 002: a draw counts as half a win).
+    """
+    p = min(1.0 - EPSILON, max(EPSILON, predicted))
+    return -(score * math.log(p) + (1.0 - score) * math.log(1.0 - p))
+
+
+def brier(predicted: float, score: float) -> float:
+    """(p - s)^2. Source: Brier (1950)."""
+    return (predicted - score) ** 2
+
+
+def score_predictions(pairs: Sequence[tuple[float, float]]) -> Scores:
+    """Metrics of (predicted, actual score) pairs. Accuracy counts decisive games only: a
+    prediction of exactly 1/2 earns half a hit. Source: see the module docstring."""
+    if not pairs:
+        return Scores(math.nan, math.nan, math.nan, 0, ())
+    n = len(pairs)
+    decisive = [(p, s) for p, s in pairs if s != 0.5]
+    hits = sum(0.5 if p == 0.5 else float((p > 0.5) == (s == 1.0)) for p, s in decisive)
+    bins = []
+    for k in range(BINS):
+        low, high = k / BINS, (k + 1) / BINS
+        inside = [(p, s) for p, s in pairs if low <= p < high or (k == BINS - 1 and p == 1.0)]
+        if inside:
+            bins.append(CalibrationBin(
+                low, high, len(inside),
+                sum(p for p, _ in inside) / len(inside), sum(s for _, s in inside) / len(inside),
+            ))
+    return Scores(
+        logloss=sum(log_loss(p, s) for p, s in pairs) / n,
+        brier=sum(brier(p, s) for p, s in pairs) / n,
+        accuracy=hits / len(decisive) if decisive else math.nan,
+        games=n,
+        calibration=tuple(bins),
+    )
+
+
+def _games(step: Step) -> list[Game]:
+    events: Sequence[Event] = step.events if isinstance(step, RatingPeriod) else (step,)
+    return [e for e in events if isinstance(e, Game)]
+
+
+def _moment(step: Step) -> datetime | None:
+    events: Sequence[Event] = step.events if isinstance(step, RatingPeriod) else (step,)
+    moments = [e.played_at for e in events]
+    return max(moments) if moments else None
+
+
+def evaluate(
+    system: RatingSystem,
+    steps: Sequence[Step],
+    test_fraction: float = 0.3,
+    progress: Callable[[int, int], None] | None = None,
+) -> Scores:
+    """Predict every game from the earlier periods, rate it, and score the last
+    ``test_fraction`` of the time span. ``progress(done, total)`` is told about each step.
+
+    Source: the protocol of the Kaggle "Elo versus the Rest of the World" competition (each
+    month predicted from the months before it); issue 7 of this project.
+    """
+    if not 0 < test_fraction <= 1:
+        raise ValueError(f"test_fraction must be in (0, 1], not {test_fraction!r}")
+    moments = [m for m in (_moment(s) for s in steps) if m is not None]
+    if not moments:
+        return score_predictions([])
+    first, last = min(moments), max(moments)
+    start_of_test = first + (last - first) * (1.0 - test_fraction)
+    pairs: list[tuple[float, float]] = []
+    state: Checkpoint = replay(system, []).final
+    for done, step in enumerate(steps, start=1):
+        moment = _moment(step)
+        games = _games(step)
+        if games and moment is not None and moment >= start_of_test:
+            index = {name: i for i, name in enumerate(state.table.names)}
+            for game in games:
+                a = _state(system, state, index, game.player_a, game.played_at)
+                b = _state(system, state, index, game.player_b, game.played_at)
+                pairs.append((system.expected_score(a, b, game.handicap), game.score_a))
+        state = replay(system, [step], start=state).final
+        if progress is not None:
+            progress(done, len(steps))
+    return score_predictions(pairs)
+
+
+def _state(system: RatingSystem, state: Checkpoint, index: dict[str, int], player: str,
+           when: datetime) -> PlayerState:
+    i = index.get(player)
+    if i is None:  # not met yet: as the system would start them
+        return system.newcomer(when, None, 0.0)
+    return state.table.at(i)

@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Protocol
 
 from .model import Game, PlayerState
 from .parameters import param, require
@@ -260,7 +261,39 @@ def record(
 glicko_expected = expected_score
 
 
-class Glicko(RatingSystem):
+class DeviationParams(Protocol):
+    @property
+    def initial_deviation(self) -> float: ...
+
+    @property
+    def provisional_deviation(self) -> float: ...
+
+
+class DeviationSystem(RatingSystem):
+    """What Glicko and Glicko-2 share: a rating is provisional while its deviation is large,
+    and a game is predicted with both players' deviations.
+
+    Source: Glickman 1999; "The Glicko system".
+    """
+
+    params: DeviationParams
+
+    def _deviation(self, state: PlayerState) -> float:
+        return self.params.initial_deviation if state.deviation is None else state.deviation
+
+    def is_provisional(self, state: PlayerState) -> bool:
+        return self._deviation(state) > self.params.provisional_deviation
+
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """Glickman's predictive probability: the logistic curve damped by g of the combined
+        deviation sqrt(RD^2 + RD_opp^2). Source: Glickman, "The Glicko system" (expected
+        outcome of a game between two rated players)."""
+        combined = math.hypot(self._deviation(player), self._deviation(opponent))
+        return glicko_expected(player.rating - handicap, opponent.rating, combined)
+
+
+class Glicko(DeviationSystem):
     """``glicko``: Glickman's Glicko-1 with fractional rating periods and bounded RD.
 
     Each period: every participant's RD grows for the time since their last game (step 1),
@@ -287,20 +320,6 @@ class Glicko(RatingSystem):
         if state.deviation is None:
             return dataclasses.replace(state, deviation=self.params.initial_deviation)
         return state
-
-    def is_provisional(self, state: PlayerState) -> bool:
-        deviation = self.params.initial_deviation if state.deviation is None else state.deviation
-        return deviation > self.params.provisional_deviation
-
-    def expected_score(self, player: PlayerState, opponent: PlayerState,
-                       handicap: float = 0.0) -> float:
-        """Glickman's predictive probability: the logistic curve damped by g of the combined
-        deviation sqrt(RD^2 + RD_opp^2). Source: Glickman, "The Glicko system" (expected
-        outcome of a game between two rated players)."""
-        own = self.params.initial_deviation if player.deviation is None else player.deviation
-        other = (self.params.initial_deviation if opponent.deviation is None
-                 else opponent.deviation)
-        return glicko_expected(player.rating - handicap, opponent.rating, math.hypot(own, other))
 
     def current_deviation(self, state: PlayerState, when: datetime) -> float:
         """The RD the player would enter a period at ``when`` with (step 1), within bounds."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from .glicko import (
+    DeviationSystem,
     Result,
     check_deviation_bounds,
     clamp,
@@ -34,12 +35,8 @@ from .glicko import (
     logistic,
     record,
 )
-from .glicko import (
-    expected_score as glicko_expected,
-)
 from .model import Game, PlayerState
 from .parameters import param, require
-from .system import RatingSystem
 from .table import Table
 
 #: rating points per Glicko-2 unit: 400 / ln 10, as the paper rounds it (step 2)
@@ -244,7 +241,7 @@ class Glicko2Params:
         require(self.provisional_deviation >= 0, "provisional_deviation", "must be >= 0")
 
 
-class Glicko2(RatingSystem):
+class Glicko2(DeviationSystem):
     """``glicko2``: Glickman's Glicko-2 with fractional rating periods and bounded values.
 
     Each period rates every participant from the pre-period values of all (opponents enter with
@@ -276,20 +273,6 @@ class Glicko2(RatingSystem):
                 volatility=p.initial_volatility if state.volatility is None else state.volatility,
             )
         return state
-
-    def is_provisional(self, state: PlayerState) -> bool:
-        deviation = self.params.initial_deviation if state.deviation is None else state.deviation
-        return deviation > self.params.provisional_deviation
-
-    def expected_score(self, player: PlayerState, opponent: PlayerState,
-                       handicap: float = 0.0) -> float:
-        """Glickman's predictive probability: the logistic curve damped by g of the combined
-        deviation sqrt(RD^2 + RD_opp^2). Source: Glickman, "The Glicko system" (expected
-        outcome of a game between two rated players)."""
-        own = self.params.initial_deviation if player.deviation is None else player.deviation
-        other = (self.params.initial_deviation if opponent.deviation is None
-                 else opponent.deviation)
-        return glicko_expected(player.rating - handicap, opponent.rating, math.hypot(own, other))
 
     def current_deviation(self, state: PlayerState, when: datetime) -> float:
         """The deviation widened to ``when`` by the stored volatility (step 6 without games)."""

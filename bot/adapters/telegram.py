@@ -40,7 +40,7 @@ from telegram.ext import (
 )
 
 from bot.adapters.telegram_http import AiohttpRequest
-from bot.commands import COMMANDS, Context, Usage, execute, parse
+from bot.commands import COMMANDS, Context, Usage, Words, execute, parse
 from bot.messages import text
 from bot.presenter import render
 from bot.service.club import Caller, ClubService, Correction
@@ -407,14 +407,11 @@ class TelegramFrontEnd:
         if kind == "c" and action in ("accept", "decline"):
             return await service.answer_challenge(caller, action == "accept", int(ref)), 0
         if kind == "x" and action in ("apply", "cancel"):
-            key = (caller.platform, caller.chat_id, caller.user)
-            pending = self._previews.get(key)
-            if pending is None or pending[0] != int(ref):
+            ctx = Context(service, caller, self._previews)
+            pending = self._previews.get(ctx.key)
+            if pending is None or pending[0] != int(ref):  # an older preview's button
                 raise Refusal("no_preview")
-            del self._previews[key]
-            if action == "cancel":
-                return text("correction_cancelled", game=pending[0]), 0
-            return await service.correct(caller, pending[0], pending[1], apply=True), 0
+            return await execute(ctx, action, Words([], {})), 0
         raise Refusal("bad_command", command=(query.data or "")[:40])
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

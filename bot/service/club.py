@@ -35,7 +35,7 @@ from . import parsing as parse
 from .clock import Clock
 from .errors import Refusal
 from .parsing import MAX_NAME
-from .ratings import LadderRatings, member_of_key, player_key
+from .ratings import LadderRatings, member_of_key, player_key, waits_for_event
 from .results import (
     Audit,
     AuditLine,
@@ -676,7 +676,7 @@ class ClubService:
                 game = self._game(club, club.state.last_id)
                 if not direct:
                     return GameResult("reported", self._line(club, game))
-                if _waits_for_event(lad, game):
+                if waits_for_event(lad, game):
                     return GameResult("recorded", self._line(club, game))
                 after = self._ratings(club, lad)
                 changes = self._changes(club, lad, before, after, [first.id, second.id])
@@ -734,7 +734,7 @@ class ClubService:
             event = NewEvent(Kind.GAME_CONFIRMED, caller.user, now, {"game": game.id})
 
             def answer() -> GameResult:
-                if _waits_for_event(ladder, game):  # rated when the event closes
+                if waits_for_event(ladder, game):  # rated when the event closes
                     return GameResult("confirmed", self._line(club, game))
                 after = self._ratings(club, ladder)
                 players = [club.state.member(game.player_a).id,
@@ -1153,14 +1153,6 @@ def _decide(
         return decide(club, now)
     except Refusal as refusal:
         return refusal
-
-
-def _waits_for_event(ladder: Ladder, game: GameRecord) -> bool:
-    """Whether a game belongs to an event still open: it moves no rating before the close."""
-    if game.event is None:
-        return False
-    tournament = ladder.tournaments.get(game.event.casefold())
-    return tournament is not None and tournament.closed is None
 
 
 def _ladder_used(state: ClubState, created: StoredEvent) -> bool:

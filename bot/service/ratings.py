@@ -36,6 +36,18 @@ def system_of(ladder: Ladder) -> RatingSystem:
     return make_system(ladder.settings.system, dict(ladder.settings.params))
 
 
+def waits_for_event(ladder: Ladder, record: GameRecord) -> bool:
+    """Whether a game is held back for its event: the games of an event are rated together when
+    it closes; one confirmed after the close counts on its own, and so does one reported before
+    the event was opened (an opening taken back by /undo and made again is a new event)."""
+    if record.event is None:
+        return False
+    tournament = ladder.tournaments.get(record.event.casefold())
+    if tournament is None or record.id < tournament.opened:
+        return False
+    return tournament.closed is None or (record.seq or 0) < tournament.closed
+
+
 class _Derivation:
     """Turns rating inputs into valid steps: joins once, retire only the active, return only the
     retired, and a retired player who plays comes back first (an implicit return)."""
@@ -92,7 +104,7 @@ class _Derivation:
                 assert isinstance(ref, int)
                 record = ladder.games[ref]
                 if not record.counts or (
-                    record.event is not None and self._waits_for_event(record)
+                    record.event is not None and waits_for_event(self.ladder, record)
                 ):
                     continue
                 game = self.game(record)
@@ -123,17 +135,6 @@ class _Derivation:
                     out.append(RatingPeriod(tuple[Event, ...]([*members, *games])))
                     labels.append(ladder.tournaments[ref].name)
         return out
-
-    def _waits_for_event(self, record: GameRecord) -> bool:
-        """Games of an event are rated together when it closes; one confirmed after the close
-        counts on its own, and so does one reported before the event was opened (an opening
-        taken back by /undo and made again is a new event)."""
-        if record.event is None:
-            return False
-        tournament = self.ladder.tournaments.get(record.event.casefold())
-        if tournament is None or record.id < tournament.opened:
-            return False
-        return tournament.closed is None or (record.seq or 0) < tournament.closed
 
     def _period(self, key: str) -> tuple[list[Event], list[Game]]:
         """An event's membership changes and games, rated together at its close."""

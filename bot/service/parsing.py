@@ -79,32 +79,31 @@ def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], .
     return tuple(sorted(params.items()))
 
 
+#: numeric settings and their largest sensible value
+_LIMITS = {"auto_confirm_hours": 24.0 * 365, "challenge_hours": 24.0 * 365,
+           "inactivity_days": 3650.0}
+
+
 def setting(name: str, text: str) -> JsonValue:
+    """A ladder setting's value from what a moderator typed."""
     value = text.strip().casefold()
-    if name in ("auto_confirm_hours", "challenge_hours"):
+    bad = Refusal("bad_setting", setting=name, text=text[:20])
+    if name == "inactivity_days" and value in ("off", "none", "never"):
+        return None
+    if name in _LIMITS:
         try:
-            hours = float(value)
+            number = float(value)
         except ValueError:
-            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
-        if not (math.isfinite(hours) and 0 < hours <= 24 * 365):
-            raise Refusal("bad_setting", setting=name, text=text[:20])
-        return hours
-    if name == "inactivity_days":
-        if value in ("off", "none", "never"):
-            return None
-        try:
-            days = float(value)
-        except ValueError:
-            raise Refusal("bad_setting", setting=name, text=text[:20]) from None
-        if not (math.isfinite(days) and 0 < days <= 3650):
-            raise Refusal("bad_setting", setting=name, text=text[:20])
-        return days
+            raise bad from None
+        if not (math.isfinite(number) and 0 < number <= _LIMITS[name]):
+            raise bad
+        return number
     if name == "hide_provisional":
         if value in ("yes", "true", "on"):
             return True
         if value in ("no", "false", "off"):
             return False
-        raise Refusal("bad_setting", setting=name, text=text[:20])
+        raise bad
     raise Refusal("unknown_setting", setting=name[:MAX_NAME],
                   settings="auto_confirm_hours, challenge_hours, inactivity_days, "
                            "hide_provisional")

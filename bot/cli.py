@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ratings_core.evaluation import evaluate
-from ratings_core.model import Game, RatingPeriod, Step
+from ratings_core.model import Game, Step, events_of, games_of
 from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import DEFAULT_SYSTEM, make_system, preset_params, system_names
@@ -96,8 +96,7 @@ def _overrides(pairs: Sequence[str]) -> dict[str, str]:
 def _check_fits(system: RatingSystem, history: History, file: str) -> None:
     """Refuse games the chosen system cannot rate, naming the row."""
     for position, step in enumerate(history.steps):
-        events = step.events if isinstance(step, RatingPeriod) else (step,)
-        for k, event in enumerate(events):
+        for k, event in enumerate(events_of(step)):
             if isinstance(event, Game):
                 try:
                     system.check(event)
@@ -175,7 +174,7 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         scores = evaluate(system, history.steps, args.test_fraction, bar)
         elapsed = time.perf_counter() - began
         bar.close()
-        games = sum(1 for step in history.steps for _ in _games_of(step))
+        games = sum(len(games_of(step)) for step in history.steps)
         rows.append((system, scores, games / elapsed if elapsed > 0 else 0.0))
     scored = [r for r in rows if r[1].games]
     best = min(scored, key=lambda r: r[1].logloss)[0].name if scored else ""
@@ -206,11 +205,6 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     lines.append(f"recommended: {best} (lowest log-loss on the last "
                  f"{args.test_fraction:.0%} of the history)" if best else "no game was scored")
     return output, "\n".join(lines) + "\n"
-
-
-def _games_of(step: Step) -> list[Game]:
-    events = step.events if isinstance(step, RatingPeriod) else (step,)
-    return [e for e in events if isinstance(e, Game)]
 
 
 class _ProgressBar:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from .model import Event, Game, PlayerState, RatingPeriod, Step
+from .model import PlayerState, Step, events_of, games_of
 from .replay import Checkpoint, replay
 from .system import RatingSystem
 
@@ -88,14 +88,8 @@ def score_predictions(pairs: Sequence[tuple[float, float]]) -> Scores:
     )
 
 
-def _games(step: Step) -> list[Game]:
-    events: Sequence[Event] = step.events if isinstance(step, RatingPeriod) else (step,)
-    return [e for e in events if isinstance(e, Game)]
-
-
 def _moment(step: Step) -> datetime | None:
-    events: Sequence[Event] = step.events if isinstance(step, RatingPeriod) else (step,)
-    moments = [e.played_at for e in events]
+    moments = [e.played_at for e in events_of(step)]
     return max(moments) if moments else None
 
 
@@ -122,7 +116,7 @@ def evaluate(
     state: Checkpoint = replay(system, []).final
     for done, step in enumerate(steps, start=1):
         moment = _moment(step)
-        games = _games(step)
+        games = games_of(step)
         if games and moment is not None and moment >= start_of_test:
             index = {name: i for i, name in enumerate(state.table.names)}
             for game in games:

@@ -99,3 +99,13 @@ class RatingPeriod:
 
 
 Step = Event | RatingPeriod
+
+
+def events_of(step: Step) -> tuple[Event, ...]:
+    """The events a step is made of: a period's, or the step itself."""
+    return step.events if isinstance(step, RatingPeriod) else (step,)
+
+
+def games_of(step: Step) -> list[Game]:
+    """The games of a step, in order."""
+    return [event for event in events_of(step) if isinstance(event, Game)]

@@ -18,7 +18,17 @@ from datetime import date, datetime
 from types import MappingProxyType
 
 from . import pool as starting_pool
-from .model import Event, Game, Join, PlayerState, RatingPeriod, Retire, Return, Status, Step
+from .model import (
+    Event,
+    Game,
+    Join,
+    PlayerState,
+    Retire,
+    Return,
+    Status,
+    Step,
+    events_of,
+)
 from .system import RatingSystem
 from .table import Table, TableSnapshot
 
@@ -151,8 +161,7 @@ class _Engine:
 
     def _apply(self, step: Step, position: int) -> None:
         """A membership event is a period of its own; games arrive through runs."""
-        events = step.events if isinstance(step, RatingPeriod) else (step,)
-        self._rate_period(events, position)
+        self._rate_period(events_of(step), position)
 
     def _rate_run(self, games: Sequence[Game], first_position: int) -> None:
         """Admit newcomers and check every game of a run, then let the system rate it."""

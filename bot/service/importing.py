@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.storage.repository import NewEvent
-from ratings_core.model import Event, Game, Join, RatingPeriod, Retire, Return, Step
+from ratings_core.model import Event, Game, Join, RatingPeriod, Retire, Return, Step, events_of
 
 from .state import Kind
 
@@ -14,8 +14,7 @@ from .state import Kind
 def names_in(steps: Sequence[Step]) -> list[str]:
     seen: dict[str, None] = {}
     for step in steps:
-        events = step.events if isinstance(step, RatingPeriod) else (step,)
-        for event in events:
+        for event in events_of(step):
             if isinstance(event, Game):
                 seen.setdefault(event.player_a)
                 seen.setdefault(event.player_b)

@@ -651,7 +651,9 @@ class ClubService:
             points = parse.handicap(handicap)
             side = parse.colour(colour)
             lad = self._ladder(club, ladder)
-            system = make_system(lad.settings.system, dict(lad.settings.params))
+            before = self._ratings(club, lad)
+            system = club.ratings[lad.name].system
+            assert system is not None
             try:
                 system.check(Game("a", "b", score, now, points))
             except ValueError:
@@ -669,7 +671,6 @@ class ClubService:
                 "played_at": now.isoformat(), "reported_by": caller.user if not direct else None,
                 "direct": direct,
             }
-            before = self._ratings(club, lad)
             new = NewEvent(Kind.GAME_REPORTED, caller.user, now, data)
 
             def answer() -> GameResult:

@@ -1,0 +1,30 @@
+"""What front-ends share beyond text: pictures to show, and posting into a chat unasked.
+
+A command may answer with a :class:`Picture` (a leaderboard card, a rating chart); each
+front-end shows it its own way (a photo on Telegram, an embed image on Discord, a file in the
+console). Scheduled posts and announcements go out through a :class:`Publisher`, one per
+platform, so the scheduler knows nothing about any chat platform.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A rendered PNG with the file name to give it and a short caption (may be empty)."""
+
+    png: bytes
+    filename: str
+    caption: str = ""
+
+
+class Publisher(Protocol):
+    """Posts into one platform's chats. ``chat_id`` is the platform's id of the chat or
+    channel, as stored for the club; raises on a failed send (the caller retries)."""
+
+    platform: str
+
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None: ...

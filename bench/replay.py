@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/replay.py            # elo and club, each in its own process
     .venv/bin/python bench/replay.py --system club --games 200000
+    .venv/bin/python bench/replay.py --system all --players 2000 --games 100000
 
 The history: ``--players`` members (10,000) with hidden strengths, ``--games`` games (1,000,000)
 over about eight years, each a period of its own; members join when they first play, one in a
@@ -25,7 +26,7 @@ from datetime import datetime, timedelta
 
 from ratings_core.model import Game, Retire, Return, Step
 from ratings_core.replay import replay
-from ratings_core.systems import make_system
+from ratings_core.systems import GAME_SYSTEMS, make_system
 
 START = datetime(2018, 1, 1)
 
@@ -103,12 +104,16 @@ def measure(system_name: str, players: int, games: int, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--system", action="append", help="system(s) to run (default elo, club)")
+    parser.add_argument("--system", action="append",
+                        help="system(s) to run (default elo, club); all: every system that "
+                             "rates games between two players")
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=20261121)
     args = parser.parse_args()
     systems = args.system or ["elo", "club"]
+    if systems == ["all"]:
+        systems = GAME_SYSTEMS
     if len(systems) == 1:
         measure(systems[0], args.players, args.games, args.seed)
         return

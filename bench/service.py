@@ -1,8 +1,12 @@
-"""Service speed on SQLite: correcting the first game of a long ladder, and confirmed results per
-second from many members at once.
+"""Service speed on SQLite or PostgreSQL: correcting the first game of a long ladder, and
+confirmed results per second from many members at once.
 
     .venv/bin/python bench/service.py                 # both, with the issue's sizes
     .venv/bin/python bench/service.py --games 20000 --results 2000
+    .venv/bin/python bench/service.py --db postgresql://postgres@127.0.0.1:5432/postgres
+
+Each run gets a fresh database: a SQLite file in a temporary folder, or, with ``--db`` (or
+``CLUBRATING_DB``) naming a PostgreSQL server, a schema of its own there, dropped at the end.
 
 1. A ladder of ``--games`` (100,000) confirmed games among 1,000 members is imported; then a
    moderator corrects its first game. Timed: the correction (``/correct ... apply``) and the
@@ -20,10 +24,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
+import re
 import statistics
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -32,19 +39,56 @@ from bot.history_csv import History
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.results import GameResult
-from bot.storage.sqlite import SqliteRepository
+from bot.storage.backends import describe, is_postgres, open_repository
 from ratings_core.model import Game, Step
 
 START = datetime(2020, 1, 1)
+
+
+class Databases:
+    """Fresh databases for the runs: SQLite files in ``folder``, or schemas on ``server``."""
+
+    def __init__(self, folder: Path, server: str | None) -> None:
+        self.folder = folder
+        self.server = server
+        self.schemas: list[str] = []
+
+    async def fresh(self, name: str) -> str | Path:
+        if self.server is None:
+            return self.folder / f"{name}.db"
+        import asyncpg  # only when a server is measured
+
+        plain = re.sub(r"\W", "_", name).lower()  # search_path folds names to lower case
+        schema = f"bench_{plain}_{uuid.uuid4().hex[:8]}"
+        connection = await asyncpg.connect(self.server)
+        try:
+            await connection.execute(f'CREATE SCHEMA "{schema}"')
+        finally:
+            await connection.close()
+        self.schemas.append(schema)
+        joiner = "&" if "?" in self.server else "?"
+        return f"{self.server}{joiner}search_path={schema}"
+
+    async def drop(self) -> None:
+        if self.server is None or not self.schemas:
+            return
+        import asyncpg
+
+        connection = await asyncpg.connect(self.server)
+        try:
+            for schema in self.schemas:
+                await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        finally:
+            await connection.close()
 
 
 def caller(user: str, moderator: bool = False, request: str | None = None) -> Caller:
     return Caller("bench", "club", user, user, moderator, request)
 
 
-async def correction(folder: Path, games: int, members: int, seed: int) -> None:
+async def correction(databases: Databases, games: int, members: int, seed: int) -> None:
     rng = random.Random(seed)
-    repository = await SqliteRepository.open(folder / "correction.db")
+    repository = await open_repository(await databases.fresh("correction"))
     clock = FakeClock(START + timedelta(days=3000))
     service = ClubService(repository, clock)
     names = [f"m{i:04d}" for i in range(members)]
@@ -74,11 +118,11 @@ async def correction(folder: Path, games: int, members: int, seed: int) -> None:
 
 
 async def throughput(
-    folder: Path, members: int, results: int, rate: float | None, seed: int
+    databases: Databases, members: int, results: int, rate: float | None, seed: int
 ) -> None:
     """Members report and confirm; with ``rate`` each member keeps to its share of that many
     results per second (an open load, as real members are), otherwise as fast as possible."""
-    repository = await SqliteRepository.open(folder / f"throughput-{rate}.db")
+    repository = await open_repository(await databases.fresh(f"throughput-{rate}"))
     service = ClubService(repository, FakeClock(START))
     names = [f"p{i:03d}" for i in range(members)]
     for name in names:
@@ -131,11 +175,20 @@ async def main() -> None:
     parser.add_argument("--rate", type=float, default=500.0,
                         help="confirmed results per second offered in the open-load run")
     parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument("--db", default=os.environ.get("CLUBRATING_DB"),
+                        help="a postgresql:// server to measure (default: CLUBRATING_DB when it "
+                             "names one, else SQLite files in a temporary folder)")
     args = parser.parse_args()
+    server = args.db if args.db and is_postgres(args.db) else None
+    print(f"backend: {describe(server) if server else 'SQLite (WAL, synchronous=NORMAL)'}")
     with tempfile.TemporaryDirectory() as folder:
-        await correction(Path(folder), args.games, 1000, args.seed)
-        await throughput(Path(folder), args.members, args.results, args.rate, args.seed)
-        await throughput(Path(folder), args.members, args.results, None, args.seed)
+        databases = Databases(Path(folder), server)
+        try:
+            await correction(databases, args.games, 1000, args.seed)
+            await throughput(databases, args.members, args.results, args.rate, args.seed)
+            await throughput(databases, args.members, args.results, None, args.seed)
+        finally:
+            await databases.drop()
 
 
 if __name__ == "__main__":

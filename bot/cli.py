@@ -12,15 +12,26 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ratings_core.evaluation import evaluate
+from ratings_core.evaluation import Tuning, evaluate, tune
 from ratings_core.model import Game, Step, events_of, games_of
 from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
-from ratings_core.systems import DEFAULT_SYSTEM, make_system, preset_params, system_names
+from ratings_core.systems import (
+    DEFAULT_SYSTEM,
+    GAME_SYSTEMS,
+    MAIN_PARAMETERS,
+    PRESETS,
+    make_system,
+    preset_params,
+    system_names,
+)
 
-from .app import open_service, run
+from .app import database_path, open_service, run
+from .backup import BackupError, add_backup_parsers, backup_command
 from .history_csv import CsvError, History, read_events, read_players, write_events
+from .migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
 from .presenter import render
+from .service.club import Caller
 from .service.errors import Refusal
 
 log = logging.getLogger(__name__)
@@ -56,11 +67,19 @@ def _parser() -> argparse.ArgumentParser:
         description="Predict every game of EVENTS.csv from the earlier rating periods and "
                     "score each system on the last part of the history.",
     )
-    judge.add_argument("--systems", default=",".join(EVALUATED),
-                       help=f"comma-separated systems (default {','.join(EVALUATED)})")
+    judge.add_argument("--systems", default=",".join(GAME_SYSTEMS),
+                       help=f"comma-separated systems (default {','.join(GAME_SYSTEMS)})")
     judge.add_argument("--test-fraction", type=float, default=0.3,
                        help="share of the history's time span scored (default 0.3)")
     judge.add_argument("--format", choices=("table", "json"), default="table")
+    judge.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+        help="set a parameter in every compared system that has it, e.g. "
+             "--set first_move_advantage=60 (repeatable)",
+    )
+    judge.add_argument("--tune", action="store_true",
+                       help="first choose each system's main parameter (K, c, tau, ...) on the "
+                            "stretch of history just before the scored part")
     judge.add_argument("events", type=Path, metavar="EVENTS.csv")
 
     commands.add_parser("run", help="start the bot (a console chat when no tokens are set)")
@@ -80,6 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
     load.add_argument("--ladder", default=None)
     load.add_argument("file", type=Path, metavar="FILE")
+    _schedule_parser(commands)
+    add_backup_parsers(commands)
+    add_migrate_db_parser(commands)
     return parser
 
 
@@ -150,25 +172,38 @@ def standings_json(system: RatingSystem, result: ReplayResult) -> dict[str, obje
     }
 
 
-#: systems compared by default (tactics rates puzzles, not games between players)
-EVALUATED = [name for name in system_names() if name != "tactics"]
-
-
 def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     """The JSON contract and the table of ``clubrating evaluate``."""
     if not 0 < args.test_fraction <= 1:
         raise UsageError(f"--test-fraction must be in (0, 1], not {args.test_fraction}")
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
+    overrides = _overrides(args.overrides)
     try:
-        systems = [make_system(name) for name in names]
+        systems = [make_system(name, _known(name, overrides)) for name in names]
     except ValueError as error:
         raise UsageError(str(error)) from None
     if not systems:
         raise UsageError("--systems names no system")
+    unused = set(overrides) - {key for name in names for key in _known(name, overrides)}
+    if unused:
+        raise UsageError(f"no compared system has the parameter {', '.join(sorted(unused))}")
     history = read_events(args.events)
-    rows = []
     for system in systems:
         _check_fits(system, history, args.events.name)
+    notes = []
+    if args.tune:
+        tuned = []
+        for system in systems:
+            tuning = _tune(system.name, history, args.test_fraction,
+                           _known(system.name, overrides))
+            chosen = {**_known(system.name, overrides), tuning.parameter: str(tuning.value)}
+            tuned.append(make_system(system.name, chosen))
+            notes.append(f"tuned {system.name}: {tuning.parameter}={tuning.value:g} "
+                         f"(validation log-loss {tuning.validation.logloss:.4f} on "
+                         f"{tuning.validation.games} games)")
+        systems = tuned
+    rows = []
+    for system in systems:
         bar = _ProgressBar(system.name, len(history.steps))
         began = time.perf_counter()
         scores = evaluate(system, history.steps, args.test_fraction, bar)
@@ -202,9 +237,28 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         lines.append(f"calibration of {system.name}: " + "  ".join(
             f"{b.low:.1f}-{b.high:.1f}: {b.predicted:.2f}/{b.scored:.2f} ({b.games})"
             for b in scores.calibration))
+    lines.extend(notes)
     lines.append(f"recommended: {best} (lowest log-loss on the last "
                  f"{args.test_fraction:.0%} of the history)" if best else "no game was scored")
     return output, "\n".join(lines) + "\n"
+
+
+def _known(name: str, overrides: dict[str, str]) -> dict[str, str]:
+    """The overrides that ``name``'s parameters include (an unknown system has none)."""
+    if name not in PRESETS:
+        return {}
+    fields = {f.name for f in dataclasses.fields(preset_params(make_system(name)))}  # type: ignore[arg-type]
+    return {key: value for key, value in overrides.items() if key in fields}
+
+
+def _tune(name: str, history: History, test_fraction: float,
+          overrides: dict[str, str]) -> Tuning:
+    parameter, candidates = MAIN_PARAMETERS[name]
+    try:
+        return tune(lambda value: make_system(name, {**overrides, parameter: str(value)}),
+                    parameter, candidates, history.steps, test_fraction)
+    except ValueError as error:
+        raise UsageError(f"cannot tune {name}: {error}") from None
 
 
 class _ProgressBar:
@@ -262,6 +316,54 @@ async def import_command(args: argparse.Namespace) -> str:
     return render(answer)
 
 
+#: who the shell's changes are recorded as in the club's log
+OPERATOR = "operator"
+
+
+def _schedule_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    schedule = commands.add_parser(
+        "schedule", help="a ladder's scheduled leaderboard posts: set, show, pause, resume",
+        description="Set, show, pause or resume a ladder's scheduled posts, on the database "
+                    "the bot uses (a running bot picks a change up within a minute).",
+    )
+    actions = schedule.add_subparsers(dest="action", required=True)
+    for name, what in (("set", "set when and where the ladder posts"),
+                       ("show", "when and where the ladder posts next"),
+                       ("pause", "stop the ladder's posts"),
+                       ("resume", "start the ladder's posts again")):
+        action = actions.add_parser(name, help=what, description=what[0].upper() + what[1:])
+        action.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
+        action.add_argument("--ladder", default=None)
+        if name == "set":
+            action.add_argument("--cron", default=None,
+                                help='five-field crontab expression, e.g. "0 9 * * MON"')
+            action.add_argument("--tz", default=None, help="IANA time zone, e.g. Europe/Berlin")
+            action.add_argument("--channel", default=None,
+                                help="post into this chat or channel id ('here': the club's)")
+            action.add_argument("--size", default=None, help="rows of the leaderboard posted")
+
+
+async def schedule_command(args: argparse.Namespace) -> str:
+    """``clubrating schedule set|show|pause|resume``: the chat's use cases, as an operator."""
+    platform, chat_id = _chat(args.chat)
+    caller = Caller(platform, chat_id, OPERATOR, OPERATOR, moderator=True)
+    service, repository = await open_service()
+    try:
+        if args.action == "set":
+            answer = await service.set_schedule(caller, args.ladder, cron=args.cron,
+                                                timezone=args.tz, channel=args.channel,
+                                                size=args.size)
+        elif args.action == "show":
+            answer = await service.show_schedule(caller, args.ladder)
+        else:
+            answer = await service.pause_schedule(caller, args.action == "pause", args.ladder)
+    except Refusal as refusal:
+        raise UsageError(render(refusal)) from None
+    finally:
+        await repository.close()
+    return render(answer)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = _parser().parse_args(argv)
@@ -281,9 +383,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.output.write_text(csv_text, encoding="utf-8")
         elif args.command == "import":
             sys.stdout.write(asyncio.run(import_command(args)) + "\n")
+        elif args.command == "schedule":
+            sys.stdout.write(asyncio.run(schedule_command(args)) + "\n")
+        elif args.command in ("backup", "restore"):
+            sys.stdout.write(backup_command(args, database_path()) + "\n")
+        elif args.command == "migrate-db":
+            sys.stdout.write(asyncio.run(migrate_db_command(args)) + "\n")
         else:
             asyncio.run(run())
-    except (UsageError, CsvError) as error:
+    except (UsageError, CsvError, BackupError, MoveError) as error:
         sys.stderr.write(f"clubrating: {error}\n")
         return 2
     return 0

@@ -9,13 +9,18 @@ command as :class:`Usage` (carrying the usage line's message key).
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from bot.messages import text
+from bot.publishing import Picture
+from bot.ratelimit import limiter_for
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
-from bot.service.results import Result
+from bot.service.results import Leaderboard, RatingHistory, Result
+from bot.usecase_log import log_use_case
 
 #: longer messages are refused before they are parsed
 MAX_LINE = 2000
@@ -45,7 +50,11 @@ class Context:
         return (self.caller.platform, self.caller.chat_id, self.caller.user)
 
 
-Handler = Callable[[Context, Words], Awaitable[Result | str]]
+#: what a command answers: a service result, a catalogue sentence, or a picture
+Answer = Result | str | Picture
+Handler = Callable[[Context, Words], Awaitable[Answer]]
+#: a leaderboard card shows each rating's change over this many days
+CARD_CHANGE_DAYS = 7
 
 
 def parse(line: str) -> tuple[str, Words]:
@@ -69,16 +78,34 @@ def parse(line: str) -> tuple[str, Words]:
     return command, Words(args, options)
 
 
-async def execute(ctx: Context, command: str, words: Words) -> Result | str:
-    """Run one command; raises :class:`Refusal` or :class:`Usage`."""
-    entry = COMMANDS.get(command)
-    if entry is None:
-        raise Refusal("bad_command", command=f"/{command}"[:40])
-    handler, usage_key = entry
+async def execute(ctx: Context, command: str, words: Words) -> Answer:
+    """Run one command; raises :class:`Refusal` or :class:`Usage`. A member past the rate
+    limit is refused before anything runs; every call is logged as one structured line."""
+    began, outcome = time.perf_counter(), "ok"
     try:
-        return await handler(ctx, words)
+        if not ctx.caller.moderator:
+            limiter_for(ctx.service).check(ctx.key)
+        entry = COMMANDS.get(command)
+        if entry is None:
+            raise Refusal("bad_command", command=f"/{command}"[:40])
+        handler, usage_key = entry
+        try:
+            return await handler(ctx, words)
+        except Usage:
+            raise Usage(usage_key) from None
+    except Refusal as refusal:
+        outcome = f"refused:{refusal.key}"
+        raise
     except Usage:
-        raise Usage(usage_key) from None
+        outcome = "usage"
+        raise
+    except BaseException as error:
+        outcome = f"error:{type(error).__name__}"
+        raise
+    finally:
+        caller = ctx.caller
+        log_use_case(f"{caller.platform}:{caller.chat_id}", caller.user, command[:40], outcome,
+                     time.perf_counter() - began)
 
 
 class Usage(Exception):
@@ -253,10 +280,12 @@ async def _system(ctx: Context, words: Words) -> Result:
 
 
 async def _set(ctx: Context, words: Words) -> Result:
+    ladder = words.take("ladder")
+    if not words.args and len(words.options) == 1:  # /set announce=yes reads as /set announce yes
+        words.args.extend(words.options.popitem())
     if len(words.args) != 2:
         raise Usage
-    return await ctx.service.set_setting(ctx.caller, words.args[0], words.args[1],
-                                             words.take("ladder"))
+    return await ctx.service.set_setting(ctx.caller, words.args[0], words.args[1], ladder)
 
 
 async def _settings(ctx: Context, words: Words) -> Result:
@@ -266,6 +295,11 @@ async def _settings(ctx: Context, words: Words) -> Result:
 
 async def _audit(ctx: Context, words: Words) -> Result:
     return await ctx.service.audit(ctx.caller, _optional_number(words) or 20)
+
+
+async def _evaluate(ctx: Context, words: Words) -> Result:
+    ladder = words.args[0] if words.args else words.take("ladder")
+    return await ctx.service.evaluate(ctx.caller, ladder)
 
 
 async def _undo(ctx: Context, words: Words) -> Result:
@@ -278,6 +312,80 @@ async def _moderator(ctx: Context, words: Words) -> Result:
     return await ctx.service.name_moderator(ctx.caller, words.args[1], words.args[0] == "add")
 
 
+async def _schedule(ctx: Context, words: Words) -> Result:
+    """``/schedule [ladder] cron=... tz=... channel=... size=...`` sets; ``/schedule show|pause|
+    resume [ladder]``; a bare ``/schedule`` shows."""
+    action = words.args[0] if words.args and words.args[0] in _SCHEDULE_ACTIONS else None
+    rest = words.args[1:] if action else words.args
+    if len(rest) > 1:
+        raise Usage
+    ladder = rest[0] if rest else words.take("ladder")
+    changes = {key: words.take(key) for key in ("cron", "tz", "channel", "size")}
+    if words.options or (action and any(v is not None for v in changes.values())):
+        raise Usage
+    if action in ("pause", "resume"):
+        return await ctx.service.pause_schedule(ctx.caller, action == "pause", ladder)
+    if action == "show" or all(v is None for v in changes.values()):
+        return await ctx.service.show_schedule(ctx.caller, ladder)
+    return await ctx.service.set_schedule(ctx.caller, ladder, cron=changes["cron"],
+                                          timezone=changes["tz"], channel=changes["channel"],
+                                          size=changes["size"])
+
+
+_SCHEDULE_ACTIONS = ("show", "pause", "resume")
+
+
+async def _digest(ctx: Context, words: Words) -> Result:
+    ladder = words.args[0] if words.args else words.take("ladder")
+    return await ctx.service.digest(ctx.caller, ladder)
+
+
+def _theme(words: Words) -> str:
+    theme = words.take("theme") or "dark"
+    if theme not in ("dark", "light"):
+        raise Refusal("bad_theme", text=theme[:20])
+    return theme
+
+
+async def _chart(ctx: Context, words: Words) -> Picture:
+    """A member's rating over time as a picture, or two members' overlaid."""
+    from bot.charts.pictures import render_chart  # matplotlib loads with the first picture
+
+    theme, ladder = _theme(words), words.take("ladder")
+    if len(words.args) > 2:
+        raise Usage
+    if len(words.args) == 2 and words.args[0].casefold() == words.args[1].casefold():
+        raise Refusal("same_member", name=words.args[0][:40])
+    histories = []
+    whos: list[str | None] = list(words.args) or [None]
+    for who in whos:
+        history = await ctx.service.rating_history(ctx.caller, who, ladder)
+        assert isinstance(history, RatingHistory)
+        if not history.points or history.points[-1].games == 0:  # joined, never played
+            raise Refusal("chart_empty", name=history.name, ladder=history.ladder)
+        histories.append(history)
+    return await render_chart(histories, theme)
+
+
+async def _card(ctx: Context, words: Words) -> Picture | str:
+    """The leaderboard as a picture, with each rating's change over the last week."""
+    from bot.charts.data import ratings_of
+    from bot.charts.pictures import render_card
+
+    theme = _theme(words)
+    ladder = words.args[0] if words.args else words.take("ladder")
+    board = await ctx.service.leaderboard(ctx.caller, ladder)
+    assert isinstance(board, Leaderboard)
+    if not board.rows:
+        return text("leaderboard_empty", ladder=board.ladder)
+    before = await ctx.service.leaderboard_at(
+        ctx.caller, timedelta(days=CARD_CHANGE_DAYS), board.ladder
+    )
+    assert isinstance(before, Leaderboard)
+    note = text("card_note", days=CARD_CHANGE_DAYS)
+    return await render_card(board, ratings_of(before), note, theme)
+
+
 async def _help(ctx: Context, words: Words) -> str:
     lines = [text("help_title"), *(text(key) for key in MEMBER_HELP)]
     lines += [text("help_moderator_title"), *(text(key) for key in MODERATOR_HELP)]
@@ -287,12 +395,12 @@ async def _help(ctx: Context, words: Words) -> str:
 MEMBER_HELP = [
     "help_register", "help_rating", "help_top", "help_challenge", "help_accept", "help_decline",
     "help_report", "help_confirm", "help_dispute", "help_withdraw", "help_history", "help_h2h",
-    "help_pending", "help_help", "help_as",
+    "help_pending", "help_chart", "help_card", "help_digest", "help_help", "help_as",
 ]
 MODERATOR_HELP = [
     "help_mod_report", "help_correct", "help_void", "help_restore", "help_merge", "help_retire",
     "help_return", "help_event", "help_ladder", "help_system", "help_set", "help_settings",
-    "help_audit", "help_undo", "help_moderator",
+    "help_audit", "help_undo", "help_moderator", "help_schedule", "help_evaluate",
 ]
 
 #: command -> (handler, message key of its usage line)
@@ -310,6 +418,8 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "history": (_history, "help_history"),
     "h2h": (_h2h, "help_h2h"),
     "pending": (_pending, "help_pending"),
+    "chart": (_chart, "help_chart"),
+    "card": (_card, "help_card"),
     "help": (_help, "help_help"),
     "start": (_help, "help_help"),
     "correct": (_correct, "help_correct"),
@@ -326,8 +436,11 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "set": (_set, "help_set"),
     "settings": (_settings, "help_settings"),
     "audit": (_audit, "help_audit"),
+    "evaluate": (_evaluate, "help_evaluate"),
     "undo": (_undo, "help_undo"),
     "moderator": (_moderator, "help_moderator"),
+    "schedule": (_schedule, "help_schedule"),
+    "digest": (_digest, "help_digest"),
 }
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from bot.service.state import COLOUR, FIRST_MOVE
 from ratings_core.model import (
     Event,
     Game,
@@ -26,10 +27,12 @@ from ratings_core.model import (
     Return,
     Status,
     Step,
+    games_of,
 )
 
 EVENT_COLUMNS = ("played_at", "event", "player_a", "player_b", "score_a")
-EVENT_OPTIONAL = ("handicap", "seconds", "kind")
+EVENT_OPTIONAL = ("handicap", "seconds", "kind", "colour")
+
 PLAYER_COLUMNS = ("player", "rating")
 PLAYER_OPTIONAL = ("games", "deviation", "volatility", "birth_date", "status")
 KINDS = ("game", "join", "retire", "return")
@@ -158,7 +161,8 @@ def _event(values: dict[str, str]) -> Event:
     played_at = _moment(values["played_at"], "played_at")
     player = _name(values["player_a"], "player_a")
     if kind != "game":
-        extra = [c for c in ("player_b", "score_a", "handicap", "seconds") if values.get(c)]
+        extra = [c for c in ("player_b", "score_a", "handicap", "seconds", "colour")
+                 if values.get(c)]
         if extra:
             raise ValueError(f"a {kind} row names player_a only; {', '.join(extra)} must be empty")
         if kind == "join":
@@ -169,7 +173,11 @@ def _event(values: dict[str, str]) -> Event:
         raise ValueError(f"player {player!r} cannot play against themself")
     handicap = _number(values["handicap"], "handicap") if values.get("handicap") else 0.0
     seconds = _number(values["seconds"], "seconds") if values.get("seconds") else None
-    return Game(player, opponent, _score(values["score_a"]), played_at, handicap, seconds)
+    colour = (values.get("colour") or "").strip().casefold() or None
+    if colour not in FIRST_MOVE:
+        raise ValueError(f"colour must be white, black or empty, not {values['colour']!r}")
+    return Game(player, opponent, _score(values["score_a"]), played_at, handicap, seconds,
+                FIRST_MOVE[colour])
 
 
 def read_events(path: Path) -> History:
@@ -206,18 +214,24 @@ def read_events(path: Path) -> History:
 
 def write_events(steps: list[Step], names: dict[str, str], labels: list[str]) -> str:
     """Steps as EVENTS.csv text that ``read_events`` turns back into the same steps;
-    ``names`` maps the steps' player keys to the names written."""
+    ``names`` maps the steps' player keys to the names written. The ``colour`` column is
+    written only when some game has one."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*EVENT_COLUMNS, "handicap", "kind"])
+    coloured = any(g.first_move for step in steps for g in games_of(step))
+    writer.writerow([*EVENT_COLUMNS, "handicap", "kind", *(["colour"] if coloured else [])])
 
     def row(event: Event, label: str) -> list[str]:
         if isinstance(event, Game):
-            return [event.played_at.isoformat(), label, names[event.player_a],
-                    names[event.player_b], _exact(event.score_a), _exact(event.handicap), "game"]
-        kind = "join" if isinstance(event, Join) else (
-            "retire" if isinstance(event, Retire) else "return")
-        return [event.played_at.isoformat(), label, names[event.player], "", "", "", kind]
+            cells = [event.played_at.isoformat(), label, names[event.player_a],
+                     names[event.player_b], _exact(event.score_a), _exact(event.handicap), "game"]
+            colour = COLOUR[event.first_move] or ""
+        else:
+            kind = "join" if isinstance(event, Join) else (
+                "retire" if isinstance(event, Retire) else "return")
+            cells = [event.played_at.isoformat(), label, names[event.player], "", "", "", kind]
+            colour = ""
+        return [*cells, colour] if coloured else cells
 
     for step, label in zip(steps, labels, strict=True):
         if isinstance(step, RatingPeriod):

@@ -9,6 +9,8 @@ from .messages import text
 from .service.errors import Refusal
 from .service.results import (
     Audit,
+    Digest,
+    Evaluation,
     GameLine,
     GameResult,
     HeadToHead,
@@ -19,6 +21,7 @@ from .service.results import (
     Preview,
     Profile,
     RatingChange,
+    ScheduleInfo,
 )
 
 
@@ -82,6 +85,7 @@ def _(answer: GameResult) -> str:
     opponent = game.player_b
     lines = [text(answer.key, id=game.id, result=result_text(game), opponent=opponent)]
     lines.extend(_change(c) for c in answer.changes)
+    lines.extend(text(n.key, n.params) for n in answer.announcements)
     return "\n".join(lines)
 
 
@@ -148,6 +152,26 @@ def _(answer: Audit) -> str:
     )
 
 
+#: fewer scored games than this tell nothing about which system is better
+MIN_EVALUATED_GAMES = 30
+
+
+@render.register
+def _(answer: Evaluation) -> str:
+    if answer.games < MIN_EVALUATED_GAMES or not answer.scores:
+        return text("evaluation_too_few", ladder=answer.ladder, games=answer.games,
+                    needed=MIN_EVALUATED_GAMES)
+    lines = [text("evaluation_head", ladder=answer.ladder, games=answer.games)]
+    for rank, score in enumerate(answer.scores[:5], start=1):
+        current = text("evaluation_current") if score.system == answer.current else ""
+        lines.append(text("evaluation_line", rank=rank, system=score.system,
+                          logloss=score.logloss, brier=score.brier, current=current))
+    best = answer.scores[0].system
+    lines.append(text("evaluation_keep", current=best) if best == answer.current
+                 else text("evaluation_advice", best=best))
+    return "\n".join(lines)
+
+
 @render.register
 def _(answer: Pending) -> str:
     lines = []
@@ -159,3 +183,51 @@ def _(answer: Pending) -> str:
                           games="; ".join(_game_line(g) for g in answer.waiting)))
     lines.extend(text(n.key, n.params) for n in answer.challenges)
     return "\n".join(lines) or text("pending_none")
+
+
+@render.register
+def _(answer: ScheduleInfo) -> str:
+    where = (text("schedule_channel", channel=answer.channel) if answer.channel
+             else text("schedule_here"))
+    upcoming = answer.next_post or text("schedule_is_paused")
+    return "\n".join([
+        text(answer.key, ladder=answer.ladder),
+        text("schedule_line", size=answer.size, cron=answer.cron, timezone=answer.timezone,
+             where=where, next=upcoming),
+    ])
+
+
+def _signed(change: float) -> str:
+    return f"{change:+.0f}" if round(change) else "0"
+
+
+def _moved(change: RatingChange) -> str:
+    assert change.before is not None and change.after is not None
+    return f"{change.name} {_signed(change.after - change.before)}"
+
+
+@render.register
+def _(answer: Digest) -> str:
+    since = answer.since.replace("T", " ")
+    lines = [text("digest_title", ladder=answer.ladder, since=f"{since} UTC") if since
+             else text("digest_title_first", ladder=answer.ladder)]
+    width = max((len(row.name) for row in answer.rows), default=0)
+    for row in answer.rows:
+        rating = rating_text(row.rating, row.provisional, row.deviation)
+        change = text("digest_new") if row.change is None else _signed(row.change)
+        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  {change:>5}  ({row.games})")
+    if not answer.rows:
+        lines.append(text("leaderboard_empty", ladder=answer.ladder))
+    if answer.hidden_provisional:
+        lines.append(text("leaderboard_hidden", count=answer.hidden_provisional))
+    sections = [
+        ("digest_climbers", [_moved(c) for c in answer.climbers]),
+        ("digest_fallers", [_moved(c) for c in answer.fallers]),
+        ("digest_established", answer.established),
+        ("digest_newcomers", answer.newcomers),
+        ("digest_retiring", [text("digest_days", name=r.name, days=r.days)
+                             for r in answer.retiring]),
+    ]
+    lines.extend(text(key, names=", ".join(names)) for key, names in sections if names)
+    lines.append(text("digest_games", games=answer.games))
+    return "\n".join(lines)

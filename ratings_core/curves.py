@@ -24,7 +24,10 @@ def logistic_expected(difference: float) -> float:
 
     Source: seed 000 (odds 10^(R1/400) : 10^(R2/400)); seed 002 table; SPEC 3.1.
     """
-    odds: float = 10.0 ** (-difference / LOGISTIC_SCALE)
+    try:
+        odds: float = 10.0 ** (-difference / LOGISTIC_SCALE)
+    except OverflowError:  # odds beyond 1e308 against the first player: E is 0 in floats
+        return 0.0
     return 1.0 / (1.0 + odds)
 
 

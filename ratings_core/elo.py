@@ -16,7 +16,7 @@ from typing import Literal
 
 from .curves import logistic_expected, normal_expected
 from .model import Game, PlayerState
-from .parameters import param, require
+from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
 from .system import PoolRule, RatingSystem
 from .table import Table
@@ -112,12 +112,14 @@ class _Tally:
 
 
 def tally_period(
-    table: Table, games: Sequence[Game], expected: Callable[[float], float]
+    table: Table, games: Sequence[Game], expected: Callable[[float], float],
+    first_move_advantage: float = 0.0,
 ) -> dict[int, _Tally]:
     """Every participant's totals over a period, from the ratings held before it.
 
     A handicap narrows the giver's difference: they play as if that much weaker, and their
-    opponent's rating counts that much higher in Ravg.
+    opponent's rating counts that much higher in Ravg. The first move counts as a handicap of
+    ``first_move_advantage`` received (:meth:`RatingSystem.handicap_of`).
     Source: seed 002 (算出方法, period sums; TAISEN handicap points), seed 001 (h), SPEC 3.4.
     """
     index = table.index
@@ -127,10 +129,11 @@ def tally_period(
         a = index[game.player_a]
         b = index[game.player_b]
         # The giver of a handicap plays as if that much weaker (seed 002 TAISEN, seed 001 h).
-        e = expected(rating[a] - rating[b] - game.handicap)
+        h = game.handicap - first_move_advantage * game.first_move
+        e = expected(rating[a] - rating[b] - h)
         s = game.score_a
-        tallies.setdefault(a, _Tally()).add(s, e, rating[b] + game.handicap)
-        tallies.setdefault(b, _Tally()).add(1.0 - s, 1.0 - e, rating[a] - game.handicap)
+        tallies.setdefault(a, _Tally()).add(s, e, rating[b] + h)
+        tallies.setdefault(b, _Tally()).add(1.0 - s, 1.0 - e, rating[a] - h)
     return tallies
 
 
@@ -159,6 +162,7 @@ class EloParams:
     junior_age: int = param(14, "age below which a newcomer starts at junior_rating (seed 000)")
     floor: float | None = param(1200.0, "nobody drops below this (seed 000); none: no floor")
     ratchet: float | None = param(1400.0, "once passed, never drop below it (seed 000); none: off")
+    first_move_advantage: float = first_move_param()
 
     def __post_init__(self) -> None:
         require(self.k > 0, "k", "must be positive")
@@ -178,6 +182,10 @@ class ClassicElo(RatingSystem):
     def __init__(self, params: EloParams | None = None) -> None:
         self.params: EloParams = params or EloParams()
         self.expected = logistic_expected if self.params.curve == "logistic" else normal_expected
+
+    @property
+    def first_move_advantage(self) -> float:
+        return self.params.first_move_advantage
 
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
         p = self.params
@@ -204,7 +212,7 @@ class ClassicElo(RatingSystem):
 
     def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """R' = R + K (sum S - sum E), then the floors. Source: seed 000, seed 002, SPEC 3.2."""
-        tallies = tally_period(table, games, self.expected)
+        tallies = tally_period(table, games, self.expected, self.first_move_advantage)
         updates = []
         for i, t in tallies.items():
             new = table.rating[i] + elo_change(self._k(table, i), t.score, t.expected)
@@ -227,6 +235,7 @@ class ClassicElo(RatingSystem):
         floor = -math.inf if p.floor is None else p.floor
         ratchet = math.inf if p.ratchet is None else p.ratchet
         ratchet_floor = max(ratchet, floor)
+        advantage = p.first_move_advantage
         index, rating, played, peak, last = (
             table.index, table.rating, table.games, table.peak, table.last_played
         )
@@ -235,7 +244,11 @@ class ClassicElo(RatingSystem):
             b = index[game.player_b]
             ra = rating[a]
             rb = rating[b]
-            e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - game.handicap) / 400.0))
+            try:
+                e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - game.handicap + advantage * game.first_move)
+                                          / 400.0))
+            except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
+                e = 0.0
             s = game.score_a
             pa = peak[a]
             pb = peak[b]
@@ -264,6 +277,9 @@ class ClassicElo(RatingSystem):
 
 # -- the club default ----------------------------------------------------------------------------
 
+#: the club default's first-move advantage, fitted on real games (docs/accuracy.md)
+CLUB_FIRST_MOVE = 30.0
+
 
 @dataclass(frozen=True, slots=True)
 class ClubParams:
@@ -272,9 +288,10 @@ class ClubParams:
     k_master: float = param(16.0, "K once a player has reached master_rating (seed 000)")
     master_rating: float = param(2400.0, "rating that lowers K for good (seed 000)")
     provisional_games: int = param(24, "games rated provisionally, as Quebec's 24 (seed 003)")
-    prior_games: float = param(4.0, "weight of the starting rating, in games, while provisional")
+    prior_games: float = param(10.0, "weight of the starting rating, in games, while provisional")
     performance_cap: float = param(400.0, "limit of a performance around Ravg (seed 002)")
     pool_cap: float = param(200.0, "most a newcomer's start may differ from base (SPEC 3.7)")
+    first_move_advantage: float = first_move_param(CLUB_FIRST_MOVE)
 
     def __post_init__(self) -> None:
         require(self.k > 0, "k", "must be positive")
@@ -305,6 +322,10 @@ class ClubElo(RatingSystem):
         self.params: ClubParams = params or ClubParams()
 
     @property
+    def first_move_advantage(self) -> float:
+        return self.params.first_move_advantage
+
+    @property
     def pool(self) -> PoolRule:
         return PoolRule(base=self.params.base, cap=self.params.pool_cap)
 
@@ -330,7 +351,7 @@ class ClubElo(RatingSystem):
 
     def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """Provisional players by weighted mean, the others by Elo. Source: see the class."""
-        tallies = tally_period(table, games, logistic_expected)
+        tallies = tally_period(table, games, logistic_expected, self.first_move_advantage)
         updates = [(i, self._settle(table, i, t), t.games) for i, t in tallies.items()]
         for i, new, n in updates:
             _record(table, i, new, n, when)
@@ -340,6 +361,7 @@ class ClubElo(RatingSystem):
         p = self.params
         k, k_master, master = p.k, p.k_master, p.master_rating
         provisional, prior, cap = p.provisional_games, p.prior_games, p.performance_cap
+        advantage = p.first_move_advantage
         index, rating, played, peak, last = (
             table.index, table.rating, table.games, table.peak, table.last_played
         )
@@ -348,8 +370,11 @@ class ClubElo(RatingSystem):
             b = index[game.player_b]
             ra = rating[a]
             rb = rating[b]
-            h = game.handicap
-            e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - h) / 400.0))
+            h = game.handicap - advantage * game.first_move
+            try:
+                e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - h) / 400.0))
+            except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
+                e = 0.0
             s = game.score_a
             ga = played[a]
             gb = played[b]
@@ -390,6 +415,7 @@ class AsymmetricParams:
     loss_factor: float = param(
         0.75, "share of a computed loss that is taken; wins count in full (seed 002: 81Dojo)"
     )
+    first_move_advantage: float = first_move_param()
 
     def __post_init__(self) -> None:
         require(self.k > 0, "k", "must be positive")
@@ -417,13 +443,17 @@ class AsymmetricElo(RatingSystem):
     def __init__(self, params: AsymmetricParams | None = None) -> None:
         self.params: AsymmetricParams = params or AsymmetricParams()
 
+    @property
+    def first_move_advantage(self) -> float:
+        return self.params.first_move_advantage
+
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
         return PlayerState(rating=self.params.initial, peak=self.params.initial)
 
     def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """R' = R + f(K (sum S - sum E)), f scaling losses. Source: seed 002, SPEC 3.8."""
         p = self.params
-        tallies = tally_period(table, games, logistic_expected)
+        tallies = tally_period(table, games, logistic_expected, self.first_move_advantage)
         updates = [
             (i, table.rating[i] + asymmetric_change(elo_change(p.k, t.score, t.expected),
                                                     p.loss_factor), t.games)

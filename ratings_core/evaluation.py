@@ -93,6 +93,21 @@ def _moment(step: Step) -> datetime | None:
     return max(moments) if moments else None
 
 
+def scoring_start(steps: Sequence[Step], test_fraction: float) -> datetime | None:
+    """The moment from which games are scored: the last ``test_fraction`` of the time span
+    from the first step to the last (``None`` for a history without events).
+
+    Source: issue 7 of this project (metrics on the last ``test-fraction`` of the time span).
+    """
+    if not 0 < test_fraction <= 1:
+        raise ValueError(f"test_fraction must be in (0, 1], not {test_fraction!r}")
+    moments = [m for m in (_moment(s) for s in steps) if m is not None]
+    if not moments:
+        return None
+    first, last = min(moments), max(moments)
+    return first + (last - first) * (1.0 - test_fraction)
+
+
 def evaluate(
     system: RatingSystem,
     steps: Sequence[Step],
@@ -105,13 +120,9 @@ def evaluate(
     Source: the protocol of the Kaggle "Elo versus the Rest of the World" competition (each
     month predicted from the months before it); issue 7 of this project.
     """
-    if not 0 < test_fraction <= 1:
-        raise ValueError(f"test_fraction must be in (0, 1], not {test_fraction!r}")
-    moments = [m for m in (_moment(s) for s in steps) if m is not None]
-    if not moments:
+    start_of_test = scoring_start(steps, test_fraction)
+    if start_of_test is None:
         return score_predictions([])
-    first, last = min(moments), max(moments)
-    start_of_test = first + (last - first) * (1.0 - test_fraction)
     pairs: list[tuple[float, float]] = []
     state: Checkpoint = replay(system, []).final
     for done, step in enumerate(steps, start=1):
@@ -122,11 +133,49 @@ def evaluate(
             for game in games:
                 a = _state(system, state, index, game.player_a, game.played_at)
                 b = _state(system, state, index, game.player_b, game.played_at)
-                pairs.append((system.expected_score(a, b, game.handicap), game.score_a))
+                pairs.append((system.predict(game, a, b), game.score_a))
         state = replay(system, [step], start=state).final
         if progress is not None:
             progress(done, len(steps))
     return score_predictions(pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """The value of ``parameter`` that predicted the validation window best, and its scores."""
+
+    parameter: str
+    value: float
+    validation: Scores
+
+
+def tune(
+    make: Callable[[float], RatingSystem],
+    parameter: str,
+    candidates: Sequence[float],
+    steps: Sequence[Step],
+    test_fraction: float = 0.3,
+) -> Tuning:
+    """Try each candidate value of a system's main parameter (``make(value)`` builds the
+    system) on the validation window: the stretch of time, as long as the test window, just
+    before it (at most the later half of the history before it). Nothing of the test window is
+    seen, so the test scores of the chosen value stay honest.
+
+    Source: the usual train / validation / test split of forecasting (each window predicted
+    only from what came before it); issue 7 of this project.
+    """
+    start_of_test = scoring_start(steps, test_fraction)
+    before = [s for s in steps if (m := _moment(s)) is not None and start_of_test is not None
+              and m < start_of_test]
+    fraction = min(test_fraction / (1.0 - test_fraction), 0.5) if test_fraction < 1 else 0.5
+    best: Tuning | None = None
+    for value in candidates:
+        scores = evaluate(make(value), before, fraction)
+        if scores.games and (best is None or scores.logloss < best.validation.logloss):
+            best = Tuning(parameter, value, scores)
+    if best is None:
+        raise ValueError("the validation window holds no game to tune on")
+    return best
 
 
 def _state(system: RatingSystem, state: Checkpoint, index: dict[str, int], player: str,

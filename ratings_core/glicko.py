@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
 from .model import Game, PlayerState
-from .parameters import param, require
+from .parameters import first_move_param, param, require
 from .system import RatingSystem
 from .table import Table
 
@@ -136,19 +136,21 @@ def handicap_results(
     index: dict[str, int],
     rating: Sequence[float],
     deviation: dict[int, float],
+    handicap_of: Callable[[Game], float] = lambda game: game.handicap,
 ) -> dict[int, list[Result]]:
     """Every participant's results, each player seen from their own side of the board.
 
     A handicap (rating points, positive when player_a gives it) narrows the giver's rating
     difference: player_a plays as if facing r_b + h, player_b as if facing r_a - h, so both use
-    r_a - r_b - h. ``deviation`` holds each participant's pre-period deviation.
+    r_a - r_b - h. ``deviation`` holds each participant's pre-period deviation; ``handicap_of``
+    folds in the first-move advantage (:meth:`RatingSystem.handicap_of`).
     Source: SPEC 3.4 (seed 001: the handicap narrows the difference; seed 002: TAISEN).
     """
     results: dict[int, list[Result]] = {}
     for game in games:
         a = index[game.player_a]
         b = index[game.player_b]
-        h = game.handicap
+        h = handicap_of(game)
         s = game.score_a
         results.setdefault(a, []).append((rating[b] + h, deviation[b], s))
         results.setdefault(b, []).append((rating[a] - h, deviation[a], 1.0 - s))
@@ -226,6 +228,7 @@ class GlickoParams:
         "RD above which a rating is shown as provisional (lichess: 110, where the 95% interval "
         "r +/- 2 RD is wider than +/- 220 points, more than a 200-point class either side)",
     )
+    first_move_advantage: float = first_move_param()
 
     def __post_init__(self) -> None:
         check_deviation_bounds(self.initial, self.initial_deviation, self.min_deviation,
@@ -268,6 +271,9 @@ class DeviationParams(Protocol):
     @property
     def provisional_deviation(self) -> float: ...
 
+    @property
+    def first_move_advantage(self) -> float: ...
+
 
 class DeviationSystem(RatingSystem):
     """What Glicko and Glicko-2 share: a rating is provisional while its deviation is large,
@@ -277,6 +283,10 @@ class DeviationSystem(RatingSystem):
     """
 
     params: DeviationParams
+
+    @property
+    def first_move_advantage(self) -> float:
+        return self.params.first_move_advantage
 
     def _deviation(self, state: PlayerState) -> float:
         return self.params.initial_deviation if state.deviation is None else state.deviation
@@ -351,7 +361,7 @@ class Glicko(DeviationSystem):
                     deviation = p.initial_deviation if stored is None else stored
                     t = elapsed_periods(when, table.last_played[i], p.period_days)
                     pre[i] = self._pre_period(deviation, t)
-        results = handicap_results(games, index, table.rating, pre)
+        results = handicap_results(games, index, table.rating, pre, self.handicap_of)
         updates = []
         for i, own in results.items():
             rating, deviation = glicko_update(table.rating[i], pre[i], own)

@@ -36,7 +36,7 @@ from .glicko import (
     record,
 )
 from .model import Game, PlayerState
-from .parameters import param, require
+from .parameters import first_move_param, param, require
 from .table import Table
 
 #: rating points per Glicko-2 unit: 400 / ln 10, as the paper rounds it (step 2)
@@ -227,6 +227,7 @@ class Glicko2Params:
         "RD above which a rating is shown as provisional (lichess: 110, where the 95% interval "
         "r +/- 2 RD is wider than +/- 220 points, more than a 200-point class either side)",
     )
+    first_move_advantage: float = first_move_param()
 
     def __post_init__(self) -> None:
         check_deviation_bounds(self.initial, self.initial_deviation, self.min_deviation,
@@ -306,7 +307,7 @@ class Glicko2(DeviationSystem):
                 if i not in stored:
                     stored[i] = self._stored(table.deviation[i], table.volatility[i])
         deviations = {i: d for i, (d, _) in stored.items()}
-        results = handicap_results(games, index, table.rating, deviations)
+        results = handicap_results(games, index, table.rating, deviations, self.handicap_of)
         updates = []
         for i, own in results.items():
             deviation, volatility = stored[i]

@@ -44,6 +44,8 @@ class Game:
 
     ``handicap`` is in the system's unit (stones for ``rs-go``, rating points otherwise) and is
     positive when player_a gives it. ``seconds`` is the solving time for ``tactics``.
+    ``first_move`` is +1 when player_a had the first move (White in chess; the home side in a
+    team sport), -1 when player_b had it, 0 when unknown or neutral.
     """
 
     player_a: str
@@ -52,6 +54,7 @@ class Game:
     played_at: datetime
     handicap: float = 0.0
     seconds: float | None = None
+    first_move: int = 0
 
     def __post_init__(self) -> None:
         if self.player_a == self.player_b:
@@ -62,6 +65,8 @@ class Game:
             raise ValueError(f"handicap must be a finite number, not {self.handicap!r}")
         if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
             raise ValueError(f"seconds must be a positive number, not {self.seconds!r}")
+        if self.first_move not in (-1, 0, 1):
+            raise ValueError(f"first_move must be 1, 0 or -1, not {self.first_move!r}")
 
 
 @dataclass(frozen=True, slots=True)

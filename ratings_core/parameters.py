@@ -21,6 +21,12 @@ def param(default: Any, doc: str) -> Any:
     return dataclasses.field(default=default, metadata={"doc": doc})
 
 
+def first_move_param(default: float = 0.0) -> Any:
+    """The first-move (home) advantage in rating points: see ``RatingSystem.handicap_of``."""
+    return param(default, "points the side with the first move (White; the home side) plays "
+                          "above its rating (issue 7; fitted values in docs/accuracy.md)")
+
+
 def describe(params: object) -> dict[str, tuple[object, str]]:
     """Each parameter's current value and its documentation line."""
     return {

@@ -34,6 +34,26 @@ PRESETS: dict[str, type[RatingSystem]] = {
 
 DEFAULT_SYSTEM = "club"
 
+#: the presets that rate games between two players (``tactics`` rates puzzles)
+GAME_SYSTEMS = [name for name, cls in PRESETS.items() if not cls.uses_seconds]
+
+_K_VALUES = (8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0)
+#: each preset's main parameter and the values ``clubrating evaluate --tune`` tries: K for the
+#: Elo family (seed 000: 16..32; FIDE uses 10..40), Glicko's c (Glickman: the RD growth per
+#: period), Glicko-2's tau (Glickman 2013: "between 0.3 and 1.2"), rs-go's curve width ratio
+MAIN_PARAMETERS: dict[str, tuple[str, tuple[float, ...]]] = {
+    "club": ("k", _K_VALUES),
+    "elo": ("k", _K_VALUES),
+    "shogi24": ("k", _K_VALUES),
+    "taisen": ("k", _K_VALUES),
+    "asymmetric": ("k", _K_VALUES),
+    "fqe": ("k", _K_VALUES),
+    "glicko": ("c", (10.0, 20.0, 30.0, 45.0, 63.2, 80.0, 100.0)),
+    "glicko2": ("tau", (0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.2)),
+    "rs-go": ("scale_ratio", (5.0, 7.0, 9.0, 11.0, 13.0, 16.0)),
+    "tactics": ("doubling_points", (75.0, 100.0, 125.0, 150.0, 200.0)),
+}
+
 
 def system_names() -> list[str]:
     return list(PRESETS)

@@ -1,5 +1,6 @@
-"""Test helpers for the service: a fresh club on a temporary SQLite file, driven through the
-console as a transcript (what a member types, what the bot answers)."""
+"""Test helpers for the service: a fresh club on a temporary SQLite file (or a PostgreSQL
+schema), driven through the console as a transcript (what a member types, what the bot
+answers)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from bot.adapters.console import Console
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
-from bot.storage.sqlite import SqliteRepository
+from bot.storage.backends import open_repository
 
 START = datetime(2024, 3, 1, 19, 0)
 
@@ -43,8 +44,9 @@ class Transcript:
 
 
 @asynccontextmanager
-async def open_club(path: Path, start: datetime = START) -> AsyncIterator[Transcript]:
-    repository = await SqliteRepository.open(path)
+async def open_club(path: Path | str, start: datetime = START) -> AsyncIterator[Transcript]:
+    """``path`` is a SQLite file, or a ``postgresql://`` address."""
+    repository = await open_repository(path)
     clock = FakeClock(start)
     try:
         yield Transcript(Console(ClubService(repository, clock)), clock)

@@ -18,7 +18,7 @@ from ratings_core.elo import (
     initial_rating,
     k_factor,
 )
-from ratings_core.model import Join, PlayerState, RatingPeriod, Retire, Return
+from ratings_core.model import Game, Join, PlayerState, RatingPeriod, Retire, Return
 from ratings_core.provisional import performance_rating, weighted_rating
 from ratings_core.replay import replay
 
@@ -117,8 +117,9 @@ def test_club_newcomer_is_provisional_and_opponent_rated_normally() -> None:
     players = {"old": established(1500)}
     result = replay(ClubElo(), [game("new", "old", 1.0)], players=players)
     new = result.players["new"]
-    # Weighted mean of 1500 (weight 0 games + 4 prior) and performance 1500 + 400 = 1900.
-    assert new.rating == (4 * 1500 + 1900) / 5
+    # Weighted mean of 1500 (weight 0 games + 10 prior) and performance 1500 + 400 = 1900:
+    # (10 * 1500 + 1900) / 11 = 1536.36.
+    assert new.rating == (10 * 1500 + 1900) / 11
     assert new.games == 1
     assert ClubElo().is_provisional(new)
     assert result.players["old"].rating == 1484.0  # K 32 against the newcomer's 1500
@@ -126,12 +127,12 @@ def test_club_newcomer_is_provisional_and_opponent_rated_normally() -> None:
 
 
 def test_club_provisional_win_against_a_weak_player_does_not_lower() -> None:
-    # The weighted mean alone would give (4 * 1500 + 1400) / 5 = 1480 after a win.
+    # The weighted mean alone would give (10 * 1500 + 1400) / 11 = 1490.91 after a win.
     players = {"weak": established(1000)}
     result = replay(ClubElo(), [game("new", "weak", 1.0)], players=players)
     assert result.players["new"].rating == 1500.0
     lost = replay(ClubElo(), [game("new", "weak", 0.0)], players=players)
-    assert lost.players["new"].rating == (4 * 1500 + 600) / 5
+    assert lost.players["new"].rating == (10 * 1500 + 600) / 11  # = 1418.18
 
 
 def test_club_provisional_ends_after_configured_games() -> None:
@@ -173,6 +174,55 @@ def test_retired_players_listed_form_the_initial_pool() -> None:
     players = {"gone": PlayerState(rating=1300, games=40, status="retired")}  # type: ignore[arg-type]
     result = replay(ClubElo(), [Join("n", day(0))], players=players)
     assert result.players["n"].rating == 1300.0
+
+
+def _club_ratings(system: ClubElo, played: Game, as_period: bool) -> tuple[float, float]:
+    """``new`` (a newcomer, rated provisionally) and ``old`` (established) after ``played``."""
+    result = replay(system, [RatingPeriod((played,)) if as_period else played],
+                    players={"old": established(1500)})
+    return result.players["new"].rating, result.players["old"].rating
+
+
+@pytest.mark.parametrize("as_period", [False, True])
+@pytest.mark.parametrize("score", [1.0, 0.5, 0.0])
+def test_club_white_for_player_a_counts_as_a_handicap_of_minus_30(
+    as_period: bool, score: float
+) -> None:
+    # Issue 7: White plays as if 30 points stronger (first_move_advantage 30), the same as
+    # receiving a handicap of 30; Black as if giving one.
+    white = Game("new", "old", score, day(0), first_move=1)
+    black = Game("new", "old", score, day(0), first_move=-1)
+    received = Game("new", "old", score, day(0), handicap=-30.0)
+    given = Game("new", "old", score, day(0), handicap=30.0)
+    plain = Game("new", "old", score, day(0))
+    assert ClubElo().params.first_move_advantage == 30.0
+    assert _club_ratings(ClubElo(), white, as_period) == _club_ratings(
+        ClubElo(), received, as_period)
+    assert _club_ratings(ClubElo(), black, as_period) == _club_ratings(
+        ClubElo(), given, as_period)
+    # and the colour does count: old's expectation, hence old's Elo change, moves with it
+    assert _club_ratings(ClubElo(), white, as_period)[1] != _club_ratings(
+        ClubElo(), plain, as_period)[1]
+
+
+def test_club_white_worked_example() -> None:
+    # Two established 1500s, White (player_a) wins: E = 1 / (1 + 10^(-30/400)) = 0.54307,
+    # 1500 + 32 (1 - 0.54307) = 1514.62 and 1500 - 14.62 = 1485.38 (an uncoloured win: +-16).
+    players = {"A": established(1500), "B": established(1500)}
+    result = replay(ClubElo(), [Game("A", "B", 1.0, day(0), first_move=1)], players=players)
+    assert round(result.players["A"].rating, 2) == 1514.62
+    assert round(result.players["B"].rating, 2) == 1485.38
+
+
+@pytest.mark.parametrize("as_period", [False, True])
+@pytest.mark.parametrize("first_move", [1, -1])
+def test_first_move_advantage_0_rates_a_coloured_game_like_an_uncoloured_one(
+    as_period: bool, first_move: int
+) -> None:
+    system = ClubElo(ClubParams(first_move_advantage=0.0))
+    coloured = Game("new", "old", 1.0, day(0), first_move=first_move)
+    plain = Game("new", "old", 1.0, day(0))
+    assert _club_ratings(system, coloured, as_period) == _club_ratings(system, plain, as_period)
 
 
 def test_asymmetric_losses_cost_a_fraction() -> None:

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from bot.adapters import console
 from bot.cli import main
-from ratings_core.evaluation import brier, evaluate, log_loss, score_predictions
+from bot.history_csv import read_events
+from bot.messages import text
+from ratings_core.evaluation import (
+    brier,
+    evaluate,
+    log_loss,
+    score_predictions,
+    scoring_start,
+    tune,
+)
 from ratings_core.model import Game, PlayerState, RatingPeriod
-from ratings_core.systems import make_system
+from ratings_core.system import RatingSystem
+from ratings_core.systems import GAME_SYSTEMS, MAIN_PARAMETERS, make_system
+from tests.chat import open_club
 
 
 def test_metrics_by_hand() -> None:
@@ -83,3 +96,103 @@ def test_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: l
     assert main(["evaluate", *args, str(events)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and message in err
+
+
+# -- first move, tuning and the in-chat report --------------------------------------------------
+
+
+def _white_wins(days: int) -> list[Game]:
+    """Four equal players; White wins every game (first_move +1 for player_a)."""
+    players = ["a", "b", "c", "d"]
+    return [Game(players[d % 4], players[(d + 1 + d // 4) % 4 or 1], 1.0,
+                 datetime(2024, 1, 1) + timedelta(days=d), first_move=1)
+            for d in range(days) if players[d % 4] != players[(d + 1 + d // 4) % 4 or 1]]
+
+
+def test_the_first_move_advantage_is_part_of_every_prediction() -> None:
+    games = _white_wins(60)
+    without = evaluate(make_system("elo"), games, 0.5)
+    with_it = evaluate(make_system("elo", {"first_move_advantage": "60"}), games, 0.5)
+    assert with_it.games == without.games > 0
+    assert with_it.logloss < without.logloss
+    # the first game of two newcomers: exactly the logistic curve at +60 for White
+    system = make_system("elo", {"first_move_advantage": "60"})
+    first = games[0]
+    assert system.predict(first, PlayerState(1600.0), PlayerState(1600.0)) == pytest.approx(
+        1 / (1 + 10 ** (-60 / 400)))
+    black = dataclasses.replace(first, first_move=-1)
+    assert system.predict(black, PlayerState(1600.0), PlayerState(1600.0)) == pytest.approx(
+        1 / (1 + 10 ** (60 / 400)))
+
+
+def test_tuning_uses_only_the_window_before_the_test_window() -> None:
+    games = _white_wins(80)
+    steps = list(games)
+    values = (8.0, 32.0, 64.0)
+
+    def make(value: float) -> RatingSystem:
+        return make_system("elo", {"k": str(value)})
+
+    chosen = tune(make, "k", values, steps, 0.25)
+    start = scoring_start(steps, 0.25)
+    assert start is not None
+    before = [g for g in games if g.played_at < start]
+    by_value = {v: evaluate(make(v), before, 1 / 3).logloss for v in values}
+    assert chosen.value == min(by_value, key=lambda v: by_value[v])
+    assert chosen.validation.logloss == pytest.approx(by_value[chosen.value])
+    # what happens in the test window cannot change the choice
+    flipped = [g if g.played_at < start else dataclasses.replace(g, score_a=0.0) for g in games]
+    assert tune(make, "k", values, flipped, 0.25) == chosen
+
+
+def test_every_game_system_has_a_main_parameter_to_tune() -> None:
+    for name in GAME_SYSTEMS:
+        parameter, candidates = MAIN_PARAMETERS[name]
+        default = getattr(make_system(name).params, parameter)
+        assert default in candidates, name  # tuning can always keep the default
+        for value in candidates:
+            make_system(name, {parameter: str(value)})  # every candidate is a valid value
+
+
+def test_evaluate_tune_reports_the_chosen_values(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    rows = "\n".join(f"{g.played_at.date()},,{g.player_a},{g.player_b},1,white"
+                     for g in _white_wins(60))
+    events = tmp_path / "EVENTS.csv"
+    events.write_text("played_at,event,player_a,player_b,score_a,colour\n" + rows + "\n")
+    assert main(["evaluate", "--tune", "--systems", "elo", "--format", "json",
+                 str(events)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    k = out["systems"][0]["params"]["k"]
+    assert k in MAIN_PARAMETERS["elo"][1]
+    assert main(["evaluate", "--tune", "--systems", "elo", str(events)]) == 0
+    assert f"tuned elo: k={k:g} (validation log-loss" in capsys.readouterr().out
+
+
+async def test_moderators_ask_in_chat_which_system_predicts_best(tmp_path: Path) -> None:
+    rows = []
+    for d in range(160):  # p0 strongest ... p5 weakest: the stronger one wins
+        a, b = d % 6, (d * 5 + 1) % 6
+        if a != b:
+            day = datetime(2024, 1, 1) + timedelta(days=d)
+            rows.append(f"{day.date()},,p{a},p{b},{1 if a < b else 0}")
+    events = tmp_path / "EVENTS.csv"
+    events.write_text("played_at,event,player_a,player_b,score_a\n" + "\n".join(rows) + "\n")
+    async with open_club(tmp_path / "club.db") as chat:
+        assert await chat.as_("mod!", "/register", "/evaluate") == text(
+            "evaluation_too_few", ladder="main", games=0, needed=30)
+        history = read_events(events)
+        await chat.service.import_history(console.PLATFORM, console.CHAT, history,
+                                          history.labels)
+        refused = await chat.as_("p1", "/evaluate")
+        assert refused == text("moderators_only")
+        answer = await chat.as_("mod!", "/evaluate")
+    lines = answer.splitlines()
+    assert lines[0].startswith("Which system predicts main's games best")
+    ranked = [line.split(":")[0] for line in lines[1:-1]]
+    assert ranked[0].startswith("1. ") and len(ranked) == 5
+    logloss = [float(line.split("log-loss ")[1].split(",")[0]) for line in lines[1:-1]]
+    assert logloss == sorted(logloss)
+    best = ranked[0].removeprefix("1. ")
+    assert lines[-1] in (text("evaluation_keep", current="club"),
+                         text("evaluation_advice", best=best))

@@ -150,11 +150,12 @@ def test_defaults_are_pinned() -> None:
     assert dataclasses.asdict(GlickoParams()) == {
         "initial": 1500.0, "initial_deviation": 350.0, "max_deviation": 350.0,
         "min_deviation": 30.0, "c": 63.2, "period_days": 30.0, "provisional_deviation": 110.0,
+        "first_move_advantage": 0.0,
     }
     assert dataclasses.asdict(Glicko2Params()) == {
         "initial": 1500.0, "initial_deviation": 350.0, "initial_volatility": 0.06, "tau": 0.5,
         "max_deviation": 350.0, "min_deviation": 30.0, "max_volatility": 0.1,
-        "period_days": 30.0, "provisional_deviation": 110.0,
+        "period_days": 30.0, "provisional_deviation": 110.0, "first_move_advantage": 0.0,
     }
     assert Glicko.name == "glicko" and Glicko2.name == "glicko2"
 

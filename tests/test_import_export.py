@@ -124,10 +124,13 @@ async def test_the_bot_shows_what_the_export_replays_to(
     data = replayed(capsys, tmp_path, exported)
     assert isinstance(data, dict)
     expected = {p["player"]: p["rating"] for p in data["players"]}
-    # ann beat bob as two newcomers: 1580 and 1420 (SPEC 3.6, the console smoke test).
+    # ann beat bob as two newcomers (SPEC 3.6, the console smoke test): performances
+    # 1500 +- 400, weighted with 10 prior games at 1500: (10 * 1500 + 1900) / 11 = 1536.36 and
+    # (10 * 1500 + 1100) / 11 = 1463.64.
     first = replayed(capsys, tmp_path, "\n".join(GAMES.splitlines()[:2]) + "\n")
     assert isinstance(first, dict)
-    assert {p["player"]: p["rating"] for p in first["players"]} == {"ann": 1580.0, "bob": 1420.0}
+    assert {p["player"]: p["rating"] for p in first["players"]} == {
+        "ann": (10 * 1500 + 1900) / 11, "bob": (10 * 1500 + 1100) / 11}
 
     async with open_club(db) as chat:
         board = await chat.as_("visitor", "/top")
@@ -302,12 +305,13 @@ def test_unknown_ladder_is_a_one_line_error(
 
 def pool_history() -> str:
     """Seed 002's pool example without PLAYERS.csv: r1 and r2 reach 1300 and 1200 as newcomers
-    in one event (four and twelve losses to w at 1500: performance 1100, weighted with 4 games
-    at 1500: (4*1500 + 4*1100) / 8 = 1300 and (4*1500 + 12*1100) / 16 = 1200), retire, and five
-    newcomers who join together share the 500-point pool: 1400 each."""
+    in one event (ten and thirty losses to w at 1500: performance 1100, weighted with 10 prior
+    games at 1500: (10*1500 + 10*1100) / 20 = 1300 and (10*1500 + 30*1100) / 40 = 1200),
+    retire, and five newcomers who join together share the 500-point pool: 1400 each.
+    w, a newcomer too, wins all 40: (10*1500 + 40*1900) / 50 = 1820."""
     rows = [HEADER]
-    rows += ["2024-01-01T19:00:00,warmup,r1,w,0,,"] * 4
-    rows += ["2024-01-01T19:00:00,warmup,r2,w,0,,"] * 12
+    rows += ["2024-01-01T19:00:00,warmup,r1,w,0,,"] * 10
+    rows += ["2024-01-01T19:00:00,warmup,r2,w,0,,"] * 30
     rows += ["2024-01-02T00:00:00,,r1,,,,retire", "2024-01-02T00:00:00,,r2,,,,retire"]
     rows += [f"2024-01-08T19:00:00,night,n{i},,,,join" for i in range(1, 6)]
     return "\n".join(rows) + "\n"
@@ -333,8 +337,9 @@ async def test_pool_example_of_seed_002_through_import(
     async with open_club(db) as chat:
         board = await chat.as_("visitor", "/top")
         assert [line.split()[1:3] for line in board.splitlines()[1:]] == [
-            ["w", "1820?"], *([f"n{i}", "1400?"] for i in range(1, 6))]
+            ["w", "1820"], *([f"n{i}", "1400?"] for i in range(1, 6))]
+        # w (40 games) and r2 (30) are past the 24 provisional games; r1 (10) is not.
         assert (await chat.say("/rating @r1")).startswith("r1 (main): 1300?")
-        assert (await chat.say("/rating @r2")).startswith("r2 (main): 1200?")
+        assert (await chat.say("/rating @r2")).startswith("r2 (main): 1200, ")
 
 

@@ -7,8 +7,8 @@ from bot.messages import text
 from .chat import open_club
 
 
-async def test_a_named_member_moderates_until_the_name_is_taken_back(tmp_path: Path) -> None:
-    async with open_club(tmp_path / "club.db") as chat:
+async def test_a_named_member_moderates_until_the_name_is_taken_back(database: Path | str) -> None:
+    async with open_club(database) as chat:
         for name in ("alice", "bob", "carol"):
             await chat.as_(name, "/register")
         await chat.as_("bob", "/report @carol win")
@@ -33,8 +33,8 @@ async def test_a_named_member_moderates_until_the_name_is_taken_back(tmp_path: P
         assert await chat.as_("carol", "/restore 5") == text("moderators_only")
 
 
-async def test_a_disputed_game_is_not_disputed_twice(tmp_path: Path) -> None:
-    async with open_club(tmp_path / "club.db") as chat:
+async def test_a_disputed_game_is_not_disputed_twice(database: Path | str) -> None:
+    async with open_club(database) as chat:
         for name in ("alice", "bob"):
             await chat.as_(name, "/register")
         await chat.as_("alice", "/report @bob win")

@@ -16,7 +16,8 @@ SESSION = """\
 /confirm
 /top
 """
-BOARD = ["  1. alice      1580?  (1)", "  2. bob        1420?  (1)"]
+# Two newcomers, alice wins: (10 * 1500 + 1900) / 11 = 1536.4 and (10 * 1500 + 1100) / 11 = 1463.6.
+BOARD = ["  1. alice      1536?  (1)", "  2. bob        1464?  (1)"]
 
 
 def test_a_scripted_console_session(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The storage contract, run against every backend (SQLite on a file and in memory today)."""
+"""The storage contract, run against every backend: SQLite on a file and in memory, and
+PostgreSQL (a schema of its own on the session's server, see conftest.py)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,21 @@ import aiosqlite
 import pytest
 
 from bot.storage.migrations import load_migrations, migrate
+from bot.storage.postgres import PostgresRepository
 from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository
-from bot.storage.sqlite import SqliteRepository
+from bot.storage.sqlite import SqliteRepository, SqliteSchema
 
 NOW = datetime(2024, 3, 1, 19, 0)
 
 
-@pytest.fixture(params=["sqlite-file", "sqlite-memory"])
+@pytest.fixture(params=["sqlite-file", "sqlite-memory", "postgresql"])
 async def repository(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Repository]:
-    path = tmp_path / "club.db" if request.param == "sqlite-file" else ":memory:"
-    repo = await SqliteRepository.open(path)
+    repo: Repository
+    if request.param == "postgresql":
+        repo = await PostgresRepository.open(request.getfixturevalue("postgres_db"))
+    else:
+        path = tmp_path / "club.db" if request.param == "sqlite-file" else ":memory:"
+        repo = await SqliteRepository.open(path)
     yield repo
     await repo.close()
 
@@ -138,8 +144,8 @@ async def test_the_log_is_append_only(tmp_path: Path) -> None:
 async def test_migrations_apply_once_and_are_recorded(tmp_path: Path) -> None:
     path = tmp_path / "club.db"
     async with aiosqlite.connect(path, isolation_level=None) as connection:
-        assert await migrate(connection) == [m.version for m in load_migrations()]
-        assert await migrate(connection) == []  # up to date: nothing to do
+        assert await migrate(SqliteSchema(connection)) == [m.version for m in load_migrations()]
+        assert await migrate(SqliteSchema(connection)) == []  # up to date: nothing to do
         async with connection.execute("SELECT version, name FROM schema_migrations") as cur:
             rows = await cur.fetchall()
     assert [tuple(r) for r in rows] == [(m.version, m.name) for m in load_migrations()]
@@ -154,7 +160,7 @@ async def test_a_broken_migration_leaves_no_trace(tmp_path: Path) -> None:
     )
     async with aiosqlite.connect(tmp_path / "db", isolation_level=None) as connection:
         with pytest.raises(sqlite3.OperationalError):
-            await migrate(connection, folder)
+            await migrate(SqliteSchema(connection), folder)
         async with connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
         ) as cur:

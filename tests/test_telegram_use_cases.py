@@ -5,8 +5,9 @@ Each test reads as a group chat: ``say(bot, group, alice, "/report @bob win")`` 
 the line and the assertion is what the bot answers there; ``press(...)`` is a member pressing an
 inline button, answered with a short alert (answerCallbackQuery) when they may not press it, or
 by an edit of the message that carries the button. Ratings are checked exactly, by hand where
-the rules give round numbers (two 1500 newcomers, first win: (4 x 1500 + 1900) / 5 = 1580 and
-1420) or against ``ratings_core.replay`` of the same games built independently of the bot.
+the rules give simple numbers (two 1500 newcomers, first win: (10 x 1500 + 1900) / 11 = 1536.4
+and (10 x 1500 + 1100) / 11 = 1463.6) or against ``ratings_core.replay`` of the same games built
+independently of the bot.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from tests.fake_telegram import Chat, Output, User
 from tests.telegram_harness import Running, club_state, edit, press, quiet, running_bot, say
 
 GROUP = -1001
+#: two 1500 newcomers, one wins: performances 1500 +- 400, weighted with 10 prior games at 1500
+FIRST_WIN = (10 * 1500 + 1900) / 11  # 1536.4, shown 1536?
+FIRST_LOSS = (10 * 1500 + 1100) / 11  # 1463.6, shown 1464?
 SYSTEMS = "club, elo, shogi24, taisen, asymmetric, fqe, glicko, glicko2, rs-go, tactics"
 
 
@@ -81,8 +85,8 @@ def joins(*names: str) -> list[Step]:
     return [Join(name, START) for name in names]
 
 
-def game(a: str, b: str, score: float = 1.0, handicap: float = 0.0) -> Game:
-    return Game(a, b, score, START, handicap)
+def game(a: str, b: str, score: float = 1.0, handicap: float = 0.0, first_move: int = 0) -> Game:
+    return Game(a, b, score, START, handicap, first_move=first_move)
 
 
 def lines(*rows: str) -> str:
@@ -159,33 +163,36 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     confirmed = await bot.tg.reply(g)
     assert (confirmed.kind, confirmed.message_id) == ("edit", report.message_id)
     assert confirmed.plain == lines(
-        "Game #5 confirmed: alice beat bob.", "alice: 1500 -> 1580?", "bob: 1500 -> 1420?"
+        "Game #5 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"
     )
     assert confirmed.buttons == []
     assert (await say(bot, g, c.bob, "/pending")).plain == "Nothing waiting for you."
 
-    # carol (1500, no games) holds alice (1580, one game) to a draw; alice confirms by typing.
+    # carol (1500, no games) holds alice (1536.4, one game) to a draw; alice confirms by typing.
+    # A draw's performance is the opponent's rating: carol (10 x 1500 + 1536.4) / 11 = 1503.3,
+    # alice ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
     assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
         "Game #7: carol drew with alice. alice, please /confirm or /dispute."
     )
     assert (await say(bot, g, c.alice, "/confirm 7")).plain == lines(
-        "Game #7 confirmed: carol drew with alice.", "carol: 1500 -> 1516?",
-        "alice: 1580 -> 1567?",
+        "Game #7 confirmed: carol drew with alice.", "carol: 1500 -> 1503?",
+        "alice: 1536 -> 1533?",
     )
     assert await ratings(bot) == {
-        "alice": (5 * 1580 + 1500) / 6, "carol": (4 * 1500 + 1580) / 5, "bob": 1420.0,
+        "alice": (11 * FIRST_WIN + 1500) / 12, "carol": (10 * 1500 + FIRST_WIN) / 11,
+        "bob": FIRST_LOSS,
     }
     assert (await say(bot, g, c.carol, "/top")).plain == lines(
         "main ladder",
-        "  1. alice      1567?  (2)",
-        "  2. carol      1516?  (1)",
-        "  3. bob        1420?  (1)",
+        "  1. alice      1533?  (2)",
+        "  2. carol      1503?  (1)",
+        "  3. bob        1464?  (1)",
     )
     assert (await say(bot, g, c.alice, "/rating")).plain == (
-        "alice (main): 1567?, rank 1, 2 games (1W 1D 0L), peak 1580, recent D W"
+        "alice (main): 1533?, rank 1, 2 games (1W 1D 0L), peak 1536, recent D W"
     )
     assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
-        "bob (main): 1420?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+        "bob (main): 1464?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
     )
     history = await say(bot, g, c.alice, "/history")
     assert (history.text or "").startswith("<pre>") and history.plain == lines(
@@ -338,20 +345,22 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     assert (await say(bot, g, c.ada, "/event close spring")).plain == (
         "Event spring is closed; its 2 games are rated together."
     )
-    # Both games from the ratings held before the event. alice gave 100 points: her
-    # performance against bob is 1500 + 100 + 400, bob's 1500 - 100 - 400.
+    # Both games from the ratings held before the event. alice gave 100 points but had White,
+    # worth 30 (club's first_move_advantage): a net handicap of 70. Her performance against
+    # bob is 1500 + 70 + 400, bob's 1500 - 70 - 400; the draw's is 1500 for both.
     assert await ratings(bot) == rated([
         *joins("alice", "bob", "carol"),
-        RatingPeriod((game("alice", "bob", 1.0, 100.0), game("carol", "alice", 0.5))),
+        RatingPeriod((game("alice", "bob", 1.0, 100.0, first_move=1),
+                      game("carol", "alice", 0.5))),
     ])
-    assert await ratings(bot) == {
-        "alice": (4 * 1500 + 2000 + 1500) / 6, "carol": 1500.0, "bob": (4 * 1500 + 1000) / 5,
+    assert await ratings(bot) == {  # 1539.2, 1500 and 1457.3
+        "alice": (10 * 1500 + 1970 + 1500) / 12, "carol": 1500.0, "bob": (10 * 1500 + 1030) / 11,
     }
     assert (await say(bot, g, c.bob, "/top")).plain == lines(
         "main ladder",
-        "  1. alice      1583?  (2)",
+        "  1. alice      1539?  (2)",
         "  2. carol      1500?  (1)",
-        "  3. bob        1400?  (1)",
+        "  3. bob        1457?  (1)",
     )
 
 
@@ -394,7 +403,7 @@ async def test_an_unanswered_report_confirms_itself_after_24_hours(bot: Running)
     )
     bot.clock.advance(hours=2)
     assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
-    assert await ratings(bot) == {"alice": 1580.0, "bob": 1420.0}
+    assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     await refused_press(bot, g, c.bob, report, "g:confirm:4", text("already_confirmed", game=4))
     assert (await say(bot, g, c.ada, "/audit 1")).plain == (
         "#5 2024-03-02T20:00 system: game_auto_confirmed game=4 (unanswered for 24 h)"
@@ -413,22 +422,22 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
         "Welcome, Alice P! You are on the main ladder."
     )
     assert (await say(bot, g, c.ada, "/report @alice @bob win")).plain == lines(
-        "Game #6 recorded: alice beat bob.", "alice: 1500 -> 1580?", "bob: 1500 -> 1420?",
+        "Game #6 recorded: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
     )
     assert (await say(bot, g, c.ada, "/void 6 wrong pairing")).plain == lines(
-        "Game #6 is now void: alice beat bob.", "alice: 1580 -> 1500?", "bob: 1420 -> 1500?",
+        "Game #6 is now void: alice beat bob.", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
     )
     assert await ratings(bot) == dict.fromkeys(("alice", "Alice P", "bob", "carol"), 1500.0)
     assert (await say(bot, g, c.ada, "/restore 6")).plain == lines(
-        "Game #6 counts again: alice beat bob.", "alice: 1500 -> 1580?", "bob: 1500 -> 1420?",
+        "Game #6 counts again: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
     )
 
     report = await say(bot, g, phone, "/report @carol win")
     assert report.plain == "Game #9: Alice P beat carol. carol, please /confirm or /dispute."
     await press(bot, g, c.carol, report, "g:confirm:9")
     assert (await bot.tg.reply(g)).plain == lines(
-        "Game #9 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1580?",
-        "carol: 1500 -> 1420?",
+        "Game #9 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1536?",
+        "carol: 1500 -> 1464?",
     )
     assert (await say(bot, g, c.ada, "/merge @alice_phone @alice")).plain == (
         "Alice P is merged into alice: their games are alice's now."
@@ -445,7 +454,7 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     assert (await say(bot, g, c.ada, "/retire @bob")).plain == "bob is retired from main."
     assert "bob" not in (await say(bot, g, c.alice, "/top")).plain
     assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
-        "bob (main): 1420?, rank -, 1 games (0W 0D 1L), peak 1500, recent L (retired)"
+        "bob (main): 1464?, rank -, 1 games (0W 0D 1L), peak 1500, recent L (retired)"
     )
     # A moderator may name the member by replying to one of their messages.
     bye = await bot.tg.send(g, c.bob, "see you in spring")
@@ -460,7 +469,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     await join(bot, c, c.alice, c.bob)
     assert (await say(bot, g, c.bob, "/settings")).plain == (
         "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
-        "provisional_games=24, prior_games=4.0, performance_cap=400.0, pool_cap=200.0); "
+        "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
+        "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no. Ladders: main."
     )
@@ -483,8 +493,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert (await say(bot, g, c.ada, "/system club k=16 ladder=blitz")).plain == (
         "Ladder blitz now uses club (k=16); every game was re-rated."
     )
-    # club from 1500 while provisional: (4 x 1500 + 1900) / 5, whatever K.
-    assert await ratings(bot, "blitz") == {"alice": 1580.0, "bob": 1420.0}
+    # club from 1500 while provisional: (10 x 1500 + 1900) / 11, whatever K.
+    assert await ratings(bot, "blitz") == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert (await say(bot, g, c.ada, "/set auto_confirm_hours 2")).plain == (
         "auto_confirm_hours of main is now 2."
     )
@@ -517,7 +527,7 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "retirement: off; hide provisional: no. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
-        "blitz ladder", "  1. alice      1580?  (1)", "  2. bob        1420?  (1)",
+        "blitz ladder", "  1. alice      1536?  (1)", "  2. bob        1464?  (1)",
     )
     # A ladder played on cannot be undone away, once the undoable actions after it are gone.
     assert (await say(bot, g, c.ada, "/undo")).plain.startswith("Undone: settings_changed #7")
@@ -531,7 +541,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     await say(bot, g, c.ada, "/report @alice @bob win")
     preview = await say(bot, g, c.ada, "/correct 4 loss")
     assert preview.plain == lines(
-        "Correcting game #4 would change:", "alice: 1580 -> 1420?", "bob: 1420 -> 1580?",
+        "Correcting game #4 would change:", "alice: 1536 -> 1464?", "bob: 1464 -> 1536?",
     )
     assert preview.buttons == [[("Apply", "x:apply:4"), ("Cancel", "x:cancel:4")]]
     await press(bot, g, c.ada, preview, "x:cancel:4")
@@ -540,12 +550,12 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     assert cancelled.plain == "Correction of game #4 cancelled; nothing changed."
     assert cancelled.buttons == []
     await refused_press(bot, g, c.ada, preview, "x:apply:4", text("no_preview"))
-    assert await ratings(bot) == {"alice": 1580.0, "bob": 1420.0}
+    assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
 
     # A second preview, applied by typing; its buttons then have nothing left to apply.
     again = await say(bot, g, c.ada, "/correct 4 draw")
     assert (await say(bot, g, c.ada, "/apply")).plain == lines(
-        "Game #4 corrected. Ratings changed:", "alice: 1580 -> 1500?", "bob: 1420 -> 1500?",
+        "Game #4 corrected. Ratings changed:", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
     )
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
     await refused_press(bot, g, c.ada, again, "x:apply:4", text("no_preview"))
@@ -709,6 +719,7 @@ async def test_every_refusal_answers_its_catalogue_text_and_changes_nothing(
     await say(bot, g, c.bob, "/report @carol win")  # game #7
     before = await club_state(bot, g)
     for who, line, expected in REFUSALS:
+        bot.clock.advance(seconds=3)  # at a person's pace: under the per-member rate limit
         answer = await say(bot, g, people[who], line)
         assert (answer.plain, answer.buttons) == (expected, []), f"{who}: {line[:60]}"
         assert answer.parse_mode == "HTML" and len(answer.text or "") < 300

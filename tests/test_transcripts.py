@@ -2,8 +2,9 @@
 
 Each test reads as a chat: ``chat.as_("alice", "/report @bob win")`` is alice typing the line,
 and the assertion is what the bot answers. Ratings are checked exactly: either with numbers the
-rules give by hand (two 1500 newcomers, first win: (4 x 1500 + 1900) / 5 = 1580 and 1420) or
-against ``ratings_core.replay`` of the same games built independently of the service.
+rules give by hand (two 1500 newcomers, first win: (10 x 1500 + 1900) / 11 = 1536.4 and
+(10 x 1500 + 1100) / 11 = 1463.6) or against ``ratings_core.replay`` of the same games built
+independently of the service.
 """
 
 from __future__ import annotations
@@ -25,11 +26,15 @@ from .chat import START, Transcript, open_club
 
 #: the console's moderator, asking the service directly (for exact, unrounded numbers)
 MOD = Caller("console", "local", "mod", "mod", moderator=True)
+#: two 1500 newcomers, one wins: performances 1500 +- 400, weighted with 10 prior games at 1500
+FIRST_WIN = (10 * 1500 + 1900) / 11  # 1536.4, shown 1536?
+FIRST_LOSS = (10 * 1500 + 1100) / 11  # 1463.6, shown 1464?
 
 
 @pytest.fixture
-async def chat(tmp_path: Path) -> AsyncIterator[Transcript]:
-    async with open_club(tmp_path / "club.db") as transcript:
+async def chat(database: Path | str) -> AsyncIterator[Transcript]:
+    """A fresh club, on each backend in turn (the ``database`` fixture, conftest.py)."""
+    async with open_club(database) as transcript:
         yield transcript
 
 
@@ -122,38 +127,40 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     )
     assert await chat.say("/confirm") == "\n".join([
         "Game #5 confirmed: alice beat bob.",
-        "alice: 1500 -> 1580?",
-        "bob: 1500 -> 1420?",
+        "alice: 1500 -> 1536?",
+        "bob: 1500 -> 1464?",
     ])
     assert await chat.say("/pending") == "Nothing waiting for you."
 
-    # carol (1500, no games) holds alice (1580, one game) to a draw. Both are provisional:
-    # each takes the games-weighted mean of their rating (games + 4 prior) and the performance.
+    # carol (1500, no games) holds alice (1536.4, one game) to a draw. Both are provisional:
+    # each takes the games-weighted mean of their rating (games + 10 prior) and the performance
+    # (a draw's is the opponent's rating): carol (10 x 1500 + 1536.4) / 11 = 1503.3, alice
+    # ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
     assert await chat.as_("carol", "/report @alice draw") == (
         "Game #7: carol drew with alice. alice, please /confirm or /dispute."
     )
     assert await chat.as_("alice", "/confirm 7") == "\n".join([
         "Game #7 confirmed: carol drew with alice.",
-        "carol: 1500 -> 1516?",
-        "alice: 1580 -> 1567?",
+        "carol: 1500 -> 1503?",
+        "alice: 1536 -> 1533?",
     ])
     assert await ratings(chat) == {
-        "alice": (5 * 1580 + 1500) / 6,
-        "carol": (4 * 1500 + 1580) / 5,
-        "bob": 1420.0,
+        "alice": (11 * FIRST_WIN + 1500) / 12,
+        "carol": (10 * 1500 + FIRST_WIN) / 11,
+        "bob": FIRST_LOSS,
     }
 
     assert await chat.say("/top") == "\n".join([
         "main ladder",
-        "  1. alice      1567?  (2)",
-        "  2. carol      1516?  (1)",
-        "  3. bob        1420?  (1)",
+        "  1. alice      1533?  (2)",
+        "  2. carol      1503?  (1)",
+        "  3. bob        1464?  (1)",
     ])
     assert await chat.say("/rating") == (
-        "alice (main): 1567?, rank 1, 2 games (1W 1D 0L), peak 1580, recent D W"
+        "alice (main): 1533?, rank 1, 2 games (1W 1D 0L), peak 1536, recent D W"
     )
     assert await chat.say("/rating @bob") == (
-        "bob (main): 1420?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+        "bob (main): 1464?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
     )
     assert await chat.say("/history") == "\n".join([
         "alice's games on main:",
@@ -231,7 +238,7 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
 # -- results ------------------------------------------------------------------------------------
 
 
-async def test_report_then_confirm_rates_two_newcomers_1580_and_1420(chat: Transcript) -> None:
+async def test_report_then_confirm_rates_two_newcomers_1536_and_1464(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/report @bob win") == (
         "Game #4: alice beat bob. bob, please /confirm or /dispute."
@@ -239,15 +246,15 @@ async def test_report_then_confirm_rates_two_newcomers_1580_and_1420(chat: Trans
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
     assert await chat.as_("bob", "/confirm") == "\n".join([
         "Game #4 confirmed: alice beat bob.",
-        "alice: 1500 -> 1580?",
-        "bob: 1500 -> 1420?",
+        "alice: 1500 -> 1536?",
+        "bob: 1500 -> 1464?",
     ])
-    # (4 x 1500 + performance 1900) / 5 and (4 x 1500 + 1100) / 5
-    assert await ratings(chat) == {"alice": 1580.0, "bob": 1420.0}
+    # (10 x 1500 + performance 1900) / 11 and (10 x 1500 + 1100) / 11
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.say("/top") == "\n".join([
         "main ladder",
-        "  1. alice      1580?  (1)",
-        "  2. bob        1420?  (1)",
+        "  1. alice      1536?  (1)",
+        "  2. bob        1464?  (1)",
     ])
     assert await chat.say("/confirm 4") == text("already_confirmed", game=4)
 
@@ -268,16 +275,16 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
 
     assert await chat.as_("mod!", "/correct 4 loss") == "\n".join([
         "Correcting game #4 would change:",
-        "alice: 1500 -> 1420?",
-        "bob: 1500 -> 1580?",
+        "alice: 1500 -> 1464?",
+        "bob: 1500 -> 1536?",
         "Send /apply to make this correction, or /cancel.",
     ])
     assert await chat.say("/apply") == "\n".join([
         "Game #4 corrected. Ratings changed:",
-        "alice: 1500 -> 1420?",
-        "bob: 1500 -> 1580?",
+        "alice: 1500 -> 1464?",
+        "bob: 1500 -> 1536?",
     ])
-    assert await ratings(chat) == {"bob": 1580.0, "alice": 1420.0}
+    assert await ratings(chat) == {"bob": FIRST_WIN, "alice": FIRST_LOSS}
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
         "#4 2024-03-01 bob beat alice",
@@ -315,7 +322,7 @@ async def test_unanswered_report_confirms_itself_after_24_hours(chat: Transcript
         "alice's games on main:",
         "#4 2024-03-01 alice beat bob",
     ])
-    assert await ratings(chat) == {"alice": 1580.0, "bob": 1420.0}
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.as_("bob", "/confirm 4") == text("already_confirmed", game=4)
     assert await chat.as_("mod!", "/audit 1") == (
         "#5 2024-03-02T20:00 system: game_auto_confirmed game=4 (unanswered for 24 h)"
@@ -346,24 +353,30 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
     await chat.as_("cat", "/confirm")
     await chat.as_("bob", "/report @dan win")
     await chat.as_("dan", "/confirm")
+    # Three more rounds, reported by the moderator: dan loses to everyone. A provisional
+    # rating weighs the start as 10 games, so it takes his 14 losses to pass 200 below 1500.
+    for _ in range(3):
+        for winner in ("cat", "ann", "bob"):
+            await chat.as_("mod!", f"/report @{winner} @dan win")
 
     season = [
         *joins("ann", "bob", "cat", "dan"),
         win("ann", "dan"), win("bob", "dan"), win("cat", "dan"), win("ann", "dan"),
         win("ann", "cat", 0.5), win("bob", "dan"),
+        *(win(winner, "dan") for _ in range(3) for winner in ("cat", "ann", "bob")),
     ]
     assert await ratings(chat) == rated(season)
     dan = await rating_of(chat, "dan")
     assert dan < 1300  # deep enough below the base that the pool will exceed the cap
     assert await chat.as_("dan", "/rating") == (
-        f"dan (main): {dan:.0f}?, rank 4, 5 games (0W 0D 5L), peak 1500, recent L L L L L"
+        f"dan (main): {dan:.0f}?, rank 4, 14 games (0W 0D 14L), peak 1500, recent L L L L L"
     )
 
     # The moderator retires dan: he leaves the leaderboard, his deficit goes to the pool.
     assert await chat.as_("mod!", "/retire @dan") == "dan is retired from main."
     assert "dan" not in await chat.say("/top")
     assert await chat.say("/rating @dan") == (
-        f"dan (main): {dan:.0f}?, rank -, 5 games (0W 0D 5L), peak 1500, recent L L L L L"
+        f"dan (main): {dan:.0f}?, rank -, 14 games (0W 0D 14L), peak 1500, recent L L L L L"
         " (retired)"
     )
     pool = 1500 - dan
@@ -388,7 +401,7 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
     assert await rating_of(chat, "dan") == dan
     season += [win("eve", "fay")]
     assert await ratings(chat) == rated(season)
-    assert (await chat.say("/top")).splitlines()[-1] == f"  7. dan      {dan:.0f}?  (5)"
+    assert (await chat.say("/top")).splitlines()[-1] == f"  7. dan      {dan:.0f}?  (14)"
 
 
 # -- moderators ---------------------------------------------------------------------------------
@@ -400,10 +413,10 @@ async def test_moderator_reports_a_game_for_two_members_and_it_counts_at_once(
     await register(chat, "alice", "bob")
     assert await chat.as_("mod!", "/report @alice @bob win") == "\n".join([
         "Game #4 recorded: alice beat bob.",
-        "alice: 1500 -> 1580?",
-        "bob: 1500 -> 1420?",
+        "alice: 1500 -> 1536?",
+        "bob: 1500 -> 1464?",
     ])
-    assert await ratings(chat) == {"alice": 1580.0, "bob": 1420.0}
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.as_("bob", "/pending") == "Nothing waiting for you."
     assert await chat.say("/confirm 4") == text("already_confirmed", game=4)
 
@@ -590,7 +603,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
     await register(chat, "alice", "bob", "carol")
     assert await chat.as_("mod!", "/settings") == (
         "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
-        "provisional_games=24, prior_games=4.0, performance_cap=400.0, pool_cap=200.0); "
+        "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
+        "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no. Ladders: main."
     )
@@ -607,10 +621,10 @@ async def test_settings_and_set(chat: Transcript) -> None:
     assert await chat.say("/top") == "main ladder\n(3 provisional players not shown)"
     await chat.say("/system club provisional_games=1")
     await chat.say("/report @alice @bob win")
-    assert await chat.say("/top") == "\n".join([
+    assert await chat.say("/top") == "\n".join([  # rated as newcomers: FIRST_WIN, FIRST_LOSS
         "main ladder",
-        "  1. alice       1580  (1)",
-        "  2. bob         1420  (1)",
+        "  1. alice       1536  (1)",
+        "  2. bob         1464  (1)",
         "(1 provisional players not shown)",
     ])
 
@@ -646,7 +660,7 @@ async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
 
     assert await chat.say("/undo") == "Undone: game_voided #5 (game=4)."
-    assert await ratings(chat) == {"alice": 1580.0, "bob": 1420.0}
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert (await chat.say("/undo")).startswith("Undone: game_reported #4 (ladder=main, ")
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
     # The main ladder was made by the bot, members' own reports are theirs: nothing is left.
@@ -716,9 +730,9 @@ async def test_correcting_an_early_game_rerates_everything_after_it_like_a_fresh
     ]
 
 
-async def test_a_junior_starts_at_1200_on_any_elo_ladder(tmp_path: Path) -> None:
+async def test_a_junior_starts_at_1200_on_any_elo_ladder(database: Path | str) -> None:
     # Seed 000: under 14 starts at 1200, also on a ladder the member joins by playing there.
-    async with open_club(tmp_path / "club.db") as chat:
+    async with open_club(database) as chat:
         await chat.as_("admin!", "/ladder create blitz elo")
         await chat.as_("kid", "/register birth=2015-05-01")
         await chat.as_("ann", "/register")

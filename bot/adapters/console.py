@@ -7,12 +7,15 @@ so a session can be scripted (``clubrating run < session.txt``). ``/as alice`` s
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from pathlib import Path
 from typing import TextIO
 
 from bot.commands import Context, Usage, Words, execute, parse
 from bot.messages import text
 from bot.presenter import render
+from bot.publishing import Picture
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
 from bot.service.results import Preview
@@ -24,9 +27,14 @@ CHAT = "local"
 
 
 class Console:
-    def __init__(self, service: ClubService, user: str = "guest") -> None:
+    """``folder`` is where pictures (/chart, /card) are written (default: the current
+    directory)."""
+
+    def __init__(self, service: ClubService, user: str = "guest",
+                 folder: Path | None = None) -> None:
         self.service = service
         self.user = user
+        self.folder = folder
         self.moderator = False
         self._previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
 
@@ -57,9 +65,18 @@ class Console:
             return text("internal_error")
         if isinstance(answer, str):
             return answer
+        if isinstance(answer, Picture):
+            return await self._save(answer)
         if isinstance(answer, Preview) and not answer.applied:
             return render(answer) + "\n" + text("apply_hint")
         return render(answer)
+
+    async def _save(self, picture: Picture) -> str:
+        """Write the picture to a file and say where (and what it shows)."""
+        path = (self.folder or Path.cwd()) / picture.filename
+        await asyncio.to_thread(path.write_bytes, picture.png)
+        saved = text("console_picture", path=path)
+        return f"{picture.caption}\n{saved}" if picture.caption else saved
 
     def _become(self, words: Words) -> str:
         if len(words.args) != 1:
@@ -89,3 +106,21 @@ async def run_console(service: ClubService, lines: TextIO, out: TextIO, interact
             out.flush()
 
 
+class ConsolePublisher:
+    """Posts (scheduled posts, announcements) into the console: the text is written to its
+    output, a picture to a file in ``folder`` (default: the current directory), saying where."""
+
+    platform = PLATFORM
+
+    def __init__(self, out: TextIO, folder: Path | None = None) -> None:
+        self._out = out
+        self._folder = folder
+
+    async def publish(self, chat_id: str, message: str, picture: Picture | None = None) -> None:
+        lines = [message]
+        if picture is not None:
+            path = (self._folder or Path.cwd()) / picture.filename
+            await asyncio.to_thread(path.write_bytes, picture.png)
+            lines.append(text("console_picture", path=path))
+        self._out.write("\n".join(lines) + "\n")
+        self._out.flush()

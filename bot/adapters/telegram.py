@@ -19,6 +19,7 @@ from datetime import timedelta
 from typing import TypeVar
 
 from telegram import (
+    Bot,
     BotCommand,
     CallbackQuery,
     InlineKeyboardButton,
@@ -40,9 +41,10 @@ from telegram.ext import (
 )
 
 from bot.adapters.telegram_http import AiohttpRequest
-from bot.commands import COMMANDS, Context, Usage, Words, execute, parse
+from bot.commands import COMMANDS, Answer, Context, Usage, Words, execute, parse
 from bot.messages import text
 from bot.presenter import render
+from bot.publishing import Picture
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
 from bot.service.results import (
@@ -66,6 +68,8 @@ PLATFORM = "telegram"
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 #: Telegram's limit for one message's text
 TEXT_LIMIT = 4096
+#: and for a photo's caption
+CAPTION_LIMIT = 1024
 #: how long a chat's list of administrators is trusted before asking Telegram again
 ADMIN_TTL_SECONDS = 60.0
 #: leaderboard rows per page
@@ -301,7 +305,7 @@ class TelegramFrontEnd:
             command, words = parse(self._line(message))
             if command not in COMMANDS:
                 raise Refusal("bad_command", command=f"/{command}"[:40])
-            answer: Result | str = await execute(
+            answer: Answer = await execute(
                 Context(self.service, caller, self._previews), command, words
             )
         except Refusal as refusal:
@@ -334,7 +338,12 @@ class TelegramFrontEnd:
                          as_html("\n\n".join(sections) or text("private_none")),
                          parse_mode=ParseMode.HTML)
 
-    async def _answer(self, message: Message, answer: Result | str) -> None:
+    async def _answer(self, message: Message, answer: Answer) -> None:
+        if isinstance(answer, Picture):
+            caption = html.escape(answer.caption[:CAPTION_LIMIT], quote=False)
+            await self._send(message.reply_photo, answer.png, caption=caption or None,
+                             parse_mode=ParseMode.HTML, filename=answer.filename, do_quote=False)
+            return
         shown: Result | str = answer
         if isinstance(answer, Leaderboard):
             shown = page_of(answer, 0)
@@ -370,14 +379,24 @@ class TelegramFrontEnd:
         try:
             answer, page = await self._press(caller, query)
         except Refusal as refusal:
-            await self._send(query.answer, render(refusal)[:200], show_alert=True)
+            await self._answer_press(query, render(refusal)[:200], show_alert=True)
             return
         message = query.message
         if not isinstance(message, Message):
-            await self._send(query.answer)
+            await self._answer_press(query)
             return
         # Two independent calls: the press's spinner stops while the message is edited.
-        await asyncio.gather(self._send(query.answer), self._edit(message, answer, page))
+        await asyncio.gather(self._answer_press(query), self._edit(message, answer, page))
+
+    async def _answer_press(self, query: CallbackQuery, *args: object, **kwargs: object) -> None:
+        """Stop the press's spinner. A press delivered again (after a restart) was answered
+        the first time: Telegram then refuses a second answer, which is no failure."""
+        try:
+            await self._send(query.answer, *args, **kwargs)
+        except BadRequest as error:
+            if "query is too old" not in error.message.lower():
+                raise
+            log.info("button press %s was answered before", query.id)
 
     async def _edit(self, message: Message, answer: Result | str, page: int) -> None:
         """Show the outcome in the message whose button was pressed."""
@@ -411,7 +430,9 @@ class TelegramFrontEnd:
             pending = self._previews.get(ctx.key)
             if pending is None or pending[0] != int(ref):  # an older preview's button
                 raise Refusal("no_preview")
-            return await execute(ctx, action, Words([], {})), 0
+            answer = await execute(ctx, action, Words([], {}))
+            assert not isinstance(answer, Picture)  # /apply and /cancel answer in words
+            return answer, 0
         raise Refusal("bad_command", command=(query.data or "")[:40])
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -424,5 +445,33 @@ class TelegramFrontEnd:
                 log.warning("could not tell the chat about the failure")
 
 
+class TelegramPublisher:
+    """Posts unasked into Telegram chats (scheduled posts, announcements) with the
+    Application's bot. A text of several lines (a digest) goes in a monospaced block; a picture
+    goes as a photo, with the text as its caption when it fits in one. A failed send raises:
+    the scheduler retries it."""
+
+    platform = PLATFORM
+
+    def __init__(self, bot: Bot) -> None:
+        self._bot = bot
+
+    async def publish(self, chat_id: str, message: str, picture: Picture | None = None) -> None:
+        # A channel may be named by its @username; every other chat by its number.
+        target: int | str = chat_id if chat_id.startswith("@") else int(chat_id)
+        escaped = html.escape(message, quote=False)
+        body = f"<pre>{escaped}</pre>" if "\n" in message else escaped
+        if picture is not None:
+            fits = len(message) <= CAPTION_LIMIT
+            caption = body if fits else html.escape(picture.caption, quote=False)
+            await self._bot.send_photo(target, picture.png, caption=caption or None,
+                                       parse_mode=ParseMode.HTML, filename=picture.filename)
+            if fits:
+                return
+        for piece in split_html(body):
+            await self._bot.send_message(target, piece, parse_mode=ParseMode.HTML)
+
+
 # the Leaderboard's paging buttons use the ladder name; ladder names never contain ":"
-__all__ = ["TelegramFrontEnd", "file_url_for", "split_html", "as_html", "keyboard"]
+__all__ = ["TelegramFrontEnd", "TelegramPublisher", "file_url_for", "split_html", "as_html",
+           "keyboard"]

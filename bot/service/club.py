@@ -30,8 +30,9 @@ from ratings_core.parameters import describe
 from ratings_core.replay import Checkpoint, ReplayError, replay
 from ratings_core.systems import make_system, preset_params
 
-from . import importing
+from . import evaluating, importing, news, timeline
 from . import parsing as parse
+from . import schedules as sched
 from .clock import Clock
 from .errors import Refusal
 from .parsing import MAX_NAME
@@ -49,7 +50,10 @@ from .results import (
     Preview,
     Profile,
     RatingChange,
+    RatingHistory,
+    RatingPoint,
     Result,
+    ScheduleInfo,
     Standing,
     decode,
     encode,
@@ -71,6 +75,11 @@ log = logging.getLogger(__name__)
 
 SYSTEM_ACTOR = "system"
 MAX_REASON = 200
+#: open challenges one member may have issued at once: enough to line up an evening's games,
+#: too few to challenge the whole club (spam); answered or expired ones free a place
+MAX_OPEN_CHALLENGES = 3
+#: announcements of auto-confirmed results kept per club until the scheduler collects them
+MAX_UNANNOUNCED = 100
 _LADDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 _EVENT_NAME = re.compile(r"^[\w-]{1,32}$")
 #: settings a moderator may change with /set, and how their text is read
@@ -115,6 +124,13 @@ class ClubService:
         self._clubs: dict[int, _Club] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._club_ids: dict[tuple[str, str], int] = {}
+        #: announcements of results that auto-confirmed, until :meth:`due` hands them out
+        self._unannounced: dict[int, list[Notice]] = {}
+
+    @property
+    def clock(self) -> Clock:
+        """The service's clock (front-ends' rate limits count time by it too)."""
+        return self._clock
 
     # -- machinery ------------------------------------------------------------------------------
 
@@ -147,11 +163,12 @@ class ClubService:
         async with lock:
             for attempt in range(3):
                 try:
-                    return await self._attempt(club_id, caller, decide)
+                    if attempt == 0:
+                        return await self._attempt(club_id, caller, decide)
+                    return await self._attempt_exclusive(club_id, caller, decide)
                 except Conflict:
                     # Another process wrote first: read its events and decide again.
                     log.info("club %s changed underneath, retrying (%d)", club_id, attempt + 1)
-                    self._clubs.pop(club_id, None)
                 except DuplicateRequest:
                     # A redelivered update: its first answer stands, nothing more is written.
                     assert caller.request_id is not None
@@ -159,6 +176,25 @@ class ClubService:
                     assert stored is not None
                     return decode(stored)
             raise RuntimeError(f"club {club_id} keeps changing; giving up")
+
+    async def _attempt_exclusive(
+        self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision]
+    ) -> Result:
+        """An attempt holding the club's write lock from reading to writing: after losing a
+        race to a busy process, optimism would keep losing it."""
+        try:
+            async with self._repository.exclusive(club_id):
+                club = self._clubs.get(club_id)
+                if club is not None:
+                    await self._refresh(club)
+                return await self._attempt(club_id, caller, decide)
+        except Refusal:
+            raise
+        except BaseException:
+            # Releasing the lock commits what was written inside it; if that failed, the
+            # cache may hold events the log has not: read the log again.
+            self._clubs.pop(club_id, None)
+            raise
 
     async def _attempt(
         self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision]
@@ -168,8 +204,13 @@ class ClubService:
         club = await self._load(club_id)
         now = self._clock.now()
         due = self._due(club, now)
-        if due:
+        while due:
+            announcing = self._announcing(club, due)
             await self._commit(club, due, None, None)
+            self._announce_due(club, announcing)
+            # What that made due in turn: an auto-confirmed game may be old enough already to
+            # retire its players for inactivity.
+            due = self._due(club, now)
         decision = _decide(decide, club, now)
         if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
             decision = _decide(decide, club, now)  # others wrote: answer from their state
@@ -197,6 +238,8 @@ class ClubService:
                 result = answer() if answer is not None else Notice("ok")
                 if request_id is not None:
                     await tx.remember(request_id, encode(result))
+        except Conflict:
+            raise  # refused at the first append, before anything was folded: the cache holds
         except BaseException:
             # The log is the truth: forget what was folded in memory and read it again.
             self._clubs.pop(club.id, None)
@@ -244,6 +287,41 @@ class ClubService:
     def _ratings(self, club: _Club, ladder: Ladder) -> Checkpoint:
         ratings = club.ratings.setdefault(ladder.name, LadderRatings())
         return ratings.sync(club.state, ladder)
+
+    def _announce(
+        self, club: _Club, ladder: Ladder, before: Checkpoint, after: Checkpoint,
+        games: Sequence[GameRecord],
+    ) -> list[Notice]:
+        """What results earn on a ladder that announces (its ``announce`` setting)."""
+        if not ladder.settings.announce:
+            return []
+        rated = [g for g in games if g.counts and not waits_for_event(ladder, g)]
+        system = club.ratings[ladder.name].system
+        assert system is not None
+        return news.announcements(club.state, ladder, system, before, after, rated)
+
+    def _announcing(
+        self, club: _Club, due: Sequence[NewEvent]
+    ) -> tuple[list[int], dict[str, Checkpoint]]:
+        """The games due to auto-confirm, and the ratings before them of the ladders that
+        announce."""
+        ids = [int(str(e.data["game"])) for e in due if e.kind == Kind.GAME_AUTO_CONFIRMED]
+        names = sorted({club.state.games[g].ladder for g in ids})
+        return ids, {name: self._ratings(club, club.state.ladders[name]) for name in names
+                     if club.state.ladders[name].settings.announce}
+
+    def _announce_due(
+        self, club: _Club, announcing: tuple[list[int], dict[str, Checkpoint]]
+    ) -> None:
+        """Keep the announcements of auto-confirmed results for :meth:`due` to hand out."""
+        ids, befores = announcing
+        for name, before in befores.items():
+            ladder = club.state.ladders[name]
+            games = [club.state.games[g] for g in ids if club.state.games[g].ladder == name]
+            notices = self._announce(club, ladder, before, self._ratings(club, ladder), games)
+            kept = self._unannounced.setdefault(club.id, [])
+            kept.extend(notices)
+            del kept[:-MAX_UNANNOUNCED]  # nobody collects them (no scheduler): keep the latest
 
     # -- lookups --------------------------------------------------------------------------------
 
@@ -455,6 +533,30 @@ class ClubService:
 
         return await self._execute(caller, decide)
 
+    async def rating_history(
+        self, caller: Caller, who: str | None = None, ladder: str | None = None
+    ) -> Result:
+        """A member's rating after every step of the ladder that concerned them (a chart)."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            member = self._member(club, who) if who else self._me(club, caller)
+            lad = self._ladder(club, ladder)
+            return [], lambda: self._rating_history(club, lad, member)
+
+        return await self._execute(caller, decide)
+
+    def _rating_history(self, club: _Club, ladder: Ladder, member: Member) -> RatingHistory:
+        self._ratings(club, ladder)
+        ratings = club.ratings[ladder.name]
+        system = ratings.system
+        assert system is not None
+        points = [
+            RatingPoint(at.isoformat(), state.rating, system.is_provisional(state),
+                        state.deviation, state.games)
+            for at, state in timeline.trajectory(ratings, club.state, player_key(member.id))
+        ]
+        return RatingHistory(member.name, ladder.name, points)
+
     async def head_to_head(
         self, caller: Caller, other: str, ladder: str | None = None
     ) -> Result:
@@ -489,8 +591,23 @@ class ClubService:
 
         return await self._execute(caller, decide)
 
-    def _board(self, club: _Club, ladder: Ladder) -> Leaderboard:
+    async def leaderboard_at(
+        self, caller: Caller, when: datetime | timedelta, ladder: str | None = None
+    ) -> Result:
+        """The ladder's ranking as it stood at ``when`` (a moment, or how long before now):
+        what changes are measured against."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            lad = self._ladder(club, ladder)
+            moment = now - when if isinstance(when, timedelta) else when
+            return [], lambda: self._board(club, lad, moment)
+
+        return await self._execute(caller, decide)
+
+    def _board(self, club: _Club, ladder: Ladder, when: datetime | None = None) -> Leaderboard:
         final = self._ratings(club, ladder)
+        if when is not None:
+            final = timeline.state_at(club.ratings[ladder.name], club.state, when)
         system = club.ratings[ladder.name].system
         assert system is not None
         rows: list[tuple[float, str, PlayerState]] = []
@@ -567,6 +684,11 @@ class ClubService:
                 pair = {club.state.member(c.challenger).id, club.state.member(c.opponent).id}
                 if c.status == "open" and not expired(c, now) and pair == {me.id, them.id}:
                     raise Refusal("challenge_exists", challenge=c.id, opponent=them.name)
+            issued = sum(1 for c in club.state.challenges.values()
+                         if c.status == "open" and not expired(c, now)
+                         and club.state.member(c.challenger).id == me.id)
+            if issued >= MAX_OPEN_CHALLENGES:
+                raise Refusal("too_many_challenges", count=issued)
             expires = now + timedelta(hours=lad.settings.challenge_hours)
             event = NewEvent(Kind.CHALLENGE_ISSUED, caller.user, now, {
                 "ladder": lad.name, "challenger": me.user, "opponent": them.user,
@@ -681,7 +803,8 @@ class ClubService:
                     return GameResult("recorded", self._line(club, game))
                 after = self._ratings(club, lad)
                 changes = self._changes(club, lad, before, after, [first.id, second.id])
-                return GameResult("recorded", self._line(club, game), changes)
+                return GameResult("recorded", self._line(club, game), changes,
+                                  self._announce(club, lad, before, after, [game]))
 
             return [new], answer
 
@@ -741,7 +864,8 @@ class ClubService:
                 players = [club.state.member(game.player_a).id,
                            club.state.member(game.player_b).id]
                 return GameResult("confirmed", self._line(club, game),
-                                  self._changes(club, ladder, before, after, players))
+                                  self._changes(club, ladder, before, after, players),
+                                  self._announce(club, ladder, before, after, [game]))
 
             return [event], answer
 
@@ -1029,6 +1153,32 @@ class ClubService:
 
         return await self._execute(caller, decide)
 
+    async def evaluate(self, caller: Caller, ladder: str | None = None) -> Result:
+        """Moderators: which rating system would have predicted the ladder's later games best
+        (``clubrating evaluate`` in short), computed off the event loop."""
+        holder: list[tuple[str, str, list[Step]]] = []
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(club, caller)
+            lad = self._ladder(club, ladder)
+            self._ratings(club, lad)
+            holder.append((lad.name, lad.settings.system, list(club.ratings[lad.name].steps)))
+            return [], lambda: Notice("ok")
+
+        await self._execute(caller, decide)
+        name, current, steps = holder[0]
+        return await asyncio.to_thread(evaluating.compare, name, current, steps)
+
+    async def moderator_role(self, platform: str, chat_id: str) -> str | None:
+        """The platform role whose holders moderate the club (``/set moderator_role``, kept on
+        the main ladder), or None. Front-ends ask it to build a :class:`Caller`."""
+        club_id = await self._club_id(platform, chat_id)
+        async with self._locks.setdefault(club_id, asyncio.Lock()):
+            club = await self._load(club_id)
+            await self._refresh(club)
+            main = club.state.ladder(DEFAULT_LADDER)
+            return None if main is None else main.settings.moderator_role
+
     async def name_moderator(self, caller: Caller, who: str, named: bool) -> Result:
         """The platform's moderators name a member moderator of the club (or take it back)."""
 
@@ -1062,6 +1212,116 @@ class ClubService:
             event = NewEvent(Kind.ACTION_UNDONE, caller.user, now, {"target": target.id})
             return [event], lambda: Notice("undone", {"action": str(target.kind), "id": target.id,
                                                       "summary": _summary(target)})
+
+        return await self._execute(caller, decide)
+
+    # -- scheduled posts (issue 6) ----------------------------------------------------------------
+
+    def _schedule_info(self, club: _Club, ladder: Ladder, now: datetime, key: str
+                       ) -> ScheduleInfo:
+        schedule = club.state.schedule(ladder)
+        zone = sched.timezone_of(ladder, schedule.timezone)
+        upcoming = None if schedule.paused else sched.next_fire(
+            sched.cron_trigger(schedule.cron, zone), now)
+        return ScheduleInfo(
+            key, ladder.name, schedule.cron, zone, schedule.channel, schedule.paused,
+            schedule.size, None if upcoming is None else sched.local_time(upcoming, zone),
+        )
+
+    async def set_schedule(
+        self, caller: Caller, ladder: str | None = None, *, cron: str | None = None,
+        timezone: str | None = None, channel: str | None = None, size: str | None = None,
+    ) -> Result:
+        """Set when (a cron expression in an IANA zone) and where (a channel, or the club's
+        own chat) the ladder's leaderboard is posted, and its length; what is not given
+        stays as it was."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(club, caller)
+            lad = self._ladder(club, ladder)
+            if cron is None and timezone is None and channel is None and size is None:
+                raise Refusal("schedule_nothing")
+            current = club.state.schedule(lad)
+            zone = sched.check_timezone(timezone) if timezone is not None else current.timezone
+            expr = sched.check_cron(cron if cron is not None else current.cron,
+                                    sched.timezone_of(lad, zone), now)
+            target = current.channel if channel is None else sched.check_channel(channel)
+            rows = current.size if size is None else sched.check_size(size)
+            event = NewEvent(Kind.SCHEDULE_SET, caller.user, now, {
+                "ladder": lad.name, "cron": expr, "timezone": zone, "channel": target,
+                "size": rows,
+            })
+            return [event], lambda: self._schedule_info(club, lad, now, "schedule_set")
+
+        return await self._execute(caller, decide)
+
+    async def show_schedule(self, caller: Caller, ladder: str | None = None) -> Result:
+        """When and where the ladder's leaderboard is posted next."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(club, caller)
+            lad = self._ladder(club, ladder)
+            return [], lambda: self._schedule_info(club, lad, now, "schedule_shown")
+
+        return await self._execute(caller, decide)
+
+    async def pause_schedule(
+        self, caller: Caller, paused: bool, ladder: str | None = None
+    ) -> Result:
+        """Stop the ladder's scheduled posts, or start them again (from the next time on)."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            self._moderator(club, caller)
+            lad = self._ladder(club, ladder)
+            if club.state.schedule(lad).paused == paused:
+                raise Refusal("schedule_already_paused" if paused else "schedule_not_paused",
+                              ladder=lad.name)
+            kind = Kind.SCHEDULE_PAUSED if paused else Kind.SCHEDULE_RESUMED
+            event = NewEvent(kind, caller.user, now, {"ladder": lad.name})
+            key = "schedule_paused" if paused else "schedule_resumed"
+            return [event], lambda: self._schedule_info(club, lad, now, key)
+
+        return await self._execute(caller, decide)
+
+    async def schedules(self) -> list[sched.Plan]:
+        """Every ladder's posting plan in every club, as the logs say now (what the scheduler
+        builds its jobs from)."""
+        plans: list[sched.Plan] = []
+        for club_id, platform, chat_id in await self._repository.clubs():
+            lock = self._locks.setdefault(club_id, asyncio.Lock())
+            async with lock:
+                club = await self._load(club_id)
+                await self._refresh(club)
+                plans.extend(sched.plans_of(club_id, platform, chat_id, club.state))
+        return plans
+
+    async def digest(
+        self, caller: Caller, ladder: str | None = None, since: datetime | None = None,
+        *, scheduled: bool = False,
+    ) -> Result:
+        """The ladder's digest: its leaderboard's top with each rating's change, climbers and
+        fallers, players who became established, newcomers, players close to retirement for
+        inactivity and the number of games, since ``since``. Without ``since``: since the
+        ladder's latest scheduled post time, or (``scheduled``: the scheduler asks, and there
+        was no earlier post) since the ladder began."""
+
+        def decide(club: _Club, now: datetime) -> Decision:
+            lad = self._ladder(club, ladder)
+            schedule = club.state.schedule(lad)
+            start = since
+            if start is None and not scheduled:
+                zone = sched.timezone_of(lad, schedule.timezone)
+                start = sched.latest_fire(sched.cron_trigger(schedule.cron, zone), None, now)
+
+            def answer() -> Result:
+                final = self._ratings(club, lad)
+                ratings = club.ratings[lad.name]
+                assert ratings.system is not None
+                before = timeline.state_at(ratings, club.state, start or datetime.min)
+                return news.build_digest(club.state, lad, ratings.system, self._board(club, lad),
+                                         before, final, start, now, schedule.size)
+
+            return [], answer
 
         return await self._execute(caller, decide)
 
@@ -1138,10 +1398,12 @@ class ClubService:
 
         return await self._execute(caller, decide)
 
-    async def due(self, platform: str, chat_id: str) -> None:
-        """Apply what time has made due now (for a scheduler); answers nothing."""
+    async def due(self, platform: str, chat_id: str) -> list[Notice]:
+        """Apply what time has made due now (for a scheduler); answers with the announcements
+        of results that auto-confirmed since the last call (on ladders that announce)."""
         caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR)
         await self._execute(caller, lambda club, now: ([], lambda: Notice("ok")))
+        return self._unannounced.pop(await self._club_id(platform, chat_id), [])
 
 
 # -- parsing and checks ---------------------------------------------------------------------------

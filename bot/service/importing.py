@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 
 from bot.storage.repository import NewEvent
 from ratings_core.model import Event, Game, Join, RatingPeriod, Retire, Return, Step, events_of
 
-from .state import Kind
+from .state import COLOUR, Kind
 
 
 def names_in(steps: Sequence[Step]) -> list[str]:
@@ -25,8 +26,7 @@ def names_in(steps: Sequence[Step]) -> list[str]:
 
 def rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:
     def game(g: Game) -> Game:
-        return Game(keys[g.player_a], keys[g.player_b], g.score_a, g.played_at, g.handicap,
-                    g.seconds)
+        return dataclasses.replace(g, player_a=keys[g.player_a], player_b=keys[g.player_b])
 
     out: list[Step] = []
     for step in steps:
@@ -57,7 +57,8 @@ def import_events(
     def game(g: Game, event: str | None) -> NewEvent:
         return NewEvent(Kind.GAME_REPORTED, actor, now, {
             "ladder": ladder, "player_a": users[g.player_a], "player_b": users[g.player_b],
-            "score_a": g.score_a, "handicap": g.handicap, "colour": None, "event": event,
+            "score_a": g.score_a, "handicap": g.handicap,
+            "colour": COLOUR[g.first_move], "event": event,
             "played_at": g.played_at.isoformat(), "reported_by": None, "direct": True,
         })
 

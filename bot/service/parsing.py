@@ -13,6 +13,7 @@ from ratings_core.parameters import with_overrides
 from ratings_core.systems import make_system, preset_params, system_names
 
 from .errors import Refusal
+from .schedules import check_timezone
 
 MAX_NAME = 32
 MAX_HANDICAP = 1000.0
@@ -98,12 +99,23 @@ def setting(name: str, text: str) -> JsonValue:
         if not (math.isfinite(number) and 0 < number <= _LIMITS[name]):
             raise bad
         return number
-    if name == "hide_provisional":
+    if name == "timezone":
+        return check_timezone(text)
+    if name in ("hide_provisional", "announce"):
         if value in ("yes", "true", "on"):
             return True
         if value in ("no", "false", "off"):
             return False
         raise bad
+    # (not listed below: it concerns Discord only, where /set offers it by name)
+    if name == "moderator_role":
+        if value in ("off", "none"):
+            return None
+        # a role's id, or its mention as Discord writes one into a command's text (<@&id>)
+        role = value.removeprefix("<@&").removesuffix(">")
+        if not (role.isascii() and role.isdigit() and len(role) <= 20):
+            raise bad
+        return role
     raise Refusal("unknown_setting", setting=name[:MAX_NAME],
                   settings="auto_confirm_hours, challenge_hours, inactivity_days, "
                            "hide_provisional")

@@ -17,7 +17,7 @@ from ratings_core.replay import Checkpoint, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import make_system
 
-from .state import ClubState, GameRecord, Kind, Ladder
+from .state import FIRST_MOVE, ClubState, GameRecord, Kind, Ladder
 
 #: steps between stored checkpoints: a re-rate replays fewer than this before its change
 CHECKPOINT_EVERY = 1000
@@ -74,11 +74,13 @@ class _Derivation:
             return None
         # Everything the step is made of: a previewed correction cached under the same id can
         # never be mistaken for a later, different one.
-        stamp = (a, b, record.score_a, record.handicap, record.played_at)
+        first_move = FIRST_MOVE[record.colour]
+        stamp = (a, b, record.score_a, record.handicap, record.played_at, first_move)
         cached = self.games.get(record.id)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        game = Game(a, b, record.score_a, record.played_at, record.handicap)
+        game = Game(a, b, record.score_a, record.played_at, record.handicap,
+                    first_move=first_move)
         self.games[record.id] = (stamp, game)
         return game
 

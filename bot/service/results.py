@@ -53,6 +53,8 @@ class GameResult:
     key: str
     game: GameLine
     changes: list[RatingChange] = field(default_factory=list)
+    #: what the ladder announces about it (new personal bests, upsets), when it announces
+    announcements: list[Notice] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,26 @@ class History:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A player's state after one step of the ladder that concerned them (``at``: ISO time)."""
+
+    at: str
+    rating: float
+    provisional: bool
+    deviation: float | None
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingHistory:
+    """A member's rating through time, in rating order (what a rating chart plots)."""
+
+    name: str
+    ladder: str
+    points: list[RatingPoint]
+
+
+@dataclass(frozen=True, slots=True)
 class HeadToHead:
     name: str
     other: str
@@ -132,6 +154,26 @@ class Audit:
 
 
 @dataclass(frozen=True, slots=True)
+class SystemScore:
+    """How well one rating system predicted the ladder's later games (lower is better)."""
+
+    system: str
+    logloss: float
+    brier: float
+    accuracy: float
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The systems compared on a ladder's own history, best first; ``games`` were scored."""
+
+    ladder: str
+    current: str
+    games: int
+    scores: list[SystemScore]
+
+
+@dataclass(frozen=True, slots=True)
 class Pending:
     """A member's open business: reports to answer, own reports waiting, challenges."""
 
@@ -140,15 +182,73 @@ class Pending:
     challenges: list[Notice]
 
 
+@dataclass(frozen=True, slots=True)
+class ScheduleInfo:
+    """A ladder's posting schedule (``key``: what was just done to it, or that it is shown).
+    ``channel`` None: the club's own chat; ``next_post``: the next time in the zone's wall
+    clock, None while paused."""
+
+    key: str
+    ladder: str
+    cron: str
+    timezone: str
+    channel: str | None
+    paused: bool
+    size: int
+    next_post: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DigestRow:
+    """A leaderboard row of a scheduled post, with the change since the previous post (None:
+    not rated then)."""
+
+    rank: int
+    name: str
+    rating: float
+    provisional: bool
+    deviation: float | None
+    games: int
+    change: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Retiring:
+    """A player the inactivity rule retires in ``days`` days unless they play."""
+
+    name: str
+    days: int
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """A ladder's scheduled post: the top of the leaderboard and what happened since ``since``
+    (the previous post's time, ISO, UTC; empty when there was none)."""
+
+    ladder: str
+    since: str
+    rows: list[DigestRow]
+    climbers: list[RatingChange]
+    fallers: list[RatingChange]
+    established: list[str]
+    newcomers: list[str]
+    retiring: list[Retiring]
+    games: int
+    hidden_provisional: int = 0
+
+
 Result = (
     Notice | GameResult | Leaderboard | Profile | History | HeadToHead | Preview | Audit | Pending
+    | Evaluation | RatingHistory | Digest | ScheduleInfo
 )
 
 _TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         Notice, RatingChange, GameLine, GameResult, Standing, Leaderboard, Profile, History,
-        HeadToHead, Preview, AuditLine, Audit, Pending,
+        HeadToHead, Preview, AuditLine, Audit, Pending, SystemScore, Evaluation, RatingPoint,
+        RatingHistory,
+        DigestRow, Retiring, Digest, ScheduleInfo,
     )
 }
 

@@ -45,6 +45,9 @@ class Kind(StrEnum):
     EVENT_OPENED = "event_opened"
     EVENT_CLOSED = "event_closed"
     ACTION_UNDONE = "action_undone"
+    SCHEDULE_SET = "schedule_set"
+    SCHEDULE_PAUSED = "schedule_paused"
+    SCHEDULE_RESUMED = "schedule_resumed"
 
 
 #: moderator actions that /undo can take back
@@ -62,6 +65,9 @@ UNDOABLE = frozenset(
         Kind.GAME_RESTORED,
         Kind.EVENT_OPENED,
         Kind.EVENT_CLOSED,
+        Kind.SCHEDULE_SET,
+        Kind.SCHEDULE_PAUSED,
+        Kind.SCHEDULE_RESUMED,
     }
 )
 
@@ -85,6 +91,13 @@ class LadderSettings:
     inactivity_days: float | None = None
     #: leaderboards leave provisional players out instead of marking them
     hide_provisional: bool = False
+    #: the platform's id of a role whose holders moderate the club (Discord); read from the
+    #: main ladder, like the club's other club-wide choices
+    moderator_role: str | None = None
+    #: results on the ladder are announced (new personal bests, upsets)
+    announce: bool = False
+    #: the IANA time zone of the ladder's posting schedule when the schedule names none
+    timezone: str | None = None
 
 
 @dataclass(slots=True)
@@ -96,6 +109,11 @@ class Member:
     registered_at: datetime
     #: the platform's handle (a Telegram @username) when it differs from the display name
     handle: str | None = None
+
+
+#: player_a's colour as the game's ``first_move`` (White moves first), and back
+FIRST_MOVE: dict[str | None, int] = {"white": 1, "black": -1, None: 0}
+COLOUR: dict[int, str | None] = {move: colour for colour, move in FIRST_MOVE.items()}
 
 
 @dataclass(slots=True)
@@ -164,6 +182,29 @@ class Ladder:
     inputs: list[tuple[str, int | str]] = field(default_factory=list)
     #: bumped whenever the rating inputs change in a way other than appending
     generation: int = 0
+    created_at: datetime | None = None
+
+
+#: a ladder's posting schedule unless its moderators set one: Mondays 09:00 (issue 6)
+DEFAULT_CRON = "0 9 * * MON"
+DEFAULT_TIMEZONE = "UTC"
+#: rows of the leaderboard in a scheduled post
+DEFAULT_DIGEST_SIZE = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """When and where a ladder's leaderboard is posted. ``timezone`` None: the ladder's
+    timezone setting (else UTC); ``channel`` None: the club's own chat. Posts are due only
+    after ``since`` (when the schedule was set, resumed, or the ladder created), so a new
+    schedule never posts for a time before it existed."""
+
+    cron: str = DEFAULT_CRON
+    timezone: str | None = None
+    channel: str | None = None
+    paused: bool = False
+    size: int = DEFAULT_DIGEST_SIZE
+    since: datetime | None = None
 
 
 def _text(data: dict[str, JsonValue], key: str) -> str:
@@ -193,6 +234,8 @@ class ClubState:
         #: members the club named moderators (besides the platform's administrators)
         self.moderators: set[int] = set()
         self.ladders: dict[str, Ladder] = {}
+        #: posting schedules set for ladders (the others post on the default one)
+        self.schedules: dict[str, Schedule] = {}
         self.challenges: dict[int, Challenge] = {}
         #: every game by id, and the reports still pending or disputed (what confirm and the
         #: sweep look through)
@@ -243,6 +286,11 @@ class ClubState:
     def ladder(self, name: str) -> Ladder | None:
         return self.ladders.get(name.casefold())
 
+    def schedule(self, ladder: Ladder) -> Schedule:
+        """The ladder's posting schedule: the one set for it, else the default since the
+        ladder exists."""
+        return self.schedules.get(ladder.name) or Schedule(since=ladder.created_at)
+
     # -- the fold -----------------------------------------------------------------------------
 
     def _ref(self, data: dict[str, JsonValue], key: str) -> int:
@@ -271,7 +319,7 @@ class ClubState:
             system=_text(data, "system"),
             params=tuple(sorted((str(k), str(v)) for k, v in params.items())),
         )
-        self.ladders[name] = Ladder(name, settings)
+        self.ladders[name] = Ladder(name, settings, created_at=event.at)
 
     def _on_settings_changed(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
         ladder = self.ladders[_text(data, "ladder")]
@@ -455,6 +503,29 @@ class ClubState:
         key = _text(data, "name").casefold()
         ladder.tournaments[key].closed = event.id
         ladder.inputs.append(("close", key))
+
+    def _schedule_of(self, data: dict[str, JsonValue]) -> tuple[str, Schedule]:
+        ladder = self.ladders[_text(data, "ladder")]
+        return ladder.name, self.schedule(ladder)
+
+    def _on_schedule_set(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
+        name, current = self._schedule_of(data)
+        timezone, channel = data.get("timezone"), data.get("channel")
+        self.schedules[name] = dataclasses.replace(
+            current, cron=_text(data, "cron"),
+            timezone=timezone if isinstance(timezone, str) else None,
+            channel=channel if isinstance(channel, str) else None,
+            size=_int(data, "size"), since=event.at,
+        )
+
+    def _on_schedule_paused(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
+        name, current = self._schedule_of(data)
+        self.schedules[name] = dataclasses.replace(current, paused=True)
+
+    def _on_schedule_resumed(self, event: StoredEvent, data: dict[str, JsonValue]) -> None:
+        # Posts missed while paused are not made up for: due again only from now on.
+        name, current = self._schedule_of(data)
+        self.schedules[name] = dataclasses.replace(current, paused=False, since=event.at)
 
 
 def _replace(settings: LadderSettings, key: str, value: object) -> LadderSettings:

@@ -80,4 +80,20 @@ class Repository(Protocol):
         any error."""
         ...
 
+    def exclusive(self, club_id: int) -> AbstractAsyncContextManager[None]:
+        """Hold the club's write lock from reading to writing: inside it, :meth:`events` sees
+        every other process's events and none can append more, and each :meth:`transaction`
+        opened inside it joins it (and commits or rolls back on its own). For a use case that
+        lost the race to another process, so that it cannot lose again; a backend with one
+        writer (SQLite's single connection) needs nothing here."""
+        ...
+
+    async def claim_post(
+        self, club_id: int, ladder: str, scheduled_for: datetime, now: datetime
+    ) -> bool:
+        """Record that the ladder's post scheduled for ``scheduled_for`` is being sent (table
+        ``posts``); True only for the one caller whose record was new. A post is claimed before
+        it is sent, so it goes out at most once however many processes or restarts try."""
+        ...
+
     async def close(self) -> None: ...

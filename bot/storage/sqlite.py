@@ -13,8 +13,38 @@ from pathlib import Path
 
 import aiosqlite
 
-from .migrations import MIGRATIONS, migrate
+from .migrations import MIGRATIONS, Migration, migrate
 from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent
+
+
+class SqliteSchema:
+    """The migration runner's view of a connection opened with ``isolation_level=None``."""
+
+    dialect = "sqlite"
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self._connection = connection
+
+    async def execute(self, sql: str) -> None:
+        await self._connection.execute(sql)
+
+    async def applied(self) -> set[int]:
+        rows = await self._connection.execute_fetchall("SELECT version FROM schema_migrations")
+        return {int(row[0]) for row in rows}
+
+    async def apply(self, migration: Migration, applied_at: str) -> None:
+        connection = self._connection
+        try:
+            await connection.executescript("BEGIN IMMEDIATE;\n" + migration.sql)
+            await connection.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, applied_at),
+            )
+            await connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                await connection.execute("ROLLBACK")
+            raise
 
 
 class SqliteTransaction:
@@ -86,7 +116,7 @@ class SqliteRepository:
                 "PRAGMA busy_timeout=5000",
             ):
                 await connection.execute(pragma)
-            await migrate(connection, migrations)
+            await migrate(SqliteSchema(connection), migrations)
         except BaseException:
             await connection.close()
             raise
@@ -138,6 +168,23 @@ class SqliteRepository:
                 (club_id, request_id),
             ))
         return str(rows[0][0]) if rows else None
+
+    async def claim_post(
+        self, club_id: int, ladder: str, scheduled_for: datetime, now: datetime
+    ) -> bool:
+        # One statement, committed on its own: the UNIQUE key decides between claimants.
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
+                (club_id, ladder, scheduled_for.isoformat(), now.isoformat()),
+            ))
+        return bool(rows)
+
+    @asynccontextmanager
+    async def exclusive(self, club_id: int) -> AsyncIterator[None]:
+        # One connection whose transactions never interleave: already one writer at a time.
+        yield
 
     @asynccontextmanager
     async def transaction(self, club_id: int, expected_last: int) -> AsyncIterator[

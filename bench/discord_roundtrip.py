@@ -1,0 +1,333 @@
+"""Discord round trips: report + confirm through the real discord.py client and the fake Discord
+of the test-suite (``tests/fake_discord.py``), on a real SQLite file.
+
+    .venv/bin/python bench/discord_roundtrip.py                  # 2,000 results at 200/s
+    .venv/bin/python bench/discord_roundtrip.py --rate 400 --results 4000 --no-saturate
+
+``--members`` (100) members of one guild, in pairs: one of each pair runs
+``/report opponent:@partner result:win|loss|draw``, the partner clicks Confirm on the bot's
+answer as soon as it arrives. Reports arrive as an open load of ``--rate`` results per second,
+whatever the bot's speed, spread evenly over the pairs; ``--results`` results in all. A round
+trip runs from the interaction being sent on the gateway to the bot's answer arriving at the
+fake's REST API: the interaction response answering a report, the message update answering a
+Confirm click. Then (unless ``--no-saturate``) every pair reports and confirms as fast as the
+bot answers: the highest rate the bot sustains.
+
+The bot (the product's ``DiscordFrontEnd`` on a SQLite file) runs in this process; the fake
+Discord and the members in a process of their own, as Discord is not in the bot's process
+(``--one-process``: all in one event loop, as in the tests). Each measurement also gives the CPU
+time the bot's process spent per confirmed result.
+Target (issue 5): p99 < 50 ms at 200 results/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import discord
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.adapters.discord import DiscordFrontEnd  # noqa: E402
+from bot.service.clock import FakeClock  # noqa: E402
+from bot.service.club import ClubService  # noqa: E402
+from bot.storage.sqlite import SqliteRepository  # noqa: E402
+from tests.chat import START  # noqa: E402
+from tests.discord_harness import pointed_at  # noqa: E402
+from tests.fake_discord import TOKEN, FakeDiscord, Guild, Member, Output  # noqa: E402
+
+GUILD = 900000000000000001
+CpuProbe = Callable[[], Awaitable[float]]
+
+
+@dataclass
+class Pair:
+    reporter: Member
+    opponent: Member
+    #: send times of this pair's reports still waiting for their answer, oldest first
+    reports: deque[float] = field(default_factory=deque)
+    #: set when the pair's latest result is confirmed (the bot's update arrived)
+    confirmed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class TimedDiscord(FakeDiscord):
+    """The fake Discord, noting when each interaction is sent and when the bot's answers
+    arrive; a report's answer makes its opponent click Confirm at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.club: Guild | None = None
+        self.by_interaction: dict[int, Pair] = {}  # report interaction -> its pair
+        #: confirm click's interaction id -> when it was sent, and by which pair
+        self.confirms: dict[int, tuple[float, Pair]] = {}
+        self.report_trips: list[float] = []
+        self.confirm_trips: list[float] = []
+        self.done = 0
+        self.target = 0
+        self.finished = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tag: tuple[str, Pair] | None = None
+
+    def _record(self, output: Output) -> None:
+        arrived = time.perf_counter()
+        super()._record(output)
+        self._outputs.get_nowait()  # nobody reads the queue here
+        interaction = output.interaction_id
+        if output.kind == "reply" and interaction in self.by_interaction:
+            pair = self.by_interaction.pop(interaction)
+            self.report_trips.append(arrived - pair.reports.popleft())
+            custom_id = output.buttons[0][0][1]
+            task = asyncio.create_task(self._confirm(pair, output.message_id, custom_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        elif output.kind == "update" and interaction in self.confirms:
+            sent, pair = self.confirms.pop(interaction)
+            assert "confirmed" in output.plain, output.plain
+            self.confirm_trips.append(arrived - sent)
+            pair.confirmed.set()
+            self.done += 1
+            if self.done >= self.target:
+                self.finished.set()
+
+    def _interaction(self, kind: int, guild: Guild, member: Member, data: dict[str, Any],
+                     message: dict[str, Any] | None = None) -> dict[str, Any]:
+        payload = super()._interaction(kind, guild, member, data, message)
+        if self._tag is not None:  # set by the caller just before: whose interaction this is
+            interaction, (label, pair) = int(payload["id"]), self._tag
+            if label == "report":
+                self.by_interaction[interaction] = pair
+                pair.reports.append(time.perf_counter())
+            else:
+                self.confirms[interaction] = (time.perf_counter(), pair)
+            self._tag = None
+        return payload
+
+    async def _confirm(self, pair: Pair, message_id: int, custom_id: str) -> None:
+        assert self.club is not None
+        self._tag = ("confirm", pair)
+        await self.click(self.club, pair.opponent, message_id, custom_id)
+
+    def reset(self, target: int) -> None:
+        self.report_trips.clear()
+        self.confirm_trips.clear()
+        self.done, self.target = 0, target
+        self.finished = asyncio.Event()
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def summary(label: str, seconds: list[float]) -> str:
+    ms = [s * 1000 for s in seconds]
+    return (f"{label}: p50 {statistics.median(ms):.1f} ms, p99 {percentile(ms, 0.99):.1f} ms, "
+            f"max {max(ms):.1f} ms ({len(ms):,} round trips)")
+
+
+async def report(dc: TimedDiscord, pair: Pair, rng: random.Random) -> None:
+    assert dc.club is not None
+    dc._tag = ("report", pair)  # the send time is taken as the interaction is built
+    await dc.command(dc.club, pair.reporter, "report", opponent=pair.opponent,
+                     result=rng.choice(("win", "loss", "draw")))
+
+
+def cpu_line(cpu: float, results: int, elapsed: float, what: str) -> str:
+    return (f"{what} CPU: {cpu / results * 1000:.1f} ms per confirmed result "
+            f"({cpu / elapsed:.0%} of one core)")
+
+
+async def open_load(dc: TimedDiscord, pairs: list[Pair], results: int, rate: float,
+                    rng: random.Random, bot_cpu: CpuProbe, what: str) -> None:
+    """Reports at ``rate`` per second, on schedule whatever the answers."""
+    dc.reset(results)
+    cpu = await bot_cpu()
+    begin = time.perf_counter()
+    for n in range(results):
+        await asyncio.sleep(max(0.0, begin + n / rate - time.perf_counter()))
+        await report(dc, pairs[n % len(pairs)], rng)
+    offered = time.perf_counter() - begin
+    await asyncio.wait_for(dc.finished.wait(), timeout=60 + results / rate)
+    elapsed = time.perf_counter() - begin
+    cpu = await bot_cpu() - cpu
+    trips = dc.report_trips + dc.confirm_trips
+    verdict = "met" if percentile(trips, 0.99) < 0.050 else "MISSED"
+    print(f"open load of {rate:,.0f} results/s (offered for {offered:.1f} s): {results:,} "
+          f"confirmed results in {elapsed:.1f} s = {results / elapsed:,.0f} results/s achieved")
+    print("  " + summary("/report -> response   ", dc.report_trips))
+    print("  " + summary("Confirm -> message edit", dc.confirm_trips))
+    print("  " + summary("every interaction", trips) + f"; target p99 < 50 ms: {verdict}")
+    print("  " + cpu_line(cpu, results, elapsed, what))
+
+
+async def saturated(dc: TimedDiscord, pairs: list[Pair], results: int,
+                    rng: random.Random, bot_cpu: CpuProbe, what: str) -> None:
+    """Every pair reports again as soon as its last result is confirmed."""
+    per_pair = results // len(pairs)
+    total = per_pair * len(pairs)
+    dc.reset(total)
+
+    async def play(pair: Pair) -> None:
+        for _ in range(per_pair):
+            pair.confirmed.clear()
+            await report(dc, pair, rng)
+            await pair.confirmed.wait()
+
+    cpu = await bot_cpu()
+    begin = time.perf_counter()
+    await asyncio.gather(*(play(pair) for pair in pairs))
+    elapsed = time.perf_counter() - begin
+    cpu = await bot_cpu() - cpu
+    print(f"as fast as the bot answers ({len(pairs)} pairs, each waiting for its confirmation): "
+          f"{total:,} confirmed results in {elapsed:.1f} s = {total / elapsed:,.0f} results/s")
+    print("  " + summary("every interaction (queueing included)",
+                         dc.report_trips + dc.confirm_trips))
+    print("  " + cpu_line(cpu, total, elapsed, what))
+
+
+def fake_discord(members: int) -> tuple[TimedDiscord, list[Member]]:
+    dc = TimedDiscord()
+    dc.club = dc.guild(GUILD, "Chess club")
+    people = [dc.member(dc.club, dc.user(900000000000100000 + n, f"m{n:03d}"))
+              for n in range(members)]
+    return dc, people
+
+
+async def members_play(dc: TimedDiscord, people: list[Member], args: argparse.Namespace,
+                       bot_cpu: CpuProbe) -> None:
+    """The members' side, once the bot is connected: they register, then report and
+    confirm."""
+    assert dc.club is not None
+    rng = random.Random(args.seed)
+    registered = 0
+    real_record = dc._record
+
+    def count(output: Output) -> None:
+        nonlocal registered
+        registered += 1
+        real_record(output)
+
+    dc._record = count  # type: ignore[method-assign]
+    for member in people:
+        await dc.command(dc.club, member, "register")
+    while registered < len(people):
+        await asyncio.sleep(0.01)
+    dc._record = real_record  # type: ignore[method-assign]
+    pairs = [Pair(people[n], people[n + 1]) for n in range(0, len(people) - 1, 2)]
+    where = "in one process" if args.one_process else "in two processes"
+    print(f"discord.py {discord.__version__}, bot and fake Discord {where}; "
+          f"{len(people)} members in one guild, {len(pairs)} reporting pairs", flush=True)
+    what = "bot + fake server process" if args.one_process else "bot process"
+    await open_load(dc, pairs, args.results, args.rate, rng, bot_cpu, what)
+    if not args.saturate_not:
+        await saturated(dc, pairs, args.results, rng, bot_cpu, what)
+
+
+@asynccontextmanager
+async def bot_connected(api_base: str, gateway: str) -> AsyncIterator[None]:
+    """The product's bot on a fresh SQLite file, connected to the fake Discord."""
+    with tempfile.TemporaryDirectory() as folder:
+        repository = await SqliteRepository.open(Path(folder) / "club.db")
+        try:
+            discord.http.Route.BASE = api_base
+            discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = discord.gateway.yarl.URL(gateway)
+            service = ClubService(repository, FakeClock(START))
+            client = DiscordFrontEnd(service).client(guild_ready_timeout=0.05)
+            task = asyncio.create_task(client.start(TOKEN, reconnect=False))
+            await asyncio.wait_for(client.wait_until_ready(), 30)
+            try:
+                yield
+            finally:
+                await client.close()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        finally:
+            await repository.close()
+
+
+async def _receive(conn: Connection) -> object:
+    return await asyncio.get_running_loop().run_in_executor(None, conn.recv)
+
+
+def _fake_process(conn: Connection, args: argparse.Namespace) -> None:
+    """The fake Discord and the members, in a process of their own."""
+
+    async def serve() -> None:
+        dc, people = fake_discord(args.members)
+        async with dc:
+            conn.send((dc.api_base, dc.gateway_url))
+            assert await _receive(conn) == "connected"
+
+            async def bot_cpu() -> float:
+                conn.send("cpu")
+                answer = await _receive(conn)
+                assert isinstance(answer, float)
+                return answer
+
+            try:
+                await members_play(dc, people, args, bot_cpu)
+            finally:
+                conn.send("done")
+                await _receive(conn)  # serve until the bot has disconnected
+
+    asyncio.run(serve())
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=200.0,
+                        help="confirmed results per second offered (open load)")
+    parser.add_argument("--results", type=int, default=2000)
+    parser.add_argument("--members", type=int, default=100, help="an even number")
+    parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument("--no-saturate", dest="saturate_not", action="store_true",
+                        help="skip the as-fast-as-possible run")
+    parser.add_argument("--one-process", action="store_true",
+                        help="the bot, the fake Discord and the members in one event loop, as "
+                             "in the tests")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.ERROR)
+    if args.one_process:
+
+        async def own_cpu() -> float:
+            return time.process_time()
+
+        dc, people = fake_discord(args.members)
+        async with dc:
+            with pointed_at(dc):
+                async with bot_connected(dc.api_base, dc.gateway_url):
+                    await members_play(dc, people, args, own_cpu)
+        return
+    here, there = multiprocessing.get_context("spawn").Pipe()
+    fake = multiprocessing.get_context("spawn").Process(target=_fake_process, args=(there, args))
+    fake.start()
+    try:
+        addresses = await _receive(here)
+        assert isinstance(addresses, tuple)
+        async with bot_connected(*addresses):
+            here.send("connected")
+            while await _receive(here) == "cpu":  # CPU time of all the bot's threads
+                here.send(time.process_time())
+        here.send("stopped")
+    finally:
+        fake.join(timeout=30)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

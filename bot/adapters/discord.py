@@ -1,0 +1,409 @@
+"""The Discord front-end on discord.py: a guild (server) is a club.
+
+Slash commands (``bot.adapters.discord_commands``) carry the product's command names and run
+the shared commands of ``bot.commands``; answers come back as embeds or text
+(``bot.adapters.discord_render``), with buttons wherever a person would press rather than type.
+Buttons are dynamic items: their custom id names the stored game, challenge or ladder page, so a
+button pressed after a restart still works. Members with the Manage Server permission, and the
+holders of the role the club sets (``/set moderator_role``), are moderators. The interaction's
+id is the request id, so an interaction delivered twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import discord
+import yarl
+from discord import app_commands
+
+from bot.adapters.discord_render import (
+    BUTTON_TEMPLATE,
+    Answer,
+    Piece,
+    buttons,
+    pieces,
+    refusal_text,
+)
+from bot.commands import Context, Usage, Words, execute, parse
+from bot.messages import text
+from bot.publishing import Picture
+from bot.service.club import Caller, ClubService, Correction
+from bot.service.errors import Refusal
+from bot.service.results import Leaderboard, Notice
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+#: how long a guild's moderator role is trusted before asking the service again
+ROLE_TTL_SECONDS = 60.0
+#: answers only the asker needs to see
+PERSONAL = {"pending", "help"}
+#: what a quiet bot is allowed to mention in its messages: no one
+NO_MENTIONS = discord.AllowedMentions.none()
+#: how long discord.py waits for the guilds announced at READY (its default, 2 s, is for
+#: bots in thousands of guilds, whose GUILD_CREATEs trickle in)
+GUILD_READY_TIMEOUT = 0.5
+
+Interaction = discord.Interaction[discord.Client]
+
+
+def point_at(api_base: str | None, gateway: str | None) -> None:
+    """Send discord.py's REST calls (interaction responses too) to ``api_base`` and open its
+    gateway at ``gateway``: a rate-limit proxy, a gateway proxy, or a test's fake Discord."""
+    if api_base:
+        discord.http.Route.BASE = api_base.rstrip("/")
+    if gateway:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+
+
+class ClubButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
+                 template=BUTTON_TEMPLATE):
+    """Any of the bot's buttons, rebuilt from its custom id whenever it is pressed."""
+
+    def __init__(self, kind: str, action: str, ref: int, label: str | None = None,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style,
+                                           custom_id=f"{kind}:{action}:{ref}"))
+        self.kind, self.action, self.ref = kind, action, ref
+
+    @classmethod
+    async def from_custom_id(cls, interaction: Interaction,
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> ClubButton:
+        return cls(match["kind"], match["action"], int(match["ref"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        client = interaction.client
+        if isinstance(client, ClubClient):
+            await client.front.on_button(interaction, self.kind, self.action, self.ref)
+
+
+def view_for(answer: Answer, page: int = 0) -> discord.ui.View | None:
+    shown = buttons(answer, page)
+    if not shown:
+        return None
+    view = discord.ui.View(timeout=None)
+    for button in shown:
+        kind, action, ref = button.custom_id.split(":")
+        view.add_item(ClubButton(kind, action, int(ref), button.label, button.style))
+    return view
+
+
+class ClubClient(discord.Client):
+    """The discord.py client: the command tree synced and the buttons registered at start."""
+
+    def __init__(self, front: DiscordFrontEnd, sync_guild: int | None = None,
+                 guild_ready_timeout: float = GUILD_READY_TIMEOUT) -> None:
+        super().__init__(intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS,
+                         guild_ready_timeout=guild_ready_timeout)
+        self.front = front
+        self.sync_guild = sync_guild
+        self.tree: app_commands.CommandTree[ClubClient] = app_commands.CommandTree(
+            self, allowed_contexts=app_commands.AppCommandContext(guild=True))
+        self.tree.on_error = front.on_command_error  # type: ignore[method-assign]
+
+    async def setup_hook(self) -> None:
+        """Register the commands and the buttons, then publish the commands to Discord: to one
+        guild when configured (at once, for development), else globally."""
+        from bot.adapters.discord_commands import define_commands
+
+        define_commands(self.tree, self.front)
+        self.add_dynamic_items(ClubButton)
+        if self.sync_guild is not None:
+            guild = discord.Object(id=self.sync_guild)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info("synced %d slash commands", len(synced))
+
+
+class DiscordFrontEnd:
+    """Slash commands and buttons of one discord.py client, all calling one service."""
+
+    def __init__(self, service: ClubService,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.service = service
+        self._monotonic = monotonic
+        self._roles: dict[str, tuple[float, str | None]] = {}
+        self._previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
+        self._turns: dict[int, asyncio.Lock] = {}
+
+    def client(self, sync_guild: int | None = None, **options: Any) -> ClubClient:
+        return ClubClient(self, sync_guild, **options)
+
+    # -- who is asking ---------------------------------------------------------------------------
+
+    async def _moderator_role(self, guild_id: str) -> str | None:
+        cached = self._roles.get(guild_id)
+        now = self._monotonic()
+        if cached is None or cached[0] <= now:
+            cached = (now + ROLE_TTL_SECONDS,
+                      await self.service.moderator_role(PLATFORM, guild_id))
+            self._roles[guild_id] = cached
+        return cached[1]
+
+    async def caller(self, interaction: Interaction) -> Caller:
+        """The member who acts: a moderator with Manage Server or the club's role."""
+        assert interaction.guild_id is not None
+        guild_id = str(interaction.guild_id)
+        user = interaction.user
+        moderator = interaction.permissions.manage_guild
+        if not moderator and isinstance(user, discord.Member):
+            role = await self._moderator_role(guild_id)
+            # The member's role ids come with the interaction; the guild's role cache may lag.
+            moderator = role is not None and any(str(r) == role for r in user._roles)
+        return Caller(PLATFORM, guild_id, str(user.id), user.display_name, moderator,
+                      request_id=f"interaction:{interaction.id}")
+
+    @asynccontextmanager
+    async def _turn(self, user_id: int) -> AsyncIterator[None]:
+        """One member's interactions run in the order they came (discord.py runs each as a
+        task of its own); different members' run concurrently."""
+        turn = self._turns.setdefault(user_id, asyncio.Lock())
+        try:
+            async with turn:
+                yield
+        finally:
+            if not turn.locked() and self._turns.get(user_id) is turn:
+                del self._turns[user_id]
+
+    # -- slash commands ------------------------------------------------------------------------
+
+    async def run(self, interaction: Interaction, command: str,
+                  args: Sequence[str | discord.Member | discord.User | None] = (),
+                  options: dict[str, str | None] | None = None) -> None:
+        """Run one of the product's commands for a slash command and answer it. Members
+        chosen in Discord's member picker are named by id (``@<id>``), as the service
+        resolves them."""
+        if interaction.guild_id is None:
+            await self._say(interaction, text("discord_guild_only"), ephemeral=True)
+            return
+        names: dict[str, str] = {}
+        words: list[str] = []
+        for arg in args:
+            if isinstance(arg, discord.Member | discord.User):
+                names[str(arg.id)] = arg.display_name
+                words.append(f"@{arg.id}")
+            elif arg:
+                words.append(arg)
+        kept = {key: value for key, value in (options or {}).items() if value}
+        async with self._turn(interaction.user.id):
+            caller = await self.caller(interaction)
+            try:
+                answer: Answer = await execute(Context(self.service, caller, self._previews),
+                                               command, Words(words, kept))
+            except Refusal as refusal:
+                await self._say(interaction, refusal_text(_named(refusal, names)),
+                                ephemeral=True)
+                return
+            except Usage as usage:
+                await self._say(interaction, text("usage", usage=text(usage.args[0])),
+                                ephemeral=True)
+                return
+            if command == "set":
+                self._roles.pop(caller.chat_id, None)
+            await self.answer(interaction, answer, ephemeral=command in PERSONAL)
+
+    async def run_line(self, interaction: Interaction, command: str,
+                       arguments: str | None) -> None:
+        """A command whose words are typed as one text, as on the console; a member
+        mentioned in it (``<@id>``) is named by id."""
+        try:
+            typed = _MENTION.sub(r"@\1", arguments or "")
+            _, words = parse(f"/{command} {typed}")
+        except Refusal as refusal:
+            await self._say(interaction, refusal_text(refusal), ephemeral=True)
+            return
+        await self.run(interaction, command, words.args, dict(words.options))
+
+    async def answer(self, interaction: Interaction, answer: Answer,
+                     ephemeral: bool = False) -> None:
+        """The answer's messages: the first as the interaction's response, the rest as
+        follow-ups; the buttons go with the last."""
+        shown = pieces(answer)
+        view = view_for(answer)
+        for n, piece in enumerate(shown):
+            last = n == len(shown) - 1
+            kwargs = _message(piece, view if last else None)
+            if n == 0:
+                await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+            else:
+                await interaction.followup.send(ephemeral=ephemeral, **kwargs)
+
+    async def _say(self, interaction: Interaction, shown: str, ephemeral: bool) -> None:
+        await interaction.response.send_message(shown, ephemeral=ephemeral,
+                                                allowed_mentions=NO_MENTIONS)
+
+    async def on_command_error(self, interaction: Interaction,
+                               error: app_commands.AppCommandError) -> None:
+        """Anything unexpected is logged once; the member gets one short sentence."""
+        if _answered_already(error.__cause__ or error):
+            log.info("interaction %s was answered already (delivered twice)", interaction.id)
+            return
+        log.error("slash command %r failed", getattr(interaction.command, "name", None),
+                  exc_info=error)
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(text("internal_error"), ephemeral=True,
+                                                allowed_mentions=NO_MENTIONS)
+            else:
+                await self._say(interaction, text("internal_error"), ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not tell the member about the failure")
+
+    async def ladders(self, interaction: Interaction) -> list[str]:
+        """The club's ladder names (for autocomplete)."""
+        if interaction.guild_id is None:
+            return []
+        caller = Caller(PLATFORM, str(interaction.guild_id), str(interaction.user.id),
+                        interaction.user.display_name)
+        settings = await self.service.settings(caller)
+        if not isinstance(settings, Notice):
+            return []
+        return str(settings.params.get("ladders", "")).split(", ")
+
+    # -- buttons ----------------------------------------------------------------------------------
+
+    async def on_button(self, interaction: Interaction, kind: str, action: str,
+                        ref: int) -> None:
+        """A press: the presser acts and the message shows the outcome; a press by someone who
+        may not press it gets an answer only they see, and changes nothing."""
+        if interaction.guild_id is None:
+            return
+        async with self._turn(interaction.user.id):
+            caller = await self.caller(interaction)
+            try:
+                answer, page = await self._press(caller, kind, action, ref)
+            except Refusal as refusal:
+                await self._say(interaction, refusal_text(refusal), ephemeral=True)
+                return
+            piece = pieces(answer, page)[0]
+            try:
+                await interaction.response.edit_message(
+                    content=piece.content, embed=piece.embed, view=view_for(answer, page),
+                    allowed_mentions=NO_MENTIONS)
+            except discord.HTTPException as error:
+                if not _answered_already(error):
+                    raise
+                log.info("click %s was answered already (delivered twice)", interaction.id)
+
+    async def _press(self, caller: Caller, kind: str, action: str,
+                     ref: int) -> tuple[Answer, int]:
+        service = self.service
+        if kind == "t":  # t:<ladder>:<page>
+            board = await service.leaderboard(caller, action)
+            return board, ref if isinstance(board, Leaderboard) else 0
+        if kind == "g" and action == "confirm":
+            return await service.confirm(caller, ref), 0
+        if kind == "g" and action == "dispute":
+            return await service.dispute(caller, ref), 0
+        if kind == "c" and action in ("accept", "decline"):
+            return await service.answer_challenge(caller, action == "accept", ref), 0
+        if kind == "x" and action in ("apply", "cancel"):
+            ctx = Context(service, caller, self._previews)
+            pending = self._previews.get(ctx.key)
+            if pending is None or pending[0] != ref:  # an older preview's button
+                raise Refusal("no_preview")
+            return await execute(ctx, action, Words([], {})), 0
+        raise Refusal("bad_command", command=f"{kind}:{action}:{ref}"[:40])
+
+
+#: a member mentioned in a typed text, as Discord writes it
+_MENTION = re.compile(r"<@!?([0-9]{1,20})>")
+#: Discord's error code for a second answer to one interaction
+ALREADY_ACKNOWLEDGED = 40060
+
+
+def _answered_already(error: BaseException) -> bool:
+    return isinstance(error, discord.HTTPException) and error.code == ALREADY_ACKNOWLEDGED
+
+
+def _named(refusal: Refusal, names: dict[str, str]) -> Refusal:
+    """A refusal that names a member picked by id names them as Discord shows them."""
+    name = refusal.params.get("name")
+    if isinstance(name, str) and name in names:
+        return Refusal(refusal.key, **{**refusal.params, "name": names[name]})
+    return refusal
+
+
+def _message(piece: Piece, view: discord.ui.View | None) -> dict[str, Any]:
+    """Keyword arguments of a send for one piece."""
+    kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+    if piece.content is not None:
+        kwargs["content"] = piece.content
+    if piece.embed is not None:
+        kwargs["embed"] = piece.embed
+    file = piece.file()
+    if file is not None:
+        kwargs["file"] = file
+    if view is not None:
+        kwargs["view"] = view
+    return kwargs
+
+
+class DiscordPublisher:
+    """Posts into a guild: to the channel ``chat_id`` names, or, given a guild's id, to the
+    channel the club set (``channel_for``), else the guild's system channel, else its first
+    text channel where the bot may write."""
+
+    platform = PLATFORM
+
+    def __init__(self, client: discord.Client,
+                 channel_for: Callable[[str], str | None] | None = None) -> None:
+        self.client = client
+        self._channel_for = channel_for
+
+    def _channel(self, chat_id: str) -> discord.abc.Messageable:
+        stored = self._channel_for(chat_id) if self._channel_for is not None else None
+        found = self.client.get_channel(int(stored or chat_id))
+        if isinstance(found, discord.TextChannel | discord.Thread):
+            return found
+        guild = self.client.get_guild(int(chat_id))
+        if guild is None:
+            raise LookupError(f"unknown Discord guild or channel {chat_id}")
+        candidates = [guild.system_channel] if guild.system_channel else []
+        candidates += sorted(guild.text_channels, key=lambda c: c.position)
+        for channel in candidates:
+            if channel.permissions_for(guild.me).send_messages:
+                return channel
+        raise LookupError(f"no channel of guild {chat_id} where the bot may write")
+
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+        channel = self._channel(chat_id)
+        shown = pieces(text) if picture is None else pieces(picture)
+        if picture is not None and text:
+            shown[0].content = pieces(text)[0].content
+        for piece in shown:
+            await channel.send(**_message(piece, None))
+
+
+async def serve_discord(service: ClubService, token: str, stop: asyncio.Event, *,
+                        api_base: str | None = None, gateway: str | None = None,
+                        sync_guild: int | None = None,
+                        started: Callable[[DiscordPublisher], None] | None = None) -> None:
+    """Serve Discord until ``stop`` is set (or the client fails: a bad token raises).
+    ``started`` receives the publisher that posts into this client's guilds."""
+    point_at(api_base, gateway)
+    client = DiscordFrontEnd(service).client(sync_guild)
+    if started is not None:
+        started(DiscordPublisher(client))
+    async with client:
+        running = asyncio.create_task(client.start(token))
+        stopping = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        await client.close()
+        stopping.cancel()
+        if running in done:
+            running.result()  # the client's own failure (LoginFailure, ...)
+        else:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running

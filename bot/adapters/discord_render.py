@@ -1,0 +1,170 @@
+"""Answers as Discord messages: embeds for profiles, results and tables, plain text for the rest,
+a picture as an embed image with its PNG attached, and the buttons that go with an answer.
+
+Everything a member typed (display names above all) is shown as text only: markdown escaped,
+mentions broken by a zero-width space, and every message is sent with
+``AllowedMentions.none()`` as well. Discord's limits (developer docs, "Message Resource" and
+"Embed Limits"): message content 2,000 characters, embed description 4,096, an embed's title
+256, all the embeds of one message 6,000; a longer answer is cut at line ends into several
+messages.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import discord
+
+from bot.messages import text
+from bot.presenter import render
+from bot.publishing import Picture
+from bot.service.errors import Refusal
+from bot.service.results import (
+    Audit,
+    GameResult,
+    HeadToHead,
+    History,
+    Leaderboard,
+    Notice,
+    Preview,
+    Profile,
+    Result,
+)
+
+#: Discord's limits, with room left for the code fence around a table
+CONTENT_LIMIT = 2000
+DESCRIPTION_LIMIT = 4096
+TITLE_LIMIT = 256
+_FENCE = "```\n{}\n```"
+_TABLE_ROOM = DESCRIPTION_LIMIT - len(_FENCE.format(""))
+#: leaderboard rows per page
+PAGE = 20
+#: answers shown as a monospaced table in an embed
+TABLES = (Leaderboard, History, HeadToHead, Audit, Preview)
+#: embed colours: results green, profiles blue, tables grey
+_COLOURS = {GameResult: 0x2E7D32, Profile: 0x1565C0}
+_GREY = 0x546E7A
+
+Answer = Result | str | Picture
+
+
+@dataclass
+class Piece:
+    """One message: text, or an embed, and the PNG it shows."""
+
+    content: str | None = None
+    embed: discord.Embed | None = None
+    picture: Picture | None = None
+
+    def file(self) -> discord.File | None:
+        if self.picture is None:
+            return None
+        return discord.File(io.BytesIO(self.picture.png), filename=self.picture.filename)
+
+
+def harmless(shown: str) -> str:
+    """Text shown as written: no markdown, no mention that could ping."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(shown))
+
+
+def _in_table(shown: str) -> str:
+    # Inside a code block only a run of backticks could end it early.
+    return discord.utils.escape_mentions(shown.replace("`", "`\u200b"))
+
+
+def cut(shown: str, limit: int) -> list[str]:
+    """Pieces of at most ``limit`` characters, cut at line ends where a line allows."""
+    pieces: list[str] = []
+    current = ""
+    for line in shown.split("\n"):
+        while len(line) > limit:
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:limit])
+            line = line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            pieces.append(current)
+            current = line
+        else:
+            current = candidate
+    if current or not pieces:
+        pieces.append(current)
+    return pieces
+
+
+def page_of(board: Leaderboard, page: int) -> Leaderboard:
+    rows = board.rows[page * PAGE:(page + 1) * PAGE]
+    return Leaderboard(board.ladder, rows, board.hidden_provisional)
+
+
+def pages(board: Leaderboard) -> int:
+    return max(1, (len(board.rows) + PAGE - 1) // PAGE)
+
+
+def pieces(answer: Answer, page: int = 0) -> list[Piece]:
+    """The messages that show an answer (most answers: one)."""
+    if isinstance(answer, Picture):
+        embed = discord.Embed(description=harmless(answer.caption)[:DESCRIPTION_LIMIT] or None,
+                              colour=_GREY)
+        embed.set_image(url=f"attachment://{answer.filename}")
+        return [Piece(embed=embed, picture=answer)]
+    if isinstance(answer, str):
+        return [Piece(content=p) for p in cut(harmless(answer), CONTENT_LIMIT)]
+    if isinstance(answer, Leaderboard):
+        answer = page_of(answer, page)
+    shown = render(answer)
+    if isinstance(answer, TABLES):
+        return [Piece(embed=discord.Embed(description=_FENCE.format(p), colour=_GREY))
+                for p in cut(_in_table(shown), _TABLE_ROOM)]
+    if isinstance(answer, Profile | GameResult):
+        colour = _COLOURS[type(answer)]
+        return [Piece(embed=discord.Embed(description=p, colour=colour))
+                for p in cut(harmless(shown), DESCRIPTION_LIMIT)]
+    return [Piece(content=p) for p in cut(harmless(shown), CONTENT_LIMIT)]
+
+
+def refusal_text(refusal: Refusal) -> str:
+    return harmless(render(refusal))[:CONTENT_LIMIT]
+
+
+# -- buttons ------------------------------------------------------------------------------------
+
+#: custom ids, as on Telegram: g:confirm|dispute:<game>, c:accept|decline:<challenge>,
+#: x:apply|cancel:<game>, t:<ladder>:<page>
+BUTTON_TEMPLATE = r"(?P<kind>[gcxt]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    label: str
+    custom_id: str
+    style: discord.ButtonStyle
+
+
+def buttons(answer: Answer, page: int = 0) -> list[Button]:
+    """The buttons that go with an answer, if a person would press rather than type."""
+    primary, secondary = discord.ButtonStyle.success, discord.ButtonStyle.danger
+    if isinstance(answer, GameResult) and answer.key == "reported":
+        game = answer.game.id
+        return [Button(text("button_confirm"), f"g:confirm:{game}", primary),
+                Button(text("button_dispute"), f"g:dispute:{game}", secondary)]
+    if isinstance(answer, Notice) and answer.key == "challenge_issued":
+        challenge = answer.params["challenge"]
+        return [Button(text("button_accept"), f"c:accept:{challenge}", primary),
+                Button(text("button_decline"), f"c:decline:{challenge}", secondary)]
+    if isinstance(answer, Preview) and not answer.applied:
+        game = answer.game_id
+        return [Button(text("button_apply"), f"x:apply:{game}", primary),
+                Button(text("button_cancel"), f"x:cancel:{game}", secondary)]
+    if isinstance(answer, Leaderboard) and pages(answer) > 1:
+        paging = discord.ButtonStyle.secondary
+        row = []
+        if page > 0:
+            row.append(Button(text("button_previous"), f"t:{answer.ladder}:{page - 1}", paging))
+        if page < pages(answer) - 1:
+            row.append(Button(text("button_next"), f"t:{answer.ladder}:{page + 1}", paging))
+        return row
+    return []

@@ -1,0 +1,95 @@
+"""Pictures ready for a chat: drawn, named and captioned from the service's answers.
+
+The ``*_picture`` functions draw in the calling thread (for benchmarks and tests); the
+``render_*`` coroutines draw in a worker thread (``asyncio.to_thread``) so the event loop keeps
+serving while matplotlib works. The scheduler attaches :func:`render_card` to its posts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import re
+from collections.abc import Mapping, Sequence
+
+from bot.messages import text
+from bot.presenter import rating_text
+from bot.publishing import Picture
+from bot.service.results import Leaderboard, RatingHistory
+
+from . import fonts
+from .card import leaderboard_card
+from .chart import rating_chart
+from .data import card_rows, series_of
+from .theme import Theme
+
+#: the default look: both platforms' dark modes are the most used, and a dark card stays
+#: readable in a light chat
+DEFAULT_THEME = "dark"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def _slug(name: str) -> str:
+    """A file-name-safe form of a name (non-Latin names become "player")."""
+    return _UNSAFE.sub("-", name).strip("-")[:40] or "player"
+
+
+def card_picture(
+    board: Leaderboard, before: Mapping[str, float] | None = None, note: str = "",
+    theme: Theme | str = DEFAULT_THEME,
+) -> Picture:
+    """The leaderboard card of ``board``; changes against ``before`` (ratings by name, e.g.
+    :func:`bot.charts.ratings_of` of the board at the last post)."""
+    png = leaderboard_card(card_rows(board, before), text("card_title", ladder=board.ladder),
+                           theme, note)
+    return Picture(png, f"leaderboard-{board.ladder}.png",
+                   text("card_caption", ladder=board.ladder))
+
+
+def chart_picture(
+    histories: Sequence[RatingHistory], theme: Theme | str = DEFAULT_THEME
+) -> Picture:
+    """The rating chart of one member's history, or of two members' overlaid."""
+    series = [series_of(history) for history in histories]
+    first = histories[0]
+    if len(histories) == 1:
+        title = text("chart_title", name=first.name, ladder=first.ladder)
+        last, peak = series[0].points[-1], series[0].peak
+        assert peak is not None
+        caption = text("chart_caption", name=first.name, ladder=first.ladder,
+                       rating=rating_text(last.rating, last.provisional, last.deviation),
+                       peak=rating_text(peak.rating, False))
+        filename = f"rating-{_slug(first.name)}-{first.ladder}.png"
+    else:
+        other = histories[1]
+        title = caption = text("chart_title_two", name=first.name, other=other.name,
+                               ladder=first.ladder)
+        filename = f"rating-{_slug(first.name)}-{_slug(other.name)}-{first.ladder}.png"
+    return Picture(rating_chart(series, title, theme), filename, caption)
+
+
+async def render_card(
+    board: Leaderboard, before: Mapping[str, float] | None = None, note: str = "",
+    theme: Theme | str = DEFAULT_THEME,
+) -> Picture:
+    """:func:`card_picture`, drawn in a worker thread."""
+    return await asyncio.to_thread(card_picture, board, before, note, theme)
+
+
+async def render_chart(
+    histories: Sequence[RatingHistory], theme: Theme | str = DEFAULT_THEME
+) -> Picture:
+    """:func:`chart_picture`, drawn in a worker thread."""
+    return await asyncio.to_thread(chart_picture, histories, theme)
+
+
+async def prepare() -> None:
+    """Before serving: load what drawing needs (matplotlib, the fonts) now rather than inside
+    the first /chart, then take everything made so far out of the garbage collector's full
+    passes (``gc.freeze``). It lives as long as the process, and a full pass that scans it
+    (some 100,000 objects once matplotlib is loaded) holds every thread, the event loop's too:
+    measured at 100-180 ms on a busy machine (docs/benchmarks.md, "Charts")."""
+    await asyncio.to_thread(fonts.families)
+    gc.collect()
+    gc.freeze()

@@ -1,0 +1,98 @@
+"""A per-member rate limit on chat commands: a member who sends more than a few commands a
+minute in a club is answered with one friendly sentence and nothing is done.
+
+A sliding window per (platform, chat, user), timed by the service's injected clock, so that tests
+move time by hand. Moderators (the platform's) are not limited: they enter a tournament's results
+in bursts. ``CLUBRATING_RATE_LIMIT`` sets the rate as ``COMMANDS/SECONDS`` (default ``20/60``)
+or ``off``; it is read when a service's limiter is first used.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+from weakref import WeakKeyDictionary
+
+from bot.service.clock import Clock
+from bot.service.club import ClubService
+from bot.service.errors import Refusal
+
+#: commands one member may send in one club per window: a busy evening's reports, confirmations
+#: and lookups fit; a script flooding the chat does not
+DEFAULT_COMMANDS = 20
+DEFAULT_SECONDS = 60.0
+#: members tracked before idle ones are forgotten (bounds memory under a flood of new senders)
+MAX_TRACKED = 10_000
+
+Key = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    commands: int
+    seconds: float
+
+
+def rate_from_environment() -> Rate | None:
+    """``CLUBRATING_RATE_LIMIT``: ``20/60`` (the default), or ``off``."""
+    setting = (os.environ.get("CLUBRATING_RATE_LIMIT") or "").strip().lower()
+    if not setting:
+        return Rate(DEFAULT_COMMANDS, DEFAULT_SECONDS)
+    if setting in ("off", "0", "none"):
+        return None
+    commands, _, seconds = setting.partition("/")
+    try:
+        rate = Rate(int(commands), float(seconds or DEFAULT_SECONDS))
+    except ValueError:
+        raise ValueError(
+            f"CLUBRATING_RATE_LIMIT must be COMMANDS/SECONDS (e.g. 20/60) or off, not {setting!r}"
+        ) from None
+    if rate.commands <= 0 or not (math.isfinite(rate.seconds) and rate.seconds > 0):
+        raise ValueError(f"CLUBRATING_RATE_LIMIT must be positive, not {setting!r}")
+    return rate
+
+
+class RateLimiter:
+    def __init__(self, clock: Clock, rate: Rate | None) -> None:
+        self._clock = clock
+        self.rate = rate
+        self._recent: dict[Key, deque[datetime]] = {}
+
+    def check(self, key: Key) -> None:
+        """Count one command of ``key``; raises ``Refusal("rate_limited")`` past the rate (the
+        refused command is not counted, so waiting the said seconds is enough)."""
+        rate = self.rate
+        if rate is None:
+            return
+        now = self._clock.now()
+        recent = self._recent.get(key)
+        if recent is None:
+            if len(self._recent) >= MAX_TRACKED:
+                self._forget_idle(now)
+            recent = self._recent[key] = deque()
+        while recent and (now - recent[0]).total_seconds() >= rate.seconds:
+            recent.popleft()
+        if len(recent) >= rate.commands:
+            wait = rate.seconds - (now - recent[0]).total_seconds()
+            raise Refusal("rate_limited", seconds=max(1, math.ceil(wait)))
+        recent.append(now)
+
+    def _forget_idle(self, now: datetime) -> None:
+        assert self.rate is not None
+        for key in [k for k, times in self._recent.items()
+                    if not times or (now - times[-1]).total_seconds() >= self.rate.seconds]:
+            del self._recent[key]
+
+
+_LIMITERS: WeakKeyDictionary[ClubService, RateLimiter] = WeakKeyDictionary()
+
+
+def limiter_for(service: ClubService) -> RateLimiter:
+    """The limiter of a service (one per service: it lives and dies with it)."""
+    limiter = _LIMITERS.get(service)
+    if limiter is None:
+        limiter = _LIMITERS[service] = RateLimiter(service.clock, rate_from_environment())
+    return limiter

@@ -1,0 +1,71 @@
+"""Keeping secrets out of the logs: every log record is scrubbed of the bot's tokens.
+
+python-telegram-bot logs its Bot API address at DEBUG, and that address contains the token
+(``https://api.telegram.org/bot<token>``); an HTTP library's error may quote the address too.
+So the filter is not bound to a logger or a handler (a record propagates to handlers installed
+later, e.g. by a test or an operator's config): :func:`redact_in_logs` wraps the log record
+factory, and every record is scrubbed - message, arguments, exception and stack text - when it
+is created, before any handler sees it.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+#: what a secret is replaced by
+MASK = "[redacted]"
+#: shorter values are not treated as secrets (they would mask ordinary words)
+MIN_SECRET = 8
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces each secret in a record by :data:`MASK`; never drops a record."""
+
+    def __init__(self, secrets: set[str] | None = None) -> None:
+        super().__init__()
+        self.secrets: set[str] = set(secrets or ())
+
+    def scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, MASK)
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secrets:
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: let logging report it as it would
+            return True
+        if any(secret in message for secret in self.secrets):
+            record.msg, record.args = self.scrub(message), ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+        if record.exc_text:
+            record.exc_text = self.scrub(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.scrub(record.stack_info)
+        return True
+
+
+_FILTER = RedactSecrets()
+
+
+def redact_in_logs(*secrets: str | None) -> RedactSecrets:
+    """Scrub these secrets from every log record from now on (idempotent; adds to the ones
+    given before). Returns the filter, which can also be put on a handler."""
+    _FILTER.secrets.update(s for s in secrets if s and len(s) >= MIN_SECRET)
+    factory = logging.getLogRecordFactory()
+    if not getattr(factory, "redacts", False):
+        def scrubbed(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = factory(*args, **kwargs)
+            _FILTER.filter(record)
+            return record
+
+        wrapped: Callable[..., logging.LogRecord] = scrubbed
+        wrapped.redacts = True  # type: ignore[attr-defined]
+        logging.setLogRecordFactory(wrapped)
+    return _FILTER

@@ -1,0 +1,38 @@
+"""Which rating system would have predicted a ladder's own games best: the in-chat short form
+of ``clubrating evaluate`` (same protocol, same systems, every parameter at its default)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ratings_core.evaluation import evaluate
+from ratings_core.model import Step, games_of
+from ratings_core.systems import GAME_SYSTEMS, make_system
+
+from .results import Evaluation, SystemScore
+
+#: share of the ladder's time span that is scored, as ``clubrating evaluate``'s default
+TEST_FRACTION = 0.3
+
+
+def compare(ladder: str, current: str, steps: Sequence[Step]) -> Evaluation:
+    """Every system that rates games between two players, scored on the last 30% of the
+    ladder's history, best (lowest log-loss) first. Systems that cannot rate some game of the
+    ladder (a handicap where the system has none) are left out. CPU-bound: run it in a thread.
+    """
+    games = [game for step in steps for game in games_of(step)]
+    scores = []
+    scored = 0
+    for name in GAME_SYSTEMS:
+        system = make_system(name)
+        try:
+            for game in games:
+                system.check(game)
+        except ValueError:
+            continue
+        result = evaluate(system, steps, TEST_FRACTION)
+        scored = result.games
+        if result.games:
+            scores.append(SystemScore(name, result.logloss, result.brier, result.accuracy))
+    scores.sort(key=lambda s: (s.logloss, s.system))
+    return Evaluation(ladder, current, scored, scores)

@@ -1,0 +1,142 @@
+"""What the channel is told: a ladder's digest since the previous post, and the announcements a
+result earns (a new personal best, an upset).
+
+Both compare two states of the ladder's ratings (before and after), so they follow whatever
+rating system the ladder uses; nothing here rates anything itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from ratings_core.replay import Checkpoint
+from ratings_core.system import RatingSystem
+
+from .ratings import member_of_key, player_key
+from .results import Digest, DigestRow, Leaderboard, Notice, RatingChange, Retiring
+from .state import ClubState, GameRecord, Ladder
+
+#: a win against someone at least this much higher rated is an upset (issue 6)
+UPSET_GAP = 200.0
+#: climbers and fallers shown in a digest
+MOVERS = 3
+#: players retired for inactivity within this many days are named in the digest, so that a game
+#: this week can keep them on the ladder
+RETIREMENT_WARNING_DAYS = 7
+
+
+def build_digest(
+    state: ClubState, ladder: Ladder, system: RatingSystem, board: Leaderboard,
+    before: Checkpoint, after: Checkpoint, since: datetime | None, now: datetime, size: int,
+) -> Digest:
+    """The ladder's digest: ``board`` is the leaderboard now, ``before`` the ratings at
+    ``since`` (the previous post), ``after`` the ratings now."""
+
+    def name(key: str) -> str:
+        return state.member(member_of_key(key)).name
+
+    rows = []
+    for row in board.rows[:size]:
+        member = state.member_named(row.name)
+        old = before.state(player_key(member.id)) if member is not None else None
+        change = None if old is None else row.rating - old.rating
+        rows.append(DigestRow(row.rank, row.name, row.rating, row.provisional, row.deviation,
+                              row.games, change))
+    now_players = after.players
+    moved: list[RatingChange] = []
+    established, newcomers = [], []
+    for key, new in now_players.items():
+        if new.status != "active":
+            continue
+        old = before.state(key)
+        if old is None:
+            newcomers.append(name(key))
+            continue
+        if new.rating != old.rating:
+            moved.append(RatingChange(name(key), old.rating, new.rating,
+                                      system.is_provisional(new)))
+        if system.is_provisional(old) and not system.is_provisional(new):
+            established.append(name(key))
+
+    def delta(change: RatingChange) -> float:
+        assert change.before is not None and change.after is not None
+        return change.after - change.before
+
+    climbers = sorted((c for c in moved if delta(c) > 0), key=lambda c: (-delta(c), c.name))
+    fallers = sorted((c for c in moved if delta(c) < 0), key=lambda c: (delta(c), c.name))
+    return Digest(
+        ladder=ladder.name,
+        since="" if since is None else since.isoformat(timespec="minutes"),
+        rows=rows,
+        climbers=climbers[:MOVERS],
+        fallers=fallers[:MOVERS],
+        established=sorted(established, key=str.casefold),
+        newcomers=sorted(newcomers, key=str.casefold),
+        retiring=_retiring(state, ladder, after, now),
+        games=_games_since(state, ladder, since),
+        hidden_provisional=board.hidden_provisional,
+    )
+
+
+def _retiring(state: ClubState, ladder: Ladder, after: Checkpoint, now: datetime
+              ) -> list[Retiring]:
+    """Active players whom the ladder's inactivity rule retires within the warning days."""
+    days = ladder.settings.inactivity_days
+    if days is None:
+        return []
+    out = []
+    for key, player in after.players.items():
+        if player.status != "active" or player.last_played is None:
+            continue
+        left = player.last_played + timedelta(days=days) - now
+        if left <= timedelta(days=RETIREMENT_WARNING_DAYS):
+            whole = max(0, math.ceil(left / timedelta(days=1)))
+            out.append(Retiring(state.member(member_of_key(key)).name, whole))
+    return sorted(out, key=lambda r: (r.days, r.name.casefold()))
+
+
+def _games_since(state: ClubState, ladder: Ladder, since: datetime | None) -> int:
+    """Games that came to count after ``since`` (confirmed, not void)."""
+    at = {event.id: event.at for event in state.log}
+    return sum(
+        1 for game in ladder.games.values()
+        if game.counts and (since is None or at.get(game.seq or 0, since) > since)
+    )
+
+
+def announcements(
+    state: ClubState, ladder: Ladder, system: RatingSystem, before: Checkpoint,
+    after: Checkpoint, games: Iterable[GameRecord],
+) -> list[Notice]:
+    """What the results of ``games`` earn, between the ratings ``before`` and ``after`` them:
+
+    - an upset: the winner was rated at least ``UPSET_GAP`` below the loser before the game;
+    - a new personal best: an established player (the system's provisional rule) who had
+      played before ends above their highest rating so far.
+    """
+    notices: list[Notice] = []
+    bests: dict[str, float] = {}
+    for game in games:
+        a, b = (player_key(state.member(m).id) for m in (game.player_a, game.player_b))
+        if game.score_a != 0.5:
+            winner, loser = (a, b) if game.score_a == 1.0 else (b, a)
+            won, lost = before.state(winner), before.state(loser)
+            if won is not None and lost is not None and lost.rating - won.rating >= UPSET_GAP:
+                notices.append(Notice("announce_upset", {
+                    "winner": state.member(member_of_key(winner)).name,
+                    "loser": state.member(member_of_key(loser)).name,
+                    "gap": round(lost.rating - won.rating), "ladder": ladder.name,
+                }))
+        for key in (a, b):
+            old, new = before.state(key), after.state(key)
+            if (old is not None and new is not None and old.games > 0
+                    and new.rating > old.best and not system.is_provisional(new)):
+                bests[key] = max(bests.get(key, new.rating), new.rating)
+    for key, rating in bests.items():
+        notices.append(Notice("announce_best", {
+            "name": state.member(member_of_key(key)).name, "rating": round(rating),
+            "ladder": ladder.name,
+        }))
+    return notices

@@ -1,0 +1,241 @@
+"""When a ladder's leaderboard is posted: a cron expression read in an IANA time zone, and the
+pure decision of which post is due now.
+
+The service's times are naive UTC (the clock's). A schedule's cron expression is read in its own
+zone, so a post at 09:00 stays at 09:00 local time across daylight-saving changes; the fire
+times come from APScheduler's :class:`CronTrigger` (``get_next_fire_time``), the same rule the
+running scheduler wakes up by, computed here from an injected ``now`` so tests can use a fake
+clock.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
+
+from .errors import Refusal
+from .state import DEFAULT_TIMEZONE, ClubState, Ladder
+
+#: the shortest time allowed between two posts: a schedule is a digest, not a stream
+MIN_GAP = timedelta(hours=1)
+#: the most rows a post's leaderboard may have (a chat message stays readable on a phone)
+MAX_SIZE = 50
+MAX_CRON = 100
+#: how far back the most recent fire time is looked for, widening step by step: an hourly
+#: schedule is found in the first window, a yearly one (29 February) in the last
+_WINDOWS = tuple(timedelta(days=d) for d in (1 / 24, 1, 8, 32, 367, 8 * 366))
+#: cron counts weekdays from Sunday = 0 (and 7); APScheduler 3 from Monday = 0 (the warning in
+#: ``CronTrigger.from_crontab``'s docstring, apscheduler issue 286). Names read alike in both.
+_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_MICROSECOND = timedelta(microseconds=1)
+#: what names the club's own chat as a schedule's channel
+_HERE = ("here", "none", "off")
+_CHAT_ID = re.compile(r"^-?[0-9]{1,20}$")
+_CHANNEL_NAME = re.compile(r"^@[A-Za-z][A-Za-z0-9_]{3,31}$")
+
+
+def _weekdays(field: str) -> str:
+    """A cron day-of-week field with its numbers turned into day names."""
+    if not any(ch.isdigit() for ch in field):
+        return field
+    names: list[str] = []
+    for part in field.split(","):
+        body, slash, step_text = part.partition("/")
+        if not any(ch.isdigit() for ch in body) and body != "*":
+            if slash:
+                raise ValueError(f"a step needs numbers: {part!r}")
+            names.append(body)
+            continue
+        if body == "*":
+            low, high = 0, 6
+        elif "-" in body:
+            first, _, last = body.partition("-")
+            low, high = int(first), int(last)
+        else:
+            low = int(body)
+            high = 6 if slash else low
+        step = int(step_text) if slash else 1
+        if not (0 <= low <= high <= 7 and step > 0):
+            raise ValueError(f"bad day of week {part!r}")
+        names.extend(_WEEKDAYS[day] for day in range(low, high + 1, step))
+    return ",".join(dict.fromkeys(names))
+
+
+@functools.lru_cache(maxsize=1024)
+def cron_trigger(cron: str, timezone: str) -> CronTrigger:
+    """The trigger of a five-field crontab expression in an IANA zone; ``ValueError`` (or
+    ``ZoneInfoNotFoundError``) when either is not valid."""
+    fields = cron.split()
+    if len(fields) != 5:
+        raise ValueError(f"a cron expression has 5 fields, not {len(fields)}")
+    fields[4] = _weekdays(fields[4])
+    return CronTrigger.from_crontab(" ".join(fields), timezone=ZoneInfo(timezone))
+
+
+def check_timezone(text: str) -> str:
+    """An IANA time zone name (Europe/Berlin, UTC), or a refusal naming it."""
+    name = text.strip()
+    try:
+        if not name or len(name) > 64:
+            raise ValueError(name)
+        ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        raise Refusal("bad_timezone", text=name[:64]) from None
+    return name
+
+
+def check_cron(cron: str, timezone: str, now: datetime) -> str:
+    """A cron expression that fires, at most once an hour; else a refusal saying why."""
+    cron = " ".join(cron.split())
+    try:
+        if len(cron) > MAX_CRON:
+            raise ValueError(cron)
+        trigger = cron_trigger(cron, timezone)
+    except (ValueError, KeyError):
+        raise Refusal("bad_cron", text=cron[:MAX_CRON]) from None
+    upcoming = list(itertools.islice(fires(trigger, now, now + timedelta(days=8 * 366)), 4))
+    if not upcoming:
+        raise Refusal("cron_never_fires", text=cron)
+    if any(b - a < MIN_GAP for a, b in zip(upcoming, upcoming[1:], strict=False)):
+        raise Refusal("cron_too_often", text=cron)
+    return cron
+
+
+def check_channel(text: str) -> str | None:
+    """Where posts go: a chat or channel id (Telegram's -100..., a Discord channel's id or
+    mention <#id>), a Telegram channel's @username; "here" for the club's own chat (None)."""
+    value = text.strip()
+    if value.casefold() in _HERE:
+        return None
+    value = value.removeprefix("<#").removesuffix(">")
+    if not (_CHAT_ID.match(value) or _CHANNEL_NAME.match(value)):
+        raise Refusal("bad_channel", text=value[:40])
+    return value
+
+
+def check_size(text: str) -> int:
+    try:
+        size = int(text)
+    except ValueError:
+        raise Refusal("bad_size", text=text[:20], limit=MAX_SIZE) from None
+    if not 1 <= size <= MAX_SIZE:
+        raise Refusal("bad_size", text=text[:20], limit=MAX_SIZE)
+    return size
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC)
+
+
+def _naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def fires(trigger: CronTrigger, start: datetime, end: datetime) -> Iterator[datetime]:
+    """The fire times ``t`` with ``start <= t <= end`` in order, as naive UTC."""
+    fire = trigger.get_next_fire_time(None, _aware(start))
+    while fire is not None and _naive(fire) <= end:
+        yield _naive(fire)
+        fire = trigger.get_next_fire_time(fire, fire)
+
+
+def latest_fire(trigger: CronTrigger, after: datetime | None, until: datetime) -> datetime | None:
+    """The most recent fire time ``t`` with ``after < t <= until`` (naive UTC), or None."""
+    for window in _WINDOWS:
+        start = until - window
+        reached = after is not None and start <= after
+        if reached:
+            assert after is not None
+            start = after + _MICROSECOND
+        found = None
+        for fire in fires(trigger, start, until):
+            found = fire
+        if found is not None or reached:
+            return found
+    return None
+
+
+def next_fire(trigger: CronTrigger, now: datetime) -> datetime | None:
+    """The first fire time after ``now`` (naive UTC)."""
+    fire = trigger.get_next_fire_time(None, _aware(now + _MICROSECOND))
+    return None if fire is None else _naive(fire)
+
+
+def local_time(moment: datetime, timezone: str) -> str:
+    """A naive UTC time as the zone's wall clock shows it: 2024-04-01 09:00 (CEST)."""
+    local = _aware(moment).astimezone(ZoneInfo(timezone))
+    return f"{local:%Y-%m-%d %H:%M} ({local.tzname()})"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """One ladder's posting plan as its club's log says it now. ``chat_id`` is the club's chat;
+    posts go to ``channel`` when one is set."""
+
+    club_id: int
+    platform: str
+    chat_id: str
+    ladder: str
+    cron: str
+    timezone: str
+    channel: str | None
+    paused: bool
+    size: int
+    #: posts are due only after this time (the schedule set, resumed, or the ladder created)
+    since: datetime | None
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.club_id, self.ladder)
+
+    @property
+    def target(self) -> str:
+        """The chat the post goes into."""
+        return self.channel or self.chat_id
+
+    @property
+    def trigger(self) -> CronTrigger:
+        return cron_trigger(self.cron, self.timezone)
+
+
+def timezone_of(ladder: Ladder, schedule_timezone: str | None) -> str:
+    return schedule_timezone or ladder.settings.timezone or DEFAULT_TIMEZONE
+
+
+def plans_of(club_id: int, platform: str, chat_id: str, state: ClubState) -> list[Plan]:
+    """Every ladder's plan (the default one for ladders without a schedule of their own)."""
+    plans = []
+    for ladder in state.ladders.values():
+        schedule = state.schedule(ladder)
+        plans.append(Plan(
+            club_id, platform, chat_id, ladder.name, schedule.cron,
+            timezone_of(ladder, schedule.timezone), schedule.channel, schedule.paused,
+            schedule.size, schedule.since,
+        ))
+    return plans
+
+
+def due_post(plan: Plan, now: datetime) -> datetime | None:
+    """Which post of the plan is due at ``now``: its scheduled time, the most recent one after
+    ``plan.since`` and not after ``now``; None when paused or nothing is scheduled yet.
+
+    Only the most recent time is ever due, so after downtime one post catches up and the older
+    missed ones are skipped (issue 6: "not a burst of every missed week"). Whether that post was
+    already made is for the store to say (``Repository.claim_post``), which is what makes a
+    restart never post twice.
+    """
+    if plan.paused:
+        return None
+    return latest_fire(plan.trigger, plan.since, now)
+
+
+def previous_post(plan: Plan, scheduled_for: datetime) -> datetime | None:
+    """The scheduled time before ``scheduled_for``: what "since the last post" counts from."""
+    return latest_fire(plan.trigger, None, scheduled_for - _MICROSECOND)

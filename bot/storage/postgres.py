@@ -1,0 +1,301 @@
+"""The PostgreSQL backend on asyncpg, for several bot processes sharing one database.
+
+Every process keeps its own cache of a club's state and writes optimistically. Its first
+insert numbers the events after the club's last id, and only if that last id is still the one
+the caller read; two processes never both write on one stale view. Either the other's events
+were committed before the insert began (its statement sees them: no row is inserted), or they
+are not yet: then both take the same numbers, and the primary key (club, id) makes the later
+insert wait for the earlier transaction and fail once that commits. Both cases are
+:class:`Conflict`: the loser reads the winner's events and decides again, so a club's ids are
+taken in commit order and a reader never misses an event by reading past its number. Answers to
+requests sit under the primary key (club, request id): the same platform update handled by two
+processes is answered once, and the second process's events roll back with its transaction.
+
+A use case that lost a race holds the club's row lock for its whole retry (:meth:`exclusive`,
+``SELECT ... FOR UPDATE`` on ``clubs``): every insert of another process into ``events`` checks
+its foreign key with a KEY SHARE lock on that row and waits, so the retry cannot lose again.
+
+Isolation is PostgreSQL's default, READ COMMITTED: each statement sees what was committed
+before it began. Source: PostgreSQL 15 documentation, 13.2.1 "Read Committed Isolation Level",
+13.3.2 "Row-Level Locks" (FOR UPDATE conflicts with FOR KEY SHARE), 64.5 "Index Uniqueness
+Checks" (an insert waits for the transaction holding a conflicting key).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from datetime import datetime
+from pathlib import Path
+
+import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
+
+from .migrations import MIGRATIONS, Migration, migrate
+from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent
+from .transfer import ClubCopy, TargetNotEmpty
+
+#: ``CLUBRATING_DB`` values that name a PostgreSQL server (asyncpg reads both)
+SCHEMES = ("postgresql://", "postgres://")
+
+#: the session-level advisory lock processes hold while migrating, so that several processes
+#: starting at once migrate one after another (the key: b"clubrate", halved into a bigint)
+MIGRATION_LOCK = int.from_bytes(b"clubrate", "big") >> 1
+
+#: connections per process; a use case holds one for one transaction
+POOL_SIZE = 10
+
+#: a club's write lock; inserts into its log wait for it (their foreign-key check needs a
+#: KEY SHARE lock on the same row)
+_LOCK_CLUB = "SELECT 1 FROM clubs WHERE id = $1 FOR UPDATE"
+
+#: (repository, club, connection) while the running task holds a club's write lock
+_HELD: ContextVar[tuple[object, int, asyncpg.Connection] | None] = ContextVar(
+    "clubrating_postgres_held", default=None
+)
+
+_INSERT_EVENTS = """
+INSERT INTO events (club_id, id, kind, actor, at, reason, data)
+SELECT $1, last.id + e.n, e.kind, e.actor, e.at, e.reason, e.data::json
+FROM (SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE club_id = $1) AS last,
+     unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+         WITH ORDINALITY AS e (kind, actor, at, reason, data, n)
+WHERE $7::bigint IS NULL OR last.id = $7::bigint
+RETURNING id
+"""
+
+
+async def _keep_session(connection: asyncpg.Connection) -> None:
+    """Nothing to undo when a connection goes back to the pool: the backend changes no session
+    state (the migration lock is released where it is taken), so the round trip of asyncpg's
+    default reset (RESET ALL, UNLISTEN, ...) is saved on every use. An open transaction is
+    still rolled back by the pool itself."""
+
+
+def is_postgres_url(target: str) -> bool:
+    return target.startswith(SCHEMES)
+
+
+class PostgresSchema:
+    """The migration runner's view of one connection."""
+
+    dialect = "postgresql"
+
+    def __init__(self, connection: asyncpg.Connection) -> None:
+        self._connection = connection
+
+    async def execute(self, sql: str) -> None:
+        await self._connection.execute(sql)
+
+    async def applied(self) -> set[int]:
+        rows = await self._connection.fetch("SELECT version FROM schema_migrations")
+        return {int(row["version"]) for row in rows}
+
+    async def apply(self, migration: Migration, applied_at: str) -> None:
+        async with self._connection.transaction():
+            await self._connection.execute(migration.sql)
+            await self._connection.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+                migration.version, migration.name, applied_at,
+            )
+
+
+class PostgresTransaction:
+    def __init__(self, connection: asyncpg.Connection, club_id: int, expected_last: int) -> None:
+        self._connection = connection
+        self._club_id = club_id
+        self._expected_last: int | None = expected_last
+
+    async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
+        if not events:
+            return []
+        try:
+            rows = await self._connection.fetch(
+                _INSERT_EVENTS,
+                self._club_id,
+                [e.kind for e in events],
+                [e.actor for e in events],
+                [e.at.isoformat() for e in events],
+                [e.reason for e in events],
+                [json.dumps(e.data, ensure_ascii=False, separators=(",", ":")) for e in events],
+                self._expected_last,
+            )
+        except asyncpg.UniqueViolationError:
+            # Another transaction took these numbers and committed while this one waited.
+            raise Conflict(f"club {self._club_id} changed since {self._expected_last}") from None
+        if not rows:
+            raise Conflict(f"club {self._club_id} changed since {self._expected_last}")
+        self._expected_last = None
+        ids = sorted(int(row["id"]) for row in rows)  # numbered in the events' order
+        return [
+            StoredEvent(id, e.kind, e.actor, e.at, e.data, e.reason)
+            for id, e in zip(ids, events, strict=True)
+        ]
+
+    async def remember(self, request_id: str, response: str) -> None:
+        try:
+            await self._connection.execute(
+                "INSERT INTO requests (club_id, request_id, response) VALUES ($1, $2, $3)",
+                self._club_id, request_id, response,
+            )
+        except asyncpg.UniqueViolationError:
+            raise DuplicateRequest(request_id) from None
+
+
+class PostgresRepository:
+    """Open with :meth:`open`; each call borrows a pooled connection for its work."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    @classmethod
+    async def open(
+        cls, url: str, migrations: Path = MIGRATIONS, pool_size: int = POOL_SIZE
+    ) -> PostgresRepository:
+        """Connect to ``url`` (query parameters other than asyncpg's own are server settings,
+        e.g. ``?search_path=club1``) and bring the schema up to date."""
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size,
+                                         reset=_keep_session)
+        try:
+            async with pool.acquire() as connection:
+                await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+                try:
+                    await migrate(PostgresSchema(connection), migrations)
+                finally:
+                    await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
+        async with self._pool.acquire() as connection:
+            created = await connection.fetchval(
+                "INSERT INTO clubs (platform, chat_id, created_at) VALUES ($1, $2, $3)"
+                " ON CONFLICT (platform, chat_id) DO NOTHING RETURNING id",
+                platform, chat_id, now.isoformat(),
+            )
+            if created is not None:
+                return int(created)
+            # Another writer created it (ON CONFLICT waited for its commit): read it back.
+            found = await connection.fetchval(
+                "SELECT id FROM clubs WHERE platform = $1 AND chat_id = $2", platform, chat_id
+            )
+        assert found is not None
+        return int(found)
+
+    async def clubs(self) -> list[tuple[int, str, str]]:
+        rows = await self._pool.fetch("SELECT id, platform, chat_id FROM clubs ORDER BY id")
+        return [(int(r["id"]), str(r["platform"]), str(r["chat_id"])) for r in rows]
+
+    def _reader(self, club_id: int) -> asyncpg.Pool | asyncpg.Connection:
+        """The connection holding the club's lock in this task, if any, else the pool."""
+        held = _HELD.get()
+        if held is not None and held[0] is self and held[1] == club_id:
+            return held[2]
+        return self._pool
+
+    async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
+        rows = await self._reader(club_id).fetch(
+            "SELECT id, kind, actor, at, reason, data FROM events"
+            " WHERE club_id = $1 AND id > $2 ORDER BY id",
+            club_id, after,
+        )
+        return [
+            StoredEvent(
+                int(r["id"]), str(r["kind"]), str(r["actor"]), datetime.fromisoformat(r["at"]),
+                json.loads(r["data"]), str(r["reason"]),
+            )
+            for r in rows
+        ]
+
+    async def answer(self, club_id: int, request_id: str) -> str | None:
+        found = await self._reader(club_id).fetchval(
+            "SELECT response FROM requests WHERE club_id = $1 AND request_id = $2",
+            club_id, request_id,
+        )
+        return None if found is None else str(found)
+
+    async def claim_post(
+        self, club_id: int, ladder: str, scheduled_for: datetime, now: datetime
+    ) -> bool:
+        # One statement, committed on its own: of processes claiming at once, the unique key
+        # lets exactly one insert (the others wait for its commit, then insert nothing).
+        claimed = await self._pool.fetchval(
+            "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
+            " VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
+            club_id, ladder, scheduled_for.isoformat(), now.isoformat(),
+        )
+        return claimed is not None
+
+    @asynccontextmanager
+    async def transaction(self, club_id: int, expected_last: int) -> AsyncIterator[
+        PostgresTransaction
+    ]:
+        held = self._reader(club_id)
+        if isinstance(held, asyncpg.Connection):
+            # Inside exclusive(): a savepoint of the transaction that holds the lock.
+            async with held.transaction():
+                yield PostgresTransaction(held, club_id, expected_last)
+            return
+        async with self._pool.acquire() as connection, connection.transaction():
+            yield PostgresTransaction(connection, club_id, expected_last)
+
+    async def copy_in(self, clubs: Sequence[ClubCopy]) -> list[int]:
+        """Write whole clubs, their events keeping their ids, in one transaction: all of them
+        or, when any chat's club here already has events, answers or posts, none
+        (:class:`TargetNotEmpty`). Returns the clubs' ids here."""
+        ids = []
+        async with self._pool.acquire() as connection, connection.transaction():
+            for club in clubs:
+                await connection.execute(
+                    "INSERT INTO clubs (platform, chat_id, created_at) VALUES ($1, $2, $3)"
+                    " ON CONFLICT (platform, chat_id) DO NOTHING",
+                    club.platform, club.chat_id, club.created_at,
+                )
+                club_id = int(await connection.fetchval(
+                    "SELECT id FROM clubs WHERE platform = $1 AND chat_id = $2 FOR UPDATE",
+                    club.platform, club.chat_id,
+                ))
+                if await connection.fetchval(
+                    "SELECT EXISTS (SELECT 1 FROM events WHERE club_id = $1)"
+                    " OR EXISTS (SELECT 1 FROM requests WHERE club_id = $1)"
+                    " OR EXISTS (SELECT 1 FROM posts WHERE club_id = $1)", club_id,
+                ):
+                    raise TargetNotEmpty(f"the club of {club.platform}:{club.chat_id} already "
+                                         "has a log here; nothing was copied")
+                # COPY: a long log goes over in one stream, not row by row.
+                await connection.copy_records_to_table("events", columns=(
+                    "club_id", "id", "kind", "actor", "at", "reason", "data"), records=[
+                    (club_id, e.id, e.kind, e.actor, e.at.isoformat(), e.reason,
+                     json.dumps(e.data, ensure_ascii=False, separators=(",", ":")))
+                    for e in club.events])
+                await connection.copy_records_to_table(
+                    "requests", columns=("club_id", "request_id", "response"),
+                    records=[(club_id, *answer) for answer in club.answers])
+                await connection.copy_records_to_table(
+                    "posts", columns=("club_id", "ladder", "scheduled_for", "claimed_at"),
+                    records=[(club_id, *post) for post in club.posts])
+                ids.append(club_id)
+        return ids
+
+    @asynccontextmanager
+    async def exclusive(self, club_id: int) -> AsyncIterator[None]:
+        async with self._pool.acquire() as connection:
+            holder = connection.transaction()
+            await holder.start()
+            try:
+                await connection.execute(_LOCK_CLUB, club_id)
+                token = _HELD.set((self, club_id, connection))
+                try:
+                    yield
+                finally:
+                    _HELD.reset(token)
+            finally:
+                # Commit even when the use case ends in an exception (a refusal, a duplicate
+                # request): each write inside settled itself in its own savepoint.
+                await holder.commit()

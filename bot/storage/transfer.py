@@ -1,0 +1,57 @@
+"""Whole clubs as they move between databases: read from a SQLite file, written into
+PostgreSQL by :meth:`PostgresRepository.copy_in` with every event keeping its id (events refer
+to each other by id: a confirmation names its game, an undo its action)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiosqlite
+
+from .repository import StoredEvent
+from .sqlite import SqliteRepository
+
+
+@dataclass(frozen=True, slots=True)
+class ClubCopy:
+    platform: str
+    chat_id: str
+    created_at: str
+    events: list[StoredEvent]
+    #: (request id, stored answer) of every handled request, so redelivered updates stay
+    #: answered once across the move
+    answers: list[tuple[str, str]]
+    #: (ladder, scheduled for, claimed at) of every claimed scheduled post
+    posts: list[tuple[str, str, str]]
+
+
+class TargetNotEmpty(Exception):
+    """The target already holds a club of the same chat with a log of its own."""
+
+
+async def read_sqlite(path: Path) -> list[ClubCopy]:
+    """Every club of a SQLite database, read-only (the file is neither migrated nor changed)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"no SQLite database at {path}")
+    connection = await aiosqlite.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    reader = SqliteRepository(connection)  # its readers, without the migration of open()
+    try:
+        tables = {str(r[0]) for r in await connection.execute_fetchall(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        clubs = []
+        for club_id, platform, chat_id, created_at in await connection.execute_fetchall(
+            "SELECT id, platform, chat_id, created_at FROM clubs ORDER BY id"
+        ):
+            answers = [(str(r[0]), str(r[1])) for r in await connection.execute_fetchall(
+                "SELECT request_id, response FROM requests WHERE club_id = ? ORDER BY rowid",
+                (club_id,))]
+            posts = [] if "posts" not in tables else [
+                (str(r[0]), str(r[1]), str(r[2])) for r in await connection.execute_fetchall(
+                    "SELECT ladder, scheduled_for, claimed_at FROM posts WHERE club_id = ?"
+                    " ORDER BY rowid", (club_id,))]
+            clubs.append(ClubCopy(str(platform), str(chat_id), str(created_at),
+                                  await reader.events(int(club_id)), answers, posts))
+    finally:
+        await reader.close()
+    return clubs

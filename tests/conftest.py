@@ -1,0 +1,92 @@
+"""Fixtures shared by every test module: a PostgreSQL server for the backend contract.
+
+``CLUBRATING_TEST_PG`` (a ``postgresql://`` address; ``.ci/run`` sets it) names the server;
+without it a throwaway server is started here for the session (tests/pg_server.py). When none
+can be had the PostgreSQL tests are skipped, loudly, except under CI (``CI`` set), where they
+fail: a CI run never passes by leaving a backend out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import tempfile
+import uuid
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from . import pg_server
+
+
+def _blocking(coroutine: Coroutine[Any, Any, object]) -> object:
+    """Run a coroutine to the end from synchronous code, without touching the test's loop."""
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The address of a PostgreSQL server for this session."""
+    given = os.environ.get("CLUBRATING_TEST_PG")
+    if given:
+        yield given
+        return
+    try:
+        server = pg_server.start(Path(tempfile.mkdtemp(prefix="clubrating-pg-")))
+    except (pg_server.ServerUnavailable, OSError) as error:
+        reason = (f"NO POSTGRESQL SERVER: the PostgreSQL backend is NOT tested ({error}); "
+                  "set CLUBRATING_TEST_PG=postgresql://... or install PostgreSQL")
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    try:
+        yield server.url
+    finally:
+        pg_server.stop(server.folder)
+
+
+def with_settings(url: str, **settings: str) -> str:
+    """The address with server settings added as query parameters (asyncpg passes them on)."""
+    query = "&".join(f"{key}={value}" for key, value in settings.items())
+    return f"{url}{'&' if '?' in url else '?'}{query}"
+
+
+async def _create_schema(url: str, schema: str) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(f'CREATE SCHEMA "{schema}"')
+    finally:
+        await connection.close()
+
+
+async def _drop_schema(url: str, schema: str) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    finally:
+        await connection.close()
+
+
+@pytest.fixture
+def postgres_db(postgres_server: str) -> Iterator[str]:
+    """An empty database of one's own: a fresh schema on the session's server, dropped after
+    the test (cheaper than a database per test)."""
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    _blocking(_create_schema(postgres_server, schema))
+    try:
+        yield with_settings(postgres_server, search_path=schema)
+    finally:
+        _blocking(_drop_schema(postgres_server, schema))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """What a transcript runs on, each backend in turn: a SQLite file, a PostgreSQL schema."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("postgres_db"))
+    return tmp_path / "club.db"

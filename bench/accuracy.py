@@ -17,15 +17,17 @@ time span are scored; every system keeps rating through that window. Log-loss in
 draw scoring 1/2 and p kept within (1e-6, 1 - 1e-6), Brier, accuracy on decisive games: the
 functions of ``ratings_core.evaluation``. Our presets run through ``evaluate`` itself; every
 peer runs through :func:`run_peer`, the same loop written against the tiny :class:`Peer`
-interface (``predict(a, b)``, then ``rate(games of the period)``). Handicaps are ignored by
-the peers (the two datasets have none).
+interface (``predict(a, b)``, then ``rate(games of the period)``). The peers ignore handicaps
+and who moved first or played at home (as the libraries are used out of the box).
 
 Peers (their settings are the ``settings`` strings printed under each table):
 - ``elo-k40``: plain Elo, K = 40, 1500 start, logistic with 400 points per factor 10, every game
-  of a period rated from the ratings held before it (Elo, "The Rating of Chessplayers", 1978).
+  of a period rated from the ratings held before it (Elo, "The Rating of Chessplayers", 1978);
+  ``elo-k40-online`` rates them one after another in file order instead.
 - ``constant``: predicts player_a's mean score over every game rated so far (1/2 before any).
 - ``glicko2-pkg``: the ``glicko2`` package 2.1.0 (``Player.update_player`` per period,
-  ``did_not_compete`` for everyone who sat it out, as Glickman's step 6 says). Note: that
+  ``did_not_compete`` for everyone who sat it out, as Glickman's step 6 says, where a period is
+  a calendar period: on chess, not on football's match dates). Note: that
   package's volatility function f(x) uses the player's rating mu where Glickman's paper
   ("Example of the Glicko-2 system", step 5.1) has the deviation phi; we call it as published.
   It has no prediction function: we use Glickman's predictive probability with the combined
@@ -40,8 +42,10 @@ Peers (their settings are the ``settings`` strings printed under each table):
   expected score is ``predict_win``, Phi(dmu / sqrt(2 beta^2 + sigma_a^2 + sigma_b^2)), which
   is symmetric and so already scores a draw as half a win.
 - ``whr``: the ``whr`` package 2.2.0 (Coulom, "Whole-History Rating", 2008): every period's
-  games are added at their day, then a bounded number of Newton iterations over the whole
-  history; a player's prediction is the rating of their latest day, P = 1 / (1 + 10^(-d/400)).
+  games are added at their time step (a month on both datasets, w2 = 300 Elo^2 per month),
+  then, before the next prediction, a bounded number of Newton iterations over the whole
+  history (see :class:`WholeHistoryPackage`; ``--whr-refit-days`` trades exactness for speed);
+  a player's prediction is the rating of their latest day, P = 1 / (1 + 10^(-d/400)).
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.history_csv import read_events
 from ratings_core.evaluation import Scores, evaluate, score_predictions, scoring_start
@@ -90,7 +94,7 @@ class Peer(Protocol):
 
 
 def logistic(difference: float, scale: float = 400.0) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-difference / scale))
+    return 1.0 / (1.0 + math.pow(10.0, -difference / scale))
 
 
 def normal_cdf(x: float) -> float:
@@ -171,7 +175,7 @@ class Glicko2Package:
         self._player_class = glicko2.Player
         self.tau, self.rating, self.rd, self.volatility = tau, rating, rd, volatility
         self.idle_widening = idle_widening
-        self.players: dict[str, glicko2.Player] = {}
+        self.players: dict[str, Any] = {}
         self.settings = (
             f"start {rating:g}/RD {rd:g}/volatility {volatility:g}, tau {tau:g}, "
             f"{'RD widened for idle players each period' if idle_widening else 'no idle step'}; "
@@ -179,7 +183,7 @@ class Glicko2Package:
             "has phi"
         )
 
-    def _player(self, name: str) -> object:
+    def _player(self, name: str) -> Any:
         player = self.players.get(name)
         if player is None:
             player = self._player_class(self.rating, self.rd, self.volatility)
@@ -210,7 +214,7 @@ class Glicko2Package:
             for name in (g.player_a, g.player_b):
                 if name not in before:
                     player = self._player(name)
-                    before[name] = (player.rating, player.rd)  # type: ignore[attr-defined]
+                    before[name] = (player.rating, player.rd)
         for g in games:
             for me, other, score in ((g.player_a, g.player_b, g.score_a),
                                      (g.player_b, g.player_a, 1.0 - g.score_a)):
@@ -219,11 +223,11 @@ class Glicko2Package:
                 rds.append(before[other][1])
                 outcomes.append(score)
         for name, (ratings, rds, outcomes) in results.items():
-            self.players[name].update_player(ratings, rds, outcomes)  # type: ignore[attr-defined]
+            self.players[name].update_player(ratings, rds, outcomes)
         if self.idle_widening:
             for name, player in self.players.items():
                 if name not in results:
-                    player.did_not_compete()  # type: ignore[attr-defined]
+                    player.did_not_compete()
 
 
 class TrueSkillPackage:
@@ -238,21 +242,21 @@ class TrueSkillPackage:
         self._trueskill = trueskill
         self.env = trueskill.TrueSkill(draw_probability=draw_probability)
         self.margin = trueskill.calc_draw_margin(draw_probability, 2, env=self.env)
-        self.ratings: dict[str, object] = {}
+        self.ratings: dict[str, Any] = {}
         self.settings = (
             f"mu 25, sigma 25/3, beta 25/6, tau 25/300, draw probability {draw_probability:g} "
             f"(margin {self.margin:.3f}); expected score P(win) + P(draw)/2; games of a "
             "period rated one after another"
         )
 
-    def _rating(self, name: str) -> object:
+    def _rating(self, name: str) -> Any:
         rating = self.ratings.get(name)
         return rating if rating is not None else self.env.create_rating()
 
     def predict(self, a: str, b: str) -> float:
         ra, rb = self._rating(a), self._rating(b)
-        c = math.sqrt(2.0 * self.env.beta**2 + ra.sigma**2 + rb.sigma**2)  # type: ignore[attr-defined]
-        difference = ra.mu - rb.mu  # type: ignore[attr-defined]
+        c = math.sqrt(2.0 * self.env.beta**2 + ra.sigma**2 + rb.sigma**2)
+        difference = ra.mu - rb.mu
         win = normal_cdf((difference - self.margin) / c)
         loss = normal_cdf((-difference - self.margin) / c)
         return win + (1.0 - win - loss) / 2.0
@@ -278,13 +282,13 @@ class OpenSkillPackage:
         from openskill.models import PlackettLuce
 
         self.model = PlackettLuce()
-        self.ratings: dict[str, object] = {}
+        self.ratings: dict[str, Any] = {}
         self.settings = (
             "PlackettLuce defaults (mu 25, sigma 25/3, beta 25/6, tau 25/300); expected score "
             "predict_win; ranks [0, 0] for a draw; games of a period rated one after another"
         )
 
-    def _rating(self, name: str) -> object:
+    def _rating(self, name: str) -> Any:
         rating = self.ratings.get(name)
         return rating if rating is not None else self.model.rating()
 
@@ -317,7 +321,7 @@ class WholeHistoryPackage:
 
     name = "whr"
 
-    def __init__(self, w2: float = 300.0, iterations: int = 10, first_iterations: int = 50,
+    def __init__(self, w2: float = 300.0, iterations: int = 3, first_iterations: int = 50,
                  refit_days: int = 0, unit: str = "day", virtual_games: int = 2) -> None:
         import whr
 
@@ -395,18 +399,22 @@ PEERS: dict[str, Callable[..., Peer]] = {
 }
 
 #: settings that depend on what a dataset's rating period is; other peers and any other
-#: EVENTS.csv get the defaults above (see docs/accuracy.md for how these were chosen)
-PER_DATASET: dict[str, dict[str, dict[str, object]]] = {
-    # a period is a month: w2 is per month (300 Elo^2 per day would be 9,000 per month)
+#: EVENTS.csv get the defaults above (docs/accuracy.md says how these were chosen)
+PER_DATASET: dict[str, dict[str, dict[str, Any]]] = {
+    # a period is a month, so w2 is per month (300 Elo^2 per day, 9,000 a month, diverges)
     "chess": {"whr": {"unit": "month"}},
     # a period is one match date, not a calendar period: widening every idle team's RD on
-    # every match date (some 16,000 of them) would make every deviation the maximum
-    "football": {"glicko2-pkg": {"idle_widening": False}, "whr": {"unit": "month"}},
+    # each of some 16,000 match dates would hold every deviation near its maximum; the
+    # whole-history fit runs before each of 12,000 test dates, so one iteration each
+    "football": {"glicko2-pkg": {"idle_widening": False},
+                 "whr": {"unit": "month", "iterations": 1}},
 }
 
 
-def make_peer(name: str, dataset: str) -> Peer:
-    return PEERS[name](**PER_DATASET.get(dataset, {}).get(name, {}))
+def make_peer(name: str, dataset: str, **overrides: Any) -> Peer:
+    settings = {**PER_DATASET.get(dataset, {}).get(name, {}), **overrides}
+    return PEERS[name](**settings)
+
 
 # -- the protocol -------------------------------------------------------------------------------
 
@@ -476,11 +484,13 @@ def load(dataset: str) -> list[Step]:
         return read_events(path).steps
 
 
-def measure(name: str, dataset: str, steps: Sequence[Step], test_fraction: float) -> Row:
+def measure(name: str, dataset: str, steps: Sequence[Step], test_fraction: float,
+            whr_refit_days: int | None = None) -> Row:
     games = sum(len(games_of(step)) for step in steps)
     began = time.perf_counter()
     if name in PEERS:
-        peer = make_peer(name, dataset)
+        overrides = {"refit_days": whr_refit_days} if name == "whr" and whr_refit_days else {}
+        peer = make_peer(name, dataset, **overrides)
         scores = run_peer(peer, steps, test_fraction)
         settings = peer.settings
     else:
@@ -535,6 +545,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="our presets and peers by name, or ours, peers, all")
     parser.add_argument("--test-fraction", type=float, default=0.3)
     parser.add_argument("--output", type=Path, help="also write the markdown to this file")
+    parser.add_argument("--whr-refit-days", type=int, default=None, metavar="DAYS",
+                        help="re-fit WHR at most once per DAYS days (faster; default: before "
+                             "every period, the strict protocol)")
     args = parser.parse_args(argv)
     if not 0 < args.test_fraction <= 1:
         parser.error(f"--test-fraction must be in (0, 1], not {args.test_fraction}")
@@ -544,7 +557,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         steps = load(dataset)
         report = Report(dataset, sum(len(games_of(s)) for s in steps))
         for name in names:
-            row = measure(name, dataset, steps, args.test_fraction)
+            row = measure(name, dataset, steps, args.test_fraction, args.whr_refit_days)
             report.rows.append(row)
             print(f"{dataset} {name}: log-loss {row.scores.logloss:.4f} "
                   f"({row.games_per_second:,.0f} games/s)", file=sys.stderr, flush=True)

@@ -167,7 +167,7 @@ async def run() -> None:
     try:
         token = secret_from_environment("TELEGRAM_TOKEN")
         discord_token = secret_from_environment("DISCORD_TOKEN")
-        redact_in_logs(token, discord_token)
+        redact_in_logs(token, discord_token, os.environ.get("TELEGRAM_WEBHOOK_SECRET"))
         if token or discord_token:
             stop = stop_on_signals()
             backups = start_daily_backups(database_path())

@@ -57,7 +57,7 @@ def sqlite_file(source: str) -> Path:
 def ratings_of(events: list[StoredEvent]) -> dict[str, object]:
     """Every ladder's final ratings and pool, derived from a log from scratch."""
     state = ClubState.build(events)
-    derived = {}
+    derived: dict[str, object] = {}
     for name, ladder in state.ladders.items():
         final = LadderRatings().sync(state, ladder)
         derived[name] = (dict(final.players), final.pool)

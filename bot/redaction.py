@@ -6,11 +6,20 @@ So the filter is not bound to a logger or a handler (a record propagates to hand
 later, e.g. by a test or an operator's config): :func:`redact_in_logs` wraps the log record
 factory, and every record is scrubbed - message, arguments, exception and stack text - when it
 is created, before any handler sees it.
+
+Discord's bot token never shows in discord.py's logs (it goes in a header and in the gateway's
+IDENTIFY, neither logged), but what it logs at DEBUG carries other tokens: an interaction's,
+in every gateway event it logs (``'token': ...``) and in the addresses of its answers
+(``/interactions/<id>/<token>/callback``, ``/webhooks/<app>/<token>``) - for 15 minutes it
+answers and edits messages as the bot -, and a webhook's (valid until deleted). Those values are
+masked wherever they appear, whoever logs them (Discord's docs, "Receiving and Responding",
+"Webhook Resource", "Gateway: Identify").
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +28,11 @@ from typing import Any
 MASK = "[redacted]"
 #: shorter values are not treated as secrets (they would mask ordinary words)
 MIN_SECRET = 8
+#: the token after the id in Discord's interaction and webhook addresses
+_URL_TOKEN = re.compile(r"(/(?:interactions|webhooks)/[0-9]+/)[^/?#\s'\"]+")
+#: a value named ``token`` in a logged payload (a dict's repr or JSON): interactions' tokens in
+#: gateway events, the bot's own in IDENTIFY
+_FIELD_TOKEN = re.compile(r"""(['"]token['"]\s*:\s*['"])[^'"]+""")
 
 
 class RedactSecrets(logging.Filter):
@@ -31,17 +45,20 @@ class RedactSecrets(logging.Filter):
     def scrub(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, MASK)
+        if "/interactions/" in text or "/webhooks/" in text:
+            text = _URL_TOKEN.sub(rf"\1{MASK}", text)
+        if "token" in text:
+            text = _FIELD_TOKEN.sub(rf"\1{MASK}", text)
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
         try:
             message = record.getMessage()
         except Exception:  # a malformed record: let logging report it as it would
             return True
-        if any(secret in message for secret in self.secrets):
-            record.msg, record.args = self.scrub(message), ()
+        scrubbed = self.scrub(message)
+        if scrubbed != message:
+            record.msg, record.args = scrubbed, ()
         if record.exc_info and not record.exc_text:
             record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
         if record.exc_text:

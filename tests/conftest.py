@@ -36,9 +36,11 @@ def postgres_server() -> Iterator[str]:
     if given:
         yield given
         return
+    folder = Path(tempfile.mkdtemp(prefix="clubrating-pg-"))
     try:
-        server = pg_server.start(Path(tempfile.mkdtemp(prefix="clubrating-pg-")))
+        server = pg_server.start(folder)
     except (pg_server.ServerUnavailable, OSError) as error:
+        pg_server.stop(folder)  # whatever initdb left behind
         reason = (f"NO POSTGRESQL SERVER: the PostgreSQL backend is NOT tested ({error}); "
                   "set CLUBRATING_TEST_PG=postgresql://... or install PostgreSQL")
         if os.environ.get("CI"):

@@ -14,7 +14,7 @@ from types import ModuleType
 import pytest
 
 from ratings_core.evaluation import evaluate
-from ratings_core.model import Game, RatingPeriod, Step
+from ratings_core.model import Game, RatingPeriod, Step, games_of
 from ratings_core.replay import Checkpoint, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import make_system
@@ -52,9 +52,9 @@ def test_every_peer_predicts_inside_0_1_and_moves_the_right_way(name: str) -> No
     for score, direction in ((1.0, +1), (0.0, -1)):
         peer = bench.PEERS[name]()
         for step in tiny_history():
-            for game in step.events:
+            for game in games_of(step):
                 assert 0.0 < peer.predict(game.player_a, game.player_b) < 1.0
-            peer.rate(list(step.events))
+            peer.rate(games_of(step))
         before = peer.predict("ann", "bob")
         peer.rate([Game("ann", "bob", score, DAY0 + timedelta(days=3))])
         after = peer.predict("ann", "bob")

@@ -236,6 +236,24 @@ def test_charts_decode_at_their_size(theme: str) -> None:
         assert png_size(rating_chart(drawn, "title", theme)) == chart_size()
 
 
+def test_a_cards_column_text_keeps_one_line_per_row() -> None:
+    """The card draws each numeric column as one text; matplotlib must space its lines exactly
+    a row apart (if a matplotlib release changed that, the card's rows would drift)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from bot.charts import card, fonts
+
+    font = fonts.properties(card.TEXT_PX, card.DPI, names=False)
+    figure = Figure(figsize=(4, 30), dpi=card.DPI)
+    canvas = FigureCanvasAgg(figure)
+    lines = 50
+    column = figure.text(0.5, 1, "\n".join(str(n) for n in range(lines)), va="top",
+                         fontproperties=font, linespacing=card.ROW_PX / card.line_height(font))
+    height = column.get_window_extent(canvas.get_renderer()).height
+    assert height == pytest.approx(lines * card.ROW_PX, abs=1)
+
+
 def test_themes_differ_and_unknown_ones_are_refused() -> None:
     dark = Image.open(io.BytesIO(leaderboard_card(rows(3), "t", "dark"))).convert("RGB")
     light = Image.open(io.BytesIO(leaderboard_card(rows(3), "t", "light"))).convert("RGB")

@@ -470,3 +470,21 @@ async def test_clubrating_run_serves_discord_from_the_environment(
             stop.set()
             await asyncio.wait_for(serving, 10)
             await repository.close()
+
+
+async def test_slow_commands_are_deferred_then_answered(bot: Running, club: Club) -> None:
+    """/evaluate and /chart may take longer than Discord's 3 s: the bot defers ("thinking...")
+    at once and follows up with the answer."""
+    await join(bot, club, club.alice, club.bob)
+    await say(bot, club.guild, club.alice, "report", opponent=club.bob, result="win")
+    await say(bot, club.guild, club.bob, "confirm")
+    evaluation = await say(bot, club.guild, club.ada, "evaluate")
+    assert evaluation.kind == "followup"
+    assert evaluation.plain == text("evaluation_too_few", ladder="main", games=1, needed=30)
+    chart = await say(bot, club.guild, club.alice, "chart")
+    assert chart.kind == "followup"
+    [(name, png)] = chart.files
+    assert name.endswith(".png") and png.startswith(b"\x89PNG")
+    refused = await say(bot, club.guild, club.alice, "evaluate")
+    assert refused.kind == "followup" and refused.plain == text("moderators_only")
+    assert bot.dc.errors == []

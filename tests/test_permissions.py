@@ -7,23 +7,28 @@ Roles, in a club A where alice reported a game against bob that waits for bob:
 - ``member``: dave, registered, in none of the games the commands name;
 - ``participant``: alice, who reported the waiting game and issued the open challenge;
 - ``opponent``: bob, whom the waiting game and the challenge wait for;
-- ``moderator``: the platform's moderator (a group administrator on Telegram, ``/as mod!`` in
-  the console);
-- ``other_club``: olga, a member of club B only, typing in club A's chat.
+- ``moderator``: the platform's moderator (a group administrator on Telegram, a member with
+  the Manage Server permission on Discord - or, in a test of its own, a holder of the club's
+  moderator role -, ``/as mod!`` in the console);
+- ``other_club``: olga, a registered member of club B only, typing in club A's chat (on
+  Discord: a member of both servers, registered in the second one).
 
 Each cell runs on a fresh club (its own chat), through the real front-end: the line is typed
 as that person and the outcome recorded where the front-end calls ``bot.commands.execute``.
 ``A`` means the command must be carried out, ``D`` that it must be refused; a refusal must be
 shown in the chat and change nothing in the log. An escalation is a ``D`` carried out.
 
-Front-ends are rows of ``RUNNERS``: the console and Telegram (against the fake Bot API) today.
-The Discord front-end, when it lands, adds one runner (type a line as a person in a guild
-channel) and inherits the whole table.
+Front-ends are rows of ``RUNNERS``: the console, Telegram (against the fake Bot API) and
+Discord (against the fake Discord: every club a server of its own, every line sent as the slash
+command a member would run, with its options; see :class:`DiscordRunner`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import logging
+import shlex
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -34,6 +39,7 @@ import pytest
 
 import bot.commands
 from bot.adapters import console as console_module
+from bot.adapters import discord as discord_module
 from bot.adapters import telegram as telegram_module
 from bot.adapters.console import Console
 from bot.charts import pictures
@@ -47,6 +53,7 @@ from bot.service.errors import Refusal
 from bot.service.results import GameResult, Notice
 from bot.storage.sqlite import SqliteRepository
 
+from . import discord_harness, fake_discord
 from .chat import START
 from .fake_telegram import Chat, User
 from .telegram_harness import Running, running_bot, say
@@ -222,6 +229,160 @@ class TelegramRunner:
         return answer.plain
 
 
+#: the options a line's words fill, in order, on Discord, for commands with a slash command of
+#: their own (after the subcommand's name, if it has subcommands); ``*`` marks an option that
+#: takes the rest of the line. Commands without one take the words as typed (``arguments``).
+SLASH_OPTIONS: dict[str, list[str]] = {
+    "help": [], "register": ["name"], "rating": ["member"], "top": ["ladder"],
+    "challenge": ["member"], "accept": ["number"], "decline": ["number"],
+    "report": ["opponent", "result"], "confirm": ["number"], "dispute": ["number", "*reason"],
+    "withdraw": ["number"], "history": ["member"], "h2h": ["member"], "pending": [],
+    "correct": ["number", "result"], "apply": [], "cancel": [], "void": ["number", "*reason"],
+    "restore": ["number"], "merge": ["duplicate", "member"], "retire": ["member"],
+    "return": ["member"], "event": ["name"], "ladder": ["name", "system"], "system": ["name"],
+    "set": ["key", "value"], "settings": ["ladder"], "audit": ["entries"], "undo": [],
+    "moderator": ["member"],
+}
+#: a report naming both players: the moderator's report for someone else
+REPORT_FOR = ["player", "opponent", "result"]
+#: Telegram's greeting has no slash command on Discord; /help is the same there
+DISCORD_ALIASES = {"start": "help"}
+#: ids on the fake Discord: people, then one server per club
+DISCORD_PEOPLE = 930000000000000000
+DISCORD_SERVERS = 940000000000000000
+
+
+@dataclass
+class DiscordRunner:
+    """Every club a server (guild) of its own, where all the people are members: the moderator
+    holds a role with the Manage Server permission (or, with ``by_club_role``, a role without
+    any permission that the club names its moderator role). A line is sent as the slash command
+    a member would run: members named in it picked in the member picker, numbers as integers,
+    a subcommand as such; a command without a slash command of its own gets the rest of the line
+    in its ``arguments`` text, members written as Discord writes a mention. The moderator-only
+    commands are sent by everyone: Discord hides them from members by default permissions, which a
+    server's admin may open to everyone, so the service's own check is what the matrix tests."""
+
+    bot: discord_harness.Running
+    by_club_role: bool = False
+    platform: str = "discord"
+    outcome: Outcome = field(default_factory=Outcome)
+    guilds: dict[str, fake_discord.Guild] = field(default_factory=dict)
+    users: dict[str, fake_discord.User] = field(default_factory=dict)
+    ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    #: interactions the bot has finished with (answered, refused, or failed)
+    finished: dict[int, asyncio.Event] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        dc = self.bot.dc
+        for n, name in enumerate([*PEOPLE.values(), "oscar", "carl", "owner"]):
+            self.users[name] = dc.user(DISCORD_PEOPLE + n, name)
+        client = self.bot.client
+        failed = client.tree.on_error
+
+        async def completed(interaction: Any, command: Any) -> None:
+            self._finish(interaction.id)
+
+        async def on_error(interaction: Any, error: Any) -> None:
+            try:
+                await failed(interaction, error)
+            finally:
+                self._finish(interaction.id)
+
+        # discord.py's event after a slash command ran, and the tree's error handler: between
+        # them every interaction ends in exactly one (the answer sent before either).
+        client.on_app_command_completion = completed  # type: ignore[attr-defined]
+        client.tree.on_error = on_error  # type: ignore[method-assign]
+
+    def _finish(self, interaction_id: int) -> None:
+        self.finished.setdefault(interaction_id, asyncio.Event()).set()
+
+    async def new_club(self) -> str:
+        dc = self.bot.dc
+        guild_id = DISCORD_SERVERS + 1000 * next(self.ids)
+        guild = dc.guild(guild_id, f"Club {guild_id}", owner=self.users["owner"])
+        managers = dc.role(guild, guild_id + 1, "Managers", fake_discord.MANAGE_GUILD)
+        referee = dc.role(guild, guild_id + 2, "Referee")
+        for name, user in self.users.items():
+            if name == "mod":
+                dc.member(guild, user, referee if self.by_club_role else managers)
+            elif name != "owner":
+                dc.member(guild, user)
+        # The bot is added to the server: Discord announces it on the gateway.
+        await dc.dispatch("GUILD_CREATE", guild.payload())
+        chat = str(guild_id)
+        self.guilds[chat] = guild
+        if self.by_club_role:
+            owner = Caller(self.platform, chat, str(self.users["owner"].id), "owner", True)
+            await self.bot.service.set_setting(owner, "moderator_role", str(referee.id))
+        return chat
+
+    def caller(self, chat: str, role: str) -> Caller:
+        name = PEOPLE.get(role, role)
+        return Caller(self.platform, chat, str(self.users[name].id), name, role == "moderator")
+
+    async def say(self, chat: str, role: str, line: str) -> str:
+        dc = self.bot.dc
+        guild = self.guilds[chat]
+        speaker = guild.members[self.users[PEOPLE[role]].id]
+        seen = len(dc.log)
+        interaction = await self._send(guild, speaker, line)
+        await asyncio.wait_for(self.finished.setdefault(interaction, asyncio.Event()).wait(), 10)
+        del self.finished[interaction]
+        answers = [o for o in dc.log[seen:] if o.interaction_id == interaction]
+        return "\n".join(o.plain for o in answers)
+
+    async def _send(self, guild: fake_discord.Guild, speaker: fake_discord.Member,
+                    line: str) -> int:
+        dc = self.bot.dc
+        first, *words = shlex.split(line)
+        name = DISCORD_ALIASES.get(first[1:], first[1:])
+        synced = next((c for scope in (guild.id, None) for c in dc.commands.get(scope, [])
+                       if c["name"] == name), None)
+        if synced is None:  # no such slash command: as from a Discord app with a stale list
+            return await self._unknown(guild, speaker, name)
+        schema = synced.get("options", [])
+        subcommand = None
+        if schema and schema[0]["type"] == fake_discord.SUB_COMMAND:
+            subcommand, *words = words
+            schema = next(o for o in schema if o["name"] == subcommand).get("options", [])
+        kinds = {o["name"]: o["type"] for o in schema}
+        if "arguments" in kinds:  # the words typed as one text, as on the console
+            typed = " ".join(self._mention(guild, w) for w in words)
+            return await dc.command(guild, speaker, name, subcommand, arguments=typed or None)
+        assert name in SLASH_OPTIONS, f"teach the Discord runner the options of /{name}"
+        names = list(REPORT_FOR if name == "report" and len(words) == 3
+                     else SLASH_OPTIONS[name])
+        if names and names[-1].startswith("*"):  # the last option takes the rest
+            names[-1:] = [names[-1][1:]]
+            words[len(names) - 1:] = [" ".join(words[len(names) - 1:])]
+        assert len(words) <= len(names), (line, names)
+        values: dict[str, Any] = {}
+        for option, word in zip(names, words, strict=False):
+            kind = kinds[option]
+            if kind == fake_discord.USER:  # picked in the member picker
+                values[option] = guild.members[self.users[word.removeprefix("@")].id]
+            elif kind == fake_discord.INTEGER:
+                values[option] = int(word)
+            else:
+                values[option] = word
+        return await dc.command(guild, speaker, name, subcommand, **values)
+
+    def _mention(self, guild: fake_discord.Guild, word: str) -> str:
+        """A member named in a typed text, as Discord writes a picked mention."""
+        user = self.users.get(word.removeprefix("@")) if word.startswith("@") else None
+        return word if user is None or user.id not in guild.members else f"<@{user.id}>"
+
+    async def _unknown(self, guild: fake_discord.Guild, speaker: fake_discord.Member,
+                       name: str) -> int:
+        dc = self.bot.dc
+        data = {"id": str(dc.next_id()), "name": name, "type": 1, "options": [],
+                "resolved": {}}
+        payload = dc._interaction(2, guild, speaker, data)
+        await dc.dispatch("INTERACTION_CREATE", payload)
+        return int(payload["id"])
+
+
 @asynccontextmanager
 async def console_runner(path: Path) -> AsyncIterator[ConsoleRunner]:
     repository = await SqliteRepository.open(path)
@@ -237,10 +398,17 @@ async def telegram_runner(path: Path) -> AsyncIterator[TelegramRunner]:
         yield TelegramRunner(running)
 
 
+@asynccontextmanager
+async def discord_runner(path: Path, by_club_role: bool = False) -> AsyncIterator[DiscordRunner]:
+    async with discord_harness.running_bot(path) as running:
+        yield DiscordRunner(running, by_club_role)
+
+
 #: front-end name -> (how to start it, the module whose ``execute`` it calls)
 RUNNERS: dict[str, tuple[Callable[[Path], Any], Any]] = {
     "console": (console_runner, console_module),
     "telegram": (telegram_runner, telegram_module),
+    "discord": (discord_runner, discord_module),
 }
 
 
@@ -284,7 +452,7 @@ async def club_a(runner: Runner) -> tuple[str, dict[str, int]]:
 
 
 def _user_of(runner: Runner, name: str) -> tuple[str, str]:
-    if isinstance(runner, TelegramRunner):
+    if isinstance(runner, TelegramRunner | DiscordRunner):
         user = runner.users[name]
         return str(user.id), name
     return name, name
@@ -332,27 +500,56 @@ def test_the_matrix_covers_every_command() -> None:
     assert set(COMMANDS) - covered == set(), "add the new command's row to MATRIX"
 
 
-@pytest.mark.parametrize("front_end", list(RUNNERS))
-async def test_permission_matrix(front_end: str, tmp_path: Path,
-                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    start, module = RUNNERS[front_end]
+async def run_matrix(runner: Runner, roles: list[str]) -> tuple[list[Any], list[Any], int]:
+    """Every line of MATRIX as each of ``roles``: (escalations, refused wrongly, cells)."""
+    # olga is a member of another club for real: registered there, with a game played.
+    await club_b(runner)
+    escalations, refused_wrongly, cells = [], [], 0
+    for line, expected in MATRIX.items():
+        for role, allowed in zip(ROLES, expected, strict=True):
+            if role not in roles:
+                continue
+            cells += 1
+            done, shown = await run_cell(runner, line, role)
+            if done and allowed == "D":
+                escalations.append((line, role, shown))
+            elif not done and allowed == "A":
+                refused_wrongly.append((line, role, shown))
+    return escalations, refused_wrongly, cells
+
+
+@pytest.fixture
+def no_drawing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # the console saves pictures in the working folder
     # Who may see a picture is decided before it is drawn: drawing is skipped for speed.
     monkeypatch.setattr(pictures, "render_card", draw_nothing)
     monkeypatch.setattr(pictures, "render_chart", draw_nothing)
+
+
+@pytest.mark.parametrize("front_end", list(RUNNERS))
+async def test_permission_matrix(front_end: str, tmp_path: Path, no_drawing: None,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    start, module = RUNNERS[front_end]
     async with start(tmp_path / "club.db") as runner:
         monkeypatch.setattr(module, "execute", recording(runner.outcome))
-        escalations, refused_wrongly, cells = [], [], 0
-        for line, expected in MATRIX.items():
-            for role, allowed in zip(ROLES, expected, strict=True):
-                cells += 1
-                done, shown = await run_cell(runner, line, role)
-                if done and allowed == "D":
-                    escalations.append((line, role, shown))
-                elif not done and allowed == "A":
-                    refused_wrongly.append((line, role, shown))
+        escalations, refused_wrongly, cells = await run_matrix(runner, ROLES)
         print(f"\npermission matrix on {front_end}: {len(MATRIX)} commands x {len(ROLES)} roles"
               f" = {cells} cells, escalations {len(escalations)}")
+        assert cells == len(MATRIX) * len(ROLES)
+        assert escalations == []
+        assert refused_wrongly == []
+
+
+async def test_a_holder_of_the_club_role_is_a_moderator_on_discord(
+    tmp_path: Path, no_drawing: None, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The moderator column once more on Discord, played by a member whose only claim is the
+    role the club named with ``/set moderator_role`` (no Manage Server permission); and the
+    member column with the same role set, to show that the role, not the setting, counts."""
+    async with discord_runner(tmp_path / "club.db", by_club_role=True) as runner:
+        monkeypatch.setattr(discord_module, "execute", recording(runner.outcome))
+        escalations, refused_wrongly, cells = await run_matrix(runner, ["member", "moderator"])
+        assert cells == 2 * len(MATRIX)
         assert escalations == []
         assert refused_wrongly == []
 
@@ -375,3 +572,17 @@ async def test_no_data_of_one_club_is_visible_in_another(front_end: str, tmp_pat
         chat_a, _ = await club_a(runner)
         assert await runner.say(chat_a, "other_club", "/rating") == text("not_registered")
         assert "oscar" not in (await runner.say(chat_a, "other_club", "/top")).lower()
+
+
+async def test_a_slash_command_the_bot_does_not_have_is_refused_on_discord(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A Discord app with a stale command list sends a command the bot no longer has: the
+    member is told it is unknown, nothing is written, and no error is logged."""
+    async with discord_runner(tmp_path / "club.db") as runner:
+        chat, _ = await club_a(runner)
+        before = await log_size(runner, chat)
+        shown = await runner.say(chat, "member", "/nosuchcommand")
+        assert shown == text("bad_command", command="/nosuchcommand")
+        assert await log_size(runner, chat) == before
+        assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []

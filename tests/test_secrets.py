@@ -5,25 +5,34 @@ The main test starts the real ``clubrating run`` (``bot.app.run``) with the toke
 by ``TELEGRAM_TOKEN_FILE``, against the fake Bot API, with every logger at DEBUG - including
 python-telegram-bot's, which logs the Bot API address (token inside) at DEBUG, and aiohttp's -
 drives members, buttons, a flood limit and a failing handler through it, and scans every record
-(message, arguments, formatted exception) for the token.
+(message, arguments, formatted exception) for the token. A second test does the same for
+Discord: ``clubrating run`` with the token in ``DISCORD_TOKEN_FILE``, against the fake Discord,
+discord.py's loggers at DEBUG (its HTTP requests, the gateway's frames and IDENTIFY).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot import app
+from bot.messages import text
 from bot.redaction import MASK, RedactSecrets, redact_in_logs
 
+from .discord_harness import discord_defaults_kept
+from .fake_discord import MANAGE_GUILD, FakeDiscord
 from .fake_telegram import FakeTelegram
 
 TOKEN = "987654:SECRET-token-for-the-leak-test_x9"
-DEBUG_LOGGERS = ["", "telegram", "telegram.ext", "httpx", "httpcore", "aiohttp", "asyncio", "bot"]
+#: shaped as Discord's are: the bot's id in base64, a timestamp, an HMAC
+DISCORD_TOKEN = "NzAwMDAwMDAwMDAwMDAwMDAx.GxLeak.SECRET-discord-hmac-for-the-leak-test_x9"
+DEBUG_LOGGERS = ["", "telegram", "telegram.ext", "httpx", "httpcore", "aiohttp", "asyncio", "bot",
+                 "discord"]
 
 
 class Everything(logging.Handler):
@@ -141,6 +150,77 @@ async def test_a_full_telegram_run_never_logs_the_token(
     assert any("Traceback" in line for line in captured.lines)  # and a traceback scanned
 
 
+def test_discord_interaction_and_webhook_tokens_are_masked_in_addresses() -> None:
+    scrub = RedactSecrets()
+    logged = ("POST https://discord.com/api/v10/interactions/123/aW50ZXJhY3Rpb24.x-Y_z/callback"
+              " and /api/v10/webhooks/456/hook-TOKEN_9?wait=true and /channels/7/messages")
+    assert scrub.scrub(logged) == (
+        f"POST https://discord.com/api/v10/interactions/123/{MASK}/callback"
+        f" and /api/v10/webhooks/456/{MASK}?wait=true and /channels/7/messages")
+    event = str({"t": "INTERACTION_CREATE", "d": {"id": "9", "token": "aW50-x.Y_z", "type": 2}})
+    assert scrub.scrub(event) == str(
+        {"t": "INTERACTION_CREATE", "d": {"id": "9", "token": MASK, "type": 2}})
+    identify = '{"op": 2, "d": {"token" : "Bot.abc"}}'
+    assert scrub.scrub(identify) == identify.replace("Bot.abc", MASK)
+
+
 def test_redaction_ignores_short_values() -> None:
     # A value too short to be a token would mask ordinary words in every log line.
     assert "ab" not in redact_in_logs("ab").secrets
+
+
+async def test_a_full_discord_run_never_logs_the_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, captured: Everything,
+) -> None:
+    secret = tmp_path / "discord.token"
+    secret.write_text(f"{DISCORD_TOKEN}\n", encoding="utf-8")
+    for name in ("TELEGRAM_TOKEN", "TELEGRAM_TOKEN_FILE", "DISCORD_TOKEN", "DISCORD_GUILD_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DISCORD_TOKEN_FILE", str(secret))
+    monkeypatch.setenv("CLUBRATING_DB", str(tmp_path / "club.db"))
+    stop = asyncio.Event()
+    monkeypatch.setattr(app, "stop_on_signals", lambda: stop)
+    async with FakeDiscord() as dc:
+        monkeypatch.setenv("DISCORD_API_BASE", dc.api_base)
+        monkeypatch.setenv("DISCORD_GATEWAY_URL", dc.gateway_url)
+        guild = dc.guild(800000000000000001, "Club")
+        managers = dc.role(guild, 800000000000000002, "Managers", MANAGE_GUILD)
+        alice = dc.member(guild, dc.user(800000000000000011, "alice"))
+        bob = dc.member(guild, dc.user(800000000000000012, "bob"))
+        ada = dc.member(guild, dc.user(800000000000000013, "ada"), managers)
+        with discord_defaults_kept():  # run() points discord.py at the fake
+            running = asyncio.create_task(app.run())
+            try:
+                await asyncio.wait_for(dc.identified.wait(), 30)
+                for member in (alice, bob):
+                    await dc.command(guild, member, "register")
+                    await dc.output()
+                await dc.command(guild, alice, "report", opponent=bob, result="win")
+                report = await dc.output()
+                await dc.click(guild, bob, report, report.buttons[0][0][1])
+                await dc.output()
+                # An answer Discord keeps refusing (rate limited five times over): discord.py
+                # gives up, the failure is logged with its traceback, and the member told.
+                dc.flood("/callback", retry_after=0, times=5)
+                await dc.command(guild, alice, "top")
+                assert (await dc.output()).plain == text("internal_error")
+                await dc.command(guild, ada, "audit")
+                await dc.output()
+            finally:
+                stop.set()
+                await asyncio.wait_for(running, 10)
+    # The token went out on every REST call and in IDENTIFY: a log line that quoted either
+    # (as an HTTP library's debug output may) would be scrubbed; none may remain.
+    logging.getLogger("discord.gateway").debug("sent %s", {"op": 2, "d": {"token": DISCORD_TOKEN}})
+    logging.getLogger("discord.http").debug("headers %s", {"Authorization": f"Bot {DISCORD_TOKEN}"})
+    assert any("has sent the IDENTIFY payload" in line for line in captured.lines)  # DEBUG on
+    assert any("has returned" in line for line in captured.lines)  # discord.py's HTTP log
+    assert any("Traceback" in line for line in captured.lines)  # and a traceback scanned
+    secret_part = DISCORD_TOKEN.rsplit(".", 1)[1]
+    leaks = [line for line in captured.lines if DISCORD_TOKEN in line or secret_part in line]
+    assert leaks == []
+    # Nor the interactions' own tokens (the fake's are ``token-<id>``), though discord.py logs
+    # every gateway event and every callback's address at DEBUG.
+    assert any("/interactions/" in line for line in captured.lines)
+    assert [line for line in captured.lines if re.search(r"token-[0-9]", line)] == []
+    assert sum(MASK in line for line in captured.lines[-2:]) == 2

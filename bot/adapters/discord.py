@@ -46,6 +46,9 @@ PLATFORM = "discord"
 ROLE_TTL_SECONDS = 60.0
 #: answers only the asker needs to see
 PERSONAL = {"pending", "help"}
+#: commands that may take longer than the 3 s Discord allows before an interaction is answered
+#: (a comparison of every rating system, drawing a picture): deferred first, answered after
+SLOW = {"evaluate", "chart", "card"}
 #: what a quiet bot is allowed to mention in its messages: no one
 NO_MENTIONS = discord.AllowedMentions.none()
 #: how long discord.py waits for the guilds announced at READY (its default, 2 s, is for
@@ -197,6 +200,8 @@ class DiscordFrontEnd:
         kept = {key: value for key, value in (options or {}).items() if value}
         async with self._turn(interaction.user.id):
             caller = await self.caller(interaction)
+            if command in SLOW:
+                await interaction.response.defer(thinking=True)
             try:
                 answer: Answer = await execute(Context(self.service, caller, self._previews),
                                                command, Words(words, kept))
@@ -233,12 +238,16 @@ class DiscordFrontEnd:
         for n, piece in enumerate(shown):
             last = n == len(shown) - 1
             kwargs = _message(piece, view if last else None)
-            if n == 0:
+            if n == 0 and not interaction.response.is_done():
                 await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
             else:
                 await interaction.followup.send(ephemeral=ephemeral, **kwargs)
 
     async def _say(self, interaction: Interaction, shown: str, ephemeral: bool) -> None:
+        if interaction.response.is_done():  # deferred: the answer follows up
+            await interaction.followup.send(shown, ephemeral=ephemeral,
+                                            allowed_mentions=NO_MENTIONS)
+            return
         await interaction.response.send_message(shown, ephemeral=ephemeral,
                                                 allowed_mentions=NO_MENTIONS)
 
@@ -247,6 +256,13 @@ class DiscordFrontEnd:
         """Anything unexpected is logged once; the member gets one short sentence."""
         if _answered_already(error.__cause__ or error):
             log.info("interaction %s was answered already (delivered twice)", interaction.id)
+            return
+        if isinstance(error, app_commands.CommandNotFound):
+            # A Discord app with a stale command list (a command since dropped or renamed):
+            # the member's mistake to correct, not the bot's failure.
+            log.info("slash command %r is not one of ours", error.name)
+            await self._say(interaction, refusal_text(
+                Refusal("bad_command", command=f"/{error.name}"[:40])), ephemeral=True)
             return
         log.error("slash command %r failed", getattr(interaction.command, "name", None),
                   exc_info=error)

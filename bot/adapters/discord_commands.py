@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 Interaction = discord.Interaction[discord.Client]
 Result = Literal["win", "loss", "draw"]
 Colour = Literal["white", "black"]
+#: every setting ``bot.service.parsing.setting`` accepts (a ladder's ``LadderSettings`` but its
+#: system and parameters, which ``/system`` sets)
 Setting = Literal["auto_confirm_hours", "challenge_hours", "inactivity_days",
-                  "hide_provisional", "moderator_role"]
+                  "hide_provisional", "announce", "timezone", "moderator_role"]
 MODERATORS = discord.Permissions(manage_guild=True)
 #: Telegram's greeting; /help says the same
 NOT_ON_DISCORD = {"start"}

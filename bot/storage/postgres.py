@@ -12,8 +12,8 @@ requests sit under the primary key (club, request id): the same platform update 
 processes is answered once, and the second process's events roll back with its transaction.
 
 A use case that lost a race holds the club's row lock for its whole retry (:meth:`exclusive`,
-``SELECT ... FOR UPDATE`` on ``clubs``): every insert of another process into ``events`` checks
-its foreign key with a KEY SHARE lock on that row and waits, so the retry cannot lose again.
+``SELECT ... FOR UPDATE`` on ``clubs``): every insert into ``events`` and ``requests`` first
+takes a KEY SHARE lock on that row and waits, so the retry cannot lose again.
 
 Isolation is PostgreSQL's default, READ COMMITTED: each statement sees what was committed
 before it began. Source: PostgreSQL 15 documentation, 13.2.1 "Read Committed Isolation Level",
@@ -55,14 +55,24 @@ _HELD: ContextVar[tuple[object, int, asyncpg.Connection] | None] = ContextVar(
     "clubrating_postgres_held", default=None
 )
 
+# Both inserts take the club row's KEY SHARE lock in their own SELECT, before they write a key:
+# a writer waiting for a club held by exclusive() then holds no key its holder could wait for
+# (the foreign-key check would take the same lock only after the row is in the index, and two
+# writers could wait for each other).
 _INSERT_EVENTS = """
 INSERT INTO events (club_id, id, kind, actor, at, reason, data)
-SELECT $1, last.id + e.n, e.kind, e.actor, e.at, e.reason, e.data::json
-FROM (SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE club_id = $1) AS last,
+SELECT club.id, last.id + e.n, e.kind, e.actor, e.at, e.reason, e.data::json
+FROM (SELECT id FROM clubs WHERE id = $1 FOR KEY SHARE) AS club,
+     (SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE club_id = $1) AS last,
      unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
          WITH ORDINALITY AS e (kind, actor, at, reason, data, n)
 WHERE $7::bigint IS NULL OR last.id = $7::bigint
 RETURNING id
+"""
+
+_INSERT_ANSWER = """
+INSERT INTO requests (club_id, request_id, response)
+SELECT id, $2, $3 FROM clubs WHERE id = $1 FOR KEY SHARE
 """
 
 
@@ -135,12 +145,12 @@ class PostgresTransaction:
 
     async def remember(self, request_id: str, response: str) -> None:
         try:
-            await self._connection.execute(
-                "INSERT INTO requests (club_id, request_id, response) VALUES ($1, $2, $3)",
-                self._club_id, request_id, response,
-            )
+            status = await self._connection.execute(
+                _INSERT_ANSWER, self._club_id, request_id, response)
         except asyncpg.UniqueViolationError:
             raise DuplicateRequest(request_id) from None
+        if status != "INSERT 0 1":
+            raise LookupError(f"no club {self._club_id}")
 
 
 class PostgresRepository:

@@ -16,6 +16,7 @@ run: $(STAMP)
 	$(BIN)/clubrating run
 
 test: $(STAMP)
+	bash .ci/system-packages
 	$(BIN)/ruff check ratings_core bot tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q

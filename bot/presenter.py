@@ -25,6 +25,29 @@ from .service.results import (
 )
 
 
+def cut(shown: str, limit: int) -> list[str]:
+    """Pieces of at most ``limit`` characters, cut at line ends where a line allows (for
+    platforms' message size limits)."""
+    pieces: list[str] = []
+    current = ""
+    for line in shown.split("\n"):
+        while len(line) > limit:
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:limit])
+            line = line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            pieces.append(current)
+            current = line
+        else:
+            current = candidate
+    if current or not pieces:
+        pieces.append(current)
+    return pieces
+
+
 def rating_text(rating: float | None, provisional: bool, deviation: float | None = None) -> str:
     """1480, 1480? while provisional, or 1480 ±45 where the system keeps a deviation."""
     if rating is None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.messages import text
-from bot.presenter import render
+from bot.presenter import cut, render
 from bot.publishing import Picture
 from bot.service.errors import Refusal
 from bot.service.results import (
@@ -71,28 +71,6 @@ def harmless(shown: str) -> str:
 def _in_table(shown: str) -> str:
     # Inside a code block only a run of backticks could end it early.
     return discord.utils.escape_mentions(shown.replace("`", "`\u200b"))
-
-
-def cut(shown: str, limit: int) -> list[str]:
-    """Pieces of at most ``limit`` characters, cut at line ends where a line allows."""
-    pieces: list[str] = []
-    current = ""
-    for line in shown.split("\n"):
-        while len(line) > limit:
-            if current:
-                pieces.append(current)
-                current = ""
-            pieces.append(line[:limit])
-            line = line[limit:]
-        candidate = f"{current}\n{line}" if current else line
-        if len(candidate) > limit:
-            pieces.append(current)
-            current = line
-        else:
-            current = candidate
-    if current or not pieces:
-        pieces.append(current)
-    return pieces
 
 
 def page_of(board: Leaderboard, page: int) -> Leaderboard:

@@ -43,7 +43,7 @@ from telegram.ext import (
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.commands import COMMANDS, Answer, Context, Usage, Words, execute, parse
 from bot.messages import text
-from bot.presenter import render
+from bot.presenter import cut, render
 from bot.publishing import Picture
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
@@ -122,22 +122,7 @@ def split_html(message: str, limit: int = TEXT_LIMIT) -> list[str]:
     pre = message.startswith("<pre>") and message.endswith("</pre>")
     body = message[5:-6] if pre else message
     room = limit - (11 if pre else 0)
-    pieces, current = [], ""
-    for line in body.split("\n"):
-        while len(line) > room:  # a single line longer than a message
-            if current:
-                pieces.append(current)
-                current = ""
-            pieces.append(line[:room])
-            line = line[room:]
-        candidate = f"{current}\n{line}" if current else line
-        if len(candidate) > room:
-            pieces.append(current)
-            current = line
-        else:
-            current = candidate
-    if current:
-        pieces.append(current)
+    pieces = cut(body, room)
     return [f"<pre>{p}</pre>" if pre else p for p in pieces]
 
 

@@ -143,7 +143,8 @@ CASES = [
      refused("bad_setting", setting="hide_provisional", text="maybe")),
     ("mod!", "/set colour red", refused(
         "unknown_setting", setting="colour",
-        settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional")),
+        settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional, "
+                 "announce, timezone")),
     ("mod!", "/undo", refused("nothing_to_undo")),
     ("mod!", "/apply", refused("no_preview")),
 ]

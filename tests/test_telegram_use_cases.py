@@ -20,6 +20,7 @@ import pytest
 
 from bot.messages import text
 from bot.service.club import Caller
+from bot.service.parsing import SETTINGS
 from bot.service.results import Leaderboard
 from ratings_core.model import Game, Join, RatingPeriod, Step
 from ratings_core.replay import replay
@@ -656,7 +657,7 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("ada", "/system nope", text("unknown_system", system="nope", systems=SYSTEMS)),
     ("ada", "/set colour red", text(
         "unknown_setting", setting="colour",
-        settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional")),
+        settings=", ".join(SETTINGS))),
     # malformed results, numbers and values
     ("alice", "/report @bob 2-0", text("bad_result", text="2-0")),
     ("alice", "/report @bob won-ish", text("bad_result", text="won-ish")),

@@ -80,6 +80,10 @@ def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], .
     return tuple(sorted(params.items()))
 
 
+#: the settings offered to every platform (``moderator_role`` concerns Discord only, where /set
+#: offers it by name)
+SETTINGS = ("auto_confirm_hours", "challenge_hours", "inactivity_days", "hide_provisional",
+            "announce", "timezone")
 #: numeric settings and their largest sensible value
 _LIMITS = {"auto_confirm_hours": 24.0 * 365, "challenge_hours": 24.0 * 365,
            "inactivity_days": 3650.0}
@@ -107,7 +111,6 @@ def setting(name: str, text: str) -> JsonValue:
         if value in ("no", "false", "off"):
             return False
         raise bad
-    # (not listed below: it concerns Discord only, where /set offers it by name)
     if name == "moderator_role":
         if value in ("off", "none"):
             return None
@@ -116,8 +119,6 @@ def setting(name: str, text: str) -> JsonValue:
         if not (role.isascii() and role.isdigit() and len(role) <= 20):
             raise bad
         return role
-    raise Refusal("unknown_setting", setting=name[:MAX_NAME],
-                  settings="auto_confirm_hours, challenge_hours, inactivity_days, "
-                           "hide_provisional")
+    raise Refusal("unknown_setting", setting=name[:MAX_NAME], settings=", ".join(SETTINGS))
 
 

@@ -99,8 +99,8 @@ MESSAGES: dict[str, str] = {
     "setting_set": "{setting} of {ladder} is now {value}.",
     "settings": "Ladder {ladder}: system {system} ({params}); auto-confirm after "
                 "{auto_confirm_hours} h; challenges open {challenge_hours} h; days without a game "
-                "before retirement: {inactivity_days}; hide provisional: {hide_provisional}. "
-                "Ladders: {ladders}.",
+                "before retirement: {inactivity_days}; hide provisional: {hide_provisional}; "
+                "announce results: {announce}; time zone: {timezone}. Ladders: {ladders}.",
     "undone": "Undone: {action} #{id} ({summary}).",
     "moderator_named": "{name} is now a moderator of the club.",
     "moderator_removed": "{name} is no longer a moderator of the club.",

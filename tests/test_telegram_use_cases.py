@@ -473,7 +473,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
-        "retirement: off; hide provisional: no. Ladders: main."
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: main."
     )
     assert (await say(bot, g, c.ada, "/ladder create blitz elo")).plain == (
         "Ladder blitz created with the elo system."
@@ -507,7 +508,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     )
     assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
         "auto-confirm after 2 h; challenges open 48 h; days without a game before "
-        "retirement: off; hide provisional: no. Ladders: blitz, main."
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.ada, "/audit 3")).plain == lines(
         "#9 2024-03-01T19:00 1: settings_changed ladder=blitz, "
@@ -525,7 +527,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     )
     assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
-        "retirement: off; hide provisional: no. Ladders: blitz, main."
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
         "blitz ladder", "  1. alice      1536?  (1)", "  2. bob        1464?  (1)",

@@ -606,7 +606,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
         "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
-        "retirement: off; hide provisional: no. Ladders: main."
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: main."
     )
     assert await chat.say("/set auto_confirm_hours 2") == "auto_confirm_hours of main is now 2."
     assert await chat.say("/set challenge_hours 1.5") == "challenge_hours of main is now 1.5."
@@ -614,7 +615,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
     assert await chat.say("/set hide_provisional yes") == "hide_provisional of main is now yes."
     assert (await chat.say("/settings")).endswith(
         "auto-confirm after 2 h; challenges open 1.5 h; days without a game before "
-        "retirement: 30; hide provisional: yes. Ladders: main."
+        "retirement: 30; hide provisional: yes; announce results: no; "
+        "time zone: UTC. Ladders: main."
     )
 
     # Everyone is provisional for 24 games: the leaderboard shows nobody, and says so.
@@ -643,6 +645,13 @@ async def test_settings_and_set(chat: Transcript) -> None:
         "system: player_retired ladder=main, member=bob (no game for 30 days)",
         "system: player_retired ladder=main, member=alice (no game for 30 days)",
     ]
+
+    # Announcements and the posting time zone are settings too.
+    assert await chat.say("/set announce yes") == "announce of main is now yes."
+    assert await chat.say("/set timezone Europe/Berlin") == (
+        "timezone of main is now Europe/Berlin.")
+    assert (await chat.say("/settings")).endswith(
+        "hide provisional: yes; announce results: yes; time zone: Europe/Berlin. Ladders: main.")
 
 
 async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(

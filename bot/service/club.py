@@ -61,6 +61,7 @@ from .results import (
 from .state import (
     DEFAULT_LADDER,
     DEFAULT_SYSTEM,
+    DEFAULT_TIMEZONE,
     ClubState,
     GameRecord,
     GameStatus,
@@ -1126,6 +1127,8 @@ class ClubService:
                 "challenge_hours": _shown(s.challenge_hours),
                 "inactivity_days": _shown(s.inactivity_days),
                 "hide_provisional": _shown(s.hide_provisional),
+                "announce": _shown(s.announce),
+                "timezone": s.timezone or DEFAULT_TIMEZONE,
                 "ladders": ", ".join(sorted(club.state.ladders)),
             })
 

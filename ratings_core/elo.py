@@ -244,9 +244,11 @@ class ClassicElo(RatingSystem):
             b = index[game.player_b]
             ra = rating[a]
             rb = rating[b]
+            difference = ra - rb - game.handicap
+            if advantage:  # classic Elo has none: spare the million-game loop the lookup
+                difference += advantage * game.first_move
             try:
-                e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - game.handicap + advantage * game.first_move)
-                                          / 400.0))
+                e = 1.0 / (1.0 + 10.0 ** (-difference / 400.0))
             except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
                 e = 0.0
             s = game.score_a

@@ -183,6 +183,8 @@ async def run() -> None:
                    if discord_token else [])))
             return
         log.info("console chat on %s", describe(database_path()))
+        # The console is the chat: a log line per use case would come between the answers.
+        logging.getLogger("bot.use_case").setLevel(logging.WARNING)
         interactive = sys.stdin.isatty()
         if interactive:  # a scripted session's output stays exactly its answers
             started(ConsolePublisher(sys.stdout))

@@ -35,6 +35,7 @@ from bot.commands import COMMANDS, Context, Usage, execute, parse
 from bot.history_csv import CsvError, read_events, read_players
 from bot.messages import MESSAGES
 from bot.presenter import render
+from bot.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
@@ -170,7 +171,10 @@ async def say_all(path: Path, said: list[tuple[str, str]]) -> None:
                 assert await log_of(repository) == before, f"unusable {line!r} changed the log"
                 CASES["chat lines refused"] += 1
                 continue
-            assert (answer if isinstance(answer, str) else render(answer)).strip()
+            if isinstance(answer, Picture):  # /chart, /card: a PNG with its caption
+                assert answer.png.startswith(b"\x89PNG") and answer.filename
+            else:
+                assert (answer if isinstance(answer, str) else render(answer)).strip()
             CASES["chat lines answered"] += 1
     finally:
         await repository.close()

@@ -29,12 +29,11 @@ import logging
 import multiprocessing
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -48,6 +47,14 @@ import discord
 os.environ["CLUBRATING_RATE_LIMIT"] = "off"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.roundtrip import (  # noqa: E402
+    CpuProbe,
+    arguments,
+    open_load,
+    receive,
+    remote_cpu,
+    saturated,
+)
 from bot.adapters.discord import DiscordFrontEnd  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
@@ -57,7 +64,6 @@ from tests.discord_harness import pointed_at  # noqa: E402
 from tests.fake_discord import TOKEN, FakeDiscord, Guild, Member, Output  # noqa: E402
 
 GUILD = 900000000000000001
-CpuProbe = Callable[[], Awaitable[float]]
 
 
 @dataclass
@@ -136,75 +142,11 @@ class TimedDiscord(FakeDiscord):
         self.finished = asyncio.Event()
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
-
-
-def summary(label: str, seconds: list[float]) -> str:
-    ms = [s * 1000 for s in seconds]
-    return (f"{label}: p50 {statistics.median(ms):.1f} ms, p99 {percentile(ms, 0.99):.1f} ms, "
-            f"max {max(ms):.1f} ms ({len(ms):,} round trips)")
-
-
 async def report(dc: TimedDiscord, pair: Pair, rng: random.Random) -> None:
     assert dc.club is not None
     dc._tag = ("report", pair)  # the send time is taken as the interaction is built
     await dc.command(dc.club, pair.reporter, "report", opponent=pair.opponent,
                      result=rng.choice(("win", "loss", "draw")))
-
-
-def cpu_line(cpu: float, results: int, elapsed: float, what: str) -> str:
-    return (f"{what} CPU: {cpu / results * 1000:.1f} ms per confirmed result "
-            f"({cpu / elapsed:.0%} of one core)")
-
-
-async def open_load(dc: TimedDiscord, pairs: list[Pair], results: int, rate: float,
-                    rng: random.Random, bot_cpu: CpuProbe, what: str) -> None:
-    """Reports at ``rate`` per second, on schedule whatever the answers."""
-    dc.reset(results)
-    cpu = await bot_cpu()
-    begin = time.perf_counter()
-    for n in range(results):
-        await asyncio.sleep(max(0.0, begin + n / rate - time.perf_counter()))
-        await report(dc, pairs[n % len(pairs)], rng)
-    offered = time.perf_counter() - begin
-    await asyncio.wait_for(dc.finished.wait(), timeout=60 + results / rate)
-    elapsed = time.perf_counter() - begin
-    cpu = await bot_cpu() - cpu
-    trips = dc.report_trips + dc.confirm_trips
-    verdict = "met" if percentile(trips, 0.99) < 0.050 else "MISSED"
-    print(f"open load of {rate:,.0f} results/s (offered for {offered:.1f} s): {results:,} "
-          f"confirmed results in {elapsed:.1f} s = {results / elapsed:,.0f} results/s achieved")
-    print("  " + summary("/report -> response   ", dc.report_trips))
-    print("  " + summary("Confirm -> message edit", dc.confirm_trips))
-    print("  " + summary("every interaction", trips) + f"; target p99 < 50 ms: {verdict}")
-    print("  " + cpu_line(cpu, results, elapsed, what))
-
-
-async def saturated(dc: TimedDiscord, pairs: list[Pair], results: int,
-                    rng: random.Random, bot_cpu: CpuProbe, what: str) -> None:
-    """Every pair reports again as soon as its last result is confirmed."""
-    per_pair = results // len(pairs)
-    total = per_pair * len(pairs)
-    dc.reset(total)
-
-    async def play(pair: Pair) -> None:
-        for _ in range(per_pair):
-            pair.confirmed.clear()
-            await report(dc, pair, rng)
-            await pair.confirmed.wait()
-
-    cpu = await bot_cpu()
-    begin = time.perf_counter()
-    await asyncio.gather(*(play(pair) for pair in pairs))
-    elapsed = time.perf_counter() - begin
-    cpu = await bot_cpu() - cpu
-    print(f"as fast as the bot answers ({len(pairs)} pairs, each waiting for its confirmation): "
-          f"{total:,} confirmed results in {elapsed:.1f} s = {total / elapsed:,.0f} results/s")
-    print("  " + summary("every interaction (queueing included)",
-                         dc.report_trips + dc.confirm_trips))
-    print("  " + cpu_line(cpu, total, elapsed, what))
 
 
 def fake_discord(members: int) -> tuple[TimedDiscord, list[Member]]:
@@ -240,9 +182,12 @@ async def members_play(dc: TimedDiscord, people: list[Member], args: argparse.Na
     print(f"discord.py {discord.__version__}, bot and fake Discord {where}; "
           f"{len(people)} members in one guild, {len(pairs)} reporting pairs", flush=True)
     what = "bot + fake server process" if args.one_process else "bot process"
-    await open_load(dc, pairs, args.results, args.rate, rng, bot_cpu, what)
+    await open_load(dc, pairs, args.results, args.rate,
+                    lambda pair: report(dc, pair, rng), bot_cpu, what,
+                    ("/report -> response   ", "Confirm -> message edit", "every interaction"))
     if not args.saturate_not:
-        await saturated(dc, pairs, args.results, rng, bot_cpu, what)
+        await saturated(dc, pairs, args.results, lambda pair: report(dc, pair, rng),
+                        bot_cpu, what, "every interaction (queueing included)")
 
 
 @asynccontextmanager
@@ -267,10 +212,6 @@ async def bot_connected(api_base: str, gateway: str) -> AsyncIterator[None]:
             await repository.close()
 
 
-async def _receive(conn: Connection) -> object:
-    return await asyncio.get_running_loop().run_in_executor(None, conn.recv)
-
-
 def _fake_process(conn: Connection, args: argparse.Namespace) -> None:
     """The fake Discord and the members, in a process of their own."""
 
@@ -278,36 +219,21 @@ def _fake_process(conn: Connection, args: argparse.Namespace) -> None:
         dc, people = fake_discord(args.members)
         async with dc:
             conn.send((dc.api_base, dc.gateway_url))
-            assert await _receive(conn) == "connected"
+            assert await receive(conn) == "connected"
 
-            async def bot_cpu() -> float:
-                conn.send("cpu")
-                answer = await _receive(conn)
-                assert isinstance(answer, float)
-                return answer
+            bot_cpu = remote_cpu(conn)
 
             try:
                 await members_play(dc, people, args, bot_cpu)
             finally:
                 conn.send("done")
-                await _receive(conn)  # serve until the bot has disconnected
+                await receive(conn)  # serve until the bot has disconnected
 
     asyncio.run(serve())
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rate", type=float, default=200.0,
-                        help="confirmed results per second offered (open load)")
-    parser.add_argument("--results", type=int, default=2000)
-    parser.add_argument("--members", type=int, default=100, help="an even number")
-    parser.add_argument("--seed", type=int, default=20261122)
-    parser.add_argument("--no-saturate", dest="saturate_not", action="store_true",
-                        help="skip the as-fast-as-possible run")
-    parser.add_argument("--one-process", action="store_true",
-                        help="the bot, the fake Discord and the members in one event loop, as "
-                             "in the tests")
-    args = parser.parse_args()
+    args = arguments(__doc__.splitlines()[0], "Discord")
     logging.basicConfig(level=logging.ERROR)
     if args.one_process:
 
@@ -324,11 +250,11 @@ async def main() -> None:
     fake = multiprocessing.get_context("spawn").Process(target=_fake_process, args=(there, args))
     fake.start()
     try:
-        addresses = await _receive(here)
+        addresses = await receive(here)
         assert isinstance(addresses, tuple)
         async with bot_connected(*addresses):
             here.send("connected")
-            while await _receive(here) == "cpu":  # CPU time of all the bot's threads
+            while await receive(here) == "cpu":  # CPU time of all the bot's threads
                 here.send(time.process_time())
         here.send("stopped")
     finally:

@@ -29,12 +29,11 @@ import multiprocessing
 import os
 import random
 import re
-import statistics
 import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -49,6 +48,14 @@ os.environ["CLUBRATING_RATE_LIMIT"] = "off"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.roundtrip import (  # noqa: E402
+    CpuProbe,
+    arguments,
+    open_load,
+    receive,
+    remote_cpu,
+    saturated,
+)
 from bot.adapters.telegram import POLL_INTERVAL, TelegramFrontEnd  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
@@ -58,7 +65,6 @@ from tests.fake_telegram import TOKEN, Chat, FakeTelegram, User  # noqa: E402
 
 GROUP = -1001
 _OPPONENT = re.compile(r"\. (\S+), please /confirm")
-CpuProbe = Callable[[], Awaitable[float]]
 
 
 @dataclass
@@ -133,76 +139,12 @@ class TimedTelegram(FakeTelegram):
         self.finished = asyncio.Event()
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
-
-
-def summary(label: str, seconds: list[float]) -> str:
-    ms = [s * 1000 for s in seconds]
-    return (f"{label}: p50 {statistics.median(ms):.1f} ms, p99 {percentile(ms, 0.99):.1f} ms, "
-            f"max {max(ms):.1f} ms ({len(ms):,} round trips)")
-
-
 async def report(tg: TimedTelegram, pair: Pair, rng: random.Random) -> None:
     assert tg.chat is not None
     update_id = await tg.send(tg.chat, pair.reporter,
                               f"/report @{pair.opponent.username} "
                               f"{rng.choice(('win', 'loss', 'draw'))}")
     pair.reports.append(tg.queued[update_id])  # send() does not yield: no answer came yet
-
-
-def cpu_line(cpu: float, results: int, elapsed: float, what: str) -> str:
-    return (f"{what} CPU: {cpu / results * 1000:.1f} ms per confirmed result "
-            f"({cpu / elapsed:.0%} of one core)")
-
-
-async def open_load(tg: TimedTelegram, pairs: list[Pair], results: int, rate: float,
-                    rng: random.Random, bot_cpu: CpuProbe, what: str) -> None:
-    """Reports at ``rate`` per second, on schedule whatever the answers."""
-    tg.reset(results)
-    cpu = await bot_cpu()
-    begin = time.perf_counter()
-    for n in range(results):
-        await asyncio.sleep(max(0.0, begin + n / rate - time.perf_counter()))
-        await report(tg, pairs[n % len(pairs)], rng)
-    offered = time.perf_counter() - begin
-    await asyncio.wait_for(tg.finished.wait(), timeout=60 + results / rate)
-    elapsed = time.perf_counter() - begin
-    cpu = await bot_cpu() - cpu
-    trips = tg.report_trips + tg.confirm_trips
-    verdict = "met" if percentile(trips, 0.99) < 0.050 else "MISSED"
-    print(f"open load of {rate:,.0f} results/s (offered for {offered:.1f} s): {results:,} "
-          f"confirmed results in {elapsed:.1f} s = {results / elapsed:,.0f} results/s achieved")
-    print("  " + summary("report  -> answer (sendMessage)", tg.report_trips))
-    print("  " + summary("Confirm -> edit (editMessageText)", tg.confirm_trips))
-    print("  " + summary("every update", trips) + f"; target p99 < 50 ms: {verdict}")
-    print("  " + cpu_line(cpu, results, elapsed, what))
-
-
-async def saturated(tg: TimedTelegram, pairs: list[Pair], results: int,
-                    rng: random.Random, bot_cpu: CpuProbe, what: str) -> None:
-    """Every pair reports again as soon as its last result is confirmed."""
-    per_pair = results // len(pairs)
-    total = per_pair * len(pairs)
-    tg.reset(total)
-
-    async def play(pair: Pair) -> None:
-        for _ in range(per_pair):
-            pair.confirmed.clear()
-            await report(tg, pair, rng)
-            await pair.confirmed.wait()
-
-    cpu = await bot_cpu()
-    begin = time.perf_counter()
-    await asyncio.gather(*(play(pair) for pair in pairs))
-    elapsed = time.perf_counter() - begin
-    cpu = await bot_cpu() - cpu
-    print(f"as fast as the bot answers ({len(pairs)} pairs, each waiting for its confirmation): "
-          f"{total:,} confirmed results in {elapsed:.1f} s = {total / elapsed:,.0f} results/s")
-    print("  " + summary("every update (queueing included)",
-                         tg.report_trips + tg.confirm_trips))
-    print("  " + cpu_line(cpu, total, elapsed, what))
 
 
 async def members_play(tg: TimedTelegram, args: argparse.Namespace, bot_cpu: CpuProbe) -> None:
@@ -219,9 +161,13 @@ async def members_play(tg: TimedTelegram, args: argparse.Namespace, bot_cpu: Cpu
     print(f"python-telegram-bot {telegram.__version__}, bot and fake Bot API {where}; "
           f"{len(members)} members in one group, {len(pairs)} reporting pairs", flush=True)
     what = "bot + fake server process" if args.one_process else "bot process"
-    await open_load(tg, pairs, args.results, args.rate, rng, bot_cpu, what)
+    await open_load(tg, pairs, args.results, args.rate,
+                    lambda pair: report(tg, pair, rng), bot_cpu, what,
+                    ("report  -> answer (sendMessage)", "Confirm -> edit (editMessageText)",
+                     "every update"))
     if not args.saturate_not:
-        await saturated(tg, pairs, args.results, rng, bot_cpu, what)
+        await saturated(tg, pairs, args.results, lambda pair: report(tg, pair, rng),
+                        bot_cpu, what, "every update (queueing included)")
 
 
 def fake_telegram() -> TimedTelegram:
@@ -252,10 +198,6 @@ async def bot_polling(url: str) -> AsyncIterator[None]:
             await repository.close()
 
 
-async def _receive(conn: Connection) -> object:
-    return await asyncio.get_running_loop().run_in_executor(None, conn.recv)
-
-
 def _fake_process(conn: Connection, args: argparse.Namespace) -> None:
     """The fake Bot API server and the members, in a process of their own."""
 
@@ -263,37 +205,21 @@ def _fake_process(conn: Connection, args: argparse.Namespace) -> None:
         tg = fake_telegram()
         async with tg:
             conn.send(tg.url)
-            assert await _receive(conn) == "polling"
+            assert await receive(conn) == "polling"
 
-            async def bot_cpu() -> float:
-                conn.send("cpu")
-                answer = await _receive(conn)
-                assert isinstance(answer, float)
-                return answer
+            bot_cpu = remote_cpu(conn)
 
             try:
                 await members_play(tg, args, bot_cpu)
             finally:
                 conn.send("done")
-                await _receive(conn)  # serve until the bot has stopped polling
+                await receive(conn)  # serve until the bot has stopped polling
 
     asyncio.run(serve())
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rate", type=float, default=200.0,
-                        help="confirmed results per second offered (open load)")
-    parser.add_argument("--results", type=int, default=2000)
-    parser.add_argument("--members", type=int, default=100, help="an even number")
-    parser.add_argument("--seed", type=int, default=20261122)
-    parser.add_argument("--no-saturate", dest="saturate_not", action="store_true",
-                        help="skip the as-fast-as-possible run")
-    parser.add_argument("--one-process", action="store_true",
-                        help="the bot, the fake server and the members in one event loop, as "
-                             "in the tests (by default the fake server and the members run in "
-                             "a process of their own, as Telegram is not in the bot's process)")
-    args = parser.parse_args()
+    args = arguments(__doc__.splitlines()[0], "Telegram")
     logging.basicConfig(level=logging.WARNING)
     if args.one_process:
 
@@ -308,11 +234,11 @@ async def main() -> None:
     fake = multiprocessing.get_context("spawn").Process(target=_fake_process, args=(there, args))
     fake.start()
     try:
-        url = await _receive(here)
+        url = await receive(here)
         assert isinstance(url, str)
         async with bot_polling(url):
             here.send("polling")
-            while await _receive(here) == "cpu":  # CPU time of all the bot's threads
+            while await receive(here) == "cpu":  # CPU time of all the bot's threads
                 here.send(time.process_time())
         here.send("stopped")
     finally:

@@ -234,11 +234,12 @@ def _(answer: Digest) -> str:
     since = answer.since.replace("T", " ")
     lines = [text("digest_title", ladder=answer.ladder, since=f"{since} UTC") if since
              else text("digest_title_first", ladder=answer.ladder)]
-    width = max((len(row.name) for row in answer.rows), default=0)
+    width = max((len(row.standing.name) for row in answer.rows), default=0)
     for row in answer.rows:
-        rating = rating_text(row.rating, row.provisional, row.deviation)
+        at = row.standing
+        rating = rating_text(at.rating, at.provisional, at.deviation)
         change = text("digest_new") if row.change is None else _signed(row.change)
-        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  {change:>5}  ({row.games})")
+        lines.append(f"{at.rank:>3}. {at.name:<{width}}  {rating:>9}  {change:>5}  ({at.games})")
     if not answer.rows:
         lines.append(text("leaderboard_empty", ladder=answer.ladder))
     if answer.hidden_provisional:

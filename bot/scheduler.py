@@ -34,7 +34,7 @@ from .presenter import render
 from .publishing import Picture, Publisher
 from .service.clock import Clock
 from .service.club import SYSTEM_ACTOR, Caller, ClubService
-from .service.results import Digest, Leaderboard, Standing
+from .service.results import Digest, Leaderboard
 from .service.schedules import Plan, due_post, previous_post
 from .storage.repository import Repository
 
@@ -59,11 +59,10 @@ async def leaderboard_card(digest: Digest, since: datetime | None, when: datetim
     previous post."""
     from .charts.pictures import render_card  # matplotlib loads only when a post is drawn
 
-    board = Leaderboard(digest.ladder, [
-        Standing(r.rank, r.name, r.rating, r.provisional, r.deviation, r.games)
-        for r in digest.rows
-    ], digest.hidden_provisional)
-    before = {r.name: r.rating - r.change for r in digest.rows if r.change is not None}
+    board = Leaderboard(digest.ladder, [r.standing for r in digest.rows],
+                        digest.hidden_provisional)
+    before = {r.standing.name: r.standing.rating - r.change for r in digest.rows
+              if r.change is not None}
     days = None if since is None else max(1, round((when - since) / timedelta(days=1)))
     note = "" if days is None else text("card_note", days=days)
     return await render_card(board, before, note)

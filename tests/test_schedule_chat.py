@@ -22,7 +22,7 @@ from bot.messages import text
 from bot.publishing import Picture
 from bot.scheduler import PostScheduler
 from bot.service.club import Caller
-from bot.service.results import Digest, DigestRow, RatingChange, Retiring
+from bot.service.results import Digest, DigestRow, RatingChange, Retiring, Standing
 from tests.chat import Transcript, open_club
 from tests.telegram_harness import running_bot, say
 from tests.test_schedule import Recorder
@@ -115,10 +115,10 @@ async def test_the_digest_of_a_week(chat: Transcript) -> None:
     assert digest == Digest(
         ladder="main",
         since="2024-03-04T09:00",
-        rows=[DigestRow(1, "bob", 1501, False, None, 2, 17),
-              DigestRow(2, "carol", 1500, False, None, 2, 0),
-              DigestRow(3, "dave", 1500, False, None, 0, None),
-              DigestRow(4, "alice", 1499, False, None, 2, -17)],
+        rows=[DigestRow(Standing(1, "bob", 1501, False, None, 2), 17),
+              DigestRow(Standing(2, "carol", 1500, False, None, 2), 0),
+              DigestRow(Standing(3, "dave", 1500, False, None, 0), None),
+              DigestRow(Standing(4, "alice", 1499, False, None, 2), -17)],
         climbers=[RatingChange("bob", 1484, 1501)],
         fallers=[RatingChange("alice", 1516, 1499)],
         established=[],
@@ -153,7 +153,8 @@ async def test_the_digest_names_players_who_became_established(chat: Transcript)
     digest = await chat.service.digest(CONSOLE, since=datetime(2024, 3, 4, 9, 0))
     assert isinstance(digest, Digest)
     assert digest.established == ["ann"]  # her second game; ben and cid have one each
-    assert [row.provisional for row in digest.rows if row.name == "ann"] == [False]
+    [ann] = [row.standing for row in digest.rows if row.standing.name == "ann"]
+    assert not ann.provisional
 
 
 async def test_results_are_announced_when_the_ladder_announces(chat: Transcript) -> None:

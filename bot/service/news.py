@@ -42,8 +42,7 @@ def build_digest(
         member = state.member_named(row.name)
         old = before.state(player_key(member.id)) if member is not None else None
         change = None if old is None else row.rating - old.rating
-        rows.append(DigestRow(row.rank, row.name, row.rating, row.provisional, row.deviation,
-                              row.games, change))
+        rows.append(DigestRow(row, change))
     now_players = after.players
     moved: list[RatingChange] = []
     established, newcomers = [], []

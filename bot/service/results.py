@@ -203,12 +203,7 @@ class DigestRow:
     """A leaderboard row of a scheduled post, with the change since the previous post (None:
     not rated then)."""
 
-    rank: int
-    name: str
-    rating: float
-    provisional: bool
-    deviation: float | None
-    games: int
+    standing: Standing
     change: float | None
 
 

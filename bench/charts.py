@@ -22,26 +22,29 @@ import argparse
 import asyncio
 import random
 import statistics
+import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bot.adapters.console import Console
-from bot.charts import CardRow, leaderboard_card
-from bot.charts.pictures import chart_picture, prepare
-from bot.history_csv import read_events
-from bot.service.clock import FakeClock
-from bot.service.club import ClubService
-from bot.service.results import RatingHistory, RatingPoint
-from bot.storage.sqlite import SqliteRepository
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.adapters.console import Console  # noqa: E402
+from bot.charts import CardRow, leaderboard_card  # noqa: E402
+from bot.charts.pictures import chart_picture, prepare  # noqa: E402
+from bot.history_csv import read_events  # noqa: E402
+from bot.service.clock import FakeClock  # noqa: E402
+from bot.service.club import ClubService  # noqa: E402
+from bot.service.results import RatingHistory, RatingPoint  # noqa: E402
+from bot.storage.sqlite import SqliteRepository  # noqa: E402
+from tests.loop_stall import longest_stall  # noqa: E402
 
 START = datetime(2024, 1, 1)
 NAMES = ["alice", "Борис Петров", "דוד כהן", "山田太郎", "Gregory", "Zoë", "François"]
 #: players of the benchmark's club besides alice
 OTHERS = 30
-TICK = 0.005
 
 
 def synthetic_history(points: int) -> RatingHistory:
@@ -73,31 +76,6 @@ def timed(draw: Callable[[], bytes], runs: int) -> tuple[list[float], list[float
         wall.append(time.perf_counter() - started)
         cpu.append(time.process_time() - used)
     return wall, cpu, size
-
-
-async def longest_stall(work: Awaitable[object]) -> float:
-    """The longest time between two turns of a 5 ms ticker while ``work`` runs."""
-    loop = asyncio.get_running_loop()
-    done = asyncio.Event()
-    longest = 0.0
-
-    async def ticker() -> None:
-        nonlocal longest
-        last = loop.time()
-        while not done.is_set():
-            await asyncio.sleep(TICK)
-            now = loop.time()
-            longest = max(longest, now - last)
-            last = now
-
-    task = asyncio.create_task(ticker())
-    await asyncio.sleep(TICK * 2)
-    try:
-        await work
-    finally:
-        done.set()
-        await task
-    return longest
 
 
 async def club_with_history(folder: Path, games: int) -> tuple[Console, SqliteRepository]:

@@ -4,11 +4,9 @@ keeps running while they are drawn."""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import io
 import random
-from collections.abc import Awaitable
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -35,6 +33,7 @@ from ratings_core.replay import replay
 from ratings_core.systems import make_system
 
 from .chat import START, Transcript, open_club
+from .loop_stall import longest_stall
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -323,32 +322,6 @@ async def test_help_lists_the_picture_commands(tmp_path: Path) -> None:
 
 
 # -- the event loop keeps running while a picture is drawn -----------------------------------
-
-
-async def longest_stall(work: Awaitable[object], tick: float = 0.005) -> float:
-    """The longest time the event loop went without running a 5 ms ticker while ``work``
-    ran (what a blocked loop would stretch)."""
-    loop = asyncio.get_running_loop()
-    done = asyncio.Event()
-    longest = 0.0
-
-    async def ticker() -> None:
-        nonlocal longest
-        last = loop.time()
-        while not done.is_set():
-            await asyncio.sleep(tick)
-            now = loop.time()
-            longest = max(longest, now - last)
-            last = now
-
-    task = asyncio.create_task(ticker())
-    await asyncio.sleep(tick * 2)  # the ticker is running
-    try:
-        await work
-    finally:
-        done.set()
-        await task
-    return longest
 
 
 async def test_the_event_loop_never_stalls_while_a_chart_is_drawn() -> None:

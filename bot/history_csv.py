@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from bot.service.state import COLOUR, FIRST_MOVE
 from ratings_core.model import (
+    COLOUR,
+    FIRST_MOVE,
     Event,
     Game,
     Join,

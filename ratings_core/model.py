@@ -69,6 +69,11 @@ class Game:
             raise ValueError(f"first_move must be 1, 0 or -1, not {self.first_move!r}")
 
 
+#: player_a's colour as a game's ``first_move`` (White moves first; None: not known), and back
+FIRST_MOVE: dict[str | None, int] = {"white": 1, "black": -1, None: 0}
+COLOUR: dict[int, str | None] = {move: colour for colour, move in FIRST_MOVE.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class Join:
     player: str

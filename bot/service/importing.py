@@ -7,9 +7,19 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.storage.repository import NewEvent
-from ratings_core.model import Event, Game, Join, RatingPeriod, Retire, Return, Step, events_of
+from ratings_core.model import (
+    COLOUR,
+    Event,
+    Game,
+    Join,
+    RatingPeriod,
+    Retire,
+    Return,
+    Step,
+    events_of,
+)
 
-from .state import COLOUR, Kind
+from .state import Kind
 
 
 def names_in(steps: Sequence[Step]) -> list[str]:

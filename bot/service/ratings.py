@@ -12,12 +12,21 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 
-from ratings_core.model import Event, Game, Join, RatingPeriod, Retire, Return, Step
+from ratings_core.model import (
+    FIRST_MOVE,
+    Event,
+    Game,
+    Join,
+    RatingPeriod,
+    Retire,
+    Return,
+    Step,
+)
 from ratings_core.replay import Checkpoint, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import make_system
 
-from .state import FIRST_MOVE, ClubState, GameRecord, Kind, Ladder
+from .state import ClubState, GameRecord, Kind, Ladder
 
 #: steps between stored checkpoints: a re-rate replays fewer than this before its change
 CHECKPOINT_EVERY = 1000

@@ -111,11 +111,6 @@ class Member:
     handle: str | None = None
 
 
-#: player_a's colour as the game's ``first_move`` (White moves first), and back
-FIRST_MOVE: dict[str | None, int] = {"white": 1, "black": -1, None: 0}
-COLOUR: dict[int, str | None] = {move: colour for colour, move in FIRST_MOVE.items()}
-
-
 @dataclass(slots=True)
 class GameRecord:
     id: int

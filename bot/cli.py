@@ -27,12 +27,13 @@ from ratings_core.systems import (
 )
 
 from .app import database_path, open_service, run
-from .backup import BackupError, add_backup_parsers, backup_command
+from .backup import add_backup_parsers, backup_command
 from .history_csv import CsvError, History, read_events, read_players, write_events
 from .migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
 from .presenter import render
 from .service.club import Caller
 from .service.errors import Refusal
+from .storage.sqlite_backup import BackupError
 
 log = logging.getLogger(__name__)
 

@@ -15,19 +15,14 @@ from pathlib import Path
 import pytest
 
 from bot import cli
-from bot.backup import (
-    BackupError,
-    backup_command,
-    backup_every_day,
-    check_database,
-    daily_backup,
-)
+from bot.backup import backup_command, backup_every_day, daily_backup
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.service.ratings import LadderRatings
 from bot.service.results import Leaderboard
 from bot.service.state import ClubState
 from bot.storage.sqlite import SqliteRepository
+from bot.storage.sqlite_backup import BackupError, check_database
 from ratings_core.replay import replay
 from ratings_core.systems import make_system
 
@@ -178,7 +173,10 @@ async def test_the_daily_loop_goes_on_after_a_failure(tmp_path: Path, saved: Pat
     await asyncio.sleep(0.05)
     assert not task.done()  # failures are logged, the loop lives on
     task.cancel()
-    task = asyncio.create_task(backup_every_day(saved, folder, 2, interval=1.1))
-    await asyncio.sleep(0.3)
+    task = asyncio.create_task(backup_every_day(saved, folder, 2, interval=5.0))
+    for _ in range(100):  # the first backup runs in a thread: wait for it, up to 5 s
+        await asyncio.sleep(0.05)
+        if list(folder.glob("clubrating-*.db")):
+            break
     task.cancel()
     assert len(list(folder.glob("clubrating-*.db"))) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import singledispatch
 
 from .messages import text
+from .service import evaluating
 from .service.errors import Refusal
 from .service.results import (
     Audit,
@@ -175,15 +176,11 @@ def _(answer: Audit) -> str:
     )
 
 
-#: fewer scored games than this tell nothing about which system is better
-MIN_EVALUATED_GAMES = 30
-
-
 @render.register
 def _(answer: Evaluation) -> str:
-    if answer.games < MIN_EVALUATED_GAMES or not answer.scores:
+    if not answer.scores:
         return text("evaluation_too_few", ladder=answer.ladder, games=answer.games,
-                    needed=MIN_EVALUATED_GAMES)
+                    needed=evaluating.MIN_GAMES)
     lines = [text("evaluation_head", ladder=answer.ladder, games=answer.games)]
     for rank, score in enumerate(answer.scores[:5], start=1):
         current = text("evaluation_current") if score.system == answer.current else ""

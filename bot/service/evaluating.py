@@ -13,12 +13,15 @@ from .results import Evaluation, SystemScore
 
 #: share of the ladder's time span that is scored, as ``clubrating evaluate``'s default
 TEST_FRACTION = 0.3
+#: fewer scored games than this tell nothing about which system is better
+MIN_GAMES = 30
 
 
 def compare(ladder: str, current: str, steps: Sequence[Step]) -> Evaluation:
     """Every system that rates games between two players, scored on the last 30% of the
     ladder's history, best (lowest log-loss) first. Systems that cannot rate some game of the
-    ladder (a handicap where the system has none) are left out. CPU-bound: run it in a thread.
+    ladder (a handicap where the system has none) are left out; with fewer than ``MIN_GAMES``
+    scored games no system is ranked. CPU-bound: run it in a thread.
     """
     games = [game for step in steps for game in games_of(step)]
     scores = []
@@ -35,4 +38,4 @@ def compare(ladder: str, current: str, steps: Sequence[Step]) -> Evaluation:
         if result.games:
             scores.append(SystemScore(name, result.logloss, result.brier, result.accuracy))
     scores.sort(key=lambda s: (s.logloss, s.system))
-    return Evaluation(ladder, current, scored, scores)
+    return Evaluation(ladder, current, scored, scores if scored >= MIN_GAMES else [])

@@ -165,7 +165,8 @@ class SystemScore:
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    """The systems compared on a ladder's own history, best first; ``games`` were scored."""
+    """The systems compared on a ladder's own history, best first; ``games`` were scored (no
+    system is ranked when they are too few)."""
 
     ladder: str
     current: str

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ratings_core.evaluation import Tuning, evaluate, tune
 from ratings_core.model import Game, Step, events_of, games_of
+from ratings_core.parameters import describe
 from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import (
@@ -248,8 +249,8 @@ def _known(name: str, overrides: dict[str, str]) -> dict[str, str]:
     """The overrides that ``name``'s parameters include (an unknown system has none)."""
     if name not in PRESETS:
         return {}
-    fields = {f.name for f in dataclasses.fields(preset_params(make_system(name)))}  # type: ignore[arg-type]
-    return {key: value for key, value in overrides.items() if key in fields}
+    names = describe(preset_params(make_system(name)))
+    return {key: value for key, value in overrides.items() if key in names}
 
 
 def _tune(name: str, history: History, test_fraction: float,

@@ -196,3 +196,24 @@ async def test_moderators_ask_in_chat_which_system_predicts_best(tmp_path: Path)
     best = ranked[0].removeprefix("1. ")
     assert lines[-1] in (text("evaluation_keep", current="club"),
                          text("evaluation_advice", best=best))
+
+
+def test_evaluate_set_gives_a_parameter_to_every_system_that_has_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = "\n".join(f"{g.played_at.date()},,{g.player_a},{g.player_b},1,white"
+                     for g in _white_wins(60))
+    events = tmp_path / "EVENTS.csv"
+    events.write_text("played_at,event,player_a,player_b,score_a,colour\n" + rows + "\n")
+    assert main(["evaluate", "--systems", "elo,rs-go", "--set", "first_move_advantage=60",
+                 "--format", "json", str(events)]) == 0
+    elo, rsgo = json.loads(capsys.readouterr().out)["systems"]
+    assert elo["params"]["first_move_advantage"] == 60.0
+    assert "first_move_advantage" not in rsgo["params"]  # rs-go has no such parameter
+    plain = evaluate(make_system("elo"), _white_wins(60), 0.3)
+    assert elo["logloss"] < plain.logloss  # White's wins were expected this time
+    assert main(["evaluate", "--systems", "rs-go", "--set", "first_move_advantage=60",
+                 str(events)]) == 2
+    assert capsys.readouterr().err == (
+        "clubrating: no compared system has the parameter first_move_advantage\n")
+    assert main(["evaluate", "--systems", "elo", "--set", "k=lots", str(events)]) == 2
+    assert "k" in capsys.readouterr().err

@@ -34,3 +34,15 @@ def test_a_scripted_console_session(tmp_path: Path) -> None:
     again = subprocess.run([str(script), "run"], input="/top\n", capture_output=True, text=True,
                            env=env, timeout=60, check=True)
     assert again.stdout.splitlines()[-2:] == BOARD
+
+
+def test_the_console_shows_no_log_line_between_the_answers(tmp_path: Path) -> None:
+    """The console is the chat: the log line every use case writes stays out of it (a terminal
+    shows standard error beside standard output)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_TOKEN", "DISCORD_TOKEN")}
+    env["CLUBRATING_DB"] = str(tmp_path / "club.db")
+    script = Path(sys.executable).parent / "clubrating"
+    done = subprocess.run([str(script), "run"], input=SESSION, capture_output=True, text=True,
+                          env=env, timeout=60, check=True)
+    assert "use_case" not in done.stderr
+    assert "console chat on" in done.stderr  # the start-up line still says where the file is

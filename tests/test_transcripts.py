@@ -329,6 +329,24 @@ async def test_unanswered_report_confirms_itself_after_24_hours(chat: Transcript
     )
 
 
+async def test_a_report_that_confirms_itself_late_retires_idle_players_at_once(
+        chat: Transcript) -> None:
+    """What time made due is applied until nothing more is: the game confirmed after 24 hours
+    is already two days old, so on the same read both players are retired for inactivity,
+    as a service reading the log afresh would say."""
+    await register(chat, "alice", "bob")
+    await chat.as_("mod!", "/set inactivity_days 2")
+    await chat.as_("alice", "/report @bob win")
+    chat.clock.advance(hours=49)
+    assert await chat.say("/top") == "Nobody is rated on main yet."
+    audit = (await chat.as_("mod!", "/audit 3")).splitlines()
+    assert [line.split(" ", 2)[2] for line in audit] == [
+        "system: player_retired ladder=main, member=bob (no game for 2 days)",
+        "system: player_retired ladder=main, member=alice (no game for 2 days)",
+        "system: game_auto_confirmed game=5 (unanswered for 24 h)",
+    ]
+
+
 # -- a season -----------------------------------------------------------------------------------
 
 

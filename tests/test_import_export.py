@@ -153,6 +153,22 @@ def test_round_trip_into_another_club_is_exact(
     assert export(capsys) == first
 
 
+def test_colours_go_in_and_come_out_and_count(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    coloured = f"""{HEADER},colour
+2024-01-06T19:00:00,,ann,bob,1,0,game,white
+2024-01-13T19:00:00,,bob,carl,0.5,0,game,black
+2024-01-20T19:00:00,,carl,ann,0,0,game,
+"""
+    assert import_(capsys, tmp_path, coloured) == 0
+    assert export(capsys) == coloured
+    # White's 30 points (club's first-move advantage) change the ratings: the same games
+    # without colours replay to other numbers.
+    plain = coloured.replace(",white\n", ",\n").replace(",black\n", ",\n")
+    assert replayed(capsys, tmp_path, coloured) != replayed(capsys, tmp_path, plain)
+
+
 def test_round_trip_keeps_membership_rows_and_their_dates(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,11 +9,9 @@ import os
 import secrets
 import signal
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Protocol
 
 from .adapters.console import ConsolePublisher, run_console
 from .backup import start_daily_backups
@@ -26,7 +24,7 @@ from .storage.backends import describe, open_repository
 from .storage.repository import Repository
 
 if TYPE_CHECKING:
-    from telegram.ext import Application
+    from .adapters.telegram import Webhook
 
 log = logging.getLogger(__name__)
 
@@ -63,44 +61,18 @@ async def open_service() -> tuple[ClubService, Repository]:
     return ClubService(repository, SystemClock()), repository
 
 
-@dataclass(frozen=True, slots=True)
-class Webhook:
-    """Telegram posts updates to ``url``; the bot listens on ``listen``:``port`` and accepts
-    only requests carrying ``secret``."""
-
-    url: str
-    listen: str
-    port: int
-    secret: str
-
-
 def webhook_from_environment() -> Webhook | None:
     """``TELEGRAM_WEBHOOK_URL`` switches from long polling to a webhook;
     ``TELEGRAM_WEBHOOK_LISTEN`` (default 0.0.0.0:8443) and ``TELEGRAM_WEBHOOK_SECRET``
     (default: a fresh random one) complete it."""
+    from .adapters.telegram import Webhook
+
     url = os.environ.get("TELEGRAM_WEBHOOK_URL")
     if not url:
         return None
     host, _, port = (os.environ.get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0:8443").rpartition(":")
     secret = os.environ.get("TELEGRAM_WEBHOOK_SECRET") or secrets.token_urlsafe(32)
     return Webhook(url, host or "0.0.0.0", int(port), secret)
-
-
-async def start_updates(app: Application, webhook: Webhook | None) -> None:  # type: ignore[type-arg]
-    """Start receiving updates: long polling by default, the webhook when one is set."""
-    from .adapters.telegram import POLL_INTERVAL
-
-    assert app.updater is not None
-    if webhook is None:
-        await app.updater.start_polling(poll_interval=POLL_INTERVAL)
-        return
-    await app.updater.start_webhook(
-        listen=webhook.listen,
-        port=webhook.port,
-        url_path=urlsplit(webhook.url).path.lstrip("/"),
-        webhook_url=webhook.url,
-        secret_token=webhook.secret,
-    )
 
 
 def stop_on_signals() -> asyncio.Event:
@@ -113,85 +85,114 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def run_telegram(service: ClubService, token: str, base_url: str | None,
-                       stop: asyncio.Event | None = None,
-                       started: Callable[[Publisher], None] | None = None) -> None:
-    """Serve Telegram until ``stop`` is set (default: SIGINT or SIGTERM). ``started``
-    receives the publisher that posts into Telegram chats (for the scheduled posts)."""
-    from .adapters.telegram import TelegramFrontEnd, TelegramPublisher  # only when asked for
+class FrontEnd(Protocol):
+    """A chat platform as the process runs it (``TelegramBot``, ``DiscordBot``): built with
+    its publisher, then started, watched and stopped."""
 
-    app = TelegramFrontEnd(service).application(token, base_url)
-    stop = stop or stop_on_signals()
-    async with app:
-        await app.start()
-        if started is not None:
-            started(TelegramPublisher(app.bot))
-        await start_updates(app, webhook_from_environment())
-        log.info("Telegram bot @%s is running", app.bot.username)
-        await stop.wait()
-        assert app.updater is not None
-        await app.updater.stop()
-        await app.stop()
+    @property
+    def platform(self) -> str: ...
+
+    @property
+    def publisher(self) -> Publisher: ...
+
+    async def start(self) -> None:
+        """Connected and serving when it returns; raises when the platform refuses."""
+        ...
+
+    async def failed(self) -> None:
+        """Returns (or raises) when the front-end stops serving by itself."""
+        ...
+
+    async def stop(self) -> None: ...
 
 
-async def run_discord(service: ClubService, token: str, stop: asyncio.Event,
-                      started: Callable[[Publisher], None] | None = None) -> None:
-    """Serve Discord until ``stop`` is set. ``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL``
-    put a proxy in front of Discord's REST API and gateway; ``DISCORD_GUILD_ID`` syncs the
-    slash commands to that guild alone (at once, for development) instead of globally.
-    ``started`` receives the publisher that posts into Discord channels."""
-    from .adapters.discord import serve_discord  # only when Discord is asked for
+def front_ends_from_environment(service: ClubService, telegram_token: str | None,
+                                discord_token: str | None) -> list[FrontEnd]:
+    """Telegram when its token is set (``TELEGRAM_BASE_URL``: another Bot API server; a
+    webhook, see :func:`webhook_from_environment`), Discord when its token is set
+    (``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` put a proxy in front of Discord's REST API
+    and gateway; ``DISCORD_GUILD_ID`` syncs the slash commands to that guild alone, at once,
+    instead of globally). Each platform's library is imported only when it is asked for."""
+    front_ends: list[FrontEnd] = []
+    if telegram_token:
+        from .adapters.telegram import TelegramBot
 
-    guild = os.environ.get("DISCORD_GUILD_ID")
-    try:
-        await serve_discord(service, token, stop,
-                            api_base=os.environ.get("DISCORD_API_BASE") or None,
-                            gateway=os.environ.get("DISCORD_GATEWAY_URL") or None,
-                            sync_guild=int(guild) if guild else None, started=started)
-    finally:
-        stop.set()  # a failed Discord client (a bad token) stops Telegram too, cleanly
+        front_ends.append(TelegramBot(service, telegram_token,
+                                      os.environ.get("TELEGRAM_BASE_URL") or None,
+                                      webhook_from_environment()))
+    if discord_token:
+        from .adapters.discord import DiscordBot
+
+        guild = os.environ.get("DISCORD_GUILD_ID")
+        front_ends.append(DiscordBot(service, discord_token,
+                                     api_base=os.environ.get("DISCORD_API_BASE") or None,
+                                     gateway=os.environ.get("DISCORD_GATEWAY_URL") or None,
+                                     sync_guild=int(guild) if guild else None))
+    return front_ends
+
+
+async def serve(service: ClubService, repository: Repository, front_ends: Sequence[FrontEnd],
+                stop: asyncio.Event) -> None:
+    """Run the chat platforms and what they post until ``stop`` is set or a platform stops by
+    itself. The order matters: the front-ends are built before the scheduler, so the scheduler
+    knows every platform's publisher; they are started before it, so that its first post finds
+    them connected; and they are stopped after it."""
+    publishers = {front.platform: front.publisher for front in front_ends}
+    scheduler = PostScheduler(service, repository, publishers, SystemClock())
+    async with contextlib.AsyncExitStack() as running:
+        for front in front_ends:
+            running.push_async_callback(front.stop)
+            await front.start()
+        running.push_async_callback(scheduler.stop)
+        await scheduler.start()
+        backups = start_daily_backups(database_path())
+        if backups is not None:
+            running.callback(backups.cancel)
+        watched: list[asyncio.Future[object]] = [asyncio.ensure_future(stop.wait())]
+        watched += [asyncio.ensure_future(front.failed()) for front in front_ends]
+        try:
+            done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in watched:
+                task.cancel()
+        for task in done:
+            if not task.cancelled():
+                task.result()  # a platform's own failure (a refused token, ...)
 
 
 async def run() -> None:
     """Telegram when ``TELEGRAM_TOKEN`` is set, Discord when ``DISCORD_TOKEN`` is (both at
-    once when both are); otherwise the console chat."""
+    once when both are: one event loop, one service, one database); otherwise the console
+    chat."""
     service, repository = await open_service()
-    # Scheduled posts: each front-end hands the scheduler its publisher once it runs.
-    publishers: dict[str, Publisher] = {}
-    scheduler = PostScheduler(service, repository, publishers, SystemClock())
-
-    def started(publisher: Publisher) -> None:
-        publishers[publisher.platform] = publisher
-
-    backups: asyncio.Task[None] | None = None
     try:
         token = secret_from_environment("TELEGRAM_TOKEN")
         discord_token = secret_from_environment("DISCORD_TOKEN")
         redact_in_logs(token, discord_token, os.environ.get("TELEGRAM_WEBHOOK_SECRET"))
         if token or discord_token:
-            stop = stop_on_signals()
-            backups = start_daily_backups(database_path())
             from .charts.pictures import prepare as prepare_pictures
 
             await prepare_pictures()  # matplotlib and fonts loaded, then out of the GC's way
-            await scheduler.start()
-            # Both platforms may run at once: one event loop, one service, one database.
-            await asyncio.gather(*(
-                ([run_telegram(service, token, os.environ.get("TELEGRAM_BASE_URL") or None,
-                               stop, started)] if token else [])
-                + ([run_discord(service, discord_token, stop, started)]
-                   if discord_token else [])))
+            front_ends = front_ends_from_environment(service, token, discord_token)
+            await serve(service, repository, front_ends, stop_on_signals())
             return
-        log.info("console chat on %s", describe(database_path()))
-        # The console is the chat: a log line per use case would come between the answers.
-        logging.getLogger("bot.use_case").setLevel(logging.WARNING)
-        interactive = sys.stdin.isatty()
-        if interactive:  # a scripted session's output stays exactly its answers
-            started(ConsolePublisher(sys.stdout))
-            await scheduler.start()
+        await run_console_chat(service, repository)
+    finally:
+        await repository.close()
+
+
+async def run_console_chat(service: ClubService, repository: Repository) -> None:
+    """The console chat on standard input and output. With a terminal, scheduled posts are
+    printed there too; a scripted session's output stays exactly its answers."""
+    log.info("console chat on %s", describe(database_path()))
+    # The console is the chat: a log line per use case would come between the answers.
+    logging.getLogger("bot.use_case").setLevel(logging.WARNING)
+    interactive = sys.stdin.isatty()
+    scheduler = PostScheduler(service, repository, {"console": ConsolePublisher(sys.stdout)},
+                              SystemClock())
+    if interactive:
+        await scheduler.start()
+    try:
         await run_console(service, sys.stdin, sys.stdout, interactive=interactive)
     finally:
-        if backups is not None:
-            backups.cancel()
         await scheduler.stop()
-        await repository.close()

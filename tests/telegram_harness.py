@@ -40,8 +40,7 @@ async def running_bot(path: Path) -> AsyncIterator[Running]:
     service = ClubService(repository, clock)
     async with FakeTelegram(token=TOKEN) as tg:
         app = TelegramFrontEnd(service).application(TOKEN, f"{tg.url}/bot")
-        await app.initialize()
-        await app.post_init(app)  # type: ignore[misc]  # run_polling would call it
+        await app.initialize()  # registers the command menu
         await app.start()
         assert app.updater is not None
         await app.updater.start_polling(poll_interval=0, timeout=10)

@@ -19,7 +19,7 @@ import pytest
 
 from bot.adapters.discord import DiscordPublisher
 from bot.adapters.discord_render import CONTENT_LIMIT
-from bot.app import run_discord
+from bot.app import front_ends_from_environment, serve
 from bot.commands import COMMANDS, Context, Words
 from bot.messages import text
 from bot.publishing import Picture
@@ -458,8 +458,9 @@ async def test_clubrating_run_serves_discord_from_the_environment(
     repository = await SqliteRepository.open(tmp_path / "club.db")
     stop = asyncio.Event()
     with discord_defaults_kept():
-        serving = asyncio.create_task(
-            run_discord(ClubService(repository, FakeClock(START)), TOKEN, stop))
+        service = ClubService(repository, FakeClock(START))
+        front_ends = front_ends_from_environment(service, None, TOKEN)
+        serving = asyncio.create_task(serve(service, repository, front_ends, stop))
         try:
             await asyncio.wait_for(dc.identified.wait(), 10)
             assert dc.sync_calls == [GUILD]

@@ -177,6 +177,30 @@ def test_migrations_need_a_reason(tmp_path: Path) -> None:
         load_migrations(tmp_path)
 
 
+@pytest.mark.parametrize("where", ["empty", "missing"])
+def test_no_migrations_at_all_is_an_incomplete_installation(tmp_path: Path, where: str) -> None:
+    """A folder without a single .sql file (a wheel that left the schema out) stops the bot at
+    start-up instead of leaving it without tables."""
+    folder = tmp_path / "schema"
+    if where == "empty":
+        folder.mkdir()
+        (folder / "README").write_text("not a migration\n")
+    with pytest.raises(RuntimeError, match="installation is incomplete"):
+        load_migrations(folder)
+
+
+async def test_a_repository_without_migrations_refuses_to_open(tmp_path: Path) -> None:
+    (tmp_path / "schema").mkdir()
+    with pytest.raises(RuntimeError, match="no schema migrations found"):
+        await SqliteRepository.open(tmp_path / "club.db", tmp_path / "schema")
+
+
+def test_the_packaged_migrations_are_found() -> None:
+    """The schema is package data, read through importlib.resources."""
+    assert [m.name for m in load_migrations()][:2] == ["event_log", "posts"]
+    assert [m.name for m in load_migrations(dialect="postgresql")][:2] == ["event_log", "posts"]
+
+
 async def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
     repo = await SqliteRepository.open(tmp_path / "club.db")
     connection = repo._connection

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.adapters.telegram import TelegramFrontEnd
-from bot.app import Webhook, start_updates
+from bot.adapters.telegram import TelegramBot, Webhook
 from bot.messages import text
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
@@ -28,10 +27,8 @@ async def test_updates_arrive_by_webhook_with_the_secret(tmp_path: Path) -> None
     service = ClubService(repository, FakeClock(START))
     hook = Webhook("https://bot.example.org/telegram/hook", "127.0.0.1", free_port(), "s3cret")
     async with FakeTelegram(token=TOKEN) as tg:
-        app = TelegramFrontEnd(service).application(TOKEN, f"{tg.url}/bot")
-        await app.initialize()
-        await app.start()
-        await start_updates(app, hook)
+        bot = TelegramBot(service, TOKEN, f"{tg.url}/bot", hook)
+        await bot.start()
         try:
             assert tg.webhook is not None
             assert tg.webhook["url"] == hook.url and tg.webhook["secret_token"] == "s3cret"
@@ -50,8 +47,5 @@ async def test_updates_arrive_by_webhook_with_the_secret(tmp_path: Path) -> None
             assert answer.plain == text("registered", name="alice", ladder="main")
             assert len(tg.outputs(group)) == 1  # the refused post did nothing
         finally:
-            assert app.updater is not None
-            await app.updater.stop()
-            await app.stop()
-            await app.shutdown()
+            await bot.stop()
             await repository.close()

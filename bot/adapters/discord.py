@@ -401,25 +401,41 @@ class DiscordPublisher:
             await channel.send(**_message(piece, None))
 
 
-async def serve_discord(service: ClubService, token: str, stop: asyncio.Event, *,
-                        api_base: str | None = None, gateway: str | None = None,
-                        sync_guild: int | None = None,
-                        started: Callable[[DiscordPublisher], None] | None = None) -> None:
-    """Serve Discord until ``stop`` is set (or the client fails: a bad token raises).
-    ``started`` receives the publisher that posts into this client's guilds."""
-    point_at(api_base, gateway)
-    client = DiscordFrontEnd(service).client(sync_guild)
-    if started is not None:
-        started(DiscordPublisher(client))
-    async with client:
-        running = asyncio.create_task(client.start(token))
-        stopping = asyncio.create_task(stop.wait())
-        done, _ = await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        await client.close()
-        stopping.cancel()
-        if running in done:
+class DiscordBot:
+    """The Discord front-end as a process runs it: built first (so that its publisher is known
+    before anything is scheduled), then started (logged in, slash commands synced, guilds
+    received) and stopped. ``api_base`` and ``gateway`` point discord.py elsewhere
+    (:func:`point_at`); ``sync_guild`` syncs the commands to that guild alone."""
+
+    platform = PLATFORM
+
+    def __init__(self, service: ClubService, token: str, *, api_base: str | None = None,
+                 gateway: str | None = None, sync_guild: int | None = None) -> None:
+        point_at(api_base, gateway)
+        self.client = DiscordFrontEnd(service).client(sync_guild)
+        self.publisher = DiscordPublisher(self.client)
+        self._token = token
+        self._running: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Connect and wait until ready; a client that fails first (a refused token) raises."""
+        running = self._running = asyncio.create_task(self.client.start(self._token))
+        ready = asyncio.create_task(self.client.wait_until_ready())
+        await asyncio.wait({running, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():
+            ready.cancel()
             running.result()  # the client's own failure (LoginFailure, ...)
-        else:
-            running.cancel()
+            raise RuntimeError("the Discord client stopped before it was ready")
+        log.info("Discord bot %s is running", self.client.user)
+
+    async def failed(self) -> None:
+        """Returns (or raises) when the client stops by itself."""
+        if self._running is not None:
+            await asyncio.shield(self._running)
+
+    async def stop(self) -> None:
+        await self.client.close()
+        if self._running is not None and not self._running.done():
+            self._running.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await running
+                await self._running

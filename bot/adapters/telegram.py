@@ -15,8 +15,10 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from telegram import (
     Bot,
@@ -190,6 +192,21 @@ class MemberOrderedUpdates(BaseUpdateProcessor):
         """Nothing to release."""
 
 
+class ClubApplication(Application):  # type: ignore[type-arg]
+    """python-telegram-bot's ``Application`` that registers the bot's command menu (with short
+    descriptions) when it is initialised. ``post_init`` would only run under ``run_polling`` or
+    ``run_webhook``; ``initialize`` runs however the application is started."""
+
+    async def initialize(self) -> None:
+        registered = self._initialized
+        await super().initialize()
+        if not registered:
+            await self.bot.set_my_commands(
+                [BotCommand(name, text(f"menu_{name}")) for name in MENU]
+            )
+            log.info("Telegram command menu registered (%d commands)", len(MENU))
+
+
 class TelegramFrontEnd:
     """Handlers for one python-telegram-bot ``Application``, all calling one service."""
 
@@ -204,7 +221,7 @@ class TelegramFrontEnd:
         builder = (
             ApplicationBuilder()
             .token(token)
-            .post_init(self._post_init)
+            .application_class(ClubApplication)
             .request(AiohttpRequest())
             .get_updates_request(AiohttpRequest())
             .concurrent_updates(MemberOrderedUpdates())
@@ -220,12 +237,6 @@ class TelegramFrontEnd:
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_error_handler(self.on_error)
         return app
-
-    async def _post_init(self, app: Application) -> None:  # type: ignore[type-arg]
-        """Register the command menu with short descriptions."""
-        await app.bot.set_my_commands(
-            [BotCommand(name, text(f"menu_{name}")) for name in MENU]
-        )
 
     # -- who is asking ---------------------------------------------------------------------------
 
@@ -457,6 +468,58 @@ class TelegramPublisher:
             await self._bot.send_message(target, piece, parse_mode=ParseMode.HTML)
 
 
+@dataclass(frozen=True, slots=True)
+class Webhook:
+    """Telegram posts updates to ``url``; the bot listens on ``listen``:``port`` and accepts
+    only requests carrying ``secret``."""
+
+    url: str
+    listen: str
+    port: int
+    secret: str
+
+
+class TelegramBot:
+    """The Telegram front-end as a process runs it: built first (so that its publisher is known
+    before anything is scheduled), then started (command menu, updates by long polling or a
+    webhook) and stopped."""
+
+    platform = PLATFORM
+
+    def __init__(self, service: ClubService, token: str, base_url: str | None = None,
+                 webhook: Webhook | None = None) -> None:
+        self.app = TelegramFrontEnd(service).application(token, base_url)
+        self.publisher = TelegramPublisher(self.app.bot)
+        self._webhook = webhook
+
+    async def start(self) -> None:
+        app, webhook = self.app, self._webhook
+        await app.initialize()
+        await app.start()
+        assert app.updater is not None
+        if webhook is None:
+            await app.updater.start_polling(poll_interval=POLL_INTERVAL)
+        else:
+            await app.updater.start_webhook(
+                listen=webhook.listen, port=webhook.port,
+                url_path=urlsplit(webhook.url).path.lstrip("/"), webhook_url=webhook.url,
+                secret_token=webhook.secret,
+            )
+        log.info("Telegram bot @%s is running", app.bot.username)
+
+    async def failed(self) -> None:
+        """Never returns: the updater rides out network trouble by itself."""
+        await asyncio.Event().wait()
+
+    async def stop(self) -> None:
+        app = self.app
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+
+
 # the Leaderboard's paging buttons use the ladder name; ladder names never contain ":"
-__all__ = ["TelegramFrontEnd", "TelegramPublisher", "file_url_for", "split_html", "as_html",
-           "keyboard"]
+__all__ = ["TelegramBot", "TelegramFrontEnd", "TelegramPublisher", "Webhook", "file_url_for",
+           "split_html", "as_html", "keyboard"]

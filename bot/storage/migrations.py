@@ -1,11 +1,14 @@
 """Numbered plain-SQL migrations, forward only, applied at start-up, for every SQL dialect.
 
-Each file ``migrations/NNNN_name.sql`` starts with a ``-- Reason:`` line and runs in one
+The files ship inside the package, in ``bot/storage/schema/`` (package data, read through
+:mod:`importlib.resources`, so an installed wheel carries its schema as an editable checkout
+does). Each file ``schema/NNNN_name.sql`` starts with a ``-- Reason:`` line and runs in one
 transaction together with its row in ``schema_migrations``; a database that is up to date is
 left untouched. Where a dialect must spell a step differently, ``NNNN_name.DIALECT.sql`` (e.g.
 ``0001_event_log.postgresql.sql``) replaces the common file for that dialect only, so the
-differences stay small and in plain sight. One runner applies them all; each backend lends it a
-:class:`MigrationTarget` that knows how to run a script in a transaction.
+differences stay small and in plain sight. A folder that is missing or holds no ``.sql`` file is
+an incomplete installation and an error, never a schema of nothing. One runner applies them all;
+each backend lends it a :class:`MigrationTarget` that knows how to run a script in a transaction.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from typing import Protocol
 
 log = logging.getLogger(__name__)
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+#: the package's own migrations; a plain :class:`pathlib.Path` is a Traversable too
+MIGRATIONS: Traversable = files("bot.storage") / "schema"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)(?:\.([a-z]+))?\.sql$")
 
 #: the dialects the backends speak
@@ -58,15 +63,28 @@ class MigrationTarget(Protocol):
         ...
 
 
-def load_migrations(folder: Path = MIGRATIONS, dialect: str = "sqlite") -> list[Migration]:
+def _sql_files(folder: Traversable) -> list[Traversable]:
+    """The folder's ``.sql`` files by name; none at all means the installation is incomplete."""
+    found = (
+        sorted((f for f in folder.iterdir() if f.name.endswith(".sql") and f.is_file()),
+               key=lambda f: f.name)
+        if folder.is_dir() else []
+    )
+    if not found:
+        raise RuntimeError(f"no schema migrations found in {folder}: the installation is "
+                           f"incomplete (the package must ship bot/storage/schema/*.sql)")
+    return found
+
+
+def load_migrations(folder: Traversable = MIGRATIONS, dialect: str = "sqlite") -> list[Migration]:
     """The migrations as ``dialect`` runs them: its own file of a number where there is one,
-    else the common file."""
+    else the common file. Raises :class:`RuntimeError` when ``folder`` is missing or empty."""
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
-    common: dict[int, Path] = {}
-    own: dict[int, Path] = {}
+    common: dict[int, Traversable] = {}
+    own: dict[int, Traversable] = {}
     names: dict[int, str] = {}
-    for path in sorted(folder.glob("*.sql")):
+    for path in _sql_files(folder):
         match = _NAME.match(path.name)
         if match is None:
             raise ValueError(
@@ -101,7 +119,7 @@ def load_migrations(folder: Path = MIGRATIONS, dialect: str = "sqlite") -> list[
     return migrations
 
 
-async def migrate(target: MigrationTarget, folder: Path = MIGRATIONS) -> list[int]:
+async def migrate(target: MigrationTarget, folder: Traversable = MIGRATIONS) -> list[int]:
     """Apply the migrations the database lacks; returns the versions applied now."""
     await target.execute(SCHEMA_MIGRATIONS)
     applied = await target.applied()

@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import datetime
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
@@ -161,7 +161,7 @@ class PostgresRepository:
 
     @classmethod
     async def open(
-        cls, url: str, migrations: Path = MIGRATIONS, pool_size: int = POOL_SIZE
+        cls, url: str, migrations: Traversable = MIGRATIONS, pool_size: int = POOL_SIZE
     ) -> PostgresRepository:
         """Connect to ``url`` (query parameters other than asyncpg's own are server settings,
         e.g. ``?search_path=club1``) and bring the schema up to date."""

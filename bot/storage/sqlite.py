@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import aiosqlite
@@ -106,7 +107,9 @@ class SqliteRepository:
         self._lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, path: str | Path, migrations: Path = MIGRATIONS) -> SqliteRepository:
+    async def open(
+        cls, path: str | Path, migrations: Traversable = MIGRATIONS
+    ) -> SqliteRepository:
         connection = await aiosqlite.connect(str(path), isolation_level=None)
         try:
             for pragma in (

@@ -21,7 +21,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-#: tables every clubrating database has (migrations/0001_event_log.sql and the runner's own)
+#: tables every clubrating database has (schema/0001_event_log.sql and the runner's own)
 REQUIRED_TABLES = frozenset({"clubs", "events", "requests", "schema_migrations"})
 
 

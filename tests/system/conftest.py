@@ -1,0 +1,16 @@
+"""Every test under tests/system starts ``clubrating`` as a process: marked ``system`` (run last
+by ``make test``; ``pytest -m "not system"`` leaves them out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.system)

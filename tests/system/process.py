@@ -1,0 +1,134 @@
+"""The product as a club runs it: ``clubrating`` started as a process, with only environment
+variables and files as input, and the wall clock moved from outside it.
+
+Time comes from libfaketime (Debian's ``faketime`` package), preloaded into the process: its
+clock reads ``FAKETIME_TIMESTAMP_FILE``, which a :class:`FakeClock` writes. Writing a new time
+into the file moves every clock of the running process there (and on from there), the monotonic
+clock too, so asyncio's and APScheduler's timers see the jump as a real suspended machine's
+would. Nothing in the product knows it is being tested.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import glob
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+
+#: the installed command, beside the interpreter running the tests
+CLUBRATING = str(Path(sys.executable).parent / "clubrating")
+#: libfaketime, as Debian installs it
+LIBFAKETIME = next(iter(sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))), None)
+#: how long a process may take to do what a test waits for
+TIMEOUT = 60.0
+#: variables of the test's own environment that must not reach the bot
+_OWN = ("TELEGRAM_", "DISCORD_", "CLUBRATING_", "FAKETIME", "LD_PRELOAD", "PYTEST")
+
+
+class FakeClock:
+    """The time every process started with :meth:`env` sees, in UTC; :meth:`set` moves it,
+    running processes included (libfaketime reads the file again within a second)."""
+
+    def __init__(self, folder: Path, start: datetime) -> None:
+        self.file = folder / "faketime"
+        self.set(start)
+
+    def set(self, when: datetime) -> None:
+        staged = self.file.with_suffix(".new")
+        staged.write_text(f"@{when:%Y-%m-%d %H:%M:%S}\n", encoding="utf-8")
+        staged.replace(self.file)  # never half-written when libfaketime reads it
+
+    def env(self) -> dict[str, str]:
+        if LIBFAKETIME is None:
+            raise RuntimeError("libfaketime is missing: apt-get install faketime")
+        return {"LD_PRELOAD": LIBFAKETIME, "FAKETIME_TIMESTAMP_FILE": str(self.file),
+                "FAKETIME_CACHE_DURATION": "1", "TZ": "UTC"}
+
+
+def environment(folder: Path, clock: FakeClock | None, **variables: str) -> dict[str, str]:
+    """The test's environment without anything of its own or of the bot's, plus a database in
+    ``folder``, the clock, and ``variables``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_OWN)}
+    env["CLUBRATING_DB"] = str(folder / "club.db")
+    env["PYTHONUNBUFFERED"] = "1"
+    if clock is not None:
+        env |= clock.env()
+    return env | variables
+
+
+def clubrating(env: Mapping[str, str], *args: str, input: str | None = None,
+               cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a ``clubrating`` subcommand to its end; its output and status."""
+    return subprocess.run([CLUBRATING, *args], env=dict(env), input=input, capture_output=True,
+                          text=True, timeout=TIMEOUT, cwd=cwd)
+
+
+class Bot:
+    """``clubrating run`` in the background; its log (standard error) is kept in a file and
+    can be waited on."""
+
+    def __init__(self, env: Mapping[str, str], log: Path) -> None:
+        self.env = dict(env)
+        self.log = log
+        self.process: asyncio.subprocess.Process | None = None
+        self._read = 0  # log characters already matched by wait_log
+
+    async def start(self, ready: str = r"scheduled posts: reading the plans") -> Bot:
+        """Start the process and wait for ``ready`` in its log (by default: every front-end
+        is serving and the scheduler runs)."""
+        self._read = len(self.text())
+        with self.log.open("a", encoding="utf-8") as log:
+            self.process = await asyncio.create_subprocess_exec(
+                CLUBRATING, "run", env=self.env, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=log)
+        await self.wait_log(ready)
+        return self
+
+    def text(self) -> str:
+        return self.log.read_text(encoding="utf-8") if self.log.exists() else ""
+
+    async def wait_log(self, pattern: str, timeout: float = TIMEOUT) -> re.Match[str]:
+        """The first match of ``pattern`` in the log written since the last match (or the
+        start); fails if the process ends or the time runs out first."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            found = re.compile(pattern).search(self.text(), self._read)
+            if found is not None:
+                self._read = found.end()
+                return found
+            if self.process is not None and self.process.returncode is not None:
+                raise AssertionError(f"the bot ended ({self.process.returncode}) before "
+                                     f"{pattern!r}:\n{self.text()[-4000:]}")
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"no {pattern!r} in the bot's log within {timeout} s:\n"
+                                     f"{self.text()[-4000:]}")
+            await asyncio.sleep(0.05)
+
+    async def stop(self) -> int:
+        """SIGTERM, as a service manager stops it; its exit status."""
+        return await self._end(signal.SIGTERM)
+
+    async def kill(self) -> int:
+        """SIGKILL: no chance to finish anything."""
+        return await self._end(signal.SIGKILL)
+
+    async def _end(self, how: signal.Signals) -> int:
+        process = self.process
+        assert process is not None
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(how)
+        try:
+            return await asyncio.wait_for(process.wait(), TIMEOUT)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            raise AssertionError(
+                f"the bot did not stop on {how.name}:\n{self.text()[-4000:]}") from None

@@ -1,0 +1,208 @@
+"""Journeys of a Telegram club through ``clubrating run``, a process started with environment
+variables alone (``TELEGRAM_TOKEN``, ``TELEGRAM_BASE_URL`` at the fake Bot API on 127.0.0.1,
+``CLUBRATING_DB``), its clock moved from outside by libfaketime."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
+
+from .process import Bot, FakeClock, clubrating, environment
+
+GROUP = -1001
+#: a Friday evening, two days before the Sunday of the weekly post
+FRIDAY = datetime(2026, 11, 20, 18, 0)
+#: 09:00 in Berlin on that Sunday is 08:00 UTC; the bot starts 15 s before
+SUNDAY_MORNING = datetime(2026, 11, 22, 7, 59, 45)
+MENU = ["register", "rating", "top", "challenge", "report", "confirm", "dispute", "withdraw",
+        "history", "h2h", "pending", "help"]
+
+
+@dataclass
+class Club:
+    tg: FakeTelegram
+    clock: FakeClock
+    folder: Path
+    group: Chat
+    ada: User  # the group's administrator: a moderator
+    alice: User
+    bob: User
+    carol: User
+
+    def bot(self, **variables: str) -> Bot:
+        env = environment(self.folder, self.clock, TELEGRAM_TOKEN=TOKEN,
+                          TELEGRAM_BASE_URL=f"{self.tg.url}/bot", **variables)
+        return Bot(env, self.folder / "bot.log")
+
+    def shell(self, *args: str) -> str:
+        """A ``clubrating`` subcommand on the same database and clock; its output."""
+        done = clubrating(self.bot().env, *args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    async def say(self, user: User, line: str, timeout: float = 10.0) -> Output:
+        await self.tg.send(self.group, user, line)
+        return await self.tg.reply(self.group, timeout)
+
+    async def press(self, user: User, message: Output, data: str) -> Output:
+        """Press a button of ``message``; the message as the press left it."""
+        await self.tg.press(self.group, user, message, data)
+        return await self.tg.reply(self.group, 10.0)
+
+
+@pytest.fixture
+async def club(tmp_path: Path) -> AsyncIterator[Club]:
+    async with FakeTelegram(token=TOKEN) as tg:
+        ada = tg.user(1, "Ada", "ada")
+        group = tg.group(GROUP, "Chess club", admins=[ada], creator=ada)
+        yield Club(tg, FakeClock(tmp_path, FRIDAY), tmp_path, group, ada,
+                   tg.user(2, "Alice", "alice"), tg.user(3, "Bob", "bob"),
+                   tg.user(4, "Carol", "carol"))
+
+
+def button(message: Output, label: str) -> str:
+    """The callback data of the button labelled ``label``."""
+    found = [data for row in message.buttons for text, data in row if text == label]
+    assert found and found[0] is not None, f"no {label!r} button in {message.buttons}"
+    return found[0]
+
+
+async def register(club: Club, *users: User) -> None:
+    for user in users:
+        answer = await club.say(user, "/register")
+        assert answer.plain.startswith(f"Welcome, {user.username}"), answer.plain
+
+
+async def test_menu_register_report_confirm_top(club: Club) -> None:
+    bot = await club.bot().start()
+    try:
+        assert [c["command"] for c in club.tg.commands["default"]] == MENU
+        await register(club, club.alice, club.bob)
+        report = await club.say(club.alice, "/report @bob win")
+        assert "alice beat bob" in report.plain
+        confirmed = await club.press(club.bob, report, button(report, "Confirm"))
+        assert confirmed.kind == "edit" and "confirmed" in confirmed.plain
+        board = await club.say(club.carol, "/top")
+        assert board.plain.splitlines()[1:] == ["  1. alice      1536?  (1)",
+                                                "  2. bob        1464?  (1)"]
+    finally:
+        assert await bot.stop() == 0
+
+
+async def rated_club(club: Club, bot: Bot) -> None:
+    """alice, bob and carol, with alice 209 points above bob (games a moderator recorded)."""
+    await register(club, club.alice, club.bob, club.carol)
+    for line in ["/report @alice @bob win"] * 3 + ["/report @alice @carol win"] * 2:
+        assert "recorded" in (await club.say(club.ada, line)).plain
+
+
+async def posts(club: Club, bot: Bot, count: int) -> list[Output]:
+    """The next ``count`` posts in the group; fails if one does not come within a minute."""
+    return [await club.tg.reply(club.group, 60.0) for _ in range(count)]
+
+
+async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
+        club: Club) -> None:
+    bot = await club.bot().start()
+    await rated_club(club, bot)
+    await bot.stop()
+    club.shell("schedule", "set", "--chat", f"telegram:{GROUP}", "--cron", "0 9 * * SUN",
+               "--tz", "Europe/Berlin")
+
+    # Sunday 08:59:45 in Berlin: the post goes out at 09:00, and says what the board is.
+    club.clock.set(SUNDAY_MORNING)
+    bot = await club.bot().start()
+    [post] = await posts(club, bot, 1)
+    await bot.wait_log(r"scheduled for 2026-11-22T08:00:00 claimed")
+    assert post.kind == "photo" and "alice" in post.plain and "1625" in post.plain
+    assert await bot.stop() == 0
+
+    # Restarted the same morning: nothing posted again.
+    club.clock.set(datetime(2026, 11, 22, 8, 10))
+    bot = await club.bot().start()
+    await bot.wait_log(r"scheduled posts: \d+ plans")
+    await asyncio.sleep(3)
+    assert len(club.tg.outputs(club.group)) == 9  # 3 welcomes, 5 games, 1 post
+    assert await bot.stop() == 0
+
+    # A week and more of downtime (two Sundays missed): exactly one post catches up.
+    club.clock.set(datetime(2026, 12, 6, 12, 0))
+    bot = await club.bot().start()
+    [catch_up] = await posts(club, bot, 1)
+    await bot.wait_log(r"scheduled for 2026-12-06T08:00:00 claimed")
+    await asyncio.sleep(3)
+    assert len(club.tg.outputs(club.group)) == 10 and catch_up.kind == "photo"
+    assert "2026-11-29" not in bot.text()
+    assert await bot.stop() == 0
+
+
+async def test_an_unanswered_report_counts_by_itself_and_is_announced(club: Club) -> None:
+    bot = await club.bot().start()
+    await rated_club(club, bot)
+    assert "announce" in (await club.say(club.ada, "/set announce yes")).plain
+    report = await club.say(club.bob, "/report @alice win")  # an upset: 209 points
+    assert "bob beat alice" in report.plain
+    # alice never answers; a day and an hour later the result counts, and the chat is told.
+    club.clock.set(datetime(2026, 11, 21, 19, 0))
+    [announcement] = await posts(club, bot, 1)
+    assert announcement.plain == "Upset on main: bob beat alice, rated 209 higher!"
+    board = (await club.say(club.carol, "/top")).plain
+    assert re.search(r"alice +\d+\?  \(6\)", board), board
+    assert await bot.stop() == 0
+
+
+async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
+        club: Club) -> None:
+    bot = await club.bot().start()
+    await register(club, club.alice, club.bob)
+    report = await club.say(club.alice, "/report @bob win")
+    await club.press(club.bob, report, button(report, "Confirm"))
+    game = re.search(r"#(\d+)", report.plain)
+    assert game is not None
+    preview = await club.say(club.ada, f"/correct {game[1]} draw")
+    assert "1500" in preview.plain
+    assert await bot.stop() == 0
+
+    bot = await club.bot().start()
+    applied = await club.press(club.ada, preview, button(preview, "Apply"))
+    assert applied.kind == "edit" and "applied" in applied.plain.lower(), applied.plain
+    # The old message's Apply again (an old copy of the button): nothing more happens.
+    await club.tg.press(club.group, club.ada, preview, button(preview, "Apply"), strict=False)
+    await asyncio.sleep(1)
+    assert club.tg.callback_answers[-1].get("show_alert")
+    assert await bot.stop() == 0
+    history = club.shell("export", "--chat", f"telegram:{GROUP}")
+    games = [row for row in csv.DictReader(io.StringIO(history)) if row["kind"] in ("", "game")]
+    assert [(g["player_a"], g["player_b"], g["score_a"]) for g in games] == [
+        ("alice", "bob", "0.5")]
+
+
+async def test_the_daily_backup_appears_in_the_backup_folder(club: Club) -> None:
+    backups = club.folder / "backups"
+    bot = await club.bot(CLUBRATING_BACKUP_DIR=str(backups)).start()
+    await register(club, club.alice)
+    await bot.wait_log(r"daily backups of")
+    for _ in range(100):
+        if list(backups.glob("clubrating-20261120-*.db")):
+            break
+        await asyncio.sleep(0.1)
+    [first] = backups.glob("clubrating-*.db")
+    # A day later, the next one.
+    club.clock.set(datetime(2026, 11, 21, 18, 5))
+    for _ in range(300):
+        if len(list(backups.glob("clubrating-*.db"))) == 2:
+            break
+        await asyncio.sleep(0.1)
+    assert sorted(p.name[:19] for p in backups.glob("clubrating-*.db")) == [
+        "clubrating-20261120", "clubrating-20261121"]
+    assert await bot.stop() == 0

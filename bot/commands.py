@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
 from bot.messages import text
@@ -39,11 +39,10 @@ class Words:
 
 @dataclass(slots=True)
 class Context:
-    """Who asks where, and the corrections they are previewing (kept by the front-end)."""
+    """Who asks where."""
 
     service: ClubService
     caller: Caller
-    previews: dict[tuple[str, str, str], tuple[int, Correction]] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -209,24 +208,31 @@ async def _correct(ctx: Context, words: Words) -> Result | str:
     game = _number(words.args[0])
     result = words.args[1] if len(words.args) > 1 else None
     correction = Correction(result, words.take("a"), words.take("b"), words.take("handicap"))
-    answer = await ctx.service.correct(ctx.caller, game, correction)
-    ctx.previews[ctx.key] = (game, correction)
-    return answer
+    return await ctx.service.preview_correction(ctx.caller, game, correction)
 
 
 async def _apply(ctx: Context, words: Words) -> Result | str:
-    pending = ctx.previews.pop(ctx.key, None)
-    if pending is None:
-        return text("no_preview")
-    game, correction = pending
-    return await ctx.service.correct(ctx.caller, game, correction, apply=True)
+    applied = await ctx.service.apply_correction(ctx.caller)
+    return text("no_preview") if applied is None else applied
 
 
 async def _cancel(ctx: Context, words: Words) -> str:
-    pending = ctx.previews.pop(ctx.key, None)
-    if pending is None:
-        return text("no_preview")
-    return text("correction_cancelled", game=pending[0])
+    game = await ctx.service.cancel_correction(ctx.caller)
+    return text("no_preview") if game is None else text("correction_cancelled", game=game)
+
+
+async def press_correction(service: ClubService, caller: Caller, action: str,
+                           game: int) -> Result | str:
+    """The Apply or Cancel button under the preview of ``game``. The button of an older
+    preview (of another game), or one pressed when nothing waits, is refused."""
+    if action == "apply":
+        applied = await service.apply_correction(caller, game)
+        if applied is None:
+            raise Refusal("no_preview")
+        return applied
+    if await service.cancel_correction(caller, game) is None:
+        raise Refusal("no_preview")
+    return text("correction_cancelled", game=game)
 
 
 async def _void(ctx: Context, words: Words) -> Result:

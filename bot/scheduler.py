@@ -107,8 +107,10 @@ class PostScheduler:
         scheduler = AsyncIOScheduler(timezone=UTC)
         scheduler.start()
         self._scheduler = scheduler
+        # A poll that comes late (the machine was suspended, the clock jumped) still runs, once.
         scheduler.add_job(self.poll, IntervalTrigger(seconds=self.poll_seconds), id="poll",
-                          next_run_time=datetime.now(UTC), coalesce=True, max_instances=1)
+                          next_run_time=datetime.now(UTC), coalesce=True, max_instances=1,
+                          misfire_grace_time=None)
         log.info("scheduled posts: reading the plans every %g s", self.poll_seconds)
 
     async def stop(self, grace_seconds: float = 5.0) -> None:

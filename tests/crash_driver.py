@@ -31,7 +31,7 @@ os.environ["CLUBRATING_RATE_LIMIT"] = "off"
 
 from bot.commands import Context, execute, parse  # noqa: E402
 from bot.service.clock import SystemClock  # noqa: E402
-from bot.service.club import Caller, ClubService, Correction  # noqa: E402
+from bot.service.club import Caller, ClubService  # noqa: E402
 from bot.service.errors import Refusal  # noqa: E402
 from bot.service.results import GameResult, Result  # noqa: E402
 from bot.storage.sqlite import SqliteRepository  # noqa: E402
@@ -52,12 +52,11 @@ class Driver:
         self.acks = acks
         self.members = members
         self.random = random.Random(seed)
-        self.previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
         self.acknowledged = 0
 
     async def say(self, caller: Caller, line: str) -> Result | str:
         command, words = parse(line)
-        return await execute(Context(self.service, caller, self.previews), command, words)
+        return await execute(Context(self.service, caller), command, words)
 
     def ack(self, what: str, game: int) -> None:
         # One write() per line: a kill leaves whole lines behind, never half of one.

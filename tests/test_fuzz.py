@@ -37,7 +37,7 @@ from bot.messages import MESSAGES
 from bot.presenter import render
 from bot.publishing import Picture
 from bot.service.clock import FakeClock
-from bot.service.club import Caller, ClubService, Correction
+from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.storage.sqlite import SqliteRepository
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Return, Step
@@ -154,12 +154,11 @@ async def say_all(path: Path, said: list[tuple[str, str]]) -> None:
     repository = await SqliteRepository.open(path)
     try:
         service = ClubService(repository, FakeClock(START + timedelta(hours=1)))
-        previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
         for who, line in said:
             before = await log_of(repository)
             try:
                 command, words = parse(line)
-                answer = await execute(Context(service, caller(who), previews), command, words)
+                answer = await execute(Context(service, caller(who)), command, words)
             except Refusal as refusal:
                 assert refusal.key in MESSAGES
                 assert render(refusal).strip()

@@ -99,6 +99,20 @@ async def test_a_request_is_answered_once(repository: Repository) -> None:
     assert await repository.answer(club, "upd-7") == '"first"'
 
 
+async def test_a_preview_is_kept_replaced_and_taken_once(repository: Repository) -> None:
+    club = await repository.club_id("console", "local", NOW)
+    other = await repository.club_id("console", "other", NOW)
+    assert await repository.take_preview(club, "mod") is None
+    await repository.keep_preview(club, "mod", 4, '{"result":"draw"}', NOW)
+    await repository.keep_preview(club, "mod", 5, '{"result":"loss"}', NOW)  # replaces
+    await repository.keep_preview(other, "mod", 9, '{"result":"win"}', NOW)
+    assert await repository.take_preview(club, "someone else") is None
+    assert await repository.take_preview(club, "mod", 4) is None  # an older preview's button
+    taken = await asyncio.gather(*(repository.take_preview(club, "mod", 5) for _ in range(3)))
+    assert [t for t in taken if t is not None] == [(5, '{"result":"loss"}')]
+    assert await repository.take_preview(other, "mod") == (9, '{"result":"win"}')
+
+
 async def test_two_tasks_transactions_never_interleave(repository: Repository) -> None:
     # One shared connection: while task A is inside its transaction (and yields to the loop),
     # task B's transaction waits; B then sees A's events and must not write on a stale view.

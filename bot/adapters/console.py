@@ -16,7 +16,7 @@ from bot.commands import Context, Usage, Words, execute, parse
 from bot.messages import text
 from bot.presenter import render
 from bot.publishing import Picture
-from bot.service.club import Caller, ClubService, Correction
+from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Preview
 
@@ -36,7 +36,6 @@ class Console:
         self.user = user
         self.folder = folder
         self.moderator = False
-        self._previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
 
     @property
     def caller(self) -> Caller:
@@ -54,7 +53,7 @@ class Console:
             command, words = parse(line)
             if command == "as":
                 return self._become(words)
-            answer = await execute(Context(self.service, self.caller, self._previews),
+            answer = await execute(Context(self.service, self.caller),
                                    command, words)
         except Refusal as refusal:
             return render(refusal)

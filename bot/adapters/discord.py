@@ -32,10 +32,10 @@ from bot.adapters.discord_render import (
     pieces,
     refusal_text,
 )
-from bot.commands import Context, Usage, Words, execute, parse
+from bot.commands import Context, Usage, Words, execute, parse, press_correction
 from bot.messages import text
 from bot.publishing import Picture
-from bot.service.club import Caller, ClubService, Correction
+from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Leaderboard, Notice
 
@@ -136,7 +136,6 @@ class DiscordFrontEnd:
         self.service = service
         self._monotonic = monotonic
         self._roles: dict[str, tuple[float, str | None]] = {}
-        self._previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
         self._turns: dict[int, asyncio.Lock] = {}
 
     def client(self, sync_guild: int | None = None, **options: Any) -> ClubClient:
@@ -203,7 +202,7 @@ class DiscordFrontEnd:
             if command in SLOW:
                 await interaction.response.defer(thinking=True)
             try:
-                answer: Answer = await execute(Context(self.service, caller, self._previews),
+                answer: Answer = await execute(Context(self.service, caller),
                                                command, Words(words, kept))
             except Refusal as refusal:
                 await self._say(interaction, refusal_text(_named(refusal, names)),
@@ -324,11 +323,7 @@ class DiscordFrontEnd:
         if kind == "c" and action in ("accept", "decline"):
             return await service.answer_challenge(caller, action == "accept", ref), 0
         if kind == "x" and action in ("apply", "cancel"):
-            ctx = Context(service, caller, self._previews)
-            pending = self._previews.get(ctx.key)
-            if pending is None or pending[0] != ref:  # an older preview's button
-                raise Refusal("no_preview")
-            return await execute(ctx, action, Words([], {})), 0
+            return await press_correction(service, caller, action, ref), 0
         raise Refusal("bad_command", command=f"{kind}:{action}:{ref}"[:40])
 
 

@@ -43,11 +43,11 @@ from telegram.ext import (
 )
 
 from bot.adapters.telegram_http import AiohttpRequest
-from bot.commands import COMMANDS, Answer, Context, Usage, Words, execute, parse
+from bot.commands import COMMANDS, Answer, Context, Usage, execute, parse, press_correction
 from bot.messages import text
 from bot.presenter import cut, render
 from bot.publishing import Picture
-from bot.service.club import Caller, ClubService, Correction
+from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import (
     Audit,
@@ -214,7 +214,6 @@ class TelegramFrontEnd:
         self.service = service
         self._monotonic = monotonic
         self._admins: dict[int, tuple[float, frozenset[int]]] = {}
-        self._previews: dict[tuple[str, str, str], tuple[int, Correction]] = {}
 
     def application(self, token: str, base_url: str | None = None) -> Application:  # type: ignore[type-arg]
         """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server."""
@@ -302,7 +301,7 @@ class TelegramFrontEnd:
             if command not in COMMANDS:
                 raise Refusal("bad_command", command=f"/{command}"[:40])
             answer: Answer = await execute(
-                Context(self.service, caller, self._previews), command, words
+                Context(self.service, caller), command, words
             )
         except Refusal as refusal:
             answer = render(refusal)
@@ -422,13 +421,7 @@ class TelegramFrontEnd:
         if kind == "c" and action in ("accept", "decline"):
             return await service.answer_challenge(caller, action == "accept", int(ref)), 0
         if kind == "x" and action in ("apply", "cancel"):
-            ctx = Context(service, caller, self._previews)
-            pending = self._previews.get(ctx.key)
-            if pending is None or pending[0] != int(ref):  # an older preview's button
-                raise Refusal("no_preview")
-            answer = await execute(ctx, action, Words([], {}))
-            assert not isinstance(answer, Picture)  # /apply and /cancel answer in words
-            return answer, 0
+            return await press_correction(service, caller, action, int(ref)), 0
         raise Refusal("bad_command", command=(query.data or "")[:40])
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -10,6 +10,8 @@ answer, whatever happened since.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -957,6 +959,42 @@ class ClubService:
             return [event], applied
 
         return await self._execute(caller, decide)
+
+    async def preview_correction(
+        self, caller: Caller, game_id: int, correction: Correction
+    ) -> Result:
+        """:meth:`correct`'s preview, kept in the repository as the caller's pending correction
+        (replacing an earlier one), for :meth:`apply_correction` or :meth:`cancel_correction`
+        to find, whichever process and however much later."""
+        answer = await self.correct(caller, game_id, correction)
+        club_id = await self._club_id(caller.platform, caller.chat_id)
+        kept = json.dumps(dataclasses.asdict(correction), separators=(",", ":"))
+        await self._repository.keep_preview(club_id, caller.user, game_id, kept,
+                                            self._clock.now())
+        return answer
+
+    async def apply_correction(self, caller: Caller, game_id: int | None = None) -> Result | None:
+        """Apply the caller's pending correction (only if it is of ``game_id`` when given: an
+        older preview's button applies nothing); None when there is none. The preview is taken
+        away first, so that it is applied once however often Apply is pressed; an update
+        delivered again gets its first answer."""
+        club_id = await self._club_id(caller.platform, caller.chat_id)
+        if caller.request_id is not None:
+            stored = await self._repository.answer(club_id, caller.request_id)
+            if stored is not None:
+                return decode(stored)
+        taken = await self._repository.take_preview(club_id, caller.user, game_id)
+        if taken is None:
+            return None
+        game, kept = taken
+        return await self.correct(caller, game, Correction(**json.loads(kept)), apply=True)
+
+    async def cancel_correction(self, caller: Caller, game_id: int | None = None) -> int | None:
+        """Drop the caller's pending correction (of ``game_id`` when given); its game, or None
+        when there was none."""
+        club_id = await self._club_id(caller.platform, caller.chat_id)
+        taken = await self._repository.take_preview(club_id, caller.user, game_id)
+        return None if taken is None else taken[0]
 
     async def void(
         self, caller: Caller, game_id: int, reason: str = "", restore: bool = False

@@ -242,6 +242,27 @@ class PostgresRepository:
         )
         return claimed is not None
 
+    async def keep_preview(
+        self, club_id: int, user: str, game: int, correction: str, now: datetime
+    ) -> None:
+        await self._pool.execute(
+            "INSERT INTO previews (club_id, user_id, game, correction, previewed_at)"
+            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (club_id, user_id) DO UPDATE SET"
+            " game = excluded.game, correction = excluded.correction,"
+            " previewed_at = excluded.previewed_at",
+            club_id, user, game, correction, now.isoformat(),
+        )
+
+    async def take_preview(
+        self, club_id: int, user: str, game: int | None = None
+    ) -> tuple[int, str] | None:
+        row = await self._pool.fetchrow(
+            "DELETE FROM previews WHERE club_id = $1 AND user_id = $2"
+            " AND ($3::bigint IS NULL OR game = $3) RETURNING game, correction",
+            club_id, user, game,
+        )
+        return None if row is None else (int(row[0]), str(row[1]))
+
     @asynccontextmanager
     async def transaction(self, club_id: int, expected_last: int) -> AsyncIterator[
         PostgresTransaction

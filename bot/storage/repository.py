@@ -96,4 +96,19 @@ class Repository(Protocol):
         it is sent, so it goes out at most once however many processes or restarts try."""
         ...
 
+    async def keep_preview(
+        self, club_id: int, user: str, game: int, correction: str, now: datetime
+    ) -> None:
+        """Keep the correction of ``game`` that ``user`` previews (table ``previews``),
+        replacing their earlier one in the club: a button pressed after a restart, or handled by
+        another process, finds it."""
+        ...
+
+    async def take_preview(
+        self, club_id: int, user: str, game: int | None = None
+    ) -> tuple[int, str] | None:
+        """Remove and return ``user``'s preview (its game and correction), only if it is of
+        ``game`` when one is given. One statement: of two takers, one gets it."""
+        ...
+
     async def close(self) -> None: ...

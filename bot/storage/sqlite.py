@@ -184,6 +184,29 @@ class SqliteRepository:
             ))
         return bool(rows)
 
+    async def keep_preview(
+        self, club_id: int, user: str, game: int, correction: str, now: datetime
+    ) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "INSERT INTO previews (club_id, user_id, game, correction, previewed_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (club_id, user_id) DO UPDATE SET"
+                " game = excluded.game, correction = excluded.correction,"
+                " previewed_at = excluded.previewed_at",
+                (club_id, user, game, correction, now.isoformat()),
+            )
+
+    async def take_preview(
+        self, club_id: int, user: str, game: int | None = None
+    ) -> tuple[int, str] | None:
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "DELETE FROM previews WHERE club_id = ? AND user_id = ?"
+                " AND (? IS NULL OR game = ?) RETURNING game, correction",
+                (club_id, user, game, game),
+            ))
+        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
     @asynccontextmanager
     async def exclusive(self, club_id: int) -> AsyncIterator[None]:
         # One connection whose transactions never interleave: already one writer at a time.

@@ -175,7 +175,9 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
 
     bot = await club.bot().start()
     applied = await club.press(club.ada, preview, button(preview, "Apply"))
-    assert applied.kind == "edit" and "applied" in applied.plain.lower(), applied.plain
+    assert applied.kind == "edit" and applied.plain.splitlines()[1:] == [
+        "alice: 1536 -> 1500?", "bob: 1464 -> 1500?"], applied.plain
+    assert "corrected" in applied.plain
     # The old message's Apply again (an old copy of the button): nothing more happens.
     await club.tg.press(club.group, club.ada, preview, button(preview, "Apply"), strict=False)
     await asyncio.sleep(1)

@@ -391,6 +391,18 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return int(payload["id"])
 
+    async def click_as_shown(self, guild: Guild, member: Member, message: Output,
+                             custom_id: str) -> int:
+        """``member`` clicks the button ``custom_id`` of ``message`` as it was shown then,
+        though the bot may have edited it since (a client that has not caught up yet)."""
+        ids = [b["custom_id"] for row in message.message.get("components") or []
+               for b in row["components"]]
+        assert custom_id in ids, f"the message had no button {custom_id!r} (it had {ids})"
+        data = {"custom_id": custom_id, "component_type": 2}
+        payload = self._interaction(3, guild, member, data, dict(message.message))
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return int(payload["id"])
+
     async def redeliver(self, interaction_id: int) -> None:
         """The gateway sends an interaction a second time (as after a resumed session)."""
         await self.dispatch("INTERACTION_CREATE", self.interactions[interaction_id])

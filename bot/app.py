@@ -6,22 +6,27 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import secrets
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit
 
 from .adapters.console import ConsolePublisher, run_console
-from .backup import start_daily_backups
+from .backup import backup_settings, start_daily_backups
 from .publishing import Publisher
-from .redaction import redact_in_logs
+from .ratelimit import rate_from_environment
+from .redaction import MIN_SECRET, redact_in_logs
 from .scheduler import PostScheduler
 from .service.clock import SystemClock
 from .service.club import ClubService
-from .storage.backends import describe, open_repository
+from .storage.backends import describe, is_postgres, open_repository
+from .storage.errors import DatabaseUnavailable
 from .storage.repository import Repository
+from .storage.sqlite_backup import BackupError
 
 if TYPE_CHECKING:
     from .adapters.telegram import Webhook
@@ -29,6 +34,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_DB = "clubrating.db"
+DEFAULT_LISTEN = "0.0.0.0:8443"
+#: what Telegram accepts as a webhook's secret token (Bot API, setWebhook)
+_WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+#: the address settings and the schemes each takes
+_ADDRESSES = {"TELEGRAM_BASE_URL": ("http", "https"), "TELEGRAM_WEBHOOK_URL": ("http", "https"),
+              "DISCORD_API_BASE": ("http", "https"),
+              "DISCORD_GATEWAY_URL": ("ws", "wss", "http", "https")}
+
+
+class StartupError(Exception):
+    """``clubrating run`` cannot start (or a platform stopped it): the message names what to
+    fix, in one line, and holds no secret."""
 
 
 def secret_from_environment(name: str) -> str | None:
@@ -57,8 +74,95 @@ def database_path() -> str:
 
 
 async def open_service() -> tuple[ClubService, Repository]:
-    repository = await open_repository(database_path())
+    try:
+        repository = await open_repository(database_path())
+    except DatabaseUnavailable as error:
+        raise StartupError(f"CLUBRATING_DB: {error}") from error
     return ClubService(repository, SystemClock()), repository
+
+
+def check_settings() -> tuple[str | None, str | None]:
+    """Every setting of the environment, checked before anything connects: the first bad one
+    raises :class:`StartupError` naming it. Returns the tokens (Telegram's, Discord's), masked
+    in every log record from now on (:mod:`bot.redaction`), like the webhook's secret."""
+    telegram = secret_from_environment("TELEGRAM_TOKEN")
+    discord = secret_from_environment("DISCORD_TOKEN")
+    redact_in_logs(telegram, discord, os.environ.get("TELEGRAM_WEBHOOK_SECRET"))
+    for name, token in (("TELEGRAM_TOKEN", telegram), ("DISCORD_TOKEN", discord)):
+        if token is not None and (len(token) < MIN_SECRET
+                                  or any(c.isspace() or not c.isprintable() for c in token)):
+            raise StartupError(f"{name} is not a bot token (too short, or with spaces inside): "
+                               "copy it again from the platform")
+    check_database_setting(database_path())
+    try:
+        rate_from_environment()
+        backup_settings()
+    except (ValueError, BackupError) as error:
+        raise StartupError(str(error)) from None
+    for name, schemes in _ADDRESSES.items():
+        value = os.environ.get(name)
+        if value:
+            parts = urlsplit(value)
+            if parts.scheme.lower() not in schemes or not parts.netloc:
+                raise StartupError(f"{name} must be an address starting with "
+                                   f"{' or '.join(s + '://' for s in schemes)}, not "
+                                   f"{describe(value)!r}")
+    listen_address()
+    secret = os.environ.get("TELEGRAM_WEBHOOK_SECRET")
+    if secret and not _WEBHOOK_SECRET.match(secret):
+        raise StartupError("TELEGRAM_WEBHOOK_SECRET may hold only 1 to 256 letters, digits, _ "
+                           "and - (Telegram's rule)")
+    guild_from_environment()
+    return telegram, discord
+
+
+def check_database_setting(target: str) -> None:
+    """``CLUBRATING_DB`` names a PostgreSQL server or a SQLite file that can be created or
+    opened; what cannot be known before opening it (a damaged file, a server's answer) is
+    :func:`open_service`'s."""
+    if "://" in target:
+        if not is_postgres(target):
+            raise StartupError(f"CLUBRATING_DB must be a SQLite file's path or a postgresql:// "
+                               f"address, not {describe(target)!r}")
+        try:
+            port = urlsplit(target).port
+        except ValueError:
+            port = -1
+        if port == -1:
+            raise StartupError(f"CLUBRATING_DB: the port of {describe(target)} is not a number "
+                               "from 0 to 65535")
+        return
+    path = Path(target)
+    if path.is_dir():
+        raise StartupError(f"CLUBRATING_DB: {path} is a folder; name a file, e.g. "
+                           f"{path / DEFAULT_DB}")
+    if not path.parent.is_dir():
+        raise StartupError(f"CLUBRATING_DB: the folder {path.parent} of {path} does not exist")
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise StartupError(f"CLUBRATING_DB: {path} cannot be read and written by this user: "
+                           "check its owner and mode")
+
+
+def listen_address() -> tuple[str, int]:
+    """``TELEGRAM_WEBHOOK_LISTEN``: ``HOST:PORT`` (default 0.0.0.0:8443; ``[::]:8443`` for
+    IPv6)."""
+    text = os.environ.get("TELEGRAM_WEBHOOK_LISTEN") or DEFAULT_LISTEN
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536 or " " in host:
+        raise StartupError(f"TELEGRAM_WEBHOOK_LISTEN must be HOST:PORT (e.g. {DEFAULT_LISTEN}), "
+                           f"not {text!r}")
+    return host.removeprefix("[").removesuffix("]") or "0.0.0.0", int(port)
+
+
+def guild_from_environment() -> int | None:
+    """``DISCORD_GUILD_ID``: a server's id (Discord's Copy Server ID), or None."""
+    text = (os.environ.get("DISCORD_GUILD_ID") or "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or not 0 < int(text) < 2 ** 64:
+        raise StartupError(f"DISCORD_GUILD_ID must be a server's id (a number: Copy Server ID "
+                           f"in Discord), not {text[:40]!r}")
+    return int(text)
 
 
 def webhook_from_environment() -> Webhook | None:
@@ -70,9 +174,10 @@ def webhook_from_environment() -> Webhook | None:
     url = os.environ.get("TELEGRAM_WEBHOOK_URL")
     if not url:
         return None
-    host, _, port = (os.environ.get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0:8443").rpartition(":")
+    host, port = listen_address()
     secret = os.environ.get("TELEGRAM_WEBHOOK_SECRET") or secrets.token_urlsafe(32)
-    return Webhook(url, host or "0.0.0.0", int(port), secret)
+    redact_in_logs(secret)
+    return Webhook(url, host, port, secret)
 
 
 def stop_on_signals() -> asyncio.Event:
@@ -123,11 +228,10 @@ def front_ends_from_environment(service: ClubService, telegram_token: str | None
     if discord_token:
         from .adapters.discord import DiscordBot
 
-        guild = os.environ.get("DISCORD_GUILD_ID")
         front_ends.append(DiscordBot(service, discord_token,
                                      api_base=os.environ.get("DISCORD_API_BASE") or None,
                                      gateway=os.environ.get("DISCORD_GATEWAY_URL") or None,
-                                     sync_guild=int(guild) if guild else None))
+                                     sync_guild=guild_from_environment()))
     return front_ends
 
 
@@ -142,33 +246,101 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
     async with contextlib.AsyncExitStack() as running:
         for front in front_ends:
             running.push_async_callback(front.stop)
-            await front.start()
+            try:
+                await front.start()
+            except Exception as error:
+                raise platform_failure(front.platform, error) from error
         running.push_async_callback(scheduler.stop)
         await scheduler.start()
         backups = start_daily_backups(database_path())
         if backups is not None:
             running.callback(backups.cancel)
-        watched: list[asyncio.Future[object]] = [asyncio.ensure_future(stop.wait())]
-        watched += [asyncio.ensure_future(front.failed()) for front in front_ends]
+        watched: dict[asyncio.Future[object], str] = {asyncio.ensure_future(stop.wait()): ""}
+        watched |= {asyncio.ensure_future(front.failed()): front.platform
+                    for front in front_ends}
         try:
             done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for task in watched:
                 task.cancel()
         for task in done:
-            if not task.cancelled():
-                task.result()  # a platform's own failure (a refused token, ...)
+            failure = None if task.cancelled() else task.exception()
+            if isinstance(failure, Exception):  # a platform's own (a token revoked, ...)
+                raise platform_failure(watched[task], failure) from failure
+            if failure is not None:
+                raise failure
+
+
+def platform_failure(platform: str, error: Exception) -> StartupError:
+    """A platform's refusal or absence, in one line naming the setting to check (never the
+    token: it is in some of these errors' own text)."""
+    if platform == "telegram":
+        reason = _telegram_failure(error)
+    elif platform == "discord":
+        reason = _discord_failure(error)
+    else:
+        reason = None
+    return StartupError(reason or f"{platform} stopped: {type(error).__name__}: {error}")
+
+
+def _telegram_failure(error: Exception) -> str | None:
+    from telegram.error import InvalidToken, NetworkError, TelegramError
+
+    base = os.environ.get("TELEGRAM_BASE_URL")
+    server = urlsplit(base).netloc.rpartition("@")[2] if base else "api.telegram.org"
+    if isinstance(error, InvalidToken):
+        # PTB also says so when the server answers 404: a wrong TELEGRAM_BASE_URL.
+        also = " (or TELEGRAM_BASE_URL)" if base else ""
+        return (f"Telegram ({server}) refused TELEGRAM_TOKEN: check the bot's token from "
+                f"@BotFather{also}")
+    if isinstance(error, NetworkError):
+        return (f"cannot reach Telegram at {server} ({error.message}): check the network"
+                f"{' and TELEGRAM_BASE_URL' if base else ''}")
+    if isinstance(error, TelegramError):
+        webhook = " (check TELEGRAM_WEBHOOK_URL)" if os.environ.get("TELEGRAM_WEBHOOK_URL") else ""
+        return f"Telegram ({server}) refused to start the bot: {error.message}{webhook}"
+    if isinstance(error, OSError) and os.environ.get("TELEGRAM_WEBHOOK_URL"):
+        host, port = listen_address()
+        return (f"cannot listen for Telegram's webhook on {host}:{port} "
+                f"({error.strerror or error}): check TELEGRAM_WEBHOOK_LISTEN")
+    return None
+
+
+def _discord_failure(error: Exception) -> str | None:
+    import aiohttp
+    import discord
+
+    api = os.environ.get("DISCORD_API_BASE")
+    server = urlsplit(api).netloc.rpartition("@")[2] if api else "discord.com"
+    proxies = " and DISCORD_API_BASE, DISCORD_GATEWAY_URL" if api or os.environ.get(
+        "DISCORD_GATEWAY_URL") else ""
+    if isinstance(error, discord.LoginFailure):
+        return (f"Discord ({server}) refused DISCORD_TOKEN: check the bot's token (Developer "
+                "Portal, your application, Bot, Reset Token)")
+    if isinstance(error, discord.PrivilegedIntentsRequired):
+        return ("Discord refused the bot's privileged intents: turn them on in the Developer "
+                "Portal (your application, Bot, Privileged Gateway Intents)")
+    if isinstance(error, discord.Forbidden | discord.NotFound) and os.environ.get(
+            "DISCORD_GUILD_ID"):
+        return (f"Discord ({server}) refused ({error.status} {error.text}): is the bot in the "
+                "server DISCORD_GUILD_ID names?")
+    if isinstance(error, discord.HTTPException):
+        return f"Discord ({server}) refused to start the bot: {error.status} {error.text}"
+    if isinstance(error, discord.ConnectionClosed):
+        return f"Discord ({server}) closed the connection ({error.code}: {error.reason})"
+    if isinstance(error, aiohttp.ClientError | discord.GatewayNotFound | OSError | TimeoutError):
+        return (f"cannot reach Discord at {server} ({error or type(error).__name__}): check the "
+                f"network{proxies}")
+    return None
 
 
 async def run() -> None:
     """Telegram when ``TELEGRAM_TOKEN`` is set, Discord when ``DISCORD_TOKEN`` is (both at
     once when both are: one event loop, one service, one database); otherwise the console
     chat."""
+    token, discord_token = check_settings()
     service, repository = await open_service()
     try:
-        token = secret_from_environment("TELEGRAM_TOKEN")
-        discord_token = secret_from_environment("DISCORD_TOKEN")
-        redact_in_logs(token, discord_token, os.environ.get("TELEGRAM_WEBHOOK_SECRET"))
         if token or discord_token:
             from .charts.pictures import prepare as prepare_pictures
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from .storage.private import FILE_MODE, narrow, private_folder
 from .storage.sqlite_backup import BackupError, backup, check_database, restore
 
 log = logging.getLogger(__name__)
@@ -33,11 +34,14 @@ def daily_backup(database: Path, folder: Path, keep: int, now: datetime | None =
         raise BackupError(f"CLUBRATING_BACKUP_KEEP must be at least 1, not {keep}")
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     target = folder / DAILY_NAME.format(stamp=stamp)
+    private_folder(folder)  # 0700, and the backups in it 0600 (members' birth dates)
     backup(database, target)
     dated = sorted(p for p in folder.iterdir() if _DAILY.match(p.name))
     for old in dated[:-keep]:
         old.unlink()
         log.info("old backup %s removed (keeping %d)", old.name, keep)
+    for kept in dated[-keep:]:
+        narrow(kept, FILE_MODE)  # one an older version wrote wider
     return target
 
 
@@ -55,6 +59,8 @@ def backup_settings() -> tuple[Path, int] | None:
             f"CLUBRATING_BACKUP_KEEP must be a whole number, not {keep_text!r}") from None
     if keep < 1:
         raise BackupError(f"CLUBRATING_BACKUP_KEEP must be at least 1, not {keep}")
+    if Path(folder).exists() and not Path(folder).is_dir():
+        raise BackupError(f"CLUBRATING_BACKUP_DIR: {folder} is not a folder")
     return Path(folder), keep
 
 

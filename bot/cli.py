@@ -27,13 +27,15 @@ from ratings_core.systems import (
     system_names,
 )
 
-from .app import database_path, open_service, run
+from .app import StartupError, database_path, open_service, run
 from .backup import add_backup_parsers, backup_command
 from .history_csv import CsvError, History, read_events, read_players, write_events
 from .migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
 from .presenter import render
+from .redaction import scrub
 from .service.club import Caller
 from .service.errors import Refusal
+from .storage.errors import DatabaseUnavailable
 from .storage.sqlite_backup import BackupError
 
 log = logging.getLogger(__name__)
@@ -84,7 +86,13 @@ def _parser() -> argparse.ArgumentParser:
                             "stretch of history just before the scored part")
     judge.add_argument("events", type=Path, metavar="EVENTS.csv")
 
-    commands.add_parser("run", help="start the bot (a console chat when no tokens are set)")
+    start = commands.add_parser(
+        "run", help="start the bot (a console chat when no tokens are set)",
+        description="Start the bot: Telegram and/or Discord when their tokens are set, the "
+                    "console chat otherwise. A failure at start-up is one line on stderr.",
+    )
+    start.add_argument("--verbose", action="store_true",
+                       help="on a failure, also log its traceback (tokens and passwords masked)")
 
     export = commands.add_parser(
         "export", help="write a ladder's effective history as EVENTS.csv",
@@ -392,11 +400,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "migrate-db":
             sys.stdout.write(asyncio.run(migrate_db_command(args)) + "\n")
         else:
-            asyncio.run(run())
+            return run_command(verbose=args.verbose)
     except (UsageError, CsvError, BackupError, MoveError) as error:
-        sys.stderr.write(f"clubrating: {error}\n")
+        _one_line(str(error))
         return 2
+    except (StartupError, DatabaseUnavailable) as error:
+        _one_line(str(error))
+        return 1
     return 0
+
+
+def run_command(verbose: bool = False) -> int:
+    """``clubrating run``: any failure that ends it (a bad setting, a refused token, an
+    unreachable platform or database) is one line on stderr, the traceback only with
+    ``--verbose`` (in the log, where tokens and passwords are masked); exit status 1."""
+    try:
+        asyncio.run(run())
+    except Exception as error:
+        if isinstance(error, StartupError | DatabaseUnavailable):
+            message = str(error)
+        else:
+            message = f"clubrating run stopped: {type(error).__name__}: {error}"
+            if not verbose:
+                message += " (clubrating run --verbose shows where)"
+        if verbose:
+            log.error("clubrating run failed", exc_info=error)
+        _one_line(message)
+        return 1
+    return 0
+
+
+def _one_line(message: str) -> None:
+    """``clubrating: message`` on stderr, on one line, without a secret."""
+    sys.stderr.write("clubrating: " + " ".join(scrub(message).splitlines()) + "\n")
 
 
 if __name__ == "__main__":

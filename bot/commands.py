@@ -8,18 +8,22 @@ command as :class:`Usage` (carrying the usage line's message key).
 
 from __future__ import annotations
 
+import secrets
 import shlex
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from bot.messages import text
 from bot.publishing import Picture
 from bot.ratelimit import limiter_for
+from bot.service import heavy
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
+from bot.service.identity import UserRef, Who
 from bot.service.results import Leaderboard, RatingHistory, Result
+from bot.service.schedules import check_channel
 from bot.usecase_log import log_use_case
 
 #: longer messages are refused before they are parsed
@@ -28,21 +32,68 @@ MAX_LINE = 2000
 
 @dataclass(slots=True)
 class Words:
-    """A command's words: positional arguments and key=value options."""
+    """A command's words: positional arguments and key=value options, and the members among
+    them that the platform pointed at (a mention, a reply, the member picker), by the index
+    of their word in ``args`` or by option key: :meth:`who` gives those as a
+    :class:`~bot.service.identity.UserRef`, found by user id whatever their word's text."""
 
     args: list[str]
     options: dict[str, str]
+    members: dict[int | str, UserRef] = field(default_factory=dict)
 
     def take(self, key: str) -> str | None:
         return self.options.pop(key, None)
 
+    def who(self, index: int) -> Who:
+        """The member named by the ``index``-th word."""
+        return self.members.get(index) or self.args[index]
+
+    def take_who(self, key: str) -> Who | None:
+        """The member named by option ``key``, taken out of the options."""
+        text = self.options.pop(key, None)
+        return self.members.pop(key, None) or text
+
+
+class Pointed:
+    """Members the platform pointed at in one message's text (a Telegram text mention or
+    reply, a Discord ``<@id>``): each is written into the text as a token nobody can type (it
+    holds a random number of this message), and :func:`parse` turns the token's word back into
+    the member's :class:`~bot.service.identity.UserRef`."""
+
+    def __init__(self) -> None:
+        self.refs: dict[str, UserRef] = {}
+        self._nonce = secrets.token_hex(8)
+
+    def mark(self, ref: UserRef) -> str:
+        token = f"@{self._nonce}.{len(self.refs)}."
+        self.refs[token] = ref
+        return token
+
+    def unmark(self, word: str) -> str:
+        """A word with the tokens in it shown as their members' names (a mention inside
+        quoted text is only text)."""
+        for token, ref in self.refs.items():
+            word = word.replace(token, ref.shown)
+        return word
+
+
+#: checks that the caller runs the chat or channel they name (an id) and that the bot may post
+#: there; raises a :class:`Refusal` saying which fails (each front-end asks its platform)
+ChannelCheck = Callable[[str], Awaitable[None]]
+
+
+async def no_other_channel(channel: str) -> None:
+    """For a front-end that cannot check who runs another chat: none may be named."""
+    raise Refusal("channel_elsewhere")
+
 
 @dataclass(slots=True)
 class Context:
-    """Who asks where."""
+    """Who asks where, and how their platform checks a chat they name."""
 
     service: ClubService
     caller: Caller
+    check_channel: ChannelCheck = no_other_channel
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -56,8 +107,9 @@ Handler = Callable[[Context, Words], Awaitable[Answer]]
 CARD_CHANGE_DAYS = 7
 
 
-def parse(line: str) -> tuple[str, Words]:
-    """The command name (without the slash and any @botname) and its words.
+def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
+    """The command name (without the slash and any @botname) and its words; a word that is one
+    of ``pointed``'s tokens names that member (by user id), shown as their name.
 
     Raises :class:`Refusal` for text that is no command, too long, or badly quoted.
     """
@@ -74,16 +126,34 @@ def parse(line: str) -> tuple[str, Words]:
     rest = words[1:]
     args = [w for w in rest if "=" not in w or w.startswith("@")]
     options = dict(w.split("=", 1) for w in rest if "=" in w and not w.startswith("@"))
-    return command, Words(args, options)
+    if pointed is None or not pointed.refs:
+        return command, Words(args, options)
+    members: dict[int | str, UserRef] = {}
+    for n, word in enumerate(args):
+        if word in pointed.refs:
+            members[n] = pointed.refs[word]
+        args[n] = pointed.unmark(word)
+    for key, value in options.items():
+        if value in pointed.refs:
+            members[key] = pointed.refs[value]
+        options[key] = pointed.unmark(value)
+    return command, Words(args, options, members)
+
+
+def check_rate(service: ClubService, caller: Caller) -> None:
+    """Count one command or button press of ``caller`` (per platform, chat and user); raises
+    ``Refusal("rate_limited")`` past ``CLUBRATING_RATE_LIMIT``. The platform's moderators
+    are limited too, at ``bot.ratelimit.MODERATOR_FACTOR`` times the rate."""
+    limiter_for(service).check((caller.platform, caller.chat_id, caller.user),
+                               moderator=caller.moderator)
 
 
 async def execute(ctx: Context, command: str, words: Words) -> Answer:
-    """Run one command; raises :class:`Refusal` or :class:`Usage`. A member past the rate
+    """Run one command; raises :class:`Refusal` or :class:`Usage`. A caller past the rate
     limit is refused before anything runs; every call is logged as one structured line."""
     began, outcome = time.perf_counter(), "ok"
     try:
-        if not ctx.caller.moderator:
-            limiter_for(ctx.service).check(ctx.key)
+        check_rate(ctx.service, ctx.caller)
         entry = COMMANDS.get(command)
         if entry is None:
             raise Refusal("bad_command", command=f"/{command}"[:40])
@@ -131,14 +201,23 @@ def _one(words: Words) -> str:
     return words.args[0]
 
 
+def _one_member(words: Words) -> Who:
+    if len(words.args) != 1:
+        raise Usage
+    return words.who(0)
+
+
+def _optional_member(words: Words) -> Who | None:
+    return words.who(0) if words.args else None
+
+
 async def _register(ctx: Context, words: Words) -> Result:
     name = " ".join(words.args) or None
     return await ctx.service.register(ctx.caller, name, words.take("birth"))
 
 
 async def _rating(ctx: Context, words: Words) -> Result:
-    who = words.args[0] if words.args else None
-    return await ctx.service.profile(ctx.caller, who, words.take("ladder"))
+    return await ctx.service.profile(ctx.caller, _optional_member(words), words.take("ladder"))
 
 
 async def _top(ctx: Context, words: Words) -> Result:
@@ -147,7 +226,7 @@ async def _top(ctx: Context, words: Words) -> Result:
 
 
 async def _challenge(ctx: Context, words: Words) -> Result:
-    return await ctx.service.challenge(ctx.caller, _one(words), words.take("ladder"))
+    return await ctx.service.challenge(ctx.caller, _one_member(words), words.take("ladder"))
 
 
 async def _accept(ctx: Context, words: Words) -> Result:
@@ -162,11 +241,12 @@ async def _decline(ctx: Context, words: Words) -> Result:
 
 async def _report(ctx: Context, words: Words) -> Result:
     options = {key: words.take(key) for key in ("handicap", "colour", "event", "ladder")}
+    player: Who | None
     if len(words.args) == 2:
-        opponent, result = words.args
+        opponent, result = words.who(0), words.args[1]
         player = None
     elif len(words.args) == 3:
-        player, opponent, result = words.args
+        player, opponent, result = words.who(0), words.who(1), words.args[2]
     else:
         raise Usage
     return await ctx.service.report(ctx.caller, opponent, result, player=player,
@@ -190,12 +270,11 @@ async def _withdraw(ctx: Context, words: Words) -> Result:
 
 
 async def _history(ctx: Context, words: Words) -> Result:
-    who = words.args[0] if words.args else None
-    return await ctx.service.history(ctx.caller, who, words.take("ladder"))
+    return await ctx.service.history(ctx.caller, _optional_member(words), words.take("ladder"))
 
 
 async def _h2h(ctx: Context, words: Words) -> Result:
-    return await ctx.service.head_to_head(ctx.caller, _one(words), words.take("ladder"))
+    return await ctx.service.head_to_head(ctx.caller, _one_member(words), words.take("ladder"))
 
 
 async def _pending(ctx: Context, words: Words) -> Result:
@@ -207,7 +286,8 @@ async def _correct(ctx: Context, words: Words) -> Result | str:
         raise Usage
     game = _number(words.args[0])
     result = words.args[1] if len(words.args) > 1 else None
-    correction = Correction(result, words.take("a"), words.take("b"), words.take("handicap"))
+    correction = Correction(result, words.take_who("a"), words.take_who("b"),
+                            words.take("handicap"))
     return await ctx.service.preview_correction(ctx.caller, game, correction)
 
 
@@ -249,18 +329,18 @@ async def _restore(ctx: Context, words: Words) -> Result:
 async def _merge(ctx: Context, words: Words) -> Result:
     if len(words.args) != 2:
         raise Usage
-    return await ctx.service.merge(ctx.caller, words.args[0], words.args[1])
+    return await ctx.service.merge(ctx.caller, words.who(0), words.who(1))
 
 
 async def _retire(ctx: Context, words: Words) -> Result:
     return await ctx.service.set_membership(
-        ctx.caller, _one(words), True, words.take("ladder")
+        ctx.caller, _one_member(words), True, words.take("ladder")
     )
 
 
 async def _return(ctx: Context, words: Words) -> Result:
     return await ctx.service.set_membership(
-        ctx.caller, _one(words), False, words.take("ladder")
+        ctx.caller, _one_member(words), False, words.take("ladder")
     )
 
 
@@ -315,7 +395,7 @@ async def _undo(ctx: Context, words: Words) -> Result:
 async def _moderator(ctx: Context, words: Words) -> Result:
     if len(words.args) != 2 or words.args[0] not in ("add", "remove"):
         raise Usage
-    return await ctx.service.name_moderator(ctx.caller, words.args[1], words.args[0] == "add")
+    return await ctx.service.name_moderator(ctx.caller, words.who(1), words.args[0] == "add")
 
 
 async def _schedule(ctx: Context, words: Words) -> Result:
@@ -331,6 +411,13 @@ async def _schedule(ctx: Context, words: Words) -> Result:
         raise Usage
     if action in ("pause", "resume"):
         return await ctx.service.pause_schedule(ctx.caller, action == "pause", ladder)
+    channel = changes["channel"]
+    if channel is not None and (target := check_channel(channel)) is not None:
+        # Posts into another chat only where the asker runs it: a moderator here is nobody
+        # there. (The shell's `clubrating schedule` is the host's, and unchecked.) Whether
+        # they are a moderator here, and of a ladder that exists, is refused first.
+        await ctx.service.show_schedule(ctx.caller, ladder)
+        await ctx.check_channel(target)
     if action == "show" or all(v is None for v in changes.values()):
         return await ctx.service.show_schedule(ctx.caller, ladder)
     return await ctx.service.set_schedule(ctx.caller, ladder, cron=changes["cron"],
@@ -353,6 +440,13 @@ def _theme(words: Words) -> str:
     return theme
 
 
+def _same(one: Who | None, other: Who | None) -> bool:
+    """Two words that name one member: the same user id, or the same typed name."""
+    if isinstance(one, str) and isinstance(other, str):
+        return one.casefold() == other.casefold()
+    return one == other
+
+
 async def _chart(ctx: Context, words: Words) -> Picture:
     """A member's rating over time as a picture, or two members' overlaid."""
     from bot.charts.pictures import render_chart  # matplotlib loads with the first picture
@@ -360,17 +454,19 @@ async def _chart(ctx: Context, words: Words) -> Picture:
     theme, ladder = _theme(words), words.take("ladder")
     if len(words.args) > 2:
         raise Usage
-    if len(words.args) == 2 and words.args[0].casefold() == words.args[1].casefold():
+    whos: list[Who | None] = [words.who(n) for n in range(len(words.args))] or [None]
+    if len(whos) == 2 and _same(whos[0], whos[1]):
         raise Refusal("same_member", name=words.args[0][:40])
     histories = []
-    whos: list[str | None] = list(words.args) or [None]
+    # One time cap for the histories and the drawing (they run off the event loop).
+    deadline = heavy.Deadline(heavy.CHART_SECONDS, "chart_too_slow")
     for who in whos:
-        history = await ctx.service.rating_history(ctx.caller, who, ladder)
+        history = await ctx.service.rating_history(ctx.caller, who, ladder, deadline=deadline)
         assert isinstance(history, RatingHistory)
         if not history.points or history.points[-1].games == 0:  # joined, never played
             raise Refusal("chart_empty", name=history.name, ladder=history.ladder)
         histories.append(history)
-    return await render_chart(histories, theme)
+    return await heavy.within(render_chart(histories, theme), deadline)
 
 
 async def _card(ctx: Context, words: Words) -> Picture | str:
@@ -384,12 +480,14 @@ async def _card(ctx: Context, words: Words) -> Picture | str:
     assert isinstance(board, Leaderboard)
     if not board.rows:
         return text("leaderboard_empty", ladder=board.ladder)
+    # One time cap for last week's standings and the drawing (they run off the event loop).
+    deadline = heavy.Deadline(heavy.CARD_SECONDS, "card_too_slow")
     before = await ctx.service.leaderboard_at(
-        ctx.caller, timedelta(days=CARD_CHANGE_DAYS), board.ladder
+        ctx.caller, timedelta(days=CARD_CHANGE_DAYS), board.ladder, deadline=deadline
     )
     assert isinstance(before, Leaderboard)
     note = text("card_note", days=CARD_CHANGE_DAYS)
-    return await render_card(board, ratings_of(before), note, theme)
+    return await heavy.within(render_card(board, ratings_of(before), note, theme), deadline)
 
 
 async def _help(ctx: Context, words: Words) -> str:

@@ -31,6 +31,8 @@ from ratings_core.model import (
     games_of,
 )
 
+from .service.parsing import EARLIEST, MAX_HANDICAP, MAX_SECONDS
+
 EVENT_COLUMNS = ("played_at", "event", "player_a", "player_b", "score_a")
 EVENT_OPTIONAL = ("handicap", "seconds", "kind", "colour")
 
@@ -39,6 +41,9 @@ PLAYER_OPTIONAL = ("games", "deviation", "volatility", "birth_date", "status")
 KINDS = ("game", "join", "retire", "return")
 #: longer names are refused: they would break every table and chat message showing them
 MAX_NAME_LENGTH = 100
+#: no game is played before EARLIEST (the chat's bound too); `clubrating import` also refuses
+#: games after tomorrow in the ladder's time zone, which a file alone does not know
+_EARLIEST = datetime(EARLIEST.year, EARLIEST.month, EARLIEST.day)
 
 
 class CsvError(ValueError):
@@ -116,10 +121,14 @@ def _records(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -
 def _moment(text: str, column: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
     except ValueError:
         raise ValueError(f"{column} must be an ISO 8601 date or date-time, not {text!r}") from None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:  # year 1 or 9999 moved to UTC
+        raise ValueError(f"{column} is out of range, not {text!r}") from None
+    if moment < _EARLIEST:
+        raise ValueError(f"{column} must be {EARLIEST} or later, not {text!r}")
     return moment
 
 
@@ -173,7 +182,13 @@ def _event(values: dict[str, str]) -> Event:
     if opponent == player:
         raise ValueError(f"player {player!r} cannot play against themself")
     handicap = _number(values["handicap"], "handicap") if values.get("handicap") else 0.0
+    if abs(handicap) > MAX_HANDICAP:
+        raise ValueError(f"handicap must be from {-MAX_HANDICAP:g} to {MAX_HANDICAP:g} (in the "
+                         f"system's unit), not {values['handicap']!r}")
     seconds = _number(values["seconds"], "seconds") if values.get("seconds") else None
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+        raise ValueError(f"seconds must be above 0 and at most {MAX_SECONDS:g}, "
+                         f"not {values['seconds']!r}")
     colour = (values.get("colour") or "").strip().casefold() or None
     if colour not in FIRST_MOVE:
         raise ValueError(f"colour must be white, black or empty, not {values['colour']!r}")

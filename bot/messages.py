@@ -13,9 +13,11 @@ MESSAGES: dict[str, str] = {
     "not_registered": "You are not a member yet. Send /register to join.",
     "already_registered": "You are already registered as {name}.",
     "name_taken": "The name {name} is taken in this club. Try /register with another name.",
+    "name_like": "The name {name} looks too much like {member}, who is in this club already. "
+                 "Try /register with another name.",
     "bad_name": "A name needs letters, at most {limit} characters, and may not start with @.",
     "name_too_long": "That name is too long: {limit} characters at most.",
-    "bad_date": "Give a birth date as YYYY-MM-DD (not {text}).",
+    "bad_date": "Give a birth date as YYYY-MM-DD, from 1900-01-01 to yesterday (not {text}).",
     "name_a_member": "Name a member, e.g. @bob.",
     "unknown_member": "There is no member called {name}. /top lists everyone.",
     "unknown_ladder": "There is no ladder {ladder}. Ladders: {ladders}.",
@@ -31,7 +33,7 @@ MESSAGES: dict[str, str] = {
     "not_yourself": "A game needs two different players.",
     "same_member": "Name two different members, not {name} twice.",
     "bad_result": "The result must be win, loss or draw (not {text}).",
-    "bad_handicap": "A handicap is a number up to {limit} (not {text}).",
+    "bad_handicap": "A handicap is a number from -{limit} to {limit} (not {text}).",
     "bad_colour": "The colour must be white or black (not {text}).",
     "system_cannot_rate": "This ladder's system ({system}) cannot rate a game reported this way.",
     "no_open_event": "There is no open event called {event}.",
@@ -61,10 +63,12 @@ MESSAGES: dict[str, str] = {
     "not_retired": "{name} is not retired.",
     "bad_ladder_name": "A ladder name has lowercase letters, digits, - or _, at most {limit}.",
     "ladder_exists": "There is already a ladder called {ladder}.",
+    "too_many_ladders": "A club has at most {limit} ladders; this one has {limit} already.",
     "unknown_system": "There is no rating system {system}. Systems: {systems}.",
     "bad_parameter": "Bad parameter: {problem}.",
     "unknown_setting": "There is no setting {setting}. Settings: {settings}.",
     "bad_setting": "That is not a valid value for {setting}: {text}.",
+    "bad_setting_number": "{setting} takes a number above 0 and at most {limit} (not {text}).",
     "import_row": "Row {row} of the file: {problem}. Nothing was imported.",
     "bad_command": "Unknown command {command}. Send /help for the list.",
     "usage": "Usage: {usage}",
@@ -72,6 +76,15 @@ MESSAGES: dict[str, str] = {
     "input_too_long": "That message is too long ({limit} characters at most).",
     "bad_theme": "The theme must be dark or light (not {text}).",
     "chart_empty": "{name} has no games on {ladder} yet, so there is nothing to chart.",
+    # -- heavy work stopped at its time cap (bot/service/heavy.py) ------------------------------
+    "chart_too_slow": "The chart was not ready within {seconds} s, so it was stopped; "
+                      "please try again later.",
+    "card_too_slow": "The leaderboard card was not ready within {seconds} s, so it was "
+                     "stopped; please try again later.",
+    "evaluation_too_slow": "Evaluating {ladder} takes longer than {seconds} s, so it was "
+                           "stopped: run clubrating evaluate on an export of the ladder instead.",
+    "import_too_slow": "Checking the file took longer than {seconds} s, so it was stopped and "
+                       "nothing was imported; import it in smaller parts.",
     # -- outcomes -------------------------------------------------------------------------------
     "ok": "Done.",
     "registered": "Welcome, {name}! You are on the {ladder} ladder.",
@@ -151,6 +164,16 @@ MESSAGES: dict[str, str] = {
     "schedule_shown": "Schedule of {ladder}:",
     "schedule_paused": "Scheduled posts of {ladder} paused; /schedule resume starts them again.",
     "schedule_resumed": "Scheduled posts of {ladder} resumed.",
+    "channel_unknown": "I cannot see the chat {channel}: add me to it first (in a channel, as an "
+                       "administrator who may post).",
+    "channel_not_yours": "Only those who run {channel} may have the leaderboard posted there.",
+    "channel_bot_cannot_post": "I may not post in {channel}: give me the right to send "
+                               "messages there, then try again.",
+    "channel_not_in_server": "{channel} is not a text channel of this server.",
+    "channel_elsewhere": "Posts from here go into this chat only.",
+    "schedule_refused": "Scheduled posts of {ladder} are paused: {platform} refused the post to "
+                        "{channel} ({reason}). Give the bot back its right to post there (or "
+                        "choose another channel), then /schedule resume.",
     "schedule_line": "top {size} at \"{cron}\" ({timezone}) into {where}; next post: {next}.",
     "schedule_here": "this chat",
     "schedule_channel": "chat {channel}",
@@ -240,6 +263,7 @@ MESSAGES: dict[str, str] = {
                         "lists them. Here, /rating and /history show your standing in each of "
                         "your clubs.",
     "private_none": "You are not a member of any club yet: send /register in your club's group.",
+    "telegram_button_private": "Buttons work in your club's group only.",
     "private_club": "{club}: {profile}",
     # (notification settings join the private chat with the announcements of issue 6)
     "menu_register": "Join the club",

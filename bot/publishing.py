@@ -21,9 +21,15 @@ class Picture:
     caption: str = ""
 
 
+class PostRefused(Exception):
+    """The platform refuses the bot's post for good - the bot was removed from the chat, its
+    right to post was taken, the chat is gone: trying again will not help."""
+
+
 class Publisher(Protocol):
     """Posts into one platform's chats. ``chat_id`` is the platform's id of the chat or
-    channel, as stored for the club; raises on a failed send (the caller retries)."""
+    channel, as stored for the club; raises :class:`PostRefused` when the platform refuses for
+    good, anything else on a failed send (the caller retries)."""
 
     platform: str
 

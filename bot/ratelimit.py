@@ -1,10 +1,14 @@
-"""A per-member rate limit on chat commands: a member who sends more than a few commands a
-minute in a club is answered with one friendly sentence and nothing is done.
+"""A per-member rate limit on chat commands and button presses: a member who sends more than a
+few a minute in a club (or in their private chat with the bot) is answered with one friendly
+sentence and nothing is done.
 
 A sliding window per (platform, chat, user), timed by the service's injected clock, so that tests
-move time by hand. Moderators (the platform's) are not limited: they enter a tournament's results
-in bursts. ``CLUBRATING_RATE_LIMIT`` sets the rate as ``COMMANDS/SECONDS`` (default ``20/60``)
-or ``off``; it is read when a service's limiter is first used.
+move time by hand. Commands and button presses count alike. Moderators (the platform's:
+administrators, the club's moderator role) enter a tournament's results in bursts: they may send
+``MODERATOR_FACTOR`` (5) times the members' rate, but are limited too, so that a moderator's
+account (or a script run with it) cannot flood the bot either. ``CLUBRATING_RATE_LIMIT`` sets the
+members' rate as ``COMMANDS/SECONDS`` (default ``20/60``, so 100 a minute for moderators) or
+``off`` (nobody is limited); it is read when a service's limiter is first used.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from bot.service.errors import Refusal
 #: and lookups fit; a script flooding the chat does not
 DEFAULT_COMMANDS = 20
 DEFAULT_SECONDS = 60.0
+#: moderators may send this many times the members' rate in the same window
+MODERATOR_FACTOR = 5
 #: members tracked before idle ones are forgotten (bounds memory under a flood of new senders)
 MAX_TRACKED = 10_000
 
@@ -61,12 +67,14 @@ class RateLimiter:
         self.rate = rate
         self._recent: dict[Key, deque[datetime]] = {}
 
-    def check(self, key: Key) -> None:
-        """Count one command of ``key``; raises ``Refusal("rate_limited")`` past the rate (the
-        refused command is not counted, so waiting the said seconds is enough)."""
+    def check(self, key: Key, moderator: bool = False) -> None:
+        """Count one command (or button press) of ``key``; raises ``Refusal("rate_limited")``
+        past the rate, ``MODERATOR_FACTOR`` times it for a ``moderator`` (the refused command is
+        not counted, so waiting the said seconds is enough)."""
         rate = self.rate
         if rate is None:
             return
+        allowed = rate.commands * (MODERATOR_FACTOR if moderator else 1)
         now = self._clock.now()
         recent = self._recent.get(key)
         if recent is None:
@@ -75,8 +83,8 @@ class RateLimiter:
             recent = self._recent[key] = deque()
         while recent and (now - recent[0]).total_seconds() >= rate.seconds:
             recent.popleft()
-        if len(recent) >= rate.commands:
-            wait = rate.seconds - (now - recent[0]).total_seconds()
+        if len(recent) >= allowed:
+            wait = rate.seconds - (now - recent[-allowed]).total_seconds()
             raise Refusal("rate_limited", seconds=max(1, math.ceil(wait)))
         recent.append(now)
 

@@ -14,6 +14,11 @@ in every gateway event it logs (``'token': ...``) and in the addresses of its an
 answers and edits messages as the bot -, and a webhook's (valid until deleted). Those values are
 masked wherever they appear, whoever logs them (Discord's docs, "Receiving and Responding",
 "Webhook Resource", "Gateway: Identify").
+
+A password in an address (``postgresql://bot:PASSWORD@host/db``, whatever the scheme and its
+case, or ``?password=...``) is masked too, however short: the database's address reaches logs
+and error messages. :func:`scrub` does the same to what is written outside the logs (the
+command line's one-line errors).
 """
 
 from __future__ import annotations
@@ -33,6 +38,11 @@ _URL_TOKEN = re.compile(r"(/(?:interactions|webhooks)/[0-9]+/)[^/?#\s'\"]+")
 #: a value named ``token`` in a logged payload (a dict's repr or JSON): interactions' tokens in
 #: gateway events, the bot's own in IDENTIFY
 _FIELD_TOKEN = re.compile(r"""(['"]token['"]\s*:\s*['"])[^'"]+""")
+#: the password of an address ``scheme://user:password@host`` (any scheme, in any case: a
+#: database address, a proxy's), however short it is
+_URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:'\"]*:)[^/?#\s'\"]*(@)")
+#: a password given as an address's query parameter (``postgresql://h/db?password=...``)
+_QUERY_PASSWORD = re.compile(r"([?&](?i:password|passwd|pass)=)[^&#\s'\"]*")
 
 
 class RedactSecrets(logging.Filter):
@@ -49,6 +59,9 @@ class RedactSecrets(logging.Filter):
             text = _URL_TOKEN.sub(rf"\1{MASK}", text)
         if "token" in text:
             text = _FIELD_TOKEN.sub(rf"\1{MASK}", text)
+        if "://" in text:
+            text = _URL_PASSWORD.sub(rf"\1{MASK}\2", text)
+            text = _QUERY_PASSWORD.sub(rf"\1{MASK}", text)
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -86,3 +99,9 @@ def redact_in_logs(*secrets: str | None) -> RedactSecrets:
         wrapped.redacts = True  # type: ignore[attr-defined]
         logging.setLogRecordFactory(wrapped)
     return _FILTER
+
+
+def scrub(text: str) -> str:
+    """``text`` without the secrets given to :func:`redact_in_logs` nor any address's password:
+    for what is written outside the logs (the command line's one-line errors)."""
+    return _FILTER.scrub(text)

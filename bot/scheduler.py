@@ -31,9 +31,10 @@ from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import
 
 from .messages import text
 from .presenter import render
-from .publishing import Picture, Publisher
+from .publishing import Picture, PostRefused, Publisher
 from .service.clock import Clock
 from .service.club import SYSTEM_ACTOR, Caller, ClubService
+from .service.errors import Refusal
 from .service.results import Digest, Leaderboard
 from .service.schedules import Plan, due_post, previous_post
 from .storage.repository import Repository
@@ -49,6 +50,8 @@ BACKOFF_SECONDS = 2.0
 #: any later one
 MISFIRE_GRACE_SECONDS = 300
 
+#: the platform's reason for refusing a post, as far as it is kept in the log and shown
+MAX_REASON_SHOWN = 150
 #: draws the picture attached to a post (None: text only)
 PictureMaker = Callable[[Digest, datetime | None, datetime], Awaitable[Picture | None]]
 
@@ -197,7 +200,7 @@ class PostScheduler:
                 target = targets.get((plan.club_id, ladder), chat_id)
                 by_target.setdefault(target, []).append(text(notice.key, notice.params))
             for target, lines in by_target.items():
-                tasks.append(self._spawn(self._send(platform, target, "\n".join(lines), None)))
+                tasks.append(self._spawn(self._announce(platform, target, "\n".join(lines))))
         return tasks
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
@@ -230,16 +233,22 @@ class PostScheduler:
             log.exception("post of %s:%s %s scheduled for %s failed", plan.platform,
                           plan.chat_id, plan.ladder, when.isoformat())
             return
-        await self._send(plan.platform, plan.target, render(digest), picture)
+        try:
+            await self._send(plan.platform, plan.target, render(digest), picture)
+        except PostRefused as refused:
+            await self._refused(plan, refused)
 
     async def _send(self, platform: str, chat_id: str, message: str,
                     picture: Picture | None) -> None:
-        """Publish, retrying with exponential backoff; a failure is logged, never raised."""
+        """Publish, retrying with exponential backoff; a failure is logged, not raised, except
+        the platform's refusal for good (:class:`PostRefused`), which no retry mends."""
         publisher = self.publishers[platform]
         for attempt in range(1, self.attempts + 1):
             try:
                 await publisher.publish(chat_id, message, picture)
                 return
+            except PostRefused:
+                raise
             except Exception as error:
                 if attempt == self.attempts:
                     log.error("posting to %s:%s failed %d times, giving up: %r", platform,
@@ -249,3 +258,33 @@ class PostScheduler:
                 log.warning("posting to %s:%s failed (%r); attempt %d of %d in %g s",
                             platform, chat_id, error, attempt + 1, self.attempts, delay)
                 await self.sleep(delay)
+
+    async def _announce(self, platform: str, chat_id: str, message: str) -> None:
+        try:
+            await self._send(platform, chat_id, message, None)
+        except PostRefused as refused:
+            log.warning("announcement to %s:%s refused by the platform: %s", platform, chat_id,
+                        refused)
+
+    async def _refused(self, plan: Plan, refused: PostRefused) -> None:
+        """The platform refused the ladder's post for good: pause its schedule (no post is
+        tried again until a moderator resumes it) and tell the club's own chat, once - the
+        pause itself is the record that it was told."""
+        reason = str(refused)[:MAX_REASON_SHOWN]
+        log.warning("post of %s:%s %s to %s refused by the platform (%s): schedule paused",
+                    plan.platform, plan.chat_id, plan.ladder, plan.target, reason)
+        caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        try:
+            await self.service.pause_schedule(caller, True, plan.ladder,
+                                              reason=f"the platform refused the post: {reason}")
+        except Refusal:
+            return  # paused already (another process got there first): told already
+        if plan.target == plan.chat_id:
+            return  # the club's chat is the one that refuses: nobody to tell there
+        notice = text("schedule_refused", ladder=plan.ladder, platform=plan.platform.title(),
+                      channel=plan.target, reason=reason)
+        try:
+            await self.publishers[plan.platform].publish(plan.chat_id, notice)
+        except Exception:
+            log.exception("could not tell %s:%s that its scheduled posts are paused",
+                          plan.platform, plan.chat_id)

@@ -199,7 +199,11 @@ def unescape(shown: str) -> str:
 class FakeDiscord:
     """The REST API under ``/api/v10`` and the gateway at ``/gateway`` of a fake Discord."""
 
-    def __init__(self) -> None:
+    def __init__(self, token: str | None = None) -> None:
+        #: the bot token it accepts (REST calls authorised with another are refused: 401, as
+        #: Discord answers a wrong token; interactions' and webhooks' calls carry none); None
+        #: accepts any
+        self.token = token
         self.app = web.Application(client_max_size=32 * 1024 * 1024)
         self.app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
         self.app.router.add_get("/gateway", self._gateway)
@@ -501,6 +505,9 @@ class FakeDiscord:
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["path"]
         self.requests.append((request.method, path))
+        authorised = request.headers.get("Authorization")
+        if self.token is not None and authorised not in (None, f"Bot {self.token}"):
+            return self._error(request, 401, 0, "401: Unauthorized")
         for route, delays in self._floods.items():
             if route in path and delays:
                 delay = delays.pop(0)

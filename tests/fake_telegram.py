@@ -76,6 +76,7 @@ class Chat:
     admins: list[User] = field(default_factory=list)
     creator: User | None = None
     bot_admin: bool = True
+    bot_left: bool = False  # the bot was removed from the chat: its posts are refused
 
     def api(self) -> dict[str, Any]:
         if self.user is None:
@@ -426,6 +427,10 @@ class FakeTelegram:
 
     def _new_bot_message(self, p: dict[str, Any], **fields: Any) -> dict[str, Any]:
         chat = self._target(p["chat_id"])
+        if chat.bot_left:
+            raise ApiError(403, f"Forbidden: bot is not a member of the {chat.type} chat")
+        if chat.type == "channel" and not chat.bot_admin:
+            raise ApiError(400, "Bad Request: need administrator rights in the channel chat")
         reply_to = (p.get("reply_parameters") or {}).get("message_id", p.get("reply_to_message_id"))
         replied = copy.deepcopy(self.message(chat, reply_to)) if reply_to else None
         if replied:
@@ -434,10 +439,14 @@ class FakeTelegram:
                            reply_to_message=replied)
 
     def _member(self, chat: Chat, user: User) -> dict[str, Any]:
+        if user.id == BOT_ID and chat.bot_left:
+            return {"status": "left", "user": user.api()}
         if chat.creator and chat.creator.id == user.id:
             return {"status": "creator", "user": user.api(), "is_anonymous": False}
         if user.id in {a.id for a in chat.admins} or (user.id == BOT_ID and chat.bot_admin):
-            return {"status": "administrator", "user": user.api()} | _ADMIN_RIGHTS
+            channel = {"can_post_messages": True, "can_edit_messages": True}
+            return ({"status": "administrator", "user": user.api()} | _ADMIN_RIGHTS
+                    | (channel if chat.type == "channel" else {}))
         return {"status": "member", "user": user.api()}
 
     def _scope(self, p: dict[str, Any]) -> str:

@@ -11,14 +11,21 @@ from pathlib import Path
 import pytest
 
 from bot.messages import text
-from bot.ratelimit import DEFAULT_COMMANDS, Rate, RateLimiter, rate_from_environment
+from bot.ratelimit import (
+    DEFAULT_COMMANDS,
+    MODERATOR_FACTOR,
+    Rate,
+    RateLimiter,
+    rate_from_environment,
+)
 from bot.service.clock import FakeClock
 from bot.service.club import MAX_OPEN_CHALLENGES, MAX_REASON
+from bot.service.errors import Refusal
 from bot.service.parsing import MAX_NAME
 
 from .chat import Transcript, open_club
 from .fake_telegram import Chat, User
-from .telegram_harness import running_bot, say
+from .telegram_harness import press, running_bot, say
 
 
 async def log_size(chat: Transcript) -> int:
@@ -63,6 +70,53 @@ def test_the_window_slides_and_idle_members_are_forgotten() -> None:
     assert refused.value.params == {"seconds": 2}  # type: ignore[attr-defined]
     limiter.check(("telegram", "-2", "7"))  # the same person in another club is not limited
     assert RateLimiter(clock, None).check(key) is None
+
+
+def test_moderators_are_limited_too_at_a_higher_rate() -> None:
+    clock = FakeClock(datetime(2024, 1, 1))
+    limiter = RateLimiter(clock, Rate(3, 10.0))
+    key = ("telegram", "-1", "7")
+    for _ in range(3 * MODERATOR_FACTOR):
+        limiter.check(key, moderator=True)
+        clock.advance(seconds=0.5)  # at 0, 0.5, ..., 7
+    with pytest.raises(Refusal) as refused:
+        limiter.check(key, moderator=True)  # at 7.5: the first leaves the window at 10
+    assert refused.value.params == {"seconds": 3}
+    with pytest.raises(Refusal):  # the same person as a member: 3 in the window at most
+        limiter.check(key)
+
+
+async def test_button_presses_and_private_commands_count_on_telegram(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLUBRATING_RATE_LIMIT", "3/60")
+    async with running_bot(tmp_path / "club.db") as bot:
+        ada = bot.tg.user(1, "Ada", "ada_admin")
+        alice, bob = bot.tg.user(2, "Alice", "alice"), bot.tg.user(3, "Bob", "bob")
+        group = bot.tg.group(-100, "Club", admins=[ada])
+        await say(bot, group, bob, "/register")
+        await say(bot, group, alice, "/register")  # alice: 1
+        report = await say(bot, group, alice, "/report @bob win")  # 2
+        game = report.buttons[0][0][1]
+        # Her own report's Confirm is not hers to press (3); then she is slowed down.
+        assert (await press(bot, group, alice, report, game))["text"] != text(
+            "rate_limited", seconds=60)
+        assert (await press(bot, group, alice, report, game))["text"] == text(
+            "rate_limited", seconds=60)
+        # A moderator may press five times as often, not more.
+        board = await say(bot, group, ada, "/top")  # 1
+        for _ in range(3 * MODERATOR_FACTOR - 1):
+            pressed = await press(bot, group, ada, board, "t:main:0", strict=False)
+            assert pressed["text"] is None  # the board shown again: no alert
+        refused = await press(bot, group, ada, board, "t:main:0", strict=False)
+        assert refused["text"] == text("rate_limited", seconds=60)
+        # A private chat with the bot: commands count there too.
+        private = bot.tg.private(bob)
+        for _ in range(3):
+            await say(bot, private, bob, "/rating")
+        assert (await say(bot, private, bob, "/rating")).plain == text("rate_limited",
+                                                                       seconds=60)
+        bot.clock.advance(seconds=60)
+        assert (await say(bot, private, bob, "/rating")).plain.startswith("Club: bob (main)")
 
 
 @pytest.mark.parametrize(("setting", "rate"), [

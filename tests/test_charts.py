@@ -4,11 +4,15 @@ keeps running while they are drawn."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import io
 import random
+import shutil
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -25,14 +29,18 @@ from bot.charts import (
 )
 from bot.charts.data import ChartPoint, Series
 from bot.charts.pictures import card_picture, chart_picture, prepare, render_chart
+from bot.history_csv import read_events
 from bot.messages import text
+from bot.service import heavy, timeline
+from bot.service.club import Caller
 from bot.service.results import History, Leaderboard, Profile, RatingHistory, RatingPoint, Standing
-from bot.service.timeline import step_time
+from bot.service.timeline import Frozen, step_time, trajectory
 from ratings_core.model import Game, Step, events_of
 from ratings_core.replay import replay
 from ratings_core.systems import make_system
 
 from .chat import START, Transcript, open_club
+from .long_history import last_game, write_events
 from .loop_stall import longest_stall
 
 
@@ -350,3 +358,131 @@ async def test_the_event_loop_never_stalls_while_a_chart_is_drawn() -> None:
         assert min(stalls) < 0.05, stalls
     finally:
         gc.unfreeze()
+
+
+# -- a long history: worked out and drawn off the event loop, within a time cap ----------------
+
+#: games of the long club's history; p000 plays every second one, among 200 players
+LONG_GAMES = 16_000
+AFTER_LONG = last_game(LONG_GAMES) + timedelta(days=1)
+OTHER_CLUB = Caller("console", "other", "zed", "zed")
+
+
+@pytest.fixture(scope="module")
+def long_club(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A console club's database with the long history imported (made once; tests copy it)."""
+    folder = tmp_path_factory.mktemp("long-club")
+    events = write_events(folder / "EVENTS.csv", LONG_GAMES)
+
+    async def imported() -> None:
+        async with open_club(folder / "club.db", start=AFTER_LONG) as chat:
+            history = read_events(events)
+            await chat.service.import_history("console", "local", history, history.labels)
+
+    asyncio.run(imported())
+    return folder / "club.db"
+
+
+@pytest.fixture
+def long_db(long_club: Path, tmp_path: Path) -> Iterator[Path]:
+    """A copy of the long club's database. Reading a club this long takes it out of the garbage
+    collector's full passes (``gc.freeze``, as in the bot); the test gives it back."""
+    shutil.copy(long_club, tmp_path / "club.db")
+    try:
+        yield tmp_path / "club.db"
+    finally:
+        gc.unfreeze()
+
+
+async def answered_meanwhile(work: asyncio.Task[str], ask: Callable[[], Awaitable[object]],
+                             ) -> list[float]:
+    """How long each of the requests ``ask`` makes, one after another while ``work`` runs,
+    took to be answered."""
+    loop = asyncio.get_running_loop()
+    waits = []
+    while not work.done():
+        started = loop.time()
+        await ask()
+        waits.append(loop.time() - started)
+        await asyncio.sleep(0.02)
+    return waits
+
+
+async def test_a_long_history_is_charted_off_the_event_loop(
+        long_db: Path, tmp_path: Path) -> None:
+    async with open_club(long_db, start=AFTER_LONG) as chat:
+        chat.console.folder = tmp_path
+        service = chat.service
+        await service.register(OTHER_CLUB)
+        await prepare()  # as the bot does before serving
+        try:
+            assert (await chat.say("/top")).startswith("main ladder")  # read and rated
+            # The measure is real: p000's history (8,000 games) worked out on the loop holds
+            # it for some 0.4 s.
+            steps, names, _ = await service.export_history("console", "local")
+            system = make_system("club")
+            frozen = Frozen(system, steps, [replay(system, []).final], {})
+            key = next(k for k, v in names.items() if v == "p000")
+
+            async def on_the_loop() -> None:
+                trajectory(frozen, key)
+
+            assert await longest_stall(on_the_loop()) > 0.25
+            # /chart works it out and draws it in worker threads: the loop keeps ticking, and
+            # another club's /top is answered at once, all along (a few tries, as above).
+            stalls, waits = [], []
+            for _ in range(3):
+                chart = asyncio.create_task(chat.say("/chart @p000"))
+                stall, waited = await asyncio.gather(
+                    longest_stall(chart), answered_meanwhile(
+                        chart, lambda: service.leaderboard(OTHER_CLUB)))
+                assert chart.result().endswith("rating-p000-main.png)"), chart.result()
+                stalls.append(stall)
+                waits.extend(waited)
+                if stall < 0.1:
+                    break
+            assert min(stalls) < 0.1, stalls
+            assert len(waits) >= 3 and max(waits) < 1.0, waits
+            # What is charted is the history as it was worked out on the loop.
+            history = await service.rating_history(chat.console.caller, "p000")
+            assert isinstance(history, RatingHistory)
+            assert [(p.at, p.rating) for p in history.points] == [
+                (at.isoformat(), state.rating) for at, state in trajectory(frozen, key)]
+        finally:
+            gc.unfreeze()
+
+
+async def test_a_chart_that_takes_too_long_is_stopped_with_a_short_answer(
+        long_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ended: list[BaseException | None] = []
+    worked_out = timeline.trajectory
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = worked_out(*args, **kwargs)
+        except BaseException as error:
+            ended.append(error)
+            raise
+        ended.append(None)
+        return result
+
+    monkeypatch.setattr(timeline, "trajectory", watched)
+    monkeypatch.setattr(heavy, "CHART_SECONDS", 0.05)
+    async with open_club(long_db, start=AFTER_LONG) as chat:
+        chat.console.folder = tmp_path
+        assert (await chat.say("/top")).startswith("main ladder")
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        answer = await chat.say("/chart @p000")
+        assert answer == text("chart_too_slow", seconds="0.05")
+        assert loop.time() - started < 0.5
+        # The worker was told to stop, and stops at its next replayed segment.
+        for _ in range(100):
+            if ended:
+                break
+            await asyncio.sleep(0.01)
+        assert len(ended) == 1 and isinstance(ended[0], heavy.TimeUp)
+        # The club goes on as before: the same club's other commands are answered.
+        assert (await chat.say("/top")).startswith("main ladder")
+        monkeypatch.setattr(heavy, "CARD_SECONDS", 0.0)
+        assert await chat.say("/card") == text("card_too_slow", seconds="0")

@@ -14,6 +14,7 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -25,6 +26,7 @@ from bot.messages import text
 from bot.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
+from bot.service.identity import UserRef
 from bot.storage.sqlite import SqliteRepository
 from tests.chat import START
 from tests.discord_harness import (
@@ -434,18 +436,60 @@ async def test_the_publisher_posts_into_the_guild(bot: Running, club: Club) -> N
 async def test_a_command_without_its_own_slash_command_takes_typed_words(
         tmp_path: Path, dc: FakeDiscord, club: Club, monkeypatch: pytest.MonkeyPatch) -> None:
     """A command added to bot.commands later is reachable at once: its words typed as one
-    text, a mentioned member named by id, as the service resolves members."""
+    text, a mentioned member carried by user id (a typed @name is only text)."""
     async def echo(ctx: Context, words: Words) -> str:
-        return f"{ctx.caller.user} {words.args} {sorted(words.options.items())}"
+        named = [words.who(n) for n in range(len(words.args))]
+        shown = [w.user if isinstance(w, UserRef) else f"text:{w}" for w in named]
+        return f"{ctx.caller.user} {shown} {sorted(words.options.items())}"
 
     monkeypatch.setitem(COMMANDS, "echo", (echo, "help_help"))
     async with running_bot(tmp_path / "club.db", dc=dc) as running:
         answer = await say(running, club.guild, club.alice, "echo",
-                           arguments=f"<@{club.bob.id}> 'two words' ladder=blitz")
-        assert answer.plain == (f"{club.alice.id} ['@{club.bob.id}', 'two words'] "
-                                "[('ladder', 'blitz')]")
+                           arguments=f"<@{club.bob.id}> 'two words' @{club.bob.id} "
+                                     "ladder=blitz")
+        assert answer.plain == (f"{club.alice.id} ['{club.bob.id}', 'text:two words', "
+                                f"'text:@{club.bob.id}'] [('ladder', 'blitz')]")
         refused = await say(running, club.guild, club.alice, "echo", arguments="'unclosed")
         assert refused.ephemeral and refused.plain == text("usage", usage="/echo 'unclosed")
+
+
+async def test_a_display_name_that_is_a_user_id_never_stands_for_that_member(
+        bot: Running, club: Club, dc: FakeDiscord) -> None:
+    """Mallory's nickname is alice's user id: a member picked in the picker, or mentioned as
+    ``<@id>`` in typed words, is found by that id (alice); a typed ``@<id>`` is only text,
+    and no member's name or username (Mallory's handle is her username, not her nickname)."""
+    await join(bot, club, club.alice)
+    mallory = dc.member(club.guild, dc.user(900000000000000399, "mallory"),
+                        nick=str(club.alice.id))
+    assert (await say(bot, club.guild, mallory, "register", name="Mallory")).plain == text(
+        "registered", name="Mallory", ladder="main")
+    named = await say(bot, club.guild, club.ada, "moderator", "add", member=club.alice)
+    assert named.plain == text("moderator_named", name="alice")
+    retired = await say(bot, club.guild, club.ada, "retire", member=club.alice)
+    assert retired.plain == text("retired", name="alice", ladder="main")
+    charted = await say(bot, club.guild, club.ada, "chart", arguments=f"<@{club.alice.id}>")
+    assert charted.plain == text("chart_empty", name="alice", ladder="main")
+    typed = await say(bot, club.guild, club.ada, "chart", arguments=f"@{club.alice.id}")
+    assert typed.plain == text("unknown_member", name=str(club.alice.id))
+    # A member picked who never registered is named as Discord shows them.
+    unknown = await say(bot, club.guild, club.ada, "rating", member=club.zed)
+    assert unknown.plain == text("unknown_member", name="zed")
+
+
+async def test_a_button_in_a_private_message_is_refused(
+        bot: Running, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Buttons only ever come in a server; a press without one (a private message) is
+    answered to the presser alone, and makes no club."""
+    said: list[tuple[str, bool]] = []
+
+    async def answer(interaction: object, shown: str, ephemeral: bool) -> None:
+        said.append((shown, ephemeral))
+
+    monkeypatch.setattr(bot.front, "_say", answer)
+    direct = SimpleNamespace(guild_id=None, user=SimpleNamespace(id=900000000000000302))
+    await bot.front.on_button(direct, "t", "main", 0)  # type: ignore[arg-type]
+    assert said == [(text("discord_guild_only"), True)]
+    assert await bot.service._repository.clubs() == []
 
 
 async def test_clubrating_run_serves_discord_from_the_environment(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +18,8 @@ from bot.adapters import console
 from bot.cli import main
 from bot.history_csv import read_events
 from bot.messages import text
+from bot.service import evaluating, heavy
+from bot.service.club import Caller
 from ratings_core.evaluation import (
     brier,
     evaluate,
@@ -25,7 +31,9 @@ from ratings_core.evaluation import (
 from ratings_core.model import Game, PlayerState, RatingPeriod
 from ratings_core.system import RatingSystem
 from ratings_core.systems import GAME_SYSTEMS, MAIN_PARAMETERS, make_system
-from tests.chat import open_club
+from tests.chat import Transcript, open_club
+from tests.long_history import last_game, write_events
+from tests.loop_stall import longest_stall
 
 
 def test_metrics_by_hand() -> None:
@@ -178,7 +186,8 @@ async def test_moderators_ask_in_chat_which_system_predicts_best(tmp_path: Path)
             rows.append(f"{day.date()},,p{a},p{b},{1 if a < b else 0}")
     events = tmp_path / "EVENTS.csv"
     events.write_text("played_at,event,player_a,player_b,score_a\n" + "\n".join(rows) + "\n")
-    async with open_club(tmp_path / "club.db") as chat:
+    # The club's clock after the history's last game: an import takes no game after tomorrow.
+    async with open_club(tmp_path / "club.db", start=datetime(2024, 7, 1)) as chat:
         assert await chat.as_("mod!", "/register", "/evaluate") == text(
             "evaluation_too_few", ladder="main", games=0, needed=30)
         history = read_events(events)
@@ -217,3 +226,80 @@ def test_evaluate_set_gives_a_parameter_to_every_system_that_has_it(
         "clubrating: no compared system has the parameter first_move_advantage\n")
     assert main(["evaluate", "--systems", "elo", "--set", "k=lots", str(events)]) == 2
     assert "k" in capsys.readouterr().err
+
+
+# -- /evaluate never holds the event loop nor the club's lock, and has a time cap -------------
+
+#: a ladder /evaluate takes a second or two on
+EVALUATED_GAMES = 3000
+
+
+@asynccontextmanager
+async def evaluated_club(tmp_path: Path) -> AsyncIterator[Transcript]:
+    events = write_events(tmp_path / "EVENTS.csv", EVALUATED_GAMES, players=50)
+    async with open_club(tmp_path / "club.db",
+                         start=last_game(EVALUATED_GAMES) + timedelta(days=1)) as chat:
+        history = read_events(events)
+        await chat.service.import_history(console.PLATFORM, console.CHAT, history,
+                                          history.labels)
+        await chat.as_("mod!", "/top")
+        yield chat
+
+
+async def test_evaluate_holds_neither_the_event_loop_nor_the_clubs_lock(
+        tmp_path: Path) -> None:
+    other = Caller("console", "other", "zed", "zed")
+    async with evaluated_club(tmp_path) as chat:
+        service = chat.service
+        await service.register(other)
+        same = chat.console.caller
+        loop = asyncio.get_running_loop()
+        evaluation = asyncio.create_task(chat.say("/evaluate"))
+        waits: dict[str, list[float]] = {"other": [], "same": []}
+
+        async def meanwhile() -> None:
+            await asyncio.sleep(0.1)  # the evaluation is under way
+            while not evaluation.done():
+                for name, caller in (("other", other), ("same", same)):
+                    started = loop.time()
+                    await service.leaderboard(caller)
+                    waits[name].append(loop.time() - started)
+                await asyncio.sleep(0.05)
+
+        stall, _ = await asyncio.gather(longest_stall(evaluation), meanwhile())
+        assert evaluation.result().startswith("Which system predicts main's games best")
+        # The other club and this club's own /top were answered at once all along: the
+        # evaluation runs in a worker thread, on a copy of the ladder, outside the lock.
+        assert len(waits["other"]) >= 3, waits
+        assert max(waits["other"] + waits["same"]) < 0.5, waits
+        assert stall < 0.25
+
+
+async def test_an_evaluation_that_takes_too_long_is_stopped_with_a_short_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ended: list[BaseException | None] = []
+    compare = evaluating.compare
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = compare(*args, **kwargs)
+        except BaseException as error:
+            ended.append(error)
+            raise
+        ended.append(None)
+        return result
+
+    monkeypatch.setattr(evaluating, "compare", watched)
+    monkeypatch.setattr(heavy, "EVALUATE_SECONDS", 0.2)
+    async with evaluated_club(tmp_path) as chat:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        assert await chat.say("/evaluate") == text("evaluation_too_slow", ladder="main",
+                                                   seconds="0.2")
+        assert loop.time() - started < 0.7
+        # The worker stops at its next step, rather than evaluating on for nobody.
+        for _ in range(100):
+            if ended:
+                break
+            await asyncio.sleep(0.01)
+        assert len(ended) == 1 and isinstance(ended[0], heavy.TimeUp)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from datetime import date, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -359,3 +361,131 @@ async def test_pool_example_of_seed_002_through_import(
         assert (await chat.say("/rating @r2")).startswith("r2 (main): 1200, ")
 
 
+
+
+#: values outside every door's bounds: refused by the reading of the file, the row and the
+#: column named, whatever the ladder (`clubrating replay` refuses them alike)
+OUT_OF_BOUNDS = [
+    ("handicap 1e308", "2024-03-01,,ann,bob,1,1e308,,",
+     "handicap must be from -1000 to 1000 (in the system's unit), not '1e308'"),
+    ("handicap -1001", "2024-03-01,,ann,bob,1,-1001,,",
+     "handicap must be from -1000 to 1000 (in the system's unit), not '-1001'"),
+    ("date 0001-01-01", "0001-01-01,,ann,bob,1,,,",
+     "played_at must be 1900-01-01 or later, not '0001-01-01'"),
+    ("date 1899-12-31", "1899-12-31T23:59:59,,ann,bob,1,,,",
+     "played_at must be 1900-01-01 or later, not '1899-12-31T23:59:59'"),
+    ("year 1 with a time zone", "0001-01-01T00:00:00+01:00,,ann,bob,1,,,",
+     "played_at is out of range, not '0001-01-01T00:00:00+01:00'"),
+    ("year 9999 with a time zone", "9999-12-31T23:00:00-05:00,,ann,bob,1,,,",
+     "played_at is out of range, not '9999-12-31T23:00:00-05:00'"),
+    ("seconds -1", "2024-03-01,,ann,bob,1,,,-1",
+     "seconds must be above 0 and at most 86400, not '-1'"),
+    ("seconds 0", "2024-03-01,,ann,bob,1,,,0",
+     "seconds must be above 0 and at most 86400, not '0'"),
+    ("seconds 86401", "2024-03-01,,ann,bob,1,,,86401",
+     "seconds must be above 0 and at most 86400, not '86401'"),
+]
+
+
+@pytest.mark.parametrize(("case", "row", "problem"), OUT_OF_BOUNDS,
+                         ids=[b[0] for b in OUT_OF_BOUNDS])
+def test_a_value_out_of_bounds_refuses_the_whole_file(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, row: str,
+    problem: str,
+) -> None:
+    assert import_(capsys, tmp_path, GAMES) == 0
+    before, count = export(capsys), stored_events(db)
+    content = f"{HEADER},seconds\n2024-02-01,,ann,bob,0,,,\n{row}\n2024-03-02,,bob,ann,1,,,\n"
+    path = write(tmp_path, "BAD.csv", content)
+    assert run(capsys, "import", "--chat", CONSOLE, str(path)) == (
+        2, "", f"clubrating: BAD.csv row 2: {problem}\n")
+    assert stored_events(db) == count
+    assert export(capsys) == before
+    # `clubrating replay` reads the file alike: the same one line, exit 2.
+    assert run(capsys, "replay", str(path)) == (2, "", f"clubrating: BAD.csv row 2: {problem}\n")
+
+
+def tomorrow_in(zone: str) -> date:
+    return datetime.now(ZoneInfo(zone)).date() + timedelta(days=1)
+
+
+@pytest.mark.parametrize("played_at", ["9999-12-31", "AFTER_TOMORROW"])
+def test_a_game_after_tomorrow_refuses_the_whole_file(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], played_at: str
+) -> None:
+    assert import_(capsys, tmp_path, GAMES) == 0
+    before, count = export(capsys), stored_events(db)
+    last = tomorrow_in("UTC")
+    if played_at == "AFTER_TOMORROW":
+        played_at = (last + timedelta(days=1)).isoformat()
+    rows = f"2024-03-01,,ann,bob,1,,\n{played_at},,bob,ann,1,,\n"
+    code, out, err = run(capsys, "import", "--chat", CONSOLE,
+                         str(write(tmp_path, "BAD.csv", HEADER + "\n" + rows)))
+    moment = datetime.fromisoformat(played_at).isoformat()
+    refusal = text("import_row", row=2, problem=(
+        f"played_at must be a day from 1900-01-01 to {last} (tomorrow in the ladder's time zone, "
+        f"UTC), not '{moment}'"))
+    assert (code, out, err) == (2, "", f"clubrating: BAD.csv: {refusal}\n")
+    assert stored_events(db) == count
+    assert export(capsys) == before
+
+
+async def test_tomorrow_is_the_ladders_tomorrow(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Kiritimati is 14 hours ahead of UTC: its tomorrow is a day or two after UTC's today.
+    zone = "Pacific/Kiritimati"
+    async with open_club(db) as chat:
+        assert "timezone" in await chat.as_("mod!", f"/set timezone {zone}")
+    last = tomorrow_in(zone)
+    # Tomorrow there ends at 10:00 UTC of that day: a game from then on is refused...
+    late = write(tmp_path, "LATE.csv", f"{HEADER}\n{last}T10:00:00,,ann,bob,1,,\n")
+    code, _, err = await asyncio.to_thread(run, capsys, "import", "--chat", CONSOLE, str(late))
+    assert code == 2 and f"to {last} (tomorrow in the ladder's time zone, {zone})" in err
+    # ... and its last minute is welcome, although UTC's tomorrow may be over by then.
+    on_time = write(tmp_path, "ON_TIME.csv", f"{HEADER}\n{last}T09:59:00,,ann,bob,1,,\n")
+    code, _, err = await asyncio.to_thread(run, capsys, "import", "--chat", CONSOLE,
+                                           str(on_time))
+    assert code == 0, err
+
+
+def test_a_look_alike_of_a_members_name_refuses_the_whole_file(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert import_(capsys, tmp_path, GAMES) == 0
+    before, count = export(capsys), stored_events(db)
+    for rows, row, problem in [
+        # a Cyrillic а in ann; fullwidth ｂｏｂ
+        ("2024-03-01,,bob,\u0430nn,1,,\n", 1, "player_b '\u0430nn' looks too much like the "
+                                            "member 'ann'"),
+        ("2024-03-01,,ann,carl,1,,\n2024-03-02,,\uff42\uff4f\uff42,,,,join\n", 2,
+         "player_a '\uff42\uff4f\uff42' looks too much like the member 'bob'"),
+        # two new names of the file that look alike: the second is refused
+        ("2024-03-01,,eve,ann,1,,\n2024-03-02,,ann,\u0435ve,1,,\n", 2,
+         "player_b '\u0435ve' looks too much like 'eve' of row 1"),
+    ]:
+        code, out, err = run(capsys, "import", "--chat", CONSOLE,
+                             str(write(tmp_path, "NAMES.csv", HEADER + "\n" + rows)))
+        refusal = text("import_row", row=row, problem=problem)
+        assert (code, out, err) == (2, "", f"clubrating: NAMES.csv: {refusal}\n")
+        assert stored_events(db) == count
+        assert export(capsys) == before
+    # The very names of the members (in any case) are theirs: their games are imported.
+    assert import_(capsys, tmp_path, f"{HEADER}\n2024-03-01,,ANN,Bob,1,,\n") == 0
+    assert export(capsys).endswith("\n2024-03-01T00:00:00,,ann,bob,1,0,game\n")
+
+
+async def test_a_ladder_rating_solving_times_refuses_an_import(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The log keeps no solving times: tactics games imported without them would break every
+    # later rating of the ladder.
+    async with open_club(db) as chat:
+        assert "created" in await chat.as_("mod!", "/ladder create puzzles tactics")
+    puzzles = write(tmp_path, "PUZZLES.csv", f"{HEADER},seconds\n2024-03-01,,ann,p1,1,,,20\n")
+    count = stored_events(db)
+    code, out, err = await asyncio.to_thread(run, capsys, "import", "--chat", CONSOLE,
+                                             "--ladder", "puzzles", str(puzzles))
+    refusal = text("system_cannot_rate", system="tactics")
+    assert (code, out, err) == (2, "", f"clubrating: PUZZLES.csv: {refusal}\n")
+    assert stored_events(db) == count

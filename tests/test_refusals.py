@@ -90,7 +90,19 @@ CASES = [
     ("dave", "/register @dave", refused("bad_name", limit=32)),
     ("dave", "/register birth=1990-13-45", refused("bad_date", text="1990-13-45")),
     ("dave", "/register birth=2030-01-01", refused("bad_date", text="2030-01-01")),
+    ("dave", "/register birth=0001-01-01", refused("bad_date", text="0001-01-01")),
+    ("dave", "/register birth=1899-12-31", refused("bad_date", text="1899-12-31")),
+    ("dave", "/register birth=9999-12-31", refused("bad_date", text="9999-12-31")),
     ("dave", "/register Alice", refused("name_taken", name="Alice")),
+    # Names that only look like a member's: a Cyrillic а, fullwidth letters, capital I for l,
+    # digit zero for o, a Greek omicron.
+    ("dave", "/register \u0430lice", refused("name_like", name="\u0430lice", member="alice")),
+    ("dave", "/register \uff41\uff4c\uff49\uff43\uff45",
+     refused("name_like", name="\uff41\uff4c\uff49\uff43\uff45", member="alice")),
+    ("dave", "/register AIice", refused("name_like", name="AIice", member="alice")),
+    ("dave", "/register b0b", refused("name_like", name="b0b", member="bob")),
+    ("dave", "/register b\u03bfb", refused("name_like", name="b\u03bfb", member="bob")),
+    ("dave", "/register CAROL", refused("name_taken", name="CAROL")),
     ("alice", "/register", refused("already_registered", name="alice")),
     ("alice", "/rating @" + LONG_NAME, refused("unknown_member", name="n" * 32 + "…")),
     ("carol", "/dispute 7 " + "x" * 300, refused("too_long", limit=200)),
@@ -132,13 +144,24 @@ CASES = [
     ("mod!", "/system club k=abc",
      refused("bad_parameter", problem="parameter 'k' must be a number, not 'abc'")),
     ("mod!", "/set auto_confirm_hours -1",
-     refused("bad_setting", setting="auto_confirm_hours", text="-1")),
+     refused("bad_setting_number", setting="auto_confirm_hours", text="-1", limit="8760")),
     ("mod!", "/set auto_confirm_hours nan",
-     refused("bad_setting", setting="auto_confirm_hours", text="nan")),
-    ("mod!", "/set challenge_hours soon", refused("bad_setting", setting="challenge_hours",
-                                                  text="soon")),
-    ("mod!", "/set inactivity_days 0", refused("bad_setting", setting="inactivity_days",
-                                               text="0")),
+     refused("bad_setting_number", setting="auto_confirm_hours", text="nan", limit="8760")),
+    ("mod!", "/set auto_confirm_hours 1e308",
+     refused("bad_setting_number", setting="auto_confirm_hours", text="1e308", limit="8760")),
+    ("mod!", "/set challenge_hours soon", refused(
+        "bad_setting_number", setting="challenge_hours", text="soon", limit="8760")),
+    ("mod!", "/set challenge_hours 8761", refused(
+        "bad_setting_number", setting="challenge_hours", text="8761", limit="8760")),
+    ("mod!", "/set inactivity_days 0", refused(
+        "bad_setting_number", setting="inactivity_days", text="0", limit="3650 (or off)")),
+    ("mod!", "/set inactivity_days 3651", refused(
+        "bad_setting_number", setting="inactivity_days", text="3651", limit="3650 (or off)")),
+    ("mod!", "/set timezone Mars/Olympus", refused("bad_timezone", text="Mars/Olympus")),
+    ("mod!", "/system club k=1e308", refused(
+        "bad_parameter", problem="parameter 'k' must be from -10000 to 10000, not '1e308'")),
+    ("mod!", "/ladder create blitz elo k=-1e9", refused(
+        "bad_parameter", problem="parameter 'k' must be from -10000 to 10000, not '-1e9'")),
     ("mod!", "/set hide_provisional maybe",
      refused("bad_setting", setting="hide_provisional", text="maybe")),
     ("mod!", "/set colour red", refused(
@@ -215,3 +238,33 @@ async def test_a_replayed_refused_request_is_refused_again_after_the_state_chang
         Caller("console", "local", "dave", "dave", request_id="upd-3"), "alice", "win"
     )
     assert render(answer) == "Game #9: dave beat alice. alice, please /confirm or /dispute."
+
+
+async def test_a_look_alike_of_a_handle_is_refused_and_other_names_are_welcome(
+    club: Transcript,
+) -> None:
+    # zed registers as Zorro: the platform's name for him, zed, finds him too.
+    assert await club.as_("zed", "/register Zorro") == text("registered", name="Zorro",
+                                                            ladder="main")
+    before = await snapshot(club)
+    assert await club.as_("dave", "/register z\u0435d") == refused(
+        "name_like", name="z\u0435d", member="Zorro")  # a Cyrillic е
+    assert await club.as_("dave", "/register Z0rr0") == refused(
+        "name_like", name="Z0rr0", member="Zorro")
+    assert await snapshot(club) == before
+    # Names that differ to the eye are not look-alikes: an accent, another letter, a script.
+    for who, name in (("dave", "Alicé"), ("erin", "Alicia"), ("fay", "Боб")):
+        assert await club.as_(who, f"/register {name}") == text("registered", name=name,
+                                                                 ladder="main")
+
+
+async def test_a_club_has_at_most_twenty_ladders(club: Transcript) -> None:
+    for n in range(2, 21):
+        assert (await club.as_("mod!", f"/ladder create l{n}")).startswith("Ladder l")
+    before = await snapshot(club)
+    assert await club.as_("mod!", "/ladder create l21") == refused("too_many_ladders",
+                                                                     limit=20)
+    assert await snapshot(club) == before
+    # An undone creation frees its place.
+    assert (await club.as_("mod!", "/undo")).startswith("Undone")
+    assert (await club.as_("mod!", "/ladder create l21")).startswith("Ladder l21")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.publishing import Picture
+from bot.presenter import render
+from bot.publishing import Picture, PostRefused
 from bot.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
@@ -37,6 +38,19 @@ class Recorder:
             self.failures -= 1
             raise ConnectionError("platform unreachable")
         self.posts.append((chat_id, text, picture))
+
+
+class Refusing(Recorder):
+    """A platform that refuses posts into ``refused`` chats for good (the bot was removed)."""
+
+    def __init__(self, refused: set[str]) -> None:
+        super().__init__()
+        self.refused = refused
+
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+        if chat_id in self.refused:
+            raise PostRefused("Forbidden: bot was kicked from the channel chat")
+        await super().publish(chat_id, text, picture)
 
 
 class Stuck:
@@ -283,6 +297,32 @@ async def test_posts_go_to_the_channel_set(tmp_path: Path) -> None:
         assert chat == "-100777"
         assert text.splitlines()[1].startswith("  1. ")
         assert not text.splitlines()[2].startswith("  2. ")  # size=1: the top row only
+
+
+async def test_a_post_the_platform_refuses_pauses_the_schedule_and_tells_the_club_once(
+        tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        refusing = Refusing({"-100777"})
+        bot.scheduler.publishers["console"] = refusing
+        await club_with_players(bot.service)
+        await bot.service.set_schedule(mod(), cron="30 18 * * FRI", channel="-100777")
+        clock.current = datetime(2024, 3, 8, 18, 30)
+        await bot.poll()
+        await asyncio.gather(*bot.scheduler._tasks)
+        # No retry of a refusal: the club's own chat is told, once, and the schedule paused.
+        assert bot.delays == []
+        [(chat, told, _)] = refusing.posts
+        assert chat == "local" and told.startswith("Scheduled posts of main are paused: "
+                                                   "Console refused the post to -100777")
+        shown = await bot.service.show_schedule(mod())
+        assert "paused" in render(shown)
+        clock.current = datetime(2024, 3, 15, 18, 30)
+        await bot.poll()
+        await asyncio.gather(*bot.scheduler._tasks)
+        assert len(refusing.posts) == 1  # paused: nothing tried, nobody told again
+        audit = render(await bot.service.audit(mod(), 5))
+        assert "the platform refused the post: Forbidden: bot was kicked" in audit
 
 
 async def test_a_ladder_nobody_plays_on_is_not_posted(tmp_path: Path) -> None:

@@ -155,6 +155,34 @@ async def test_the_log_is_append_only(tmp_path: Path) -> None:
                 await raw.execute(statement)
 
 
+async def test_the_log_refuses_a_replace_of_an_event(tmp_path: Path) -> None:
+    # REPLACE deletes the old row without firing the delete trigger (recursive_triggers is
+    # off by default): migration 0004 refuses the insert itself.
+    path = tmp_path / "club.db"
+    repo = await SqliteRepository.open(path)
+    club = await repo.club_id("console", "local", NOW)
+    async with repo.transaction(club, 0) as tx:
+        [stored] = await tx.append([event(n=1)])
+    await repo.close()
+    columns = "(id, club_id, kind, actor, at, reason, data)"
+    forged = f"VALUES ({stored.id}, {club}, 'game_voided', 'mallory', 'x', '', '{{}}')"
+    async with aiosqlite.connect(path) as raw:
+        for statement in (f"INSERT OR REPLACE INTO events {columns} {forged}",
+                          f"REPLACE INTO events {columns} {forged}",
+                          f"INSERT INTO events {columns} {forged}"
+                          " ON CONFLICT (id) DO UPDATE SET kind = excluded.kind"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                await raw.execute(statement)
+        async with raw.execute("SELECT id, kind, actor FROM events") as cursor:
+            assert [tuple(r) for r in await cursor.fetchall()] == [
+                (stored.id, "game_reported", "alice")]
+    # New events are still appended, after the one kept.
+    repo = await SqliteRepository.open(path)
+    async with repo.transaction(club, stored.id) as tx:
+        assert [e.id for e in await tx.append([event(n=2)])] == [stored.id + 1]
+    await repo.close()
+
+
 async def test_migrations_apply_once_and_are_recorded(tmp_path: Path) -> None:
     path = tmp_path / "club.db"
     async with aiosqlite.connect(path, isolation_level=None) as connection:

@@ -94,6 +94,45 @@ async def test_members_named_by_reply_and_text_mention(bot: Running) -> None:
     assert (await bot.tg.reply(group)).plain.startswith("Game #6: alice drew with Dmitri.")
 
 
+async def test_a_name_that_looks_like_a_user_id_never_stands_for_that_member(
+        bot: Running) -> None:
+    """Mallory's Telegram name is "1001", alice's user id: a text mention or a reply names
+    alice by her id; a typed @1001 is only a name (nobody's: Mallory registered as Mallory,
+    and "1001", a number, is no @username, so no handle was kept)."""
+    group, admin, _, _, _ = people(bot)
+    alice = bot.tg.user(1001, "Alice", "alice")
+    mallory = bot.tg.user(66, "1001")
+    await say(bot, group, alice, "/register")
+    assert (await say(bot, group, mallory, "/register Mallory")).plain == text(
+        "registered", name="Mallory", ladder="main")
+    await bot.tg.send(group, admin, "/moderator add", mention=alice)
+    assert (await bot.tg.reply(group)).plain == text("moderator_named", name="alice")
+    hello = await bot.tg.send(group, alice, "hello")
+    await bot.tg.send(group, admin, "/retire",
+                      reply_to=bot.tg.updates[hello]["message"]["message_id"])
+    assert (await bot.tg.reply(group)).plain == text("retired", name="alice", ladder="main")
+    for typed in ("/rating @1001", "/history @1001", "/retire @1001"):
+        assert (await say(bot, group, admin, typed)).plain == text("unknown_member",
+                                                                   name="1001")
+    # A text mention of someone who never registered names them as the mention shows them.
+    stranger = bot.tg.user(77, "Alice")
+    await bot.tg.send(group, admin, "/rating", mention=stranger)
+    assert (await bot.tg.reply(group)).plain == text("unknown_member", name="Alice")
+    # Mallory is untouched: no moderator, not retired.
+    assert (await say(bot, group, mallory, "/undo")).plain == text("moderators_only")
+    assert (await say(bot, group, mallory, "/rating")).plain.startswith("Mallory (main): 1500?")
+
+
+async def test_a_button_in_a_private_chat_makes_no_club(bot: Running) -> None:
+    _, _, alice, _, _ = people(bot)
+    private = bot.tg.private(alice)
+    await bot.tg.send(private, alice, "/help")
+    answer = await bot.tg.reply(private)
+    pressed = await press(bot, private, alice, answer, "t:main:0", strict=False)
+    assert (pressed["text"], pressed["show_alert"]) == (text("telegram_button_private"), True)
+    assert await bot.service._repository.clubs() == []
+
+
 async def test_a_redelivered_update_changes_nothing(bot: Running) -> None:
     group, admin, alice, bob, carol = people(bot)
     for user in (alice, bob):

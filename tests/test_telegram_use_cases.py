@@ -112,8 +112,9 @@ async def refused_press(bot: Running, group: Chat, user: User, message: Output, 
 async def test_register_with_a_name_and_a_birth_date(bot: Running) -> None:
     c = club(bot)
     kid = bot.tg.user(7, "Kid", "kid")
+    fischer = bot.tg.user(8, "Bob", "bobby_fischer")
     await join(bot, c, c.alice)
-    assert (await say(bot, c.group, c.bob, '/register "Bobby Fischer"')).plain == (
+    assert (await say(bot, c.group, fischer, '/register "Bobby Fischer"')).plain == (
         "Welcome, Bobby Fischer! You are on the main ladder."
     )
     assert (await say(bot, c.group, kid, "/register birth=2015-05-01")).plain == (
@@ -125,7 +126,11 @@ async def test_register_with_a_name_and_a_birth_date(bot: Running) -> None:
     # A member registered under another name is named by that name or by their @username.
     bobby = "Bobby Fischer (main): 1500?, rank 2, 0 games (0W 0D 0L), peak 1500, recent -"
     assert (await say(bot, c.group, kid, '/rating "@Bobby Fischer"')).plain == bobby
-    assert (await say(bot, c.group, kid, "/rating @bob")).plain == bobby
+    assert (await say(bot, c.group, kid, "/rating @bobby_fischer")).plain == bobby
+    # ... not by their user id typed as text (8), nor by their first name (no handle).
+    for typed in ("@8", "@Bob"):
+        assert (await say(bot, c.group, kid, f"/rating {typed}")).plain == text(
+            "unknown_member", name=typed[1:])
     # The birth date counts where the system uses it: elo starts an under-14 at 1200.
     assert (await say(bot, c.group, c.ada, "/system elo")).plain == (
         "Ladder main now uses elo (defaults); every game was re-rated."
@@ -677,7 +682,7 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("dave", "/register birth=2030-01-01", text("bad_date", text="2030-01-01")),
     ("dave", "/register @dave", text("bad_name", limit=32)),
     ("ada", "/set auto_confirm_hours -1",
-     text("bad_setting", setting="auto_confirm_hours", text="-1")),
+     text("bad_setting_number", setting="auto_confirm_hours", text="-1", limit="8760")),
     ("ada", "/system club k=abc",
      text("bad_parameter", problem="parameter 'k' must be a number, not 'abc'")),
     ("ada", "/ladder create Main!", text("bad_ladder_name", limit=32)),

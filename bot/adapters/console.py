@@ -26,6 +26,11 @@ PLATFORM = "console"
 CHAT = "local"
 
 
+async def operator_channel(channel: str) -> None:
+    """The console is the host's own terminal: the host may name any chat (as with the shell's
+    ``clubrating schedule``)."""
+
+
 class Console:
     """``folder`` is where pictures (/chart, /card) are written (default: the current
     directory)."""
@@ -39,7 +44,7 @@ class Console:
 
     @property
     def caller(self) -> Caller:
-        return Caller(PLATFORM, CHAT, self.user, self.user, self.moderator)
+        return Caller(PLATFORM, CHAT, self.user, self.user, self.moderator, handle=self.user)
 
     def welcome(self) -> str:
         return text("console_welcome", club=f"{PLATFORM}:{CHAT}", user=self.user)
@@ -53,7 +58,7 @@ class Console:
             command, words = parse(line)
             if command == "as":
                 return self._become(words)
-            answer = await execute(Context(self.service, self.caller),
+            answer = await execute(Context(self.service, self.caller, operator_channel),
                                    command, words)
         except Refusal as refusal:
             return render(refusal)

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -24,6 +24,7 @@ import discord
 import yarl
 from discord import app_commands
 
+from bot.adapters.discord_channels import check_channel
 from bot.adapters.discord_render import (
     BUTTON_TEMPLATE,
     Answer,
@@ -32,11 +33,22 @@ from bot.adapters.discord_render import (
     pieces,
     refusal_text,
 )
-from bot.commands import Context, Usage, Words, execute, parse, press_correction
+from bot.commands import (
+    ChannelCheck,
+    Context,
+    Pointed,
+    Usage,
+    Words,
+    check_rate,
+    execute,
+    parse,
+    press_correction,
+)
 from bot.messages import text
-from bot.publishing import Picture
+from bot.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
+from bot.service.identity import UserRef
 from bot.service.results import Leaderboard, Notice
 
 log = logging.getLogger(__name__)
@@ -162,8 +174,9 @@ class DiscordFrontEnd:
             role = await self._moderator_role(guild_id)
             # The member's role ids come with the interaction; the guild's role cache may lag.
             moderator = role is not None and any(str(r) == role for r in user._roles)
+        # The display name is the member's to choose; the handle is their username alone.
         return Caller(PLATFORM, guild_id, str(user.id), user.display_name, moderator,
-                      request_id=f"interaction:{interaction.id}")
+                      request_id=f"interaction:{interaction.id}", handle=user.name)
 
     @asynccontextmanager
     async def _turn(self, user_id: int) -> AsyncIterator[None]:
@@ -181,32 +194,41 @@ class DiscordFrontEnd:
 
     async def run(self, interaction: Interaction, command: str,
                   args: Sequence[str | discord.Member | discord.User | None] = (),
-                  options: dict[str, str | None] | None = None) -> None:
+                  options: Mapping[str, str | discord.Member | discord.User | None]
+                  | None = None) -> None:
         """Run one of the product's commands for a slash command and answer it. Members
-        chosen in Discord's member picker are named by id (``@<id>``), as the service
-        resolves them."""
+        chosen in Discord's member picker are carried by user id (a ``UserRef``): found by
+        that id alone, whatever anyone's display name."""
+        words: list[str] = []
+        members: dict[int | str, UserRef] = {}
+        for arg in args:
+            if isinstance(arg, discord.Member | discord.User):
+                members[len(words)] = _picked(arg)
+                words.append(arg.display_name)
+            elif arg:
+                words.append(arg)
+        kept: dict[str, str] = {}
+        for key, value in (options or {}).items():
+            if isinstance(value, discord.Member | discord.User):
+                members[key] = _picked(value)
+                kept[key] = value.display_name
+            elif value:
+                kept[key] = value
+        await self._run(interaction, command, Words(words, kept, members))
+
+    async def _run(self, interaction: Interaction, command: str, words: Words) -> None:
         if interaction.guild_id is None:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
             return
-        names: dict[str, str] = {}
-        words: list[str] = []
-        for arg in args:
-            if isinstance(arg, discord.Member | discord.User):
-                names[str(arg.id)] = arg.display_name
-                words.append(f"@{arg.id}")
-            elif arg:
-                words.append(arg)
-        kept = {key: value for key, value in (options or {}).items() if value}
         async with self._turn(interaction.user.id):
             caller = await self.caller(interaction)
             if command in SLOW:
                 await interaction.response.defer(thinking=True)
             try:
-                answer: Answer = await execute(Context(self.service, caller),
-                                               command, Words(words, kept))
+                answer: Answer = await execute(
+                    Context(self.service, caller, _channel_check(interaction)), command, words)
             except Refusal as refusal:
-                await self._say(interaction, refusal_text(_named(refusal, names)),
-                                ephemeral=True)
+                await self._say(interaction, refusal_text(refusal), ephemeral=True)
                 return
             except Usage as usage:
                 await self._say(interaction, text("usage", usage=text(usage.args[0])),
@@ -219,14 +241,20 @@ class DiscordFrontEnd:
     async def run_line(self, interaction: Interaction, command: str,
                        arguments: str | None) -> None:
         """A command whose words are typed as one text, as on the console; a member
-        mentioned in it (``<@id>``) is named by id."""
+        mentioned in it (``<@id>``) is carried by user id, like a member picked in the member
+        picker; a typed ``@name`` is only a name."""
+        pointed = Pointed()
+
+        def mark(mention: re.Match[str]) -> str:
+            return pointed.mark(UserRef(mention[1], mention[1]))
+
         try:
-            typed = _MENTION.sub(r"@\1", arguments or "")
-            _, words = parse(f"/{command} {typed}")
+            typed = _MENTION.sub(mark, arguments or "")
+            _, words = parse(f"/{command} {typed}", pointed)
         except Refusal as refusal:
             await self._say(interaction, refusal_text(refusal), ephemeral=True)
             return
-        await self.run(interaction, command, words.args, dict(words.options))
+        await self._run(interaction, command, words)
 
     async def answer(self, interaction: Interaction, answer: Answer,
                      ephemeral: bool = False) -> None:
@@ -290,12 +318,16 @@ class DiscordFrontEnd:
     async def on_button(self, interaction: Interaction, kind: str, action: str,
                         ref: int) -> None:
         """A press: the presser acts and the message shows the outcome; a press by someone who
-        may not press it gets an answer only they see, and changes nothing."""
+        may not press it gets an answer only they see, and changes nothing. A server is a
+        club: a press in a private message is refused, and no club is made for it. Presses
+        count against the rate limit as commands do."""
         if interaction.guild_id is None:
+            await self._say(interaction, text("discord_guild_only"), ephemeral=True)
             return
         async with self._turn(interaction.user.id):
             caller = await self.caller(interaction)
             try:
+                check_rate(self.service, caller)
                 answer, page = await self._press(caller, kind, action, ref)
             except Refusal as refusal:
                 await self._say(interaction, refusal_text(refusal), ephemeral=True)
@@ -327,6 +359,18 @@ class DiscordFrontEnd:
         raise Refusal("bad_command", command=f"{kind}:{action}:{ref}"[:40])
 
 
+def _channel_check(interaction: Interaction) -> ChannelCheck:
+    """Checks a channel the member names against their server and their rights there."""
+
+    async def check(channel: str) -> None:
+        guild, member = interaction.guild, interaction.user
+        if guild is None or not isinstance(member, discord.Member):
+            raise Refusal("channel_not_in_server", channel=channel)
+        check_channel(guild, member, channel)
+
+    return check
+
+
 #: a member mentioned in a typed text, as Discord writes it
 _MENTION = re.compile(r"<@!?([0-9]{1,20})>")
 #: Discord's error code for a second answer to one interaction
@@ -337,12 +381,9 @@ def _answered_already(error: BaseException) -> bool:
     return isinstance(error, discord.HTTPException) and error.code == ALREADY_ACKNOWLEDGED
 
 
-def _named(refusal: Refusal, names: dict[str, str]) -> Refusal:
-    """A refusal that names a member picked by id names them as Discord shows them."""
-    name = refusal.params.get("name")
-    if isinstance(name, str) and name in names:
-        return Refusal(refusal.key, **{**refusal.params, "name": names[name]})
-    return refusal
+def _picked(user: discord.Member | discord.User) -> UserRef:
+    """A member picked in the member picker: their user id, shown as Discord shows them."""
+    return UserRef(str(user.id), user.display_name)
 
 
 def _message(piece: Piece, view: discord.ui.View | None) -> dict[str, Any]:
@@ -388,6 +429,13 @@ class DiscordPublisher:
         raise LookupError(f"no channel of guild {chat_id} where the bot may write")
 
     async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+        try:
+            await self._publish(chat_id, text, picture)
+        except (LookupError, discord.Forbidden, discord.NotFound) as refused:
+            # No such channel any more, or the bot lost its right to see or post in it.
+            raise PostRefused(str(refused)) from refused
+
+    async def _publish(self, chat_id: str, text: str, picture: Picture | None) -> None:
         channel = self._channel(chat_id)
         shown = pieces(text) if picture is None else pieces(picture)
         if picture is not None and text:

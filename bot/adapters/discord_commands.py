@@ -139,7 +139,7 @@ def define_commands(tree: app_commands.CommandTree[ClubClient], front: DiscordFr
                       result: Result | None = None, a: discord.Member | None = None,
                       b: discord.Member | None = None, handicap: str | None = None) -> None:
         await run(interaction, "correct", [str(number), result],
-                  {"a": _mention(a), "b": _mention(b), "handicap": handicap})
+                  {"a": a, "b": b, "handicap": handicap})
 
     @command(name="apply", description=text("menu_apply"))
     @moderator
@@ -292,10 +292,6 @@ def _typed(front: DiscordFrontEnd, name: str,
 
 def _number(number: int | None) -> str | None:
     return None if number is None else str(number)
-
-
-def _mention(member: discord.Member | None) -> str | None:
-    return None if member is None else f"@{member.id}"
 
 
 async def _with_params(interaction: Interaction, front: DiscordFrontEnd, command: str,

@@ -13,6 +13,7 @@ import asyncio
 import html
 import logging
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatType, ParseMode
-from telegram.error import BadRequest, RetryAfter, TelegramError
+from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -42,13 +43,26 @@ from telegram.ext import (
     filters,
 )
 
+from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
-from bot.commands import COMMANDS, Answer, Context, Usage, execute, parse, press_correction
+from bot.commands import (
+    COMMANDS,
+    Answer,
+    Context,
+    Pointed,
+    Usage,
+    Words,
+    check_rate,
+    execute,
+    parse,
+    press_correction,
+)
 from bot.messages import text
 from bot.presenter import cut, render
-from bot.publishing import Picture
+from bot.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
+from bot.service.identity import UserRef
 from bot.service.results import (
     Audit,
     GameResult,
@@ -257,23 +271,27 @@ class TelegramFrontEnd:
         chat, user = update.effective_chat, update.effective_user
         assert chat is not None and user is not None
         moderator = await self._is_admin(context, chat.id, user.id)
+        # The display name is the user's to choose; the handle is their @username alone.
         return Caller(PLATFORM, str(chat.id), str(user.id), user.username or user.full_name,
-                      moderator, request_id=f"update:{update.update_id}")
+                      moderator, request_id=f"update:{update.update_id}",
+                      handle=user.username)
 
     # -- messages ---------------------------------------------------------------------------------
 
     @staticmethod
-    def _line(message: Message) -> str:
-        """The command's text, with members named by a text mention or a reply turned into
-        ``@<user id>``, which the service resolves like a name."""
-        line = message.text or ""
+    def _words(message: Message) -> tuple[str, Words]:
+        """The command and its words, with the members named by a text mention or a reply
+        carried by user id (never turned into text that a member's name could match)."""
+        line, pointed = message.text or "", Pointed()
         for entity in sorted(message.entities, key=lambda e: e.offset, reverse=True):
             if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
                 # Offsets count UTF-16 code units, as Telegram does.
                 encoded = line.encode("utf-16-le")
                 start, end = entity.offset * 2, (entity.offset + entity.length) * 2
-                line = (encoded[:start].decode("utf-16-le") + f"@{entity.user.id}"
-                        + encoded[end:].decode("utf-16-le"))
+                shown = encoded[start:end].decode("utf-16-le", errors="replace")
+                token = pointed.mark(UserRef(str(entity.user.id), shown))
+                line = (encoded[:start].decode("utf-16-le", errors="replace") + token
+                        + encoded[end:].decode("utf-16-le", errors="replace"))
         replied = message.reply_to_message
         words = line.split(maxsplit=1)
         command = words[0][1:].split("@")[0].lower() if words else ""
@@ -281,8 +299,10 @@ class TelegramFrontEnd:
                 and not replied.from_user.is_bot and command in NAMES_A_MEMBER
                 and "@" not in (words[1] if len(words) > 1 else "")):
             rest = f" {words[1]}" if len(words) > 1 else ""
-            line = f"{words[0]} @{replied.from_user.id}{rest}"
-        return line
+            author = replied.from_user
+            token = pointed.mark(UserRef(str(author.id), author.full_name))
+            line = f"{words[0]} {token}{rest}"
+        return parse(line, pointed)
 
     async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A /command in a group: run it and answer in the chat."""
@@ -297,12 +317,13 @@ class TelegramFrontEnd:
             return  # /command@other_bot is for another bot in the group
         caller = await self._caller(update, context)
         try:
-            command, words = parse(self._line(message))
+            command, words = self._words(message)
             if command not in COMMANDS:
                 raise Refusal("bad_command", command=f"/{command}"[:40])
-            answer: Answer = await execute(
-                Context(self.service, caller), command, words
-            )
+            user_id = update.effective_user.id
+            ctx = Context(self.service, caller,
+                          lambda channel: check_channel(context.bot, user_id, channel))
+            answer: Answer = await execute(ctx, command, words)
         except Refusal as refusal:
             answer = render(refusal)
         except Usage as usage:
@@ -312,7 +333,14 @@ class TelegramFrontEnd:
     async def _private(self, message: Message, context: ContextTypes.DEFAULT_TYPE,
                        user_id: int) -> None:
         """In a private chat: /rating and /history speak about the member's own standing in
-        each of their clubs; any other command says where the club's commands work."""
+        each of their clubs; any other command says where the club's commands work. Each
+        counts against the member's rate limit (in this private chat), as in a club."""
+        try:
+            check_rate(self.service, Caller(PLATFORM, str(message.chat.id), str(user_id), ""))
+        except Refusal as refusal:
+            await self._send(message.reply_text, as_html(render(refusal)),
+                             parse_mode=ParseMode.HTML)
+            return
         command = (message.text or "").split(maxsplit=1)[0][1:].split("@")[0].lower()
         if command not in ("rating", "history"):
             await self._send(message.reply_text, as_html(text("telegram_private")),
@@ -366,12 +394,20 @@ class TelegramFrontEnd:
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button press: the presser acts; a press by someone who may not gets a short
-        answer and changes nothing."""
+        answer and changes nothing. A group is a club: a press anywhere else (a private chat,
+        a channel) is refused, and no club is made for it. Presses count against the rate
+        limit as commands do."""
         query = update.callback_query
-        if query is None or query.message is None or update.effective_chat is None:
+        chat = update.effective_chat
+        if query is None or query.message is None or chat is None:
+            return
+        if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
+            await self._answer_press(query, text("telegram_button_private")[:200],
+                                     show_alert=True)
             return
         caller = await self._caller(update, context)
         try:
+            check_rate(self.service, caller)
             answer, page = await self._press(caller, query)
         except Refusal as refusal:
             await self._answer_press(query, render(refusal)[:200], show_alert=True)
@@ -434,6 +470,11 @@ class TelegramFrontEnd:
                 log.warning("could not tell the chat about the failure")
 
 
+#: the Bot API's answers (400 Bad Request) that mean the bot may not post there, for good
+_REFUSALS = re.compile(r"chat not found|not enough rights|have no rights|chat_write_forbidden|"
+                       r"need administrator rights|chat was deactivated", re.IGNORECASE)
+
+
 class TelegramPublisher:
     """Posts unasked into Telegram chats (scheduled posts, announcements) with the
     Application's bot. A text of several lines (a digest) goes in a monospaced block; a picture
@@ -446,6 +487,16 @@ class TelegramPublisher:
         self._bot = bot
 
     async def publish(self, chat_id: str, message: str, picture: Picture | None = None) -> None:
+        try:
+            await self._publish(chat_id, message, picture)
+        except Forbidden as refused:  # removed from the chat, blocked, no right to post
+            raise PostRefused(refused.message) from refused
+        except BadRequest as refused:
+            if not _REFUSALS.search(refused.message):
+                raise
+            raise PostRefused(refused.message) from refused
+
+    async def _publish(self, chat_id: str, message: str, picture: Picture | None) -> None:
         # A channel may be named by its @username; every other chat by its number.
         target: int | str = chat_id if chat_id.startswith("@") else int(chat_id)
         escaped = html.escape(message, quote=False)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
+import gc
 import json
 import logging
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -29,14 +32,17 @@ from bot.storage.repository import (
 )
 from ratings_core.model import Game, PlayerState, Step
 from ratings_core.parameters import describe
-from ratings_core.replay import Checkpoint, ReplayError, replay
+from ratings_core.replay import Checkpoint, ReplayError
+from ratings_core.system import RatingSystem
 from ratings_core.systems import make_system, preset_params
 
-from . import evaluating, importing, news, timeline
+from . import evaluating, heavy, importing, news, timeline
 from . import parsing as parse
 from . import schedules as sched
 from .clock import Clock
 from .errors import Refusal
+from .identity import UserRef, Who, valid_handle, who_from_json, who_to_json
+from .lookalike import skeletons
 from .parsing import MAX_NAME
 from .ratings import LadderRatings, member_of_key, player_key, waits_for_event
 from .results import (
@@ -83,6 +89,14 @@ MAX_REASON = 200
 MAX_OPEN_CHALLENGES = 3
 #: announcements of auto-confirmed results kept per club until the scheduler collects them
 MAX_UNANNOUNCED = 100
+#: events (or a ladder's rating inputs) from which reading, folding and rating them is done in a
+#: worker thread rather than on the event loop (10,000 take about 0.1 s)
+OFF_LOOP_EVENTS = 2000
+#: a ladder sync taking this long made many objects that live as long as the club's cache
+LONG_SYNC_SECONDS = 0.2
+#: ladders one club may have (the main one included): every ladder is replayed, charted and
+#: posted on its own, so their number bounds the work one club can make
+MAX_LADDERS = 20
 _LADDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 _EVENT_NAME = re.compile(r"^[\w-]{1,32}$")
 #: settings a moderator may change with /set, and how their text is read
@@ -98,6 +112,9 @@ class Caller:
     name: str
     moderator: bool = False
     request_id: str | None = None
+    #: the caller's platform username (a Telegram @username, a Discord username), if any: never
+    #: a full or display name. Stored as the member's handle when it is a valid one.
+    handle: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +122,23 @@ class Correction:
     """What a moderator changes in a game; ``None`` keeps the value. ``result`` is player_a's."""
 
     result: str | None = None
-    player_a: str | None = None
-    player_b: str | None = None
+    player_a: Who | None = None
+    player_b: Who | None = None
     handicap: str | None = None
+
+    def kept(self) -> str:
+        """As kept with a preview: JSON, a member named by user id as ``{"user": id}``."""
+        fields = dataclasses.asdict(self)
+        for side in ("player_a", "player_b"):
+            fields[side] = who_to_json(getattr(self, side))
+        return json.dumps(fields, separators=(",", ":"))
+
+    @classmethod
+    def from_kept(cls, kept: str) -> Correction:
+        fields = json.loads(kept)
+        for side in ("player_a", "player_b"):
+            fields[side] = who_from_json(fields.get(side))
+        return cls(**fields)
 
 
 @dataclass(slots=True)
@@ -148,27 +179,68 @@ class ClubService:
     async def _load(self, club_id: int) -> _Club:
         club = self._clubs.get(club_id)
         if club is None:
-            club = _Club(club_id, ClubState.build(await self._repository.events(club_id)))
+            events = await self._repository.events(club_id)
+            if len(events) >= OFF_LOOP_EVENTS:  # a long log: the event loop goes on meanwhile
+                club = _Club(club_id, await asyncio.to_thread(ClubState.build, events))
+                _long_lived()
+            else:
+                club = _Club(club_id, ClubState.build(events))
             self._clubs[club_id] = club
         return club
 
     async def _refresh(self, club: _Club) -> bool:
         """Fold what other processes appended since our reading; True if there was any."""
         fresh = await self._repository.events(club.id, after=club.state.last_id)
-        self._fold(club, fresh)
+        await self._fold_off_loop(club, fresh)
+        if len(fresh) >= OFF_LOOP_EVENTS:  # e.g. an import by the shell: rate it off the loop
+            await self._sync_off_loop(club)
         return bool(fresh)
 
+    async def _fold_off_loop(self, club: _Club, stored: Sequence[StoredEvent]) -> None:
+        """:meth:`_fold`, in a worker thread when it is big (an import, an /undo that folds a
+        long log again): the club's lock, which the caller holds, keeps the club's other
+        commands off the state meanwhile, and the event loop serves the other clubs."""
+        rebuild = any(e.kind == Kind.ACTION_UNDONE for e in stored)
+        if len(stored) >= OFF_LOOP_EVENTS or (rebuild and len(club.state.log) >= OFF_LOOP_EVENTS):
+            await self._in_worker(club, lambda: self._fold(club, stored))
+        else:
+            self._fold(club, stored)
+
+    async def _sync_off_loop(self, club: _Club) -> None:
+        """Bring long ladders' ratings up to date in a worker thread, under the club's lock that
+        the caller holds (a first replay of 100,000 games takes a second); what the command
+        then asks of them is quick."""
+        for ladder in list(club.state.ladders.values()):
+            if len(ladder.inputs) >= OFF_LOOP_EVENTS:
+                started = time.monotonic()
+                await self._in_worker(club, functools.partial(self._ratings, club, ladder))
+                if time.monotonic() - started >= LONG_SYNC_SECONDS:  # a replay of many games
+                    _long_lived()
+
+    async def _in_worker(self, club: _Club, work: Callable[[], object]) -> None:
+        """``work`` on the club's cached state, in a worker thread; if the wait ends otherwise
+        (the command is cancelled), the worker may go on changing that state after the lock is
+        let go: the cache is forgotten, and the next command reads the log again."""
+        try:
+            await asyncio.to_thread(work)
+        except BaseException:
+            self._clubs.pop(club.id, None)
+            raise
+
     async def _execute(
-        self, caller: Caller, decide: Callable[[_Club, datetime], Decision]
+        self, caller: Caller, decide: Callable[[_Club, datetime], Decision],
+        off_loop: heavy.Deadline | None = None,
     ) -> Result:
+        """Decide under the club's lock and carry the decision out. With ``off_loop`` the
+        decision is made in a worker thread, within that deadline (a heavy one: an import)."""
         club_id = await self._club_id(caller.platform, caller.chat_id)
         lock = self._locks.setdefault(club_id, asyncio.Lock())
         async with lock:
             for attempt in range(3):
                 try:
                     if attempt == 0:
-                        return await self._attempt(club_id, caller, decide)
-                    return await self._attempt_exclusive(club_id, caller, decide)
+                        return await self._attempt(club_id, caller, decide, off_loop)
+                    return await self._attempt_exclusive(club_id, caller, decide, off_loop)
                 except Conflict:
                     # Another process wrote first: read its events and decide again.
                     log.info("club %s changed underneath, retrying (%d)", club_id, attempt + 1)
@@ -181,7 +253,8 @@ class ClubService:
             raise RuntimeError(f"club {club_id} keeps changing; giving up")
 
     async def _attempt_exclusive(
-        self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision]
+        self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision],
+        off_loop: heavy.Deadline | None = None,
     ) -> Result:
         """An attempt holding the club's write lock from reading to writing: after losing a
         race to a busy process, optimism would keep losing it."""
@@ -190,7 +263,7 @@ class ClubService:
                 club = self._clubs.get(club_id)
                 if club is not None:
                     await self._refresh(club)
-                return await self._attempt(club_id, caller, decide)
+                return await self._attempt(club_id, caller, decide, off_loop)
         except Refusal:
             raise
         except BaseException:
@@ -200,11 +273,13 @@ class ClubService:
             raise
 
     async def _attempt(
-        self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision]
+        self, club_id: int, caller: Caller, decide: Callable[[_Club, datetime], Decision],
+        off_loop: heavy.Deadline | None = None,
     ) -> Result:
         """Decide on the state in memory. A write's transaction checks that nobody appended in
         between (else :class:`Conflict`); a read first folds what others appended."""
         club = await self._load(club_id)
+        await self._sync_off_loop(club)
         now = self._clock.now()
         due = self._due(club, now)
         while due:
@@ -214,9 +289,10 @@ class ClubService:
             # What that made due in turn: an auto-confirmed game may be old enough already to
             # retire its players for inactivity.
             due = self._due(club, now)
-        decision = _decide(decide, club, now)
+        decision = await self._decided(decide, club, now, off_loop)
         if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
-            decision = _decide(decide, club, now)  # others wrote: answer from their state
+            # others wrote: answer from their state
+            decision = await self._decided(decide, club, now, off_loop)
         if isinstance(decision, Refusal):
             refused = decision
             if caller.request_id is not None:
@@ -226,6 +302,22 @@ class ClubService:
         if not events:
             return answer()
         return await self._commit(club, events, caller.request_id, answer)
+
+    async def _decided(
+        self, decide: Callable[[_Club, datetime], Decision], club: _Club, now: datetime,
+        off_loop: heavy.Deadline | None,
+    ) -> Decision | Refusal:
+        """The decision, on the event loop, or in a worker thread within ``off_loop`` (the
+        club's lock, held by the caller, keeps the club's state still meanwhile)."""
+        if off_loop is None:
+            return _decide(decide, club, now)
+        try:
+            return await heavy.run(lambda deadline: _decide(decide, club, now), off_loop)
+        except BaseException:
+            # Out of time (or cancelled): the worker may still be reading, or syncing the
+            # ratings, when the lock is let go; forget this state and read the log again.
+            self._clubs.pop(club.id, None)
+            raise
 
     async def _commit(
         self,
@@ -237,7 +329,7 @@ class ClubService:
         try:
             async with self._repository.transaction(club.id, club.state.last_id) as tx:
                 stored = await tx.append(events)
-                self._fold(club, stored)
+                await self._fold_off_loop(club, stored)
                 result = answer() if answer is not None else Notice("ok")
                 if request_id is not None:
                     await tx.remember(request_id, encode(result))
@@ -334,13 +426,20 @@ class ClubService:
             raise Refusal("not_registered")
         return member
 
-    def _member(self, club: _Club, text: str) -> Member:
-        name = text.strip().removeprefix("@")
+    def _member(self, club: _Club, who: Who) -> Member:
+        """The member a command names: one the platform pointed at by their user id alone;
+        typed text by display name or handle alone, never by a user id."""
+        if isinstance(who, UserRef):
+            found = club.state.member_of_user(who.user)
+            if found is None:
+                raise Refusal("unknown_member", name=who.shown[:MAX_NAME])
+            return found
+        name = who.strip().removeprefix("@")
         if not name:
             raise Refusal("name_a_member")
         if len(name) > MAX_NAME:
             raise Refusal("unknown_member", name=name[:MAX_NAME] + "…")
-        member = club.state.member_named(name) or club.state.member_of_user(name)
+        member = club.state.member_named(name)
         if member is None:
             raise Refusal("unknown_member", name=name)
         return member
@@ -433,12 +532,19 @@ class ClubService:
             display = parse.display_name(name if name else caller.name)
             if club.state.member_named(display) is not None:
                 raise Refusal("name_taken", name=display)
+            # Nor a name that only looks like a member's (a Cyrillic а in "alice"): new names
+            # only, the names members already have stay as they are.
+            similar = club.state.member_like(display)
+            if similar is not None:
+                raise Refusal("name_like", name=display, member=similar.name)
             born = parse.birth_date(birth_date, now) if birth_date else None
             data: dict[str, JsonValue] = {
                 "user": caller.user, "name": display, "ladder": DEFAULT_LADDER,
                 "birth_date": born.isoformat() if born else None,
-                # Members are also found by the name the platform knows them by.
-                "handle": caller.name if caller.name != display else None,
+                # Members are also found by their platform username: a valid one only (a
+                # full name, or a number, is no handle).
+                "handle": (caller.handle if valid_handle(caller.platform, caller.handle)
+                           and caller.handle != display else None),
             }
             event = NewEvent(Kind.MEMBER_REGISTERED, caller.user, now, data)
             return [event], lambda: Notice("registered", {"name": display,
@@ -447,7 +553,7 @@ class ClubService:
         return await self._execute(caller, decide)
 
     async def profile(
-        self, caller: Caller, who: str | None = None, ladder: str | None = None
+        self, caller: Caller, who: Who | None = None, ladder: str | None = None
     ) -> Result:
         """Rating, rank, games, W/D/L, peak and the last five results of a member."""
 
@@ -519,7 +625,7 @@ class ClubService:
         return found
 
     async def history(
-        self, caller: Caller, who: str | None = None, ladder: str | None = None,
+        self, caller: Caller, who: Who | None = None, ladder: str | None = None,
         limit: int = 10,
     ) -> Result:
         """A member's latest games, newest first."""
@@ -537,31 +643,45 @@ class ClubService:
         return await self._execute(caller, decide)
 
     async def rating_history(
-        self, caller: Caller, who: str | None = None, ladder: str | None = None
+        self, caller: Caller, who: Who | None = None, ladder: str | None = None,
+        deadline: heavy.Deadline | None = None,
     ) -> Result:
-        """A member's rating after every step of the ladder that concerned them (a chart)."""
+        """A member's rating after every step of the ladder that concerned them (a chart).
+        Replayed in a worker thread on a copy of the ladder's ratings, outside the club's lock,
+        within ``heavy.CHART_SECONDS`` (or ``deadline``: the whole /chart's)."""
+        deadline = deadline or heavy.Deadline(heavy.CHART_SECONDS, "chart_too_slow")
+        work: list[Callable[[heavy.Deadline], RatingHistory]] = []
 
         def decide(club: _Club, now: datetime) -> Decision:
             member = self._member(club, who) if who else self._me(club, caller)
             lad = self._ladder(club, ladder)
-            return [], lambda: self._rating_history(club, lad, member)
+            work.append(self._rating_history(club, lad, member))
+            return [], lambda: Notice("ok")
 
-        return await self._execute(caller, decide)
+        await self._execute(caller, decide)
+        return await heavy.run(work[-1], deadline)
 
-    def _rating_history(self, club: _Club, ladder: Ladder, member: Member) -> RatingHistory:
+    def _rating_history(
+        self, club: _Club, ladder: Ladder, member: Member
+    ) -> Callable[[heavy.Deadline], RatingHistory]:
+        """The member's history, to be worked out from a frozen copy of the ladder's ratings."""
         self._ratings(club, ladder)
-        ratings = club.ratings[ladder.name]
-        system = ratings.system
-        assert system is not None
-        points = [
-            RatingPoint(at.isoformat(), state.rating, system.is_provisional(state),
-                        state.deviation, state.games)
-            for at, state in timeline.trajectory(ratings, club.state, player_key(member.id))
-        ]
-        return RatingHistory(member.name, ladder.name, points)
+        frozen = timeline.freeze(club.ratings[ladder.name], club.state)
+        system, key = frozen.system, player_key(member.id)
+        name, ladder_name = member.name, ladder.name
+
+        def history(deadline: heavy.Deadline) -> RatingHistory:
+            points = [
+                RatingPoint(at.isoformat(), state.rating, system.is_provisional(state),
+                            state.deviation, state.games)
+                for at, state in timeline.trajectory(frozen, key, deadline.check)
+            ]
+            return RatingHistory(name, ladder_name, points)
+
+        return history
 
     async def head_to_head(
-        self, caller: Caller, other: str, ladder: str | None = None
+        self, caller: Caller, other: Who, ladder: str | None = None
     ) -> Result:
         """The caller's record against another member."""
 
@@ -595,17 +715,33 @@ class ClubService:
         return await self._execute(caller, decide)
 
     async def leaderboard_at(
-        self, caller: Caller, when: datetime | timedelta, ladder: str | None = None
+        self, caller: Caller, when: datetime | timedelta, ladder: str | None = None,
+        deadline: heavy.Deadline | None = None,
     ) -> Result:
         """The ladder's ranking as it stood at ``when`` (a moment, or how long before now):
-        what changes are measured against."""
+        what changes are measured against. Replayed in a worker thread on a copy of the
+        ladder's ratings, outside the club's lock, within ``heavy.CARD_SECONDS`` (or
+        ``deadline``: the whole /card's)."""
+        deadline = deadline or heavy.Deadline(heavy.CARD_SECONDS, "card_too_slow")
+        work: list[Callable[[heavy.Deadline], Leaderboard]] = []
 
         def decide(club: _Club, now: datetime) -> Decision:
             lad = self._ladder(club, ladder)
             moment = now - when if isinstance(when, timedelta) else when
-            return [], lambda: self._board(club, lad, moment)
+            self._ratings(club, lad)
+            frozen = timeline.freeze(club.ratings[lad.name], club.state)
+            names = {player_key(m): club.state.member(m).name for m in club.state.members}
+            name, hide = lad.name, lad.settings.hide_provisional
 
-        return await self._execute(caller, decide)
+            def board(deadline: heavy.Deadline) -> Leaderboard:
+                final = timeline.frozen_state_at(frozen, moment)
+                return _standings(name, final, frozen.system, names.__getitem__, hide)
+
+            work.append(board)
+            return [], lambda: Notice("ok")
+
+        await self._execute(caller, decide)
+        return await heavy.run(work[-1], deadline)
 
     def _board(self, club: _Club, ladder: Ladder, when: datetime | None = None) -> Leaderboard:
         final = self._ratings(club, ladder)
@@ -613,24 +749,9 @@ class ClubService:
             final = timeline.state_at(club.ratings[ladder.name], club.state, when)
         system = club.ratings[ladder.name].system
         assert system is not None
-        rows: list[tuple[float, str, PlayerState]] = []
-        hidden = 0
-        for key, state in final.players.items():
-            if state.status != "active":
-                continue
-            provisional = system.is_provisional(state)
-            if provisional and ladder.settings.hide_provisional:
-                hidden += 1
-                continue
-            name = club.state.member(member_of_key(key)).name
-            rows.append((state.rating, name, state))
-        rows.sort(key=lambda row: (-row[0], row[1].casefold()))
-        standings = [
-            Standing(rank, name, state.rating, system.is_provisional(state), state.deviation,
-                     state.games)
-            for rank, (_, name, state) in enumerate(rows, start=1)
-        ]
-        return Leaderboard(ladder.name, standings, hidden)
+        return _standings(ladder.name, final, system,
+                          lambda key: club.state.member(member_of_key(key)).name,
+                          ladder.settings.hide_provisional)
 
     async def pending(self, caller: Caller) -> Result:
         """The caller's open business: reports to answer, own reports waiting, challenges."""
@@ -673,7 +794,7 @@ class ClubService:
         })
 
     async def challenge(
-        self, caller: Caller, opponent: str, ladder: str | None = None
+        self, caller: Caller, opponent: Who, ladder: str | None = None
     ) -> Result:
         """Challenge a member to a game; they accept or decline before it expires."""
 
@@ -750,10 +871,10 @@ class ClubService:
     async def report(
         self,
         caller: Caller,
-        opponent: str,
+        opponent: Who,
         result: str,
         *,
-        player: str | None = None,
+        player: Who | None = None,
         handicap: str | None = None,
         colour: str | None = None,
         event: str | None = None,
@@ -968,7 +1089,7 @@ class ClubService:
         to find, whichever process and however much later."""
         answer = await self.correct(caller, game_id, correction)
         club_id = await self._club_id(caller.platform, caller.chat_id)
-        kept = json.dumps(dataclasses.asdict(correction), separators=(",", ":"))
+        kept = correction.kept()
         await self._repository.keep_preview(club_id, caller.user, game_id, kept,
                                             self._clock.now())
         return answer
@@ -987,7 +1108,7 @@ class ClubService:
         if taken is None:
             return None
         game, kept = taken
-        return await self.correct(caller, game, Correction(**json.loads(kept)), apply=True)
+        return await self.correct(caller, game, Correction.from_kept(kept), apply=True)
 
     async def cancel_correction(self, caller: Caller, game_id: int | None = None) -> int | None:
         """Drop the caller's pending correction (of ``game_id`` when given); its game, or None
@@ -1023,7 +1144,7 @@ class ClubService:
 
         return await self._execute(caller, decide)
 
-    async def merge(self, caller: Caller, duplicate: str, into: str, reason: str = "") -> Result:
+    async def merge(self, caller: Caller, duplicate: Who, into: Who, reason: str = "") -> Result:
         """Fold a duplicate member record into the real one: its games become theirs."""
 
         def decide(club: _Club, now: datetime) -> Decision:
@@ -1039,7 +1160,7 @@ class ClubService:
         return await self._execute(caller, decide)
 
     async def set_membership(
-        self, caller: Caller, who: str, retire: bool, ladder: str | None = None,
+        self, caller: Caller, who: Who, retire: bool, ladder: str | None = None,
         reason: str = "",
     ) -> Result:
         """Retire a player (their deficit goes to the newcomers' pool) or bring them back."""
@@ -1107,6 +1228,8 @@ class ClubService:
                 raise Refusal("bad_ladder_name", limit=MAX_NAME)
             if key in club.state.ladders:
                 raise Refusal("ladder_exists", ladder=key)
+            if len(club.state.ladders) >= MAX_LADDERS:
+                raise Refusal("too_many_ladders", limit=MAX_LADDERS)
             checked = parse.system_params(system, params or {})
             event = NewEvent(Kind.LADDER_CREATED, caller.user, now,
                              {"ladder": key, "system": system, "params": dict(checked)})
@@ -1196,7 +1319,8 @@ class ClubService:
 
     async def evaluate(self, caller: Caller, ladder: str | None = None) -> Result:
         """Moderators: which rating system would have predicted the ladder's later games best
-        (``clubrating evaluate`` in short), computed off the event loop."""
+        (``clubrating evaluate`` in short): worked out in a worker thread on a copy of the
+        ladder's steps, outside the club's lock, within ``heavy.EVALUATE_SECONDS``."""
         holder: list[tuple[str, str, list[Step]]] = []
 
         def decide(club: _Club, now: datetime) -> Decision:
@@ -1207,8 +1331,11 @@ class ClubService:
             return [], lambda: Notice("ok")
 
         await self._execute(caller, decide)
-        name, current, steps = holder[0]
-        return await asyncio.to_thread(evaluating.compare, name, current, steps)
+        name, current, steps = holder[-1]  # decided again after a refresh: the latest
+        deadline = heavy.Deadline(heavy.EVALUATE_SECONDS, "evaluation_too_slow", ladder=name)
+        return await heavy.run(
+            lambda d: evaluating.compare(name, current, steps, d.check), deadline
+        )
 
     async def moderator_role(self, platform: str, chat_id: str) -> str | None:
         """The platform role whose holders moderate the club (``/set moderator_role``, kept on
@@ -1220,7 +1347,7 @@ class ClubService:
             main = club.state.ladder(DEFAULT_LADDER)
             return None if main is None else main.settings.moderator_role
 
-    async def name_moderator(self, caller: Caller, who: str, named: bool) -> Result:
+    async def name_moderator(self, caller: Caller, who: Who, named: bool) -> Result:
         """The platform's moderators name a member moderator of the club (or take it back)."""
 
         def decide(club: _Club, now: datetime) -> Decision:
@@ -1307,7 +1434,7 @@ class ClubService:
         return await self._execute(caller, decide)
 
     async def pause_schedule(
-        self, caller: Caller, paused: bool, ladder: str | None = None
+        self, caller: Caller, paused: bool, ladder: str | None = None, reason: str = ""
     ) -> Result:
         """Stop the ladder's scheduled posts, or start them again (from the next time on)."""
 
@@ -1318,7 +1445,7 @@ class ClubService:
                 raise Refusal("schedule_already_paused" if paused else "schedule_not_paused",
                               ladder=lad.name)
             kind = Kind.SCHEDULE_PAUSED if paused else Kind.SCHEDULE_RESUMED
-            event = NewEvent(kind, caller.user, now, {"ladder": lad.name})
+            event = NewEvent(kind, caller.user, now, {"ladder": lad.name}, self._reason(reason))
             key = "schedule_paused" if paused else "schedule_resumed"
             return [event], lambda: self._schedule_info(club, lad, now, key)
 
@@ -1392,8 +1519,10 @@ class ClubService:
         ladder: str | None = None, actor: str = "import",
     ) -> Result:
         """Append a history read from EVENTS.csv: every row is checked by replaying it on top of
-        the ladder first; one bad row refuses the whole file and nothing is stored."""
+        the ladder first; one bad row refuses the whole file and nothing is stored. The check
+        runs in a worker thread (the event loop goes on), within ``heavy.IMPORT_SECONDS``."""
         caller = Caller(platform, chat_id, actor, actor, moderator=True)
+        deadline = heavy.Deadline(heavy.IMPORT_SECONDS, "import_too_slow")
 
         def decide(club: _Club, now: datetime) -> Decision:
             lad = self._ladder(club, ladder)
@@ -1402,8 +1531,17 @@ class ClubService:
             assert ratings.system is not None and ratings.final is not None
             by_name = {m.name.casefold(): m for m in club.state.members.values()
                        if m.id not in club.state.merged_into}
+            if ratings.system.uses_seconds:
+                # The log keeps no solving times (nor does the chat report any): games stored
+                # without them would break every later rating of the ladder.
+                raise Refusal("system_cannot_rate", system=lad.settings.system)
+            importing.check_dates(history, lad.settings.timezone or DEFAULT_TIMEZONE, now)
             keys: dict[str, str] = {}
             events: list[NewEvent] = []
+            where = importing.first_seen(history)
+            #: the file's new names, by their skeletons: two of them may not look alike either
+            new_names: dict[str, str] = {}
+            members_like = club.state.look_alikes()
             for name in importing.names_in(history.steps):
                 member = by_name.get(name.casefold())
                 if member is not None:
@@ -1413,12 +1551,23 @@ class ClubService:
                 user = f"import:{display}"
                 if club.state.member_of_user(user) is not None:
                     raise Refusal("name_taken", name=display)
+                row, column = where[name]
+                similar = club.state.member_like(display, members_like)
+                shapes = skeletons(display)
+                twin = next((new_names[s] for s in shapes if s in new_names), None)
+                if similar is not None or twin is not None:
+                    like = (f"the member {similar.name!r}" if similar is not None
+                            else f"{twin!r} of row {where[str(twin)][0]}")
+                    raise Refusal("import_row", row=row, problem=(
+                        f"{column} {name!r} looks too much like {like}"))
+                new_names.update((s, name) for s in shapes)
                 keys[name] = f"new:{display}"
                 events.append(NewEvent(Kind.MEMBER_REGISTERED, actor, now,
                                        {"user": user, "name": display, "birth_date": None}))
             # Check every row against the ladder as it stands, before anything is written.
             try:
-                replay(ratings.system, importing.rekey(history.steps, keys), start=ratings.final)
+                timeline.replay_checked(ratings.system, importing.rekey(history.steps, keys),
+                                        ratings.final, deadline.check)
             except ReplayError as error:
                 # Positions count on from the ladder's own steps; names go back to the file's.
                 row = history.row_of(error.position - ratings.final.position, error.event_index)
@@ -1437,7 +1586,7 @@ class ClubService:
             return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
                                                        "steps": len(history.steps)})
 
-        return await self._execute(caller, decide)
+        return await self._execute(caller, decide, off_loop=deadline)
 
     async def due(self, platform: str, chat_id: str) -> list[Notice]:
         """Apply what time has made due now (for a scheduler); answers with the announcements
@@ -1445,6 +1594,41 @@ class ClubService:
         caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR)
         await self._execute(caller, lambda club, now: ([], lambda: Notice("ok")))
         return self._unannounced.pop(await self._club_id(platform, chat_id), [])
+
+
+def _long_lived() -> None:
+    """A big club's state, or its ladder's replay, was just made and stays cached: take it out
+    of the garbage collector's full passes (``gc.freeze``, as the bot does with what it loads
+    at start, bot.charts.pictures.prepare). A full pass scans every tracked object while it
+    holds the GIL, the event loop's too: with 100,000 games cached it took 0.26 s, twice per
+    /chart of a long history; frozen, 0.04 s. The club's objects hold no reference cycles, so
+    they are still freed when the cache lets them go."""
+    gc.freeze()
+
+
+def _standings(
+    ladder: str, final: Checkpoint, system: RatingSystem, name_of: Callable[[str], str],
+    hide_provisional: bool,
+) -> Leaderboard:
+    """The ranking of ``final``'s active players (``name_of`` an engine key), best first;
+    provisional ones left out and counted when the ladder hides them."""
+    rows: list[tuple[float, str, PlayerState]] = []
+    hidden = 0
+    for key, state in final.players.items():
+        if state.status != "active":
+            continue
+        provisional = system.is_provisional(state)
+        if provisional and hide_provisional:
+            hidden += 1
+            continue
+        rows.append((state.rating, name_of(key), state))
+    rows.sort(key=lambda row: (-row[0], row[1].casefold()))
+    standings = [
+        Standing(rank, name, state.rating, system.is_provisional(state), state.deviation,
+                 state.games)
+        for rank, (_, name, state) in enumerate(rows, start=1)
+    ]
+    return Leaderboard(ladder, standings, hidden)
 
 
 # -- parsing and checks ---------------------------------------------------------------------------

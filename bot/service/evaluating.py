@@ -3,7 +3,7 @@ of ``clubrating evaluate`` (same protocol, same systems, every parameter at its 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ratings_core.evaluation import evaluate
 from ratings_core.model import Step, games_of
@@ -17,11 +17,18 @@ TEST_FRACTION = 0.3
 MIN_GAMES = 30
 
 
-def compare(ladder: str, current: str, steps: Sequence[Step]) -> Evaluation:
+def _unchecked() -> None:
+    pass
+
+
+def compare(
+    ladder: str, current: str, steps: Sequence[Step], check: Callable[[], None] = _unchecked
+) -> Evaluation:
     """Every system that rates games between two players, scored on the last 30% of the
     ladder's history, best (lowest log-loss) first. Systems that cannot rate some game of the
     ladder (a handicap where the system has none) are left out; with fewer than ``MIN_GAMES``
-    scored games no system is ranked. CPU-bound: run it in a thread.
+    scored games no system is ranked. CPU-bound: run it in a worker thread; ``check`` is called
+    after every step each system rates (a time cap raises there, :mod:`bot.service.heavy`).
     """
     games = [game for step in steps for game in games_of(step)]
     scores = []
@@ -33,7 +40,7 @@ def compare(ladder: str, current: str, steps: Sequence[Step]) -> Evaluation:
                 system.check(game)
         except ValueError:
             continue
-        result = evaluate(system, steps, TEST_FRACTION)
+        result = evaluate(system, steps, TEST_FRACTION, lambda done, total: check())
         scored = result.games
         if result.games:
             scores.append(SystemScore(name, result.logloss, result.brier, result.accuracy))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
+from bot.history_csv import History
 from bot.storage.repository import NewEvent
 from ratings_core.model import (
     COLOUR,
@@ -19,6 +21,8 @@ from ratings_core.model import (
     events_of,
 )
 
+from .errors import Refusal
+from .parsing import EARLIEST
 from .state import Kind
 
 
@@ -32,6 +36,39 @@ def names_in(steps: Sequence[Step]) -> list[str]:
             elif isinstance(event, Join | Retire | Return):
                 seen.setdefault(event.player)
     return list(seen)
+
+
+def first_seen(history: History) -> dict[str, tuple[int, str]]:
+    """Each name's first row in the file and the column it stands in there."""
+    seen: dict[str, tuple[int, str]] = {}
+    for position, step in enumerate(history.steps):
+        for k, event in enumerate(events_of(step)):
+            row = history.row_of(position, k)
+            if isinstance(event, Game):
+                seen.setdefault(event.player_a, (row, "player_a"))
+                seen.setdefault(event.player_b, (row, "player_b"))
+            elif isinstance(event, Join | Retire | Return):
+                seen.setdefault(event.player, (row, "player_a"))
+    return seen
+
+
+def check_dates(history: History, zone: str, now: datetime) -> None:
+    """Refuse the first row played before EARLIEST or after tomorrow in the ladder's time zone
+    (``zone``; ``now`` is naive UTC), naming its row and column: charts, digests and replays
+    of the whole club depend on every game having a date of this world."""
+    tz = ZoneInfo(zone)
+    today = now.replace(tzinfo=UTC).astimezone(tz).date()
+    last = today + timedelta(days=1)
+    # The bounds as naive UTC moments: comparing there cannot overflow near year 1 or 9999.
+    start = datetime.combine(EARLIEST, time(), tz).astimezone(UTC).replace(tzinfo=None)
+    end = datetime.combine(last + timedelta(days=1), time(), tz).astimezone(UTC).replace(
+        tzinfo=None)
+    for position, step in enumerate(history.steps):
+        for k, event in enumerate(events_of(step)):
+            if not start <= event.played_at < end:
+                raise Refusal("import_row", row=history.row_of(position, k), problem=(
+                    f"played_at must be a day from {EARLIEST} to {last} (tomorrow in the "
+                    f"ladder's time zone, {zone}), not {event.played_at.isoformat()!r}"))
 
 
 def rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:

@@ -16,7 +16,16 @@ from .errors import Refusal
 from .schedules import check_timezone
 
 MAX_NAME = 32
+#: the largest handicap, either way, in the ladder system's unit (stones for rs-go, rating
+#: points otherwise), from every door: chat, `clubrating import`, `clubrating replay`
 MAX_HANDICAP = 1000.0
+#: the first day a game or a birth may have (every door); the last is tomorrow in the ladder's
+#: time zone for games, yesterday for births
+EARLIEST = date(1900, 1, 1)
+#: a puzzle's solving time (tactics) is above 0 and at most a day
+MAX_SECONDS = 86400.0
+#: a rating system's numeric parameter, either way (/system, /ladder create)
+MAX_PARAMETER = 10000.0
 RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw": 0.5}
 
 
@@ -37,7 +46,7 @@ def birth_date(text: str, now: datetime) -> date:
         born = date.fromisoformat(text.strip())
     except ValueError:
         raise Refusal("bad_date", text=text[:20]) from None
-    if born >= now.date() or born.year < 1900:
+    if born >= now.date() or born < EARLIEST:
         raise Refusal("bad_date", text=text[:20])
     return born
 
@@ -73,6 +82,15 @@ def colour(text: str | None) -> str | None:
 def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], ...]:
     if name not in system_names():
         raise Refusal("unknown_system", system=name[:MAX_NAME], systems=", ".join(system_names()))
+    for key, text in params.items():
+        try:
+            number = float(text)
+        except ValueError:
+            continue  # not a number: the parameter's own type decides below
+        if abs(number) > MAX_PARAMETER:  # nan passes here and is refused below
+            raise Refusal("bad_parameter", problem=(
+                f"parameter {key[:MAX_NAME]!r} must be from {-MAX_PARAMETER:g} to "
+                f"{MAX_PARAMETER:g}, not {text[:20]!r}"))
     try:
         with_overrides(preset_params(make_system(name)), params)
     except ValueError as error:
@@ -96,12 +114,15 @@ def setting(name: str, text: str) -> JsonValue:
     if name == "inactivity_days" and value in ("off", "none", "never"):
         return None
     if name in _LIMITS:
+        out_of_range = Refusal("bad_setting_number", setting=name, text=text[:20],
+                               limit=f"{_LIMITS[name]:g}" + (" (or off)"
+                                                             if name == "inactivity_days" else ""))
         try:
             number = float(value)
         except ValueError:
-            raise bad from None
+            raise out_of_range from None
         if not (math.isfinite(number) and 0 < number <= _LIMITS[name]):
-            raise bad
+            raise out_of_range
         return number
     if name == "timezone":
         return check_timezone(text)

@@ -15,6 +15,8 @@ from typing import Any
 
 from bot.storage.repository import JsonValue, StoredEvent
 
+from .lookalike import skeletons
+
 DEFAULT_LADDER = "main"
 DEFAULT_SYSTEM = "club"
 
@@ -263,6 +265,8 @@ class ClubState:
         return self.members[member_id]
 
     def member_of_user(self, user: str) -> Member | None:
+        """The member with the platform user id ``user``: the caller, or a member the platform
+        pointed at (``identity.UserRef``); never looked up with typed text."""
         member_id = self.by_user.get(user)
         return None if member_id is None else self.member(member_id)
 
@@ -277,6 +281,25 @@ class ClubState:
             if member.handle is not None and member.handle.casefold() == wanted:
                 return member
         return None
+
+    def member_like(self, name: str, index: dict[str, Member] | None = None) -> Member | None:
+        """The member whose name or platform handle looks like ``name`` (the same Unicode
+        skeleton: "аlice" with a Cyrillic а, or fullwidth "ａｌｉｃｅ", looks like "alice");
+        ``index`` is :meth:`look_alikes`, made once for many names."""
+        index = self.look_alikes() if index is None else index
+        return next((index[s] for s in sorted(skeletons(name)) if s in index), None)
+
+    def look_alikes(self) -> dict[str, Member]:
+        """The current members by the skeletons of their names and handles."""
+        index: dict[str, Member] = {}
+        for member in self.members.values():
+            if member.id in self.merged_into:
+                continue
+            for shown in (member.name, member.handle):
+                if shown is not None:
+                    for shape in skeletons(shown):
+                        index.setdefault(shape, member)
+        return index
 
     def ladder(self, name: str) -> Ladder | None:
         return self.ladders.get(name.casefold())

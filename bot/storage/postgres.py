@@ -29,9 +29,11 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import datetime
 from importlib.resources.abc import Traversable
+from urllib.parse import unquote, urlsplit
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
+from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
 from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent
 from .transfer import ClubCopy, TargetNotEmpty
@@ -85,6 +87,38 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
 
 def is_postgres_url(target: str) -> bool:
     return target.startswith(SCHEMES)
+
+
+def public_address(url: str) -> str:
+    """``url`` without its password (nor its query: settings, maybe a ``password=``)."""
+    parts = urlsplit(url)
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a number: shown as it was written
+        port = f":{parts.netloc.rpartition(':')[2]}" if ":" in parts.netloc else ""
+    user = f"{parts.username}@" if parts.username else ""
+    return f"{parts.scheme}://{user}{parts.hostname or ''}{port}{parts.path}"
+
+
+def _unavailable(url: str, error: BaseException) -> DatabaseUnavailable:
+    """The connection's failure in one line: the server's address without the password (nor
+    the password anywhere in the reason, however short it is)."""
+    reason = str(error) or type(error).__name__
+    if isinstance(error, OSError) and error.strerror:
+        reason = error.strerror
+    password = urlsplit(url).password
+    if password:
+        for secret in {password, unquote(password)}:
+            reason = reason.replace(secret, "[redacted]")
+    if isinstance(error, asyncpg.InvalidPasswordError
+                  | asyncpg.InvalidAuthorizationSpecificationError):
+        hint = "are the user and password right?"
+    elif isinstance(error, OSError | TimeoutError):
+        hint = "is the server running, and are the host and port right?"
+    else:
+        hint = "is the address right?"
+    return DatabaseUnavailable(f"cannot connect to the PostgreSQL database "
+                               f"{public_address(url)} ({reason}): {hint}")
 
 
 class PostgresSchema:
@@ -164,9 +198,15 @@ class PostgresRepository:
         cls, url: str, migrations: Traversable = MIGRATIONS, pool_size: int = POOL_SIZE
     ) -> PostgresRepository:
         """Connect to ``url`` (query parameters other than asyncpg's own are server settings,
-        e.g. ``?search_path=club1``) and bring the schema up to date."""
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size,
-                                         reset=_keep_session)
+        e.g. ``?search_path=club1``) and bring the schema up to date. A server that cannot be
+        reached or refuses raises :class:`DatabaseUnavailable`, naming it without its
+        password."""
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size,
+                                             reset=_keep_session)
+        except (OSError, TimeoutError, ValueError, asyncpg.PostgresError,
+                asyncpg.InterfaceError) as error:
+            raise _unavailable(url, error) from error
         try:
             async with pool.acquire() as connection:
                 await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)

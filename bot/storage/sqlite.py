@@ -14,7 +14,9 @@ from pathlib import Path
 
 import aiosqlite
 
+from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
+from .private import private_companions, private_file
 from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent
 
 
@@ -99,6 +101,35 @@ class SqliteTransaction:
             raise DuplicateRequest(request_id) from None
 
 
+def _private_database(path: Path) -> None:
+    """The database file exists and is its owner's alone, and so are its companions."""
+    if path.is_dir():
+        raise DatabaseUnavailable(f"the SQLite database {path} is a folder, not a file")
+    if not path.parent.is_dir():
+        raise DatabaseUnavailable(f"cannot create the SQLite database {path}: no folder "
+                                  f"{path.parent}")
+    try:
+        private_file(path)
+        private_companions(path)
+    except OSError as error:
+        raise DatabaseUnavailable(f"cannot open the SQLite database {path}: "
+                                  f"{error.strerror or error}") from error
+
+
+def _unavailable(path: Path, error: sqlite3.Error) -> DatabaseUnavailable:
+    """What to tell about a file SQLite refused to open or read."""
+    reason = str(error)
+    if isinstance(error, sqlite3.DatabaseError) and any(
+            sign in reason for sign in ("not a database", "malformed", "corrupt")):
+        return DatabaseUnavailable(
+            f"the SQLite database {path} is damaged or not a database ({reason}): restore a "
+            "backup (clubrating restore FILE) or move the file away")
+    if "readonly" in reason or "unable to open" in reason:
+        return DatabaseUnavailable(f"cannot open the SQLite database {path} ({reason}): check "
+                                   "that it can be read and written by this user")
+    return DatabaseUnavailable(f"cannot open the SQLite database {path} ({reason})")
+
+
 class SqliteRepository:
     """Open with :meth:`open`; every method holds the connection's lock while it works."""
 
@@ -110,7 +141,16 @@ class SqliteRepository:
     async def open(
         cls, path: str | Path, migrations: Traversable = MIGRATIONS
     ) -> SqliteRepository:
-        connection = await aiosqlite.connect(str(path), isolation_level=None)
+        """Open the database file ``path``, creating it (readable by its owner alone, like its
+        ``-wal`` and ``-shm`` files: :mod:`.private`) and migrating it. A file that cannot be
+        opened, or is no SQLite database, raises :class:`DatabaseUnavailable`."""
+        on_disk = str(path) not in ("", ":memory:")
+        if on_disk:
+            _private_database(Path(path))
+        try:
+            connection = await aiosqlite.connect(str(path), isolation_level=None)
+        except sqlite3.Error as error:
+            raise _unavailable(Path(path), error) from error
         try:
             for pragma in (
                 "PRAGMA journal_mode=WAL",
@@ -120,8 +160,12 @@ class SqliteRepository:
             ):
                 await connection.execute(pragma)
             await migrate(SqliteSchema(connection), migrations)
-        except BaseException:
+            if on_disk:  # WAL has begun: its files exist now
+                private_companions(Path(path))
+        except BaseException as error:
             await connection.close()
+            if isinstance(error, sqlite3.DatabaseError):
+                raise _unavailable(Path(path), error) from error
             raise
         return cls(connection)
 

@@ -19,6 +19,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from .private import private_companions, private_file, private_folder
+
 log = logging.getLogger(__name__)
 
 #: tables every clubrating database has (schema/0001_event_log.sql and the runner's own)
@@ -83,10 +85,14 @@ def backup(database: Path, target: Path) -> Summary:
     """A consistent copy of ``database`` at ``target`` (replaced if it exists), taken while the
     bot may be writing. Returns what the copy holds."""
     check_database(database)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.exists():
+        private_folder(target.parent)
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
     try:
+        # Created 0600 before SQLite opens it: the copy, and its journal, are the owner's alone
+        # whatever the umask; the rename keeps the mode.
+        private_file(partial)
         _copy(database, partial, standalone=True)
         summary = check_database(partial)
         os.replace(partial, target)
@@ -100,6 +106,8 @@ def restore(copy: Path, database: Path) -> Summary:
     """Replace the content of ``database`` by the backup ``copy`` (checked first). The bot
     should be stopped: a running one keeps what it had read in memory."""
     summary = check_database(copy)
+    private_file(database)
     _copy(copy, database, standalone=False)
+    private_companions(database)
     log.info("%s restored from %s: %s", database, copy, summary)
     return summary

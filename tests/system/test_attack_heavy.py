@@ -1,0 +1,126 @@
+"""Heavy work never holds the bot (issue 21): ``clubrating run`` on the fake Bot API serves a
+club whose ladder holds 100,000 games (imported with ``clubrating import`` before the start).
+While that club's ``/evaluate`` runs (into its 30 s cap: a history this long is for ``clubrating
+evaluate``), and its ``/chart`` of a member with 50,000 games is worked out and drawn meanwhile,
+a member of another group asks ``/top`` again and again: every answer comes within a second.
+(100,000 games go in with ``clubrating import`` in some 20 s; the test takes about a minute.)"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bot.messages import text
+from bot.service import heavy
+from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
+from tests.long_history import last_game, write_events
+
+from .process import CLUBRATING, Bot, FakeClock, environment
+
+BIG, OTHER = -1001, -1002
+#: the big club's history: 100,000 games among 200 players, p000 in every second one
+GAMES = 100_000
+#: a Friday evening, a year after the history's last game
+FRIDAY = datetime(2026, 11, 20, 18, 0)
+#: how long another chat's answer may take while heavy work runs
+PROMPT = 1.0
+
+
+@dataclass
+class Clubs:
+    tg: FakeTelegram
+    folder: Path
+    bot: Bot
+    big: Chat
+    other: Chat
+    ada: User  # the big group's administrator: a moderator
+    bea: User  # a member of the big group
+    zoe: User  # a member of the other group
+
+    async def say(self, chat: Chat, user: User, line: str, timeout: float = 10.0) -> Output:
+        await self.tg.send(chat, user, line)
+        return await self.tg.reply(chat, timeout)
+
+
+@pytest.fixture
+async def clubs(tmp_path: Path) -> AsyncIterator[Clubs]:
+    assert GAMES and last_game(GAMES) < FRIDAY
+    clock = FakeClock(tmp_path, FRIDAY)
+    events = write_events(tmp_path / "EVENTS.csv", GAMES, players=200, every=2)
+    async with FakeTelegram(token=TOKEN) as tg:
+        # zoe asks /top every half second for a minute: far beyond the default rate limit.
+        env = environment(tmp_path, clock, TELEGRAM_TOKEN=TOKEN,
+                          TELEGRAM_BASE_URL=f"{tg.url}/bot", CLUBRATING_RATE_LIMIT="off")
+        # 100,000 games go in in some 20 s (one insert each, in one transaction).
+        imported = await asyncio.to_thread(
+            subprocess.run, [CLUBRATING, "import", "--chat", f"telegram:{BIG}", str(events)],
+            env=env, capture_output=True, text=True, timeout=120)
+        assert imported.returncode == 0, imported.stderr
+        assert f"Imported {GAMES} games" in imported.stdout
+        ada, bea, zoe = tg.user(1, "Ada", "ada"), tg.user(2, "Bea", "bea"), tg.user(3, "Zoe", "zoe")
+        big = tg.group(BIG, "Big club", admins=[ada], creator=ada)
+        other = tg.group(OTHER, "Small club", admins=[zoe], creator=zoe)
+        bot = Bot(env, tmp_path / "bot.log")
+        await bot.start()
+        # The scheduler's first reading of every club (the big one's 100,000 events) is done.
+        await bot.wait_log(r"scheduled posts: \d+ plans")
+        clubs = Clubs(tg, tmp_path, bot, big, other, ada, bea, zoe)
+        try:
+            answer = await clubs.say(other, zoe, "/register")
+            assert answer.plain.startswith("Welcome, zoe"), answer.plain
+            yield clubs
+        finally:
+            assert await bot.stop() == 0
+
+
+async def test_heavy_work_in_one_club_never_delays_another_clubs_answers(clubs: Clubs) -> None:
+    loop = asyncio.get_running_loop()
+    # ada (the group's administrator: a moderator) asks /evaluate: on 100,000 games it would
+    # take about a minute. Right after, bea asks for p000's chart: 50,000 games of history to
+    # replay and draw, while the big club's first command has its 100,000 games rated.
+    asked = loop.time()
+    await clubs.tg.send(clubs.big, clubs.ada, "/evaluate")
+    await asyncio.sleep(0.3)
+    await clubs.tg.send(clubs.big, clubs.bea, "/chart @p000")
+
+    async def answers() -> list[tuple[float, Output]]:
+        """The big club's next two answers, each with the time it came."""
+        came = []
+        for _ in range(2):
+            answer = await clubs.tg.reply(clubs.big, heavy.EVALUATE_SECONDS + 15)
+            came.append((loop.time(), answer))
+        return came
+
+    heavy_answers = asyncio.create_task(answers())
+    # Meanwhile zoe asks /top in the other club over and over.
+    waits: list[tuple[float, float]] = []  # (when asked, how long the answer took)
+    while not heavy_answers.done():
+        sent = loop.time()
+        board = await clubs.say(clubs.other, clubs.zoe, "/top", timeout=10.0)
+        waits.append((sent, loop.time() - sent))
+        assert "zoe" in board.plain, board.plain
+        await asyncio.sleep(0.5)
+    (charted, chart), (evaluated, evaluation) = await heavy_answers
+
+    # The chart came first, although the evaluation had the club before it (that runs on a
+    # copy of the ladder, outside the club's lock); the evaluation was stopped at its cap.
+    assert chart.kind == "photo" and "p000 (main)" in chart.plain, chart.plain
+    assert evaluation.plain == text("evaluation_too_slow", ladder="main",
+                                    seconds=f"{heavy.EVALUATE_SECONDS:g}")
+    # Every /top of the other club was answered within a second, all along.
+    during_chart = [took for sent, took in waits if sent < charted]
+    during_evaluation = [took for sent, took in waits if charted <= sent < evaluated]
+    print(f"\n/chart answered {charted - asked:.1f} s after /evaluate was asked, /evaluate "
+          f"{evaluated - asked:.1f} s after")
+    print(f"/top in another club: {len(during_chart)} answers while /chart and /evaluate ran, "
+          f"the slowest in {max(during_chart):.3f} s; {len(during_evaluation)} while /evaluate "
+          f"alone ran, the slowest in {max(during_evaluation):.3f} s")
+    assert len(during_chart) >= 2 and len(during_evaluation) >= 10, waits
+    assert max(during_chart + during_evaluation) < PROMPT, waits
+    assert "Traceback" not in clubs.bot.text()

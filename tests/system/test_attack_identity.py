@@ -1,0 +1,290 @@
+"""Attacks on who is who, through ``clubrating run`` as a club runs it (issue 21): against the
+fake Bot API and the fake Discord, a process started with environment variables alone, its
+clock moved from outside by libfaketime.
+
+A member is the platform's user id, never a name that looks like one: a Telegram text mention
+or reply, a Discord member picked or mentioned as ``<@id>``, names the member by id alone; a
+typed ``@name`` names by display name or @username alone. A button pressed outside a club's
+chat makes no club, and buttons count against the rate limit as commands do (moderators at a
+higher rate, not none)."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import sqlite3
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.messages import text
+from bot.ratelimit import MODERATOR_FACTOR
+from tests.fake_discord import MANAGE_GUILD, FakeDiscord, Guild, Member
+from tests.fake_discord import TOKEN as DISCORD_TOKEN
+from tests.fake_discord import Output as DiscordOutput
+from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
+
+from .process import Bot, FakeClock, clubrating, environment
+
+GROUP = -1001
+GUILD = 900000000000000001
+#: a Friday evening
+FRIDAY = datetime(2026, 11, 20, 18, 0)
+#: alice's Telegram user id, and Mallory's Telegram first name
+ALICE_ID = 1001
+#: the rate limit of the bot in the tests of it: 3 a minute for members, 15 for moderators
+RATE = 3
+
+
+# -- Telegram ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Club:
+    tg: FakeTelegram
+    clock: FakeClock
+    folder: Path
+    group: Chat
+    ada: User  # the group's administrator: a moderator
+    alice: User  # user id 1001
+    bob: User
+    mallory: User  # first name "1001", no @username
+
+    def bot(self, **variables: str) -> Bot:
+        env = environment(self.folder, self.clock, TELEGRAM_TOKEN=TOKEN,
+                          TELEGRAM_BASE_URL=f"{self.tg.url}/bot", **variables)
+        return Bot(env, self.folder / "bot.log")
+
+    def shell(self, *args: str) -> str:
+        """A ``clubrating`` subcommand on the same database and clock; its output."""
+        done = clubrating(self.bot().env, *args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    async def say(self, user: User, line: str, timeout: float = 10.0, **how: Any) -> Output:
+        """``user`` sends ``line`` (``mention=``, ``reply_to=`` as the fake takes them); the
+        bot's answer in the group."""
+        await self.tg.send(self.group, user, line, **how)
+        return await self.tg.reply(self.group, timeout)
+
+    async def press(self, user: User, message: Output, data: str,
+                    chat: Chat | None = None) -> dict[str, Any]:
+        """Press a button of ``message`` (as shown or not); the bot's answer to the press."""
+        seen = len(self.tg.callback_answers)
+        await self.tg.press(chat or self.group, user, message, data, strict=False)
+        for _ in range(1000):
+            if len(self.tg.callback_answers) > seen:
+                return self.tg.callback_answers[seen]
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"the bot did not answer the press of {data!r}")
+
+
+@pytest.fixture
+async def club(tmp_path: Path) -> AsyncIterator[Club]:
+    async with FakeTelegram(token=TOKEN) as tg:
+        ada = tg.user(1, "Ada", "ada_admin")
+        group = tg.group(GROUP, "Chess club", admins=[ada], creator=ada)
+        yield Club(tg, FakeClock(tmp_path, FRIDAY), tmp_path, group, ada,
+                   tg.user(ALICE_ID, "Alice", "alice"), tg.user(3, "Bob", "bobby_b"),
+                   tg.user(66, str(ALICE_ID)))
+
+
+async def test_telegram_mentions_and_replies_name_members_by_id_not_by_a_lookalike_name(
+        club: Club) -> None:
+    """Mallory (user id 66, first name "1001", no @username) registers as Mallory. A text
+    mention of alice (user id 1001) and a reply to alice's message name alice. A typed
+    ``@1001`` is a name, never a user id: here it names nobody and is refused, because no
+    member is shown as "1001" (Mallory chose another name) and "1001" - a number, not a
+    Telegram @username - was never kept as Mallory's handle. (Had a member been shown as
+    "1001", the typed @1001 would name that member, as any typed name does; it can never reach
+    alice through her id.)"""
+    bot = await club.bot().start()
+    try:
+        assert (await club.say(club.alice, "/register")).plain == text(
+            "registered", name="alice", ladder="main")
+        assert (await club.say(club.mallory, "/register Mallory")).plain == text(
+            "registered", name="Mallory", ladder="main")
+
+        named = await club.say(club.ada, "/moderator add", mention=club.alice)
+        assert named.plain == "alice is now a moderator of the club."
+        hello = await club.tg.send(club.group, club.alice, "good morning")
+        replied_to = club.tg.updates[hello]["message"]["message_id"]
+        retired = await club.say(club.ada, "/retire", reply_to=replied_to)
+        assert retired.plain == "alice is retired from main."
+
+        for typed in ("/moderator remove @1001", "/return @1001", "/rating @1001"):
+            refused = await club.say(club.ada, typed)
+            assert refused.plain == text("unknown_member", name="1001"), typed
+        # Mallory was never made a moderator, nor retired.
+        assert (await club.say(club.mallory, "/undo")).plain == text("moderators_only")
+        board = (await club.say(club.bob, "/top")).plain
+        assert "Mallory" in board and "alice" not in board
+    finally:
+        assert await bot.stop() == 0
+    history = club.shell("export", "--chat", f"telegram:{GROUP}")
+    rows = [(row["player_a"], row["kind"]) for row in csv.DictReader(io.StringIO(history))]
+    assert ("alice", "retire") in rows and ("Mallory", "retire") not in rows
+
+
+async def test_telegram_a_button_in_a_private_chat_makes_no_club(club: Club) -> None:
+    bot = await club.bot().start()
+    try:
+        private = club.tg.private(club.alice)
+        await club.tg.send(private, club.alice, "/help")
+        answer = await club.tg.reply(private, 10.0)
+        for data in ("t:main:0", "g:confirm:1", "c:accept:1"):
+            pressed = await club.press(club.alice, answer, data, chat=private)
+            assert pressed.get("text") == text("telegram_button_private"), pressed
+            assert pressed.get("show_alert") is True
+    finally:
+        assert await bot.stop() == 0
+    with sqlite3.connect(club.folder / "club.db") as db:
+        clubs = db.execute("SELECT platform, chat_id FROM clubs").fetchall()
+    assert ("telegram", str(club.alice.id)) not in clubs and clubs == []
+
+
+async def test_telegram_button_presses_past_the_rate_limit_are_slowed_down(club: Club) -> None:
+    bot = await club.bot(CLUBRATING_RATE_LIMIT=f"{RATE}/60").start()
+    slow_down = text("rate_limited", seconds=60)
+    try:
+        await club.say(club.bob, "/register")
+        await club.say(club.alice, "/register")  # alice's 1st
+        report = await club.say(club.alice, "/report @bobby_b win")  # 2nd
+        assert "alice beat bob" in report.plain, report.plain
+        confirm = next(data for row in report.buttons for label, data in row
+                       if label == "Confirm")
+        assert data_text(await club.press(club.alice, report, confirm)) != slow_down  # 3rd
+        for _ in range(3):  # pressed again and again: slowed down, nothing done
+            assert data_text(await club.press(club.alice, report, confirm)) == slow_down
+        # bob is not slowed down by alice: his Confirm counts.
+        confirmed = await club.press(club.bob, report, confirm)
+        assert data_text(confirmed) != slow_down
+        assert "confirmed" in (await club.tg.reply(club.group, 10.0)).plain
+
+        # The administrator may press five times as often as a member, and no more.
+        board = await club.say(club.ada, "/top")  # ada's 1st
+        for n in range(RATE * MODERATOR_FACTOR - 1):
+            assert data_text(await club.press(club.ada, board, "t:main:0")) != slow_down, n
+        assert data_text(await club.press(club.ada, board, "t:main:0")) == slow_down
+        assert (await club.say(club.ada, "/top")).plain == slow_down
+    finally:
+        assert await bot.stop() == 0
+
+
+def data_text(answer: dict[str, Any]) -> str | None:
+    """What the bot told the presser (None: nothing, the message was edited)."""
+    shown = answer.get("text")
+    return shown if isinstance(shown, str) else None
+
+
+# -- Discord ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    dc: FakeDiscord
+    clock: FakeClock
+    folder: Path
+    guild: Guild
+    ada: Member  # manages the server: a moderator
+    alice: Member
+    bob: Member
+    mallory: Member  # her nickname is alice's user id
+
+    def bot(self, **variables: str) -> Bot:
+        env = environment(self.folder, self.clock, DISCORD_TOKEN=DISCORD_TOKEN,
+                          DISCORD_API_BASE=self.dc.api_base,
+                          DISCORD_GATEWAY_URL=self.dc.gateway_url,
+                          DISCORD_GUILD_ID=str(GUILD), **variables)
+        return Bot(env, self.folder / "bot.log")
+
+    async def say(self, member: Member, command: str, subcommand: str | None = None, /,
+                  **options: Any) -> DiscordOutput:
+        """``member`` runs ``/command`` with ``options``; the bot's answer."""
+        await self.dc.command(self.guild, member, command, subcommand, **options)
+        return await self.dc.output(10.0)
+
+    async def press(self, member: Member, message: DiscordOutput,
+                    custom_id: str) -> DiscordOutput:
+        await self.dc.click(self.guild, member, message, custom_id)
+        return await self.dc.output(10.0)
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    async with FakeDiscord() as dc:
+        guild = dc.guild(GUILD, "Chess club", owner=dc.user(900000000000000100, "owner"))
+        managers = dc.role(guild, 900000000000000201, "Managers", MANAGE_GUILD)
+        ada = dc.member(guild, dc.user(900000000000000300, "ada"), managers)
+        alice = dc.member(guild, dc.user(900000000000000301, "alice"))
+        bob = dc.member(guild, dc.user(900000000000000302, "bob"))
+        mallory = dc.member(guild, dc.user(900000000000000366, "mallory"),
+                            nick=str(alice.id))
+        yield Server(dc, FakeClock(tmp_path, FRIDAY), tmp_path, guild, ada, alice, bob,
+                     mallory)
+
+
+async def test_discord_the_member_picker_and_typed_mentions_name_members_by_id(
+        server: Server) -> None:
+    """Mallory's nickname is alice's user id, and she registers as Mallory. alice picked in
+    the member picker, or typed as Discord writes a mention (``<@id>``), is alice; a typed
+    ``@<alice's id>`` is only text and names nobody (no member is called that; Mallory's
+    handle is her username "mallory", not her nickname)."""
+    bot = await server.bot().start()
+    try:
+        for member, name in ((server.alice, None), (server.bob, None),
+                             (server.mallory, "Mallory")):
+            shown = name or member.user.username
+            answer = await server.say(member, "register", name=name)
+            assert answer.plain == text("registered", name=shown, ladder="main"), answer.plain
+
+        named = await server.say(server.ada, "moderator", "add", member=server.alice)
+        assert named.plain == "alice is now a moderator of the club."
+        recorded = await server.say(server.ada, "report", player=server.alice,
+                                    opponent=server.bob, result="win")
+        assert "alice beat bob" in recorded.plain, recorded.plain
+        retired = await server.say(server.ada, "retire", member=server.alice)
+        assert retired.plain == "alice is retired from main."
+
+        # Typed words (a command without a slash command of its own): <@id> is that member.
+        chart = await server.say(server.ada, "chart", arguments=f"<@{server.alice.id}>")
+        assert chart.files and "alice" in chart.plain and "Mallory" not in chart.plain, chart
+        empty = await server.say(server.ada, "chart", arguments=f"<@{server.mallory.id}>")
+        assert empty.plain == text("chart_empty", name="Mallory", ladder="main"), empty.plain
+        typed = await server.say(server.ada, "chart", arguments=f"@{server.alice.id}")
+        assert typed.plain == text("unknown_member", name=str(server.alice.id))
+        assert typed.ephemeral
+        # Mallory was never made a moderator.
+        assert (await server.say(server.mallory, "undo")).plain == text("moderators_only")
+        assert server.dc.errors == []
+    finally:
+        assert await bot.stop() == 0
+
+
+async def test_discord_button_presses_past_the_rate_limit_are_slowed_down(
+        server: Server) -> None:
+    bot = await server.bot(CLUBRATING_RATE_LIMIT=f"{RATE}/60").start()
+    slow_down = text("rate_limited", seconds=60)
+    try:
+        await server.say(server.bob, "register")
+        await server.say(server.alice, "register")  # alice's 1st
+        report = await server.say(server.alice, "report", opponent=server.bob,
+                                  result="win")  # 2nd
+        confirm = next(custom_id for row in report.buttons for label, custom_id in row
+                       if label == "Confirm")
+        assert (await server.press(server.alice, report, confirm)).plain != slow_down  # 3rd
+        refused = await server.press(server.alice, report, confirm)
+        assert (refused.plain, refused.ephemeral) == (slow_down, True)
+        # The server's manager: five times the rate, then slowed down too.
+        for n in range(RATE * MODERATOR_FACTOR):
+            answer = await server.say(server.ada, "top")
+            assert answer.plain != slow_down, n
+        assert (await server.press(server.ada, report, confirm)).plain == slow_down
+        assert server.dc.errors == []
+    finally:
+        assert await bot.stop() == 0

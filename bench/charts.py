@@ -11,7 +11,7 @@ loop goes without running while /chart and /card answer.
 2. The event loop while pictures are drawn: a ticker task sleeps 5 ms at a time and records the
    longest time between two of its turns (5 ms when nothing blocks). Measured while /chart of a
    member with ``--points`` games answers through the console front-end (the service derives the
-   history on the loop, the picture is drawn in a worker thread), and while /card answers, each
+   history and draws the picture in worker threads, issue 21), and while /card answers, each
    ``--runs`` times, after the bot's start-up preparation (``bot.charts.pictures.prepare``).
    Target: the loop never waits longer than 50 ms.
 """

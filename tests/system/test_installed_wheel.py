@@ -40,22 +40,11 @@ from pathlib import Path
 import pytest
 
 from bot.storage.migrations import load_migrations
+from tests.test_run import BOARD, SESSION  # the same session and board as from the checkout
 
 pytestmark = pytest.mark.system
 
 ROOT = Path(__file__).resolve().parents[2]
-SESSION = """\
-/as bob
-/register
-/as alice
-/register
-/report @bob win
-/as bob
-/confirm
-/top
-"""
-# the same session and board as tests/test_run.py
-BOARD = ["  1. alice      1536?  (1)", "  2. bob        1464?  (1)"]
 #: nothing of the checkout, of a build or of a tool's cache goes into the copy built from
 _NOT_SOURCES = shutil.ignore_patterns(
     ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"

@@ -1,0 +1,51 @@
+"""An upgrade never changes a club's ratings or history: a database written by an earlier
+version opens, migrates and gives the same leaderboards and export.
+
+``data/clubrating-6fa0741.sql`` is the SQL dump of a database written by the build before issues
+13 and 21 (commit 6fa0741) from the console session beside it (``.session``: members with a
+birth date, games with a handicap, a second ladder on ``elo``, a correction applied, the system's
+K changed, announcements on); the expected answers below are what that build showed for it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from .process import clubrating, environment
+
+DATA = Path(__file__).parent / "data"
+#: what the earlier build answered to "/top" and "/top blitz" on that database
+BOARDS = """\
+main ladder
+  1. alice        1538?  (2)
+  2. carol_k      1499?  (1)
+  3. bob          1464?  (1)
+blitz ladder
+  1. bob           1604  (1)
+  2. carol_k       1200  (1)
+"""
+#: and what its `clubrating export --chat console:local` wrote
+EXPORT = """\
+played_at,event,player_a,player_b,score_a,handicap,kind
+2026-11-23T21:50:55.212472,,bob,,,,join
+2026-11-23T21:50:55.214720,,alice,,,,join
+2026-11-23T21:50:55.215738,,carol_k,,,,join
+2026-11-23T21:50:55.216710,,alice,bob,1,0,game
+2026-11-23T21:50:55.218345,,alice,carol_k,0.5,50,game
+"""
+
+
+def test_a_database_of_the_earlier_build_migrates_and_rates_the_same(tmp_path: Path) -> None:
+    database = tmp_path / "club.db"
+    with sqlite3.connect(database) as written:
+        written.executescript((DATA / "clubrating-6fa0741.sql").read_text(encoding="utf-8"))
+    written.close()
+    env = environment(tmp_path, None)
+    shown = clubrating(env, "run", input="/top\n/top blitz\n")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == BOARDS
+    assert "applied migration 0003_previews" in shown.stderr
+    exported = clubrating(env, "export", "--chat", "console:local")
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.replace("\r\n", "\n") == EXPORT

@@ -21,9 +21,7 @@ import pytest
 from tests.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.fake_telegram import TOKEN, FakeTelegram
 
-from . import test_discord as on_discord
-from .process import FakeClock
-from .test_telegram import FRIDAY, GROUP, Club, rated_club
+from .clubs import DiscordClub, TelegramClub
 
 SUNDAY_MORNING = datetime(2026, 11, 22, 7, 59, 50)
 NEXT_SUNDAY_MORNING = datetime(2026, 11, 29, 7, 59, 50)
@@ -33,22 +31,20 @@ MANAGE_CHANNELS = 1 << 4  # Discord's permission bit
 
 
 @pytest.fixture
-async def club(tmp_path: Path) -> AsyncIterator[Club]:
+async def club(tmp_path: Path) -> AsyncIterator[TelegramClub]:
     async with FakeTelegram(token=TOKEN) as tg:
-        ada = tg.user(1, "Ada", "ada")
+        club = TelegramClub.on(tg, tmp_path)
         stranger = tg.user(9, "Stranger", "stranger")
-        group = tg.group(GROUP, "Chess club", admins=[ada], creator=ada)
         tg.group(-1007777, "Someone else's group", admins=[stranger], creator=stranger)
-        tg.group(CHANNEL, "Ada's channel", admins=[ada], creator=ada, type="channel")
-        tg.group(-1009999, "Ada's quiet channel", creator=ada, bot_admin=False, type="channel")
-        yield Club(tg, FakeClock(tmp_path, FRIDAY), tmp_path, group, ada,
-                   tg.user(2, "Alice", "alice"), tg.user(3, "Bob", "bob"),
-                   tg.user(4, "Carol", "carol"))
+        tg.group(CHANNEL, "Ada's channel", admins=[club.ada], creator=club.ada, type="channel")
+        tg.group(-1009999, "Ada's quiet channel", creator=club.ada, bot_admin=False,
+                 type="channel")
+        yield club
 
 
-async def test_telegram_posts_only_where_the_moderator_runs_the_chat(club: Club) -> None:
+async def test_telegram_posts_only_where_the_moderator_runs_the_chat(club: TelegramClub) -> None:
     bot = await club.bot().start()
-    await rated_club(club, bot)
+    await club.rate_alice_209_above_bob()
     refusals = {
         "-1007777": "Only those who run -1007777 may have the leaderboard posted there.",
         "-1005555": "I cannot see the chat -1005555: add me to it first (in a channel, as an "
@@ -88,19 +84,13 @@ async def test_telegram_posts_only_where_the_moderator_runs_the_chat(club: Club)
 async def test_discord_posts_only_into_a_channel_of_the_club_the_member_manages(
         tmp_path: Path) -> None:
     async with FakeDiscord() as dc:
-        guild = dc.guild(on_discord.GUILD, "Chess club",
-                         owner=dc.user(900000000000000100, "owner"))
-        managers = dc.role(guild, 900000000000000201, "Managers",
-                           MANAGE_GUILD | MANAGE_CHANNELS)
-        ada = dc.member(guild, dc.user(900000000000000300, "ada"), managers)
+        club = DiscordClub.on(dc, tmp_path, managers_may=MANAGE_GUILD | MANAGE_CHANNELS)
+        guild, ada = club.guild, club.ada
         # a moderator of the club (Manage Server) who does not manage its channels
         deputies = dc.role(guild, 900000000000000202, "Deputies", MANAGE_GUILD)
         deputy = dc.member(guild, dc.user(900000000000000309, "deputy"), deputies)
         other = dc.guild(900000000000000002, "Another server",
                          owner=dc.user(900000000000000101, "someone"))
-        club = on_discord.Club(dc, FakeClock(tmp_path, FRIDAY), tmp_path, guild, ada,
-                               *(dc.member(guild, dc.user(900000000000000301 + n, name))
-                                 for n, name in enumerate(("alice", "bob", "carol"))))
         bot = await club.bot().start()
         try:
             foreign = other.channel.id

@@ -11,7 +11,6 @@ import asyncio
 import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,13 @@ from bot.service import heavy
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
 from tests.long_history import last_game, write_events
 
-from .process import CLUBRATING, Bot, FakeClock, environment
+from .clubs import FRIDAY, telegram_bot
+from .process import CLUBRATING, Bot, FakeClock
 
 BIG, OTHER = -1001, -1002
-#: the big club's history: 100,000 games among 200 players, p000 in every second one
+#: the big club's history: 100,000 games among 200 players, p000 in every second one, the last
+#: a year before FRIDAY
 GAMES = 100_000
-#: a Friday evening, a year after the history's last game
-FRIDAY = datetime(2026, 11, 20, 18, 0)
 #: how long another chat's answer may take while heavy work runs
 PROMPT = 1.0
 
@@ -55,18 +54,16 @@ async def clubs(tmp_path: Path) -> AsyncIterator[Clubs]:
     events = write_events(tmp_path / "EVENTS.csv", GAMES, players=200, every=2)
     async with FakeTelegram(token=TOKEN) as tg:
         # zoe asks /top every half second for a minute: far beyond the default rate limit.
-        env = environment(tmp_path, clock, TELEGRAM_TOKEN=TOKEN,
-                          TELEGRAM_BASE_URL=f"{tg.url}/bot", CLUBRATING_RATE_LIMIT="off")
+        bot = telegram_bot(tg, tmp_path, clock, CLUBRATING_RATE_LIMIT="off")
         # 100,000 games go in in some 20 s (one insert each, in one transaction).
         imported = await asyncio.to_thread(
             subprocess.run, [CLUBRATING, "import", "--chat", f"telegram:{BIG}", str(events)],
-            env=env, capture_output=True, text=True, timeout=120)
+            env=bot.env, capture_output=True, text=True, timeout=120)
         assert imported.returncode == 0, imported.stderr
         assert f"Imported {GAMES} games" in imported.stdout
         ada, bea, zoe = tg.user(1, "Ada", "ada"), tg.user(2, "Bea", "bea"), tg.user(3, "Zoe", "zoe")
         big = tg.group(BIG, "Big club", admins=[ada], creator=ada)
         other = tg.group(OTHER, "Small club", admins=[zoe], creator=zoe)
-        bot = Bot(env, tmp_path / "bot.log")
         await bot.start()
         # The scheduler's first reading of every club (the big one's 100,000 events) is done.
         await bot.wait_log(r"scheduled posts: \d+ plans")

@@ -16,7 +16,6 @@ import io
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +23,12 @@ import pytest
 
 from bot.messages import text
 from bot.ratelimit import MODERATOR_FACTOR
-from tests.fake_discord import MANAGE_GUILD, FakeDiscord, Guild, Member
-from tests.fake_discord import TOKEN as DISCORD_TOKEN
-from tests.fake_discord import Output as DiscordOutput
+from tests.fake_discord import FakeDiscord, Member
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
 
-from .process import Bot, FakeClock, clubrating, environment
+from .clubs import FRIDAY, GROUP, DiscordServer, TelegramChat, button, chess_server
+from .process import FakeClock
 
-GROUP = -1001
-GUILD = 900000000000000001
-#: a Friday evening
-FRIDAY = datetime(2026, 11, 20, 18, 0)
 #: alice's Telegram user id, and Mallory's Telegram first name
 ALICE_ID = 1001
 #: the rate limit of the bot in the tests of it: 3 a minute for members, 15 for moderators
@@ -45,32 +39,10 @@ RATE = 3
 
 
 @dataclass
-class Club:
-    tg: FakeTelegram
-    clock: FakeClock
-    folder: Path
-    group: Chat
-    ada: User  # the group's administrator: a moderator
+class Club(TelegramChat):
     alice: User  # user id 1001
     bob: User
     mallory: User  # first name "1001", no @username
-
-    def bot(self, **variables: str) -> Bot:
-        env = environment(self.folder, self.clock, TELEGRAM_TOKEN=TOKEN,
-                          TELEGRAM_BASE_URL=f"{self.tg.url}/bot", **variables)
-        return Bot(env, self.folder / "bot.log")
-
-    def shell(self, *args: str) -> str:
-        """A ``clubrating`` subcommand on the same database and clock; its output."""
-        done = clubrating(self.bot().env, *args)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    async def say(self, user: User, line: str, timeout: float = 10.0, **how: Any) -> Output:
-        """``user`` sends ``line`` (``mention=``, ``reply_to=`` as the fake takes them); the
-        bot's answer in the group."""
-        await self.tg.send(self.group, user, line, **how)
-        return await self.tg.reply(self.group, timeout)
 
     async def press(self, user: User, message: Output, data: str,
                     chat: Chat | None = None) -> dict[str, Any]:
@@ -87,11 +59,9 @@ class Club:
 @pytest.fixture
 async def club(tmp_path: Path) -> AsyncIterator[Club]:
     async with FakeTelegram(token=TOKEN) as tg:
-        ada = tg.user(1, "Ada", "ada_admin")
-        group = tg.group(GROUP, "Chess club", admins=[ada], creator=ada)
-        yield Club(tg, FakeClock(tmp_path, FRIDAY), tmp_path, group, ada,
-                   tg.user(ALICE_ID, "Alice", "alice"), tg.user(3, "Bob", "bobby_b"),
-                   tg.user(66, str(ALICE_ID)))
+        yield Club.founded(tg, tmp_path, tg.user(1, "Ada", "ada_admin"),
+                           tg.user(ALICE_ID, "Alice", "alice"), tg.user(3, "Bob", "bobby_b"),
+                           tg.user(66, str(ALICE_ID)))
 
 
 async def test_telegram_mentions_and_replies_name_members_by_id_not_by_a_lookalike_name(
@@ -156,8 +126,7 @@ async def test_telegram_button_presses_past_the_rate_limit_are_slowed_down(club:
         await club.say(club.alice, "/register")  # alice's 1st
         report = await club.say(club.alice, "/report @bobby_b win")  # 2nd
         assert "alice beat bob" in report.plain, report.plain
-        confirm = next(data for row in report.buttons for label, data in row
-                       if label == "Confirm")
+        confirm = button(report, "Confirm")
         assert data_text(await club.press(club.alice, report, confirm)) != slow_down  # 3rd
         for _ in range(3):  # pressed again and again: slowed down, nothing done
             assert data_text(await club.press(club.alice, report, confirm)) == slow_down
@@ -186,41 +155,16 @@ def data_text(answer: dict[str, Any]) -> str | None:
 
 
 @dataclass
-class Server:
-    dc: FakeDiscord
-    clock: FakeClock
-    folder: Path
-    guild: Guild
-    ada: Member  # manages the server: a moderator
+class Server(DiscordServer):
     alice: Member
     bob: Member
     mallory: Member  # her nickname is alice's user id
-
-    def bot(self, **variables: str) -> Bot:
-        env = environment(self.folder, self.clock, DISCORD_TOKEN=DISCORD_TOKEN,
-                          DISCORD_API_BASE=self.dc.api_base,
-                          DISCORD_GATEWAY_URL=self.dc.gateway_url,
-                          DISCORD_GUILD_ID=str(GUILD), **variables)
-        return Bot(env, self.folder / "bot.log")
-
-    async def say(self, member: Member, command: str, subcommand: str | None = None, /,
-                  **options: Any) -> DiscordOutput:
-        """``member`` runs ``/command`` with ``options``; the bot's answer."""
-        await self.dc.command(self.guild, member, command, subcommand, **options)
-        return await self.dc.output(10.0)
-
-    async def press(self, member: Member, message: DiscordOutput,
-                    custom_id: str) -> DiscordOutput:
-        await self.dc.click(self.guild, member, message, custom_id)
-        return await self.dc.output(10.0)
 
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     async with FakeDiscord() as dc:
-        guild = dc.guild(GUILD, "Chess club", owner=dc.user(900000000000000100, "owner"))
-        managers = dc.role(guild, 900000000000000201, "Managers", MANAGE_GUILD)
-        ada = dc.member(guild, dc.user(900000000000000300, "ada"), managers)
+        guild, ada = chess_server(dc)
         alice = dc.member(guild, dc.user(900000000000000301, "alice"))
         bob = dc.member(guild, dc.user(900000000000000302, "bob"))
         mallory = dc.member(guild, dc.user(900000000000000366, "mallory"),
@@ -275,8 +219,7 @@ async def test_discord_button_presses_past_the_rate_limit_are_slowed_down(
         await server.say(server.alice, "register")  # alice's 1st
         report = await server.say(server.alice, "report", opponent=server.bob,
                                   result="win")  # 2nd
-        confirm = next(custom_id for row in report.buttons for label, custom_id in row
-                       if label == "Confirm")
+        confirm = button(report, "Confirm")
         assert (await server.press(server.alice, report, confirm)).plain != slow_down  # 3rd
         refused = await server.press(server.alice, report, confirm)
         assert (refused.plain, refused.ephemeral) == (slow_down, True)

@@ -10,16 +10,15 @@ fullwidth letters) are refused at /register, and a club's ladders stop at 20.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from bot.messages import text
-from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
+from tests.fake_telegram import TOKEN, FakeTelegram
 
-from .process import Bot, FakeClock, clubrating, environment
+from .clubs import GROUP, TelegramChat
+from .process import clubrating, environment
 
 CHAT = "console:local"
 HEADER = "played_at,event,player_a,player_b,score_a,handicap,kind,seconds"
@@ -63,37 +62,13 @@ def test_an_import_with_one_value_out_of_bounds_is_refused_whole(
     assert after.returncode == 0 and after.stdout == before.stdout
 
 
-GROUP = -1001
-FRIDAY = datetime(2026, 11, 20, 18, 0)
-
-
-@dataclass
-class Club:
-    tg: FakeTelegram
-    clock: FakeClock
-    folder: Path
-    group: Chat
-    ada: User  # the group's administrator: a moderator
-
-    def bot(self) -> Bot:
-        env = environment(self.folder, self.clock, TELEGRAM_TOKEN=TOKEN,
-                          TELEGRAM_BASE_URL=f"{self.tg.url}/bot")
-        return Bot(env, self.folder / "bot.log")
-
-    async def say(self, user: User, line: str) -> Output:
-        await self.tg.send(self.group, user, line)
-        return await self.tg.reply(self.group, 10.0)
-
-
 @pytest.fixture
-async def club(tmp_path: Path) -> AsyncIterator[Club]:
+async def club(tmp_path: Path) -> AsyncIterator[TelegramChat]:
     async with FakeTelegram(token=TOKEN) as tg:
-        ada = tg.user(1, "Ada", "ada")
-        group = tg.group(GROUP, "Chess club", admins=[ada], creator=ada)
-        yield Club(tg, FakeClock(tmp_path, FRIDAY), tmp_path, group, ada)
+        yield TelegramChat.founded(tg, tmp_path, tg.user(1, "Ada", "ada"))
 
 
-async def test_look_alike_names_are_refused_at_registration(club: Club) -> None:
+async def test_look_alike_names_are_refused_at_registration(club: TelegramChat) -> None:
     alice = club.tg.user(2, "Alice", "alice")
     # No username: Telegram shows her full name, a Cyrillic а first.
     mallory = club.tg.user(3, "\u0430lice")
@@ -112,12 +87,10 @@ async def test_look_alike_names_are_refused_at_registration(club: Club) -> None:
         assert (await club.say(trudy, "/register")).plain.startswith("Welcome, trudy!")
     finally:
         assert await bot.stop() == 0
-    exported = clubrating(club.bot().env, "export", "--chat", f"telegram:{GROUP}")
-    assert exported.returncode == 0, exported.stderr
-    assert "\u0430lice" not in exported.stdout
+    assert "\u0430lice" not in club.shell("export", "--chat", f"telegram:{GROUP}")
 
 
-async def test_a_twenty_first_ladder_is_refused_with_the_limit(club: Club) -> None:
+async def test_a_twenty_first_ladder_is_refused_with_the_limit(club: TelegramChat) -> None:
     bot = await club.bot().start()
     try:
         for n in range(2, 21):

@@ -29,7 +29,8 @@ from tests import fake_discord
 from tests.fake_discord import FakeDiscord
 from tests.fake_telegram import TOKEN, FakeTelegram
 
-from .process import CLUBRATING, TIMEOUT, Bot, clubrating, environment
+from .clubs import discord_variables, telegram_bot, telegram_variables
+from .process import CLUBRATING, TIMEOUT, clubrating, environment
 
 #: tokens nobody issued: they must never show, whatever fails
 WRONG_TELEGRAM = "123456789:WRONG-telegram-token-nobody-issued_x9"
@@ -100,8 +101,7 @@ def migrated(folder: Path) -> dict[str, str]:
 async def test_a_wrong_telegram_token_is_one_line_without_the_token(tmp_path: Path) -> None:
     env = migrated(tmp_path)
     async with FakeTelegram(token=TOKEN) as tg:
-        done = await finished(env | {"TELEGRAM_TOKEN": WRONG_TELEGRAM,
-                                     "TELEGRAM_BASE_URL": f"{tg.url}/bot"}, "run")
+        done = await finished(env | telegram_variables(tg, WRONG_TELEGRAM), "run")
     line = failure_line(done, WRONG_TELEGRAM, WRONG_TELEGRAM.split(":")[1])
     assert done.stderr.splitlines() == [line]  # nothing else at all
     assert "refused TELEGRAM_TOKEN" in line and "@BotFather" in line
@@ -120,9 +120,7 @@ async def test_a_wrong_telegram_token_from_a_file_is_one_line_too(tmp_path: Path
 async def test_a_wrong_discord_token_is_one_line_without_the_token(tmp_path: Path) -> None:
     env = migrated(tmp_path)
     async with FakeDiscord(token=fake_discord.TOKEN) as dc:
-        done = await finished(env | {"DISCORD_TOKEN": WRONG_DISCORD,
-                                     "DISCORD_API_BASE": dc.api_base,
-                                     "DISCORD_GATEWAY_URL": dc.gateway_url}, "run")
+        done = await finished(env | discord_variables(dc, WRONG_DISCORD), "run")
         assert dc.errors and dc.errors[0][0] == 401  # the fake did refuse it
     line = failure_line(done, WRONG_DISCORD, WRONG_DISCORD.rsplit(".", 1)[1])
     assert "refused DISCORD_TOKEN" in line
@@ -143,8 +141,7 @@ def test_an_unreachable_platform_is_one_line(tmp_path: Path, platform: str) -> N
 async def test_verbose_shows_the_traceback_with_the_token_masked(tmp_path: Path) -> None:
     env = migrated(tmp_path)
     async with FakeTelegram(token=TOKEN) as tg:
-        done = await finished(env | {"TELEGRAM_TOKEN": WRONG_TELEGRAM,
-                                     "TELEGRAM_BASE_URL": f"{tg.url}/bot"}, "run", "--verbose")
+        done = await finished(env | telegram_variables(tg, WRONG_TELEGRAM), "run", "--verbose")
     assert done.returncode != 0
     assert "Traceback" in done.stderr and "InvalidToken" in done.stderr
     assert f"The token `{MASK}` was rejected" in done.stderr  # python-telegram-bot's own words
@@ -229,8 +226,7 @@ async def test_each_bad_setting_is_one_line_before_connecting(
     variables = {name: str(tmp_path / value) if name == "CLUBRATING_BACKUP_DIR" else value
                  for name, value in variables.items()}
     async with FakeTelegram(token=TOKEN) as tg:
-        env = environment(tmp_path, None, TELEGRAM_TOKEN=TOKEN,
-                          TELEGRAM_BASE_URL=f"{tg.url}/bot", **variables)
+        env = environment(tmp_path, None, **telegram_variables(tg), **variables)
         done = await finished(env, "run")
         assert tg.calls == []  # Telegram was never asked anything
     line = failure_line(done, TOKEN, PASSWORD)
@@ -253,9 +249,7 @@ async def test_the_database_its_wal_and_the_daily_backups_are_the_owners_alone(
         tmp_path: Path) -> None:
     backups = tmp_path / "backups"
     async with FakeTelegram(token=TOKEN) as tg:
-        env = environment(tmp_path, None, TELEGRAM_TOKEN=TOKEN,
-                          TELEGRAM_BASE_URL=f"{tg.url}/bot", CLUBRATING_BACKUP_DIR=str(backups))
-        bot = await Bot(env, tmp_path / "bot.log").start()
+        bot = await telegram_bot(tg, tmp_path, None, CLUBRATING_BACKUP_DIR=str(backups)).start()
         try:
             await bot.wait_log(r"backup of \S+ written to")
             database = tmp_path / "club.db"

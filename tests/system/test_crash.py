@@ -21,7 +21,6 @@ import sqlite3
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from itertools import combinations
 from pathlib import Path
 
@@ -29,10 +28,9 @@ import pytest
 
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, User
 
-from .process import Bot, FakeClock, clubrating, environment
+from .clubs import FRIDAY, GROUP, chess_club, telegram_bot
+from .process import Bot, FakeClock, clubrating
 
-GROUP = -1001
-FRIDAY = datetime(2026, 11, 20, 18, 0)
 #: usernames: none is a part of another
 NAMES = ["ann", "ben", "cid", "dot", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou"]
 #: per round: how many of its confirmations are acknowledged before the kill
@@ -60,9 +58,7 @@ class Group:
     seen: int = 0
 
     def bot(self) -> Bot:
-        env = environment(self.folder, self.clock, TELEGRAM_TOKEN=TOKEN,
-                          TELEGRAM_BASE_URL=f"{self.tg.url}/bot", CLUBRATING_RATE_LIMIT="off")
-        return Bot(env, self.folder / "bot.log")
+        return telegram_bot(self.tg, self.folder, self.clock, CLUBRATING_RATE_LIMIT="off")
 
     async def follow(self) -> None:
         """Read the group's new outputs and press Confirm on each new report, until cancelled."""
@@ -85,8 +81,7 @@ class Group:
 @pytest.fixture
 async def group(tmp_path: Path) -> AsyncIterator[Group]:
     async with FakeTelegram(token=TOKEN) as tg:
-        ada = tg.user(1, "Ada", "ada")
-        chat = tg.group(GROUP, "Chess club", admins=[ada], creator=ada)
+        chat = chess_club(tg, tg.user(1, "Ada", "ada"))
         members = {name: tg.user(10 + n, name.title(), name) for n, name in enumerate(NAMES)}
         yield Group(tg, chat, members, tmp_path, FakeClock(tmp_path, FRIDAY))
 

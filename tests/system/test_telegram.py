@@ -9,85 +9,32 @@ import csv
 import io
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
+from tests.fake_telegram import TOKEN, FakeTelegram
 
-from .process import Bot, FakeClock, clubrating, environment
+from .clubs import GROUP, TelegramClub, button
 
-GROUP = -1001
-#: a Friday evening, two days before the Sunday of the weekly post
-FRIDAY = datetime(2026, 11, 20, 18, 0)
-#: 09:00 in Berlin on that Sunday is 08:00 UTC; the bot starts 15 s before
+#: 09:00 in Berlin on the Sunday after FRIDAY is 08:00 UTC; the bot starts 15 s before
 SUNDAY_MORNING = datetime(2026, 11, 22, 7, 59, 45)
 MENU = ["register", "rating", "top", "challenge", "report", "confirm", "dispute", "withdraw",
         "history", "h2h", "pending", "help"]
 
 
-@dataclass
-class Club:
-    tg: FakeTelegram
-    clock: FakeClock
-    folder: Path
-    group: Chat
-    ada: User  # the group's administrator: a moderator
-    alice: User
-    bob: User
-    carol: User
-
-    def bot(self, **variables: str) -> Bot:
-        env = environment(self.folder, self.clock, TELEGRAM_TOKEN=TOKEN,
-                          TELEGRAM_BASE_URL=f"{self.tg.url}/bot", **variables)
-        return Bot(env, self.folder / "bot.log")
-
-    def shell(self, *args: str) -> str:
-        """A ``clubrating`` subcommand on the same database and clock; its output."""
-        done = clubrating(self.bot().env, *args)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    async def say(self, user: User, line: str, timeout: float = 10.0) -> Output:
-        await self.tg.send(self.group, user, line)
-        return await self.tg.reply(self.group, timeout)
-
-    async def press(self, user: User, message: Output, data: str) -> Output:
-        """Press a button of ``message``; the message as the press left it."""
-        await self.tg.press(self.group, user, message, data)
-        return await self.tg.reply(self.group, 10.0)
-
-
 @pytest.fixture
-async def club(tmp_path: Path) -> AsyncIterator[Club]:
+async def club(tmp_path: Path) -> AsyncIterator[TelegramClub]:
     async with FakeTelegram(token=TOKEN) as tg:
-        ada = tg.user(1, "Ada", "ada")
-        group = tg.group(GROUP, "Chess club", admins=[ada], creator=ada)
-        yield Club(tg, FakeClock(tmp_path, FRIDAY), tmp_path, group, ada,
-                   tg.user(2, "Alice", "alice"), tg.user(3, "Bob", "bob"),
-                   tg.user(4, "Carol", "carol"))
+        yield TelegramClub.on(tg, tmp_path)
 
 
-def button(message: Output, label: str) -> str:
-    """The callback data of the button labelled ``label``."""
-    found = [data for row in message.buttons for text, data in row if text == label]
-    assert found and found[0] is not None, f"no {label!r} button in {message.buttons}"
-    return found[0]
-
-
-async def register(club: Club, *users: User) -> None:
-    for user in users:
-        answer = await club.say(user, "/register")
-        assert answer.plain.startswith(f"Welcome, {user.username}"), answer.plain
-
-
-async def test_menu_register_report_confirm_top(club: Club) -> None:
+async def test_menu_register_report_confirm_top(club: TelegramClub) -> None:
     bot = await club.bot().start()
     try:
         assert [c["command"] for c in club.tg.commands["default"]] == MENU
-        await register(club, club.alice, club.bob)
+        await club.register(club.alice, club.bob)
         report = await club.say(club.alice, "/report @bob win")
         assert "alice beat bob" in report.plain
         confirmed = await club.press(club.bob, report, button(report, "Confirm"))
@@ -99,22 +46,10 @@ async def test_menu_register_report_confirm_top(club: Club) -> None:
         assert await bot.stop() == 0
 
 
-async def rated_club(club: Club, bot: Bot) -> None:
-    """alice, bob and carol, with alice 209 points above bob (games a moderator recorded)."""
-    await register(club, club.alice, club.bob, club.carol)
-    for line in ["/report @alice @bob win"] * 3 + ["/report @alice @carol win"] * 2:
-        assert "recorded" in (await club.say(club.ada, line)).plain
-
-
-async def posts(club: Club, bot: Bot, count: int) -> list[Output]:
-    """The next ``count`` posts in the group; fails if one does not come within a minute."""
-    return [await club.tg.reply(club.group, 60.0) for _ in range(count)]
-
-
 async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
-        club: Club) -> None:
+        club: TelegramClub) -> None:
     bot = await club.bot().start()
-    await rated_club(club, bot)
+    await club.rate_alice_209_above_bob()
     await bot.stop()
     club.shell("schedule", "set", "--chat", f"telegram:{GROUP}", "--cron", "0 9 * * SUN",
                "--tz", "Europe/Berlin")
@@ -122,7 +57,7 @@ async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
     # Sunday 08:59:45 in Berlin: the post goes out at 09:00, and says what the board is.
     club.clock.set(SUNDAY_MORNING)
     bot = await club.bot().start()
-    [post] = await posts(club, bot, 1)
+    [post] = await club.next_posts(1)
     await bot.wait_log(r"scheduled for 2026-11-22T08:00:00 claimed")
     assert post.kind == "photo" and "alice" in post.plain and "1625" in post.plain
     assert await bot.stop() == 0
@@ -138,7 +73,7 @@ async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
     # A week and more of downtime (two Sundays missed): exactly one post catches up.
     club.clock.set(datetime(2026, 12, 6, 12, 0))
     bot = await club.bot().start()
-    [catch_up] = await posts(club, bot, 1)
+    [catch_up] = await club.next_posts(1)
     await bot.wait_log(r"scheduled for 2026-12-06T08:00:00 claimed")
     await asyncio.sleep(3)
     assert len(club.tg.outputs(club.group)) == 10 and catch_up.kind == "photo"
@@ -146,15 +81,16 @@ async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
     assert await bot.stop() == 0
 
 
-async def test_an_unanswered_report_counts_by_itself_and_is_announced(club: Club) -> None:
+async def test_an_unanswered_report_counts_by_itself_and_is_announced(
+        club: TelegramClub) -> None:
     bot = await club.bot().start()
-    await rated_club(club, bot)
+    await club.rate_alice_209_above_bob()
     assert "announce" in (await club.say(club.ada, "/set announce yes")).plain
     report = await club.say(club.bob, "/report @alice win")  # an upset: 209 points
     assert "bob beat alice" in report.plain
     # alice never answers; a day and an hour later the result counts, and the chat is told.
     club.clock.set(datetime(2026, 11, 21, 19, 0))
-    [announcement] = await posts(club, bot, 1)
+    [announcement] = await club.next_posts(1)
     assert announcement.plain == "Upset on main: bob beat alice, rated 209 higher!"
     board = (await club.say(club.carol, "/top")).plain
     assert re.search(r"alice +\d+\?  \(6\)", board), board
@@ -162,9 +98,9 @@ async def test_an_unanswered_report_counts_by_itself_and_is_announced(club: Club
 
 
 async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
-        club: Club) -> None:
+        club: TelegramClub) -> None:
     bot = await club.bot().start()
-    await register(club, club.alice, club.bob)
+    await club.register(club.alice, club.bob)
     report = await club.say(club.alice, "/report @bob win")
     await club.press(club.bob, report, button(report, "Confirm"))
     game = re.search(r"#(\d+)", report.plain)
@@ -189,10 +125,10 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
         ("alice", "bob", "0.5")]
 
 
-async def test_the_daily_backup_appears_in_the_backup_folder(club: Club) -> None:
+async def test_the_daily_backup_appears_in_the_backup_folder(club: TelegramClub) -> None:
     backups = club.folder / "backups"
     bot = await club.bot(CLUBRATING_BACKUP_DIR=str(backups)).start()
-    await register(club, club.alice)
+    await club.register(club.alice)
     await bot.wait_log(r"daily backups of")
     for _ in range(100):
         if list(backups.glob("clubrating-20261120-*.db")):

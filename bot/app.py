@@ -210,6 +210,11 @@ class FrontEnd(Protocol):
 
     async def stop(self) -> None: ...
 
+    def explain(self, error: Exception) -> str | None:
+        """What to check when the platform refused to start or stopped with ``error``, in one
+        line without a secret; None when the front-end cannot say."""
+        ...
+
 
 def front_ends_from_environment(service: ClubService, telegram_token: str | None,
                                 discord_token: str | None) -> list[FrontEnd]:
@@ -249,15 +254,15 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
             try:
                 await front.start()
             except Exception as error:
-                raise platform_failure(front.platform, error) from error
+                raise platform_failure(front, error) from error
         running.push_async_callback(scheduler.stop)
         await scheduler.start()
         backups = start_daily_backups(database_path())
         if backups is not None:
             running.callback(backups.cancel)
-        watched: dict[asyncio.Future[object], str] = {asyncio.ensure_future(stop.wait()): ""}
-        watched |= {asyncio.ensure_future(front.failed()): front.platform
-                    for front in front_ends}
+        watched: dict[asyncio.Future[object], FrontEnd | None] = {
+            asyncio.ensure_future(stop.wait()): None}
+        watched |= {asyncio.ensure_future(front.failed()): front for front in front_ends}
         try:
             done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -265,73 +270,18 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
                 task.cancel()
         for task in done:
             failure = None if task.cancelled() else task.exception()
-            if isinstance(failure, Exception):  # a platform's own (a token revoked, ...)
-                raise platform_failure(watched[task], failure) from failure
+            stopped = watched[task]
+            if isinstance(failure, Exception) and stopped is not None:  # a token revoked, ...
+                raise platform_failure(stopped, failure) from failure
             if failure is not None:
                 raise failure
 
 
-def platform_failure(platform: str, error: Exception) -> StartupError:
+def platform_failure(front: FrontEnd, error: Exception) -> StartupError:
     """A platform's refusal or absence, in one line naming the setting to check (never the
     token: it is in some of these errors' own text)."""
-    if platform == "telegram":
-        reason = _telegram_failure(error)
-    elif platform == "discord":
-        reason = _discord_failure(error)
-    else:
-        reason = None
-    return StartupError(reason or f"{platform} stopped: {type(error).__name__}: {error}")
-
-
-def _telegram_failure(error: Exception) -> str | None:
-    from telegram.error import InvalidToken, NetworkError, TelegramError
-
-    base = os.environ.get("TELEGRAM_BASE_URL")
-    server = urlsplit(base).netloc.rpartition("@")[2] if base else "api.telegram.org"
-    if isinstance(error, InvalidToken):
-        # PTB also says so when the server answers 404: a wrong TELEGRAM_BASE_URL.
-        also = " (or TELEGRAM_BASE_URL)" if base else ""
-        return (f"Telegram ({server}) refused TELEGRAM_TOKEN: check the bot's token from "
-                f"@BotFather{also}")
-    if isinstance(error, NetworkError):
-        return (f"cannot reach Telegram at {server} ({error.message}): check the network"
-                f"{' and TELEGRAM_BASE_URL' if base else ''}")
-    if isinstance(error, TelegramError):
-        webhook = " (check TELEGRAM_WEBHOOK_URL)" if os.environ.get("TELEGRAM_WEBHOOK_URL") else ""
-        return f"Telegram ({server}) refused to start the bot: {error.message}{webhook}"
-    if isinstance(error, OSError) and os.environ.get("TELEGRAM_WEBHOOK_URL"):
-        host, port = listen_address()
-        return (f"cannot listen for Telegram's webhook on {host}:{port} "
-                f"({error.strerror or error}): check TELEGRAM_WEBHOOK_LISTEN")
-    return None
-
-
-def _discord_failure(error: Exception) -> str | None:
-    import aiohttp
-    import discord
-
-    api = os.environ.get("DISCORD_API_BASE")
-    server = urlsplit(api).netloc.rpartition("@")[2] if api else "discord.com"
-    proxies = " and DISCORD_API_BASE, DISCORD_GATEWAY_URL" if api or os.environ.get(
-        "DISCORD_GATEWAY_URL") else ""
-    if isinstance(error, discord.LoginFailure):
-        return (f"Discord ({server}) refused DISCORD_TOKEN: check the bot's token (Developer "
-                "Portal, your application, Bot, Reset Token)")
-    if isinstance(error, discord.PrivilegedIntentsRequired):
-        return ("Discord refused the bot's privileged intents: turn them on in the Developer "
-                "Portal (your application, Bot, Privileged Gateway Intents)")
-    if isinstance(error, discord.Forbidden | discord.NotFound) and os.environ.get(
-            "DISCORD_GUILD_ID"):
-        return (f"Discord ({server}) refused ({error.status} {error.text}): is the bot in the "
-                "server DISCORD_GUILD_ID names?")
-    if isinstance(error, discord.HTTPException):
-        return f"Discord ({server}) refused to start the bot: {error.status} {error.text}"
-    if isinstance(error, discord.ConnectionClosed):
-        return f"Discord ({server}) closed the connection ({error.code}: {error.reason})"
-    if isinstance(error, aiohttp.ClientError | discord.GatewayNotFound | OSError | TimeoutError):
-        return (f"cannot reach Discord at {server} ({error or type(error).__name__}): check the "
-                f"network{proxies}")
-    return None
+    reason = front.explain(error)
+    return StartupError(reason or f"{front.platform} stopped: {type(error).__name__}: {error}")
 
 
 async def run() -> None:

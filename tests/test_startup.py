@@ -18,6 +18,8 @@ import pytest
 from telegram.error import InvalidToken, NetworkError
 
 from bot import app, cli
+from bot.adapters.discord import DiscordBot
+from bot.adapters.telegram import TelegramBot
 from bot.backup import daily_backup
 from bot.redaction import MASK, redact_in_logs, scrub
 from bot.storage.backends import describe, is_postgres, open_repository
@@ -223,7 +225,10 @@ async def test_backups_and_restores_are_the_owners_alone(tmp_path: Path) -> None
 def test_a_platform_failure_names_the_setting_never_the_token(
         clean: pytest.MonkeyPatch, platform: str, error: Exception, expected: str) -> None:
     redact_in_logs(TOKEN)
-    message = scrub(str(app.platform_failure(platform, error)))
+    # The front-ends only keep the service (None here): nothing is started.
+    front = (TelegramBot(None, TOKEN) if platform == "telegram"  # type: ignore[arg-type]
+             else DiscordBot(None, TOKEN))  # type: ignore[arg-type]
+    message = scrub(str(app.platform_failure(front, error)))
     assert expected in message and TOKEN not in message and "SECRET" not in message
 
 

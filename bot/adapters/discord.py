@@ -19,7 +19,9 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
@@ -458,7 +460,33 @@ class DiscordBot:
         self.client = DiscordFrontEnd(service).client(sync_guild)
         self.publisher = DiscordPublisher(self.client)
         self._token = token
+        self._proxied = bool(api_base or gateway)
+        self._server = urlsplit(api_base).netloc.rpartition("@")[2] if api_base else "discord.com"
+        self._sync_guild = sync_guild
         self._running: asyncio.Task[None] | None = None
+
+    def explain(self, error: Exception) -> str | None:
+        """What to check when Discord refused to start or the bot could not reach it."""
+        server = self._server
+        proxies = " and DISCORD_API_BASE, DISCORD_GATEWAY_URL" if self._proxied else ""
+        if isinstance(error, discord.LoginFailure):
+            return (f"Discord ({server}) refused DISCORD_TOKEN: check the bot's token (Developer "
+                    "Portal, your application, Bot, Reset Token)")
+        if isinstance(error, discord.PrivilegedIntentsRequired):
+            return ("Discord refused the bot's privileged intents: turn them on in the Developer "
+                    "Portal (your application, Bot, Privileged Gateway Intents)")
+        if isinstance(error, discord.Forbidden | discord.NotFound) and self._sync_guild:
+            return (f"Discord ({server}) refused ({error.status} {error.text}): is the bot in "
+                    "the server DISCORD_GUILD_ID names?")
+        if isinstance(error, discord.HTTPException):
+            return f"Discord ({server}) refused to start the bot: {error.status} {error.text}"
+        if isinstance(error, discord.ConnectionClosed):
+            return f"Discord ({server}) closed the connection ({error.code}: {error.reason})"
+        if isinstance(error, aiohttp.ClientError | discord.GatewayNotFound | OSError
+                      | TimeoutError):
+            return (f"cannot reach Discord at {server} ({error or type(error).__name__}): check "
+                    f"the network{proxies}")
+        return None
 
     async def start(self) -> None:
         """Connect and wait until ready; a client that fails first (a refused token) raises."""

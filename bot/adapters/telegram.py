@@ -32,7 +32,14 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatType, ParseMode
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -534,7 +541,28 @@ class TelegramBot:
                  webhook: Webhook | None = None) -> None:
         self.app = TelegramFrontEnd(service).application(token, base_url)
         self.publisher = TelegramPublisher(self.app.bot)
+        self._base_url = base_url
         self._webhook = webhook
+
+    def explain(self, error: Exception) -> str | None:
+        """What to check when Telegram refused to start or the bot could not reach it."""
+        base, webhook = self._base_url, self._webhook
+        server = urlsplit(base).netloc.rpartition("@")[2] if base else "api.telegram.org"
+        if isinstance(error, InvalidToken):
+            # PTB also says so when the server answers 404: a wrong TELEGRAM_BASE_URL.
+            also = " (or TELEGRAM_BASE_URL)" if base else ""
+            return (f"Telegram ({server}) refused TELEGRAM_TOKEN: check the bot's token from "
+                    f"@BotFather{also}")
+        if isinstance(error, NetworkError):
+            return (f"cannot reach Telegram at {server} ({error.message}): check the network"
+                    f"{' and TELEGRAM_BASE_URL' if base else ''}")
+        if isinstance(error, TelegramError):
+            hint = " (check TELEGRAM_WEBHOOK_URL)" if webhook else ""
+            return f"Telegram ({server}) refused to start the bot: {error.message}{hint}"
+        if isinstance(error, OSError) and webhook is not None:
+            return (f"cannot listen for Telegram's webhook on {webhook.listen}:{webhook.port} "
+                    f"({error.strerror or error}): check TELEGRAM_WEBHOOK_LISTEN")
+        return None
 
     async def start(self) -> None:
         app, webhook = self.app, self._webhook

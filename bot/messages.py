@@ -66,10 +66,19 @@ MESSAGES: dict[str, str] = {
     "too_many_ladders": "A club has at most {limit} ladders; this one has {limit} already.",
     "unknown_system": "There is no rating system {system}. Systems: {systems}.",
     "bad_parameter": "Bad parameter: {problem}.",
+    "parameter_out_of_range": "Bad parameter: parameter {parameter!r} must be from {low} to "
+                              "{high}, not {text!r}.",
     "unknown_setting": "There is no setting {setting}. Settings: {settings}.",
     "bad_setting": "That is not a valid value for {setting}: {text}.",
     "bad_setting_number": "{setting} takes a number above 0 and at most {limit} (not {text}).",
     "import_row": "Row {row} of the file: {problem}. Nothing was imported.",
+    "import_bad_date": "Row {row} of the file: played_at must be a day from {first} to {last} "
+                       "(tomorrow in the ladder's time zone, {zone}), not {text!r}. Nothing was "
+                       "imported.",
+    "import_like_member": "Row {row} of the file: {column} {name!r} looks too much like the "
+                          "member {member!r}. Nothing was imported.",
+    "import_like_row": "Row {row} of the file: {column} {name!r} looks too much like {other!r} "
+                       "of row {other_row}. Nothing was imported.",
     "bad_command": "Unknown command {command}. Send /help for the list.",
     "usage": "Usage: {usage}",
     "bad_number": "{text} is not a game or challenge number.",

@@ -1555,11 +1555,12 @@ class ClubService:
                 similar = club.state.member_like(display, members_like)
                 shapes = skeletons(display)
                 twin = next((new_names[s] for s in shapes if s in new_names), None)
-                if similar is not None or twin is not None:
-                    like = (f"the member {similar.name!r}" if similar is not None
-                            else f"{twin!r} of row {where[str(twin)][0]}")
-                    raise Refusal("import_row", row=row, problem=(
-                        f"{column} {name!r} looks too much like {like}"))
+                if similar is not None:
+                    raise Refusal("import_like_member", row=row, column=column, name=name,
+                                  member=similar.name)
+                if twin is not None:
+                    raise Refusal("import_like_row", row=row, column=column, name=name,
+                                  other=twin, other_row=where[twin][0])
                 new_names.update((s, name) for s in shapes)
                 keys[name] = f"new:{display}"
                 events.append(NewEvent(Kind.MEMBER_REGISTERED, actor, now,

@@ -66,9 +66,9 @@ def check_dates(history: History, zone: str, now: datetime) -> None:
     for position, step in enumerate(history.steps):
         for k, event in enumerate(events_of(step)):
             if not start <= event.played_at < end:
-                raise Refusal("import_row", row=history.row_of(position, k), problem=(
-                    f"played_at must be a day from {EARLIEST} to {last} (tomorrow in the "
-                    f"ladder's time zone, {zone}), not {event.played_at.isoformat()!r}"))
+                raise Refusal("import_bad_date", row=history.row_of(position, k),
+                              first=EARLIEST.isoformat(), last=last.isoformat(), zone=zone,
+                              text=event.played_at.isoformat())
 
 
 def rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:

@@ -88,9 +88,8 @@ def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], .
         except ValueError:
             continue  # not a number: the parameter's own type decides below
         if abs(number) > MAX_PARAMETER:  # nan passes here and is refused below
-            raise Refusal("bad_parameter", problem=(
-                f"parameter {key[:MAX_NAME]!r} must be from {-MAX_PARAMETER:g} to "
-                f"{MAX_PARAMETER:g}, not {text[:20]!r}"))
+            raise Refusal("parameter_out_of_range", parameter=key[:MAX_NAME],
+                          low=f"{-MAX_PARAMETER:g}", high=f"{MAX_PARAMETER:g}", text=text[:20])
     try:
         with_overrides(preset_params(make_system(name)), params)
     except ValueError as error:

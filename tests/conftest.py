@@ -92,3 +92,13 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     if request.param == "postgresql":
         return str(request.getfixturevalue("postgres_db"))
     return tmp_path / "club.db"
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The usual umask, whatever the test runner's: files' modes are checked under it."""
+    before = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(before)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,15 +42,6 @@ def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch
             monkeypatch.delenv(name)
     monkeypatch.setenv("CLUBRATING_DB", str(tmp_path / "club.db"))
     return monkeypatch
-
-
-@pytest.fixture
-def umask_022() -> Iterator[None]:
-    before = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(before)
 
 
 # -- settings -------------------------------------------------------------------------------------

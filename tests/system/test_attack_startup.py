@@ -19,7 +19,7 @@ import os
 import re
 import stat
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,14 +41,8 @@ MASK = "[redacted]"
 LOG_LINE = re.compile(r"^(DEBUG|INFO|WARNING) [\w.]+: ")
 
 
-@pytest.fixture(autouse=True)
-def umask_022() -> Iterator[None]:
-    """The usual umask: every process these tests start inherits it."""
-    before = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(before)
+#: the usual umask (tests/conftest.py): every process these tests start inherits it
+pytestmark = pytest.mark.usefixtures("umask_022")
 
 
 @dataclass

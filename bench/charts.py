@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bot.adapters.console import Console  # noqa: E402
 from bot.charts import CardRow, leaderboard_card  # noqa: E402
 from bot.charts.pictures import chart_picture, prepare  # noqa: E402
-from bot.history_csv import read_events  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
+from bot.service.history_csv import read_events  # noqa: E402
 from bot.service.results import RatingHistory, RatingPoint  # noqa: E402
 from bot.storage.sqlite import SqliteRepository  # noqa: E402
 from tests.loop_stall import longest_stall  # noqa: E402

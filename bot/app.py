@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
+from bot.chat.ratelimit import rate_from_environment
+from bot.ops.backup import backup_settings, start_daily_backups
+from bot.ops.redaction import MIN_SECRET, redact_in_logs
+from bot.scheduling.publishing import Publisher
+from bot.scheduling.scheduler import PostScheduler
+
 from .adapters.console import ConsolePublisher, run_console
-from .backup import backup_settings, start_daily_backups
-from .publishing import Publisher
-from .ratelimit import rate_from_environment
-from .redaction import MIN_SECRET, redact_in_logs
-from .scheduler import PostScheduler
 from .service.clock import SystemClock
 from .service.club import ClubService
 from .storage.backends import describe, is_postgres, open_repository
@@ -84,7 +85,7 @@ async def open_service() -> tuple[ClubService, Repository]:
 def check_settings() -> tuple[str | None, str | None]:
     """Every setting of the environment, checked before anything connects: the first bad one
     raises :class:`StartupError` naming it. Returns the tokens (Telegram's, Discord's), masked
-    in every log record from now on (:mod:`bot.redaction`), like the webhook's secret."""
+    in every log record from now on (:mod:`bot.ops.redaction`), like the webhook's secret."""
     telegram = secret_from_environment("TELEGRAM_TOKEN")
     discord = secret_from_environment("DISCORD_TOKEN")
     redact_in_logs(telegram, discord, os.environ.get("TELEGRAM_WEBHOOK_SECRET"))

@@ -12,6 +12,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bot.chat.presenter import render
+from bot.ops.backup import add_backup_parsers, backup_command
+from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
+from bot.ops.redaction import scrub
+from bot.service.history_csv import CsvError, History, read_events, read_players, write_events
 from ratings_core.evaluation import Tuning, evaluate, tune
 from ratings_core.model import Game, Step, events_of, games_of
 from ratings_core.parameters import describe
@@ -28,11 +33,6 @@ from ratings_core.systems import (
 )
 
 from .app import StartupError, database_path, open_service, run
-from .backup import add_backup_parsers, backup_command
-from .history_csv import CsvError, History, read_events, read_players, write_events
-from .migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
-from .presenter import render
-from .redaction import scrub
 from .service.club import Caller
 from .service.errors import Refusal
 from .storage.errors import DatabaseUnavailable

@@ -224,7 +224,7 @@ class ClassicElo(RatingSystem):
         """Each game its own period; the same arithmetic as :meth:`rate_period`, inlined.
 
         A replay spends nearly all its time here, so the K policy and floors are written out
-        instead of called; ``tests/test_replay.py`` checks the two paths give equal numbers.
+        instead of called; ``tests/core/test_replay.py`` checks the two paths give equal numbers.
         """
         if self.params.curve != "logistic":
             super().rate_sequence(table, games)

@@ -4,7 +4,7 @@ with time away.
 Sources: M. E. Glickman, "Parameter estimation in large dynamic paired comparison experiments",
 Applied Statistics 48 (1999) 377-394, and his summary "The Glicko system" (glicko.net), whose
 worked example (1500/RD 200 against 1400/30, 1550/100, 1700/300 -> 1464, RD 151.4) is pinned in
-``tests/test_glicko.py``; seed 002 (イロレーティング: Glicko shows how reliable a rating is by
+``tests/core/test_glicko.py``; seed 002 (イロレーティング: Glicko shows how reliable a rating is by
 its RD); SPEC 3.9.
 
 Departure from the paper, marked where it happens: time reaches the core only as arguments, so

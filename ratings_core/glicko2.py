@@ -3,7 +3,7 @@ erratically a player performs.
 
 Sources: M. E. Glickman, "Example of the Glicko-2 system" (glicko.net, 2013), steps 1-8 and its
 worked example (1500/RD 200/volatility 0.06 against 1400/30, 1550/100, 1700/300 with tau 0.5 ->
-1464.06, RD 151.52, volatility 0.05999), pinned in ``tests/test_glicko.py``; Glickman,
+1464.06, RD 151.52, volatility 0.05999), pinned in ``tests/core/test_glicko.py``; Glickman,
 "Dynamic paired comparison models with stochastic variances", Journal of Applied Statistics 28
 (2001) 673-689; seed 002 (Glicko); SPEC 3.9.
 

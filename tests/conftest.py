@@ -102,3 +102,18 @@ def umask_022() -> Iterator[None]:
         yield
     finally:
         os.umask(before)
+
+
+#: test modules that take more than a few seconds each (processes, long histories, fuzzing):
+#: ``pytest -m "not slow"`` leaves them out for a quick round
+SLOW_MODULES = {"test_permissions", "test_replay", "test_crash_safety", "test_fuzz", "test_charts",
+                "test_derivation", "test_evaluation", "test_heavy", "test_processes"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what needs a PostgreSQL server (``-m postgres``) and what is slow (``-m slow``)."""
+    for item in items:
+        if "postgres_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
+        if Path(str(item.fspath)).stem in SLOW_MODULES or "system" in Path(str(item.fspath)).parts:
+            item.add_marker(pytest.mark.slow)

@@ -1,5 +1,5 @@
 """A load driver for the crash-safety test: many members report and confirm games on one club
-through the product's commands (``bot.commands`` parse/execute on a real ``ClubService`` and
+through the product's commands (``bot.chat.commands`` parse/execute on a real ``ClubService`` and
 SQLite file) until the process is killed.
 
     python -m tests.crash_driver DB ACKS SEED [--members N] [--workers N] [--stop-after N]
@@ -29,7 +29,7 @@ from pathlib import Path
 # tested here.
 os.environ["CLUBRATING_RATE_LIMIT"] = "off"
 
-from bot.commands import Context, execute, parse  # noqa: E402
+from bot.chat.commands import Context, execute, parse  # noqa: E402
 from bot.service.clock import SystemClock  # noqa: E402
 from bot.service.club import Caller, ClubService  # noqa: E402
 from bot.service.errors import Refusal  # noqa: E402

@@ -17,7 +17,7 @@ import discord.gateway
 import discord.http
 
 from bot.adapters.discord import ClubClient, DiscordFrontEnd, point_at
-from bot.presenter import render
+from bot.chat.presenter import render
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.storage.sqlite import SqliteRepository

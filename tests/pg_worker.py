@@ -1,4 +1,4 @@
-"""One bot process for tests/test_processes.py: a ClubService of its own on the shared
+"""One bot process for tests/service/test_processes.py: a ClubService of its own on the shared
 PostgreSQL database, hammering one club while another process does the same.
 
     python -m tests.pg_worker URL ROLE SHARED OWN CORRECTIONS SLOTS
@@ -103,7 +103,7 @@ async def claims(repository: PostgresRepository, club: int, slots: int) -> list[
 async def final_reading(service: ClubService, repository: PostgresRepository, club: int
                         ) -> tuple[dict[str, float], bool]:
     """The ladder's ratings from this process's cache, and whether the cache equals a replay
-    of the whole log from scratch (as tests/test_derivation.py compares)."""
+    of the whole log from scratch (as tests/service/test_derivation.py compares)."""
     board = await service.leaderboard(caller("s0"))  # folds what the other process wrote
     assert isinstance(board, Leaderboard)
     state = ClubState.build(await repository.events(club))

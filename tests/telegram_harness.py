@@ -15,8 +15,8 @@ from typing import Any
 from telegram.ext import Application
 
 from bot.adapters.telegram import TelegramFrontEnd
-from bot.messages import text
-from bot.presenter import render
+from bot.chat.messages import text
+from bot.chat.presenter import render
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.storage.sqlite import SqliteRepository

@@ -12,10 +12,10 @@ import logging
 from pathlib import Path
 from typing import TextIO
 
-from bot.commands import Context, Usage, Words, execute, parse
-from bot.messages import text
-from bot.presenter import render
-from bot.publishing import Picture
+from bot.chat.commands import Context, Usage, Words, execute, parse
+from bot.chat.messages import text
+from bot.chat.presenter import render
+from bot.scheduling.publishing import Picture
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Preview

@@ -1,7 +1,7 @@
 """The Discord front-end on discord.py: a guild (server) is a club.
 
 Slash commands (``bot.adapters.discord_commands``) carry the product's command names and run
-the shared commands of ``bot.commands``; answers come back as embeds or text
+the shared commands of ``bot.chat.commands``; answers come back as embeds or text
 (``bot.adapters.discord_render``), with buttons wherever a person would press rather than type.
 Buttons are dynamic items: their custom id names the stored game, challenge or ladder page, so a
 button pressed after a restart still works. Members with the Manage Server permission, and the
@@ -35,7 +35,7 @@ from bot.adapters.discord_render import (
     pieces,
     refusal_text,
 )
-from bot.commands import (
+from bot.chat.commands import (
     ChannelCheck,
     Context,
     Pointed,
@@ -46,8 +46,8 @@ from bot.commands import (
     parse,
     press_correction,
 )
-from bot.messages import text
-from bot.publishing import Picture, PostRefused
+from bot.chat.messages import text
+from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef

@@ -2,7 +2,7 @@
 Telegram, typed parameters (members from Discord's member picker, results and colours as
 choices, ladders with autocomplete), each documented with ``@app_commands.describe``.
 
-Every command only gathers its words and runs the shared command of ``bot.commands`` through
+Every command only gathers its words and runs the shared command of ``bot.chat.commands`` through
 ``DiscordFrontEnd.run``: no use case is written twice. Moderator commands are hidden from members
 by their default permissions (Manage Server; a server's admins can open them to the club's
 moderator role in the server's Integrations settings); the service still checks who may.
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 from discord import app_commands
 
-from bot.commands import COMMANDS
-from bot.messages import text
+from bot.chat.commands import COMMANDS
+from bot.chat.messages import text
 
 if TYPE_CHECKING:
     from bot.adapters.discord import ClubClient, DiscordFrontEnd
@@ -262,7 +262,7 @@ def define_commands(tree: app_commands.CommandTree[ClubClient], front: DiscordFr
 
     tree.add_command(moderator_group)
 
-    # Commands without a slash command of their own above (those added to bot.commands
+    # Commands without a slash command of their own above (those added to bot.chat.commands
     # since) are still reachable: their words typed as one text, as on the console.
     defined = {c.name for c in tree.get_commands()}
     for name, (_, usage_key) in COMMANDS.items():

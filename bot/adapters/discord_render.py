@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.messages import text
-from bot.presenter import cut, render
-from bot.publishing import Picture
+from bot.chat.messages import text
+from bot.chat.presenter import cut, render
+from bot.scheduling.publishing import Picture
 from bot.service.errors import Refusal
 from bot.service.results import (
     Audit,

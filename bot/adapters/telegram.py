@@ -1,8 +1,9 @@
 """The Telegram front-end on python-telegram-bot: a group is a club.
 
-Messages become the product's commands (``bot.commands``); answers go back as HTML-escaped text,
-with inline buttons wherever a person would press rather than type (confirm or dispute a report,
-accept or decline a challenge, apply or cancel a correction, page through the leaderboard).
+Messages become the product's commands (``bot.chat.commands``); answers go back as
+HTML-escaped text, with inline buttons wherever a person would press rather than type (confirm
+or dispute a report, accept or decline a challenge, apply or cancel a correction, page through
+the leaderboard).
 Group administrators are moderators. Every update's id is the request id, so a redelivered
 update changes nothing.
 """
@@ -52,7 +53,7 @@ from telegram.ext import (
 
 from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
-from bot.commands import (
+from bot.chat.commands import (
     COMMANDS,
     Answer,
     Context,
@@ -64,9 +65,9 @@ from bot.commands import (
     parse,
     press_correction,
 )
-from bot.messages import text
-from bot.presenter import cut, render
-from bot.publishing import Picture, PostRefused
+from bot.chat.messages import text
+from bot.chat.presenter import cut, render
+from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Rectangle
 
-from bot.messages import text
+from bot.chat.messages import text
 
 from . import fonts
 from .data import CardRow

@@ -22,7 +22,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from bot.messages import text
+from bot.chat.messages import text
 
 from . import fonts
 from .data import Series

@@ -12,9 +12,9 @@ import gc
 import re
 from collections.abc import Mapping, Sequence
 
-from bot.messages import text
-from bot.presenter import rating_text
-from bot.publishing import Picture
+from bot.chat.messages import text
+from bot.chat.presenter import rating_text
+from bot.scheduling.publishing import Picture
 from bot.service.results import Leaderboard, RatingHistory
 
 from . import fonts

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from bot.history_csv import History as CsvHistory
+from bot.service.history_csv import History as CsvHistory
 from bot.storage.repository import (
     Conflict,
     DuplicateRequest,

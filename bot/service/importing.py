@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.history_csv import History
+from bot.service.history_csv import History
 from bot.storage.repository import NewEvent
 from ratings_core.model import (
     COLOUR,

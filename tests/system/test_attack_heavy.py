@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.messages import text
+from bot.chat.messages import text
 from bot.service import heavy
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
 from tests.long_history import last_game, write_events

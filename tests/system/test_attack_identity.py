@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from bot.messages import text
-from bot.ratelimit import MODERATOR_FACTOR
+from bot.chat.messages import text
+from bot.chat.ratelimit import MODERATOR_FACTOR
 from tests.fake_discord import FakeDiscord, Member
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
 

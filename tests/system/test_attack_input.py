@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.messages import text
+from bot.chat.messages import text
 from tests.fake_telegram import TOKEN, FakeTelegram
 
 from .clubs import GROUP, TelegramChat

@@ -40,7 +40,10 @@ from pathlib import Path
 import pytest
 
 from bot.storage.migrations import load_migrations
-from tests.test_run import BOARD, SESSION  # the same session and board as from the checkout
+from tests.adapters.test_run import (  # the same session and board as from the checkout
+    BOARD,
+    SESSION,
+)
 
 pytestmark = pytest.mark.system
 

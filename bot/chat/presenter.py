@@ -1,0 +1,254 @@
+"""Answers as plain text, from the message catalogue: what the console prints and the base of
+what chat front-ends send."""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+from bot.chat.messages import text
+from bot.service import evaluating
+from bot.service.errors import Refusal
+from bot.service.results import (
+    Audit,
+    Digest,
+    Evaluation,
+    GameLine,
+    GameResult,
+    HeadToHead,
+    History,
+    Leaderboard,
+    Notice,
+    Pending,
+    Preview,
+    Profile,
+    RatingChange,
+    ScheduleInfo,
+)
+
+
+def cut(shown: str, limit: int) -> list[str]:
+    """Pieces of at most ``limit`` characters, cut at line ends where a line allows (for
+    platforms' message size limits)."""
+    pieces: list[str] = []
+    current = ""
+    for line in shown.split("\n"):
+        while len(line) > limit:
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:limit])
+            line = line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            pieces.append(current)
+            current = line
+        else:
+            current = candidate
+    if current or not pieces:
+        pieces.append(current)
+    return pieces
+
+
+def rating_text(rating: float | None, provisional: bool, deviation: float | None = None) -> str:
+    """1480, 1480? while provisional, or 1480 ±45 where the system keeps a deviation."""
+    if rating is None:
+        return "-"
+    shown = f"{rating:.0f}"
+    if deviation is not None:
+        shown += f" ±{deviation:.0f}"
+    return shown + ("?" if provisional else "")
+
+
+def result_text(game: GameLine) -> str:
+    if game.score_a == 0.5:
+        return text("result_draw", a=game.player_a, b=game.player_b)
+    winner, loser = (
+        (game.player_a, game.player_b) if game.score_a == 1.0 else (game.player_b, game.player_a)
+    )
+    return text("result_win", a=winner, b=loser)
+
+
+def _game_line(game: GameLine) -> str:
+    extra = ""
+    if game.handicap:
+        extra += f", handicap {game.handicap:g}"
+    if game.event:
+        extra += f", {game.event}"
+    if game.status != "confirmed":
+        extra += f" [{game.status}]"
+    if game.voided:
+        extra += " [void]"
+    return text("game_line", id=game.id, date=game.played_at, result=result_text(game),
+                extra=extra)
+
+
+def _change(change: RatingChange) -> str:
+    return text("change_line", name=change.name,
+                before=rating_text(change.before, False),
+                after=rating_text(change.after, change.provisional))
+
+
+@singledispatch
+def render(answer: object) -> str:
+    raise TypeError(f"no text for {type(answer).__name__}")
+
+
+@render.register
+def _(answer: Refusal) -> str:
+    return text(answer.key, answer.params)
+
+
+@render.register
+def _(answer: Notice) -> str:
+    return text(answer.key, answer.params)
+
+
+@render.register
+def _(answer: GameResult) -> str:
+    game = answer.game
+    opponent = game.player_b
+    lines = [text(answer.key, id=game.id, result=result_text(game), opponent=opponent)]
+    lines.extend(_change(c) for c in answer.changes)
+    lines.extend(text(n.key, n.params) for n in answer.announcements)
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Leaderboard) -> str:
+    if not answer.rows and not answer.hidden_provisional:
+        return text("leaderboard_empty", ladder=answer.ladder)
+    width = max((len(row.name) for row in answer.rows), default=0)
+    lines = [text("leaderboard_title", ladder=answer.ladder)]
+    for row in answer.rows:
+        rating = rating_text(row.rating, row.provisional, row.deviation)
+        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  ({row.games})")
+    if answer.hidden_provisional:
+        lines.append(text("leaderboard_hidden", count=answer.hidden_provisional))
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Profile) -> str:
+    if answer.rating is None:
+        return text("profile_unrated", name=answer.name, ladder=answer.ladder)
+    line = text(
+        "profile", name=answer.name, ladder=answer.ladder,
+        rating=rating_text(answer.rating, answer.provisional, answer.deviation),
+        rank="-" if answer.rank is None else answer.rank, games=answer.games, wins=answer.wins,
+        draws=answer.draws, losses=answer.losses,
+        peak=rating_text(answer.peak, False), recent=" ".join(answer.recent) or "-",
+    )
+    return line + (text("retired_mark") if answer.retired else "")
+
+
+@render.register
+def _(answer: History) -> str:
+    if not answer.games:
+        return text("history_empty", name=answer.name, ladder=answer.ladder)
+    lines = [text("history_title", name=answer.name, ladder=answer.ladder)]
+    lines.extend(_game_line(g) for g in answer.games)
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: HeadToHead) -> str:
+    lines = [text("h2h", name=answer.name, other=answer.other, ladder=answer.ladder,
+                  wins=answer.wins, draws=answer.draws, losses=answer.losses)]
+    lines.extend(_game_line(g) for g in answer.games)
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Preview) -> str:
+    lines = [text("applied" if answer.applied else "preview", game=answer.game_id)]
+    lines.extend(_change(c) for c in answer.changes)
+    if not answer.changes:
+        lines.append(text("no_change"))
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Audit) -> str:
+    return "\n".join(
+        text("audit_line", id=line.id, at=line.at, actor=line.actor, kind=line.kind,
+             summary=line.summary, reason=f" ({line.reason})" if line.reason else "")
+        for line in answer.lines
+    )
+
+
+@render.register
+def _(answer: Evaluation) -> str:
+    if not answer.scores:
+        return text("evaluation_too_few", ladder=answer.ladder, games=answer.games,
+                    needed=evaluating.MIN_GAMES)
+    lines = [text("evaluation_head", ladder=answer.ladder, games=answer.games)]
+    for rank, score in enumerate(answer.scores[:5], start=1):
+        current = text("evaluation_current") if score.system == answer.current else ""
+        lines.append(text("evaluation_line", rank=rank, system=score.system,
+                          logloss=score.logloss, brier=score.brier, current=current))
+    best = answer.scores[0].system
+    lines.append(text("evaluation_keep", current=best) if best == answer.current
+                 else text("evaluation_advice", best=best))
+    return "\n".join(lines)
+
+
+@render.register
+def _(answer: Pending) -> str:
+    lines = []
+    if answer.to_confirm:
+        lines.append(text("pending_confirm",
+                          games="; ".join(_game_line(g) for g in answer.to_confirm)))
+    if answer.waiting:
+        lines.append(text("pending_waiting",
+                          games="; ".join(_game_line(g) for g in answer.waiting)))
+    lines.extend(text(n.key, n.params) for n in answer.challenges)
+    return "\n".join(lines) or text("pending_none")
+
+
+@render.register
+def _(answer: ScheduleInfo) -> str:
+    where = (text("schedule_channel", channel=answer.channel) if answer.channel
+             else text("schedule_here"))
+    upcoming = answer.next_post or text("schedule_is_paused")
+    return "\n".join([
+        text(answer.key, ladder=answer.ladder),
+        text("schedule_line", size=answer.size, cron=answer.cron, timezone=answer.timezone,
+             where=where, next=upcoming),
+    ])
+
+
+def _signed(change: float) -> str:
+    return f"{change:+.0f}" if round(change) else "0"
+
+
+def _moved(change: RatingChange) -> str:
+    assert change.before is not None and change.after is not None
+    return f"{change.name} {_signed(change.after - change.before)}"
+
+
+@render.register
+def _(answer: Digest) -> str:
+    since = answer.since.replace("T", " ")
+    lines = [text("digest_title", ladder=answer.ladder, since=f"{since} UTC") if since
+             else text("digest_title_first", ladder=answer.ladder)]
+    width = max((len(row.standing.name) for row in answer.rows), default=0)
+    for row in answer.rows:
+        at = row.standing
+        rating = rating_text(at.rating, at.provisional, at.deviation)
+        change = text("digest_new") if row.change is None else _signed(row.change)
+        lines.append(f"{at.rank:>3}. {at.name:<{width}}  {rating:>9}  {change:>5}  ({at.games})")
+    if not answer.rows:
+        lines.append(text("leaderboard_empty", ladder=answer.ladder))
+    if answer.hidden_provisional:
+        lines.append(text("leaderboard_hidden", count=answer.hidden_provisional))
+    sections = [
+        ("digest_climbers", [_moved(c) for c in answer.climbers]),
+        ("digest_fallers", [_moved(c) for c in answer.fallers]),
+        ("digest_established", answer.established),
+        ("digest_newcomers", answer.newcomers),
+        ("digest_retiring", [text("digest_days", name=r.name, days=r.days)
+                             for r in answer.retiring]),
+    ]
+    lines.extend(text(key, names=", ".join(names)) for key, names in sections if names)
+    lines.append(text("digest_games", games=answer.games))
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Operating the bot: backups, database migration between backends, log redaction."""

@@ -1,0 +1,1 @@
+"""Scheduled work: the weekly posts and what time makes due, and where posts go."""

@@ -1,0 +1,290 @@
+"""Scheduled leaderboard posts (issue 6): APScheduler wakes the bot, the clubs' logs say what is
+due, and the ``posts`` table makes every post go out once.
+
+- The clubs' event logs are the only truth. Every ``poll_seconds`` the scheduler reads every
+  ladder's plan (:meth:`ClubService.schedules`) and, when any changed (a moderator in a chat, or
+  ``clubrating schedule`` from the shell writing to the same database), rebuilds its cron jobs,
+  one per ladder, in the ladder's time zone.
+- Which post is due is a pure function of the plan and the clock
+  (:func:`bot.service.schedules.due_post`): the most recent scheduled time, so after downtime the
+  last missed post catches up once and older ones are skipped. Both the cron job and the poll
+  ask it; whoever gets there first claims the post (``Repository.claim_post``) before sending
+  it, and only a successful claim sends, so a restart or a second process never posts twice.
+  (The price: a post whose sending keeps failing is not tried again after a restart.)
+- Each post is its own task: a platform that fails is retried with backoff and logged, and never
+  holds up another club's post.
+- The same poll sweeps every club for what time has made due (auto-confirmations) and posts the
+  announcements those results earn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from apscheduler.job import Job  # type: ignore[import-untyped]
+from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
+from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
+
+from bot.chat.messages import text
+from bot.chat.presenter import render
+from bot.scheduling.publishing import Picture, PostRefused, Publisher
+from bot.service.clock import Clock
+from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
+from bot.service.errors import Refusal
+from bot.service.results import Digest, Leaderboard
+from bot.service.schedules import Plan, due_post, previous_post
+from bot.storage.repository import Repository
+
+log = logging.getLogger(__name__)
+
+#: how often the plans are read again: a schedule changed from the shell is picked up within it
+POLL_SECONDS = 30.0
+#: sends of one post (the first and the retries), waiting BACKOFF, 2 BACKOFF, 4 BACKOFF, ...
+ATTEMPTS = 5
+BACKOFF_SECONDS = 2.0
+#: a cron job that could not run on time (a busy loop) still runs this late; the poll catches
+#: any later one
+MISFIRE_GRACE_SECONDS = 300
+
+#: the platform's reason for refusing a post, as far as it is kept in the log and shown
+MAX_REASON_SHOWN = 150
+#: draws the picture attached to a post (None: text only)
+PictureMaker = Callable[[Digest, datetime | None, datetime], Awaitable[Picture | None]]
+
+
+async def leaderboard_card(digest: Digest, since: datetime | None, when: datetime
+                           ) -> Picture | None:
+    """The post's leaderboard card (``bot.charts``): the digest's rows, changes since the
+    previous post."""
+    from bot.charts.pictures import render_card  # matplotlib loads only when a post is drawn
+
+    board = Leaderboard(digest.ladder, [r.standing for r in digest.rows],
+                        digest.hidden_provisional)
+    before = {r.standing.name: r.standing.rating - r.change for r in digest.rows
+              if r.change is not None}
+    days = None if since is None else max(1, round((when - since) / timedelta(days=1)))
+    note = "" if days is None else text("card_note", days=days)
+    return await render_card(board, before, note)
+
+
+class PostScheduler:
+    """Posts every ladder's digest on its schedule through the platforms' publishers."""
+
+    def __init__(
+        self,
+        service: ClubService,
+        repository: Repository,
+        publishers: Mapping[str, Publisher],
+        clock: Clock,
+        *,
+        poll_seconds: float = POLL_SECONDS,
+        attempts: int = ATTEMPTS,
+        backoff_seconds: float = BACKOFF_SECONDS,
+        picture: PictureMaker | None = leaderboard_card,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.service = service
+        self.repository = repository
+        self.publishers = dict(publishers)
+        self.clock = clock
+        self.poll_seconds = poll_seconds
+        self.attempts = attempts
+        self.backoff_seconds = backoff_seconds
+        self.picture = picture
+        self.sleep = sleep
+        self.plans: dict[tuple[int, str], Plan] = {}
+        #: per ladder, the latest scheduled time already claimed (here or by another process)
+        self._handled: dict[tuple[int, str], datetime] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._scheduler: AsyncIOScheduler | None = None
+
+    # -- running under APScheduler ----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start APScheduler in the running loop: the poll at once and then every
+        ``poll_seconds``; the cron jobs follow from the first poll."""
+        scheduler = AsyncIOScheduler(timezone=UTC)
+        scheduler.start()
+        self._scheduler = scheduler
+        # A poll that comes late (the machine was suspended, the clock jumped) still runs, once.
+        scheduler.add_job(self.poll, IntervalTrigger(seconds=self.poll_seconds), id="poll",
+                          next_run_time=datetime.now(UTC), coalesce=True, max_instances=1,
+                          misfire_grace_time=None)
+        log.info("scheduled posts: reading the plans every %g s", self.poll_seconds)
+
+    async def stop(self, grace_seconds: float = 5.0) -> None:
+        """Stop waking up; posts being sent get a moment to finish, then are cancelled."""
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=False)
+            self._scheduler = None
+        if self._tasks:
+            _, pending = await asyncio.wait(set(self._tasks), timeout=grace_seconds)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def jobs(self) -> list[Job]:
+        """APScheduler's jobs (the poll and one cron job per ladder that posts)."""
+        return [] if self._scheduler is None else list(self._scheduler.get_jobs())
+
+    def _rebuild(self) -> None:
+        """One cron job per ladder that posts, from the plans just read."""
+        if self._scheduler is None:
+            return
+        for job in self._scheduler.get_jobs():
+            if job.id != "poll":
+                job.remove()
+        for plan in self.plans.values():
+            if not plan.paused:
+                self._scheduler.add_job(
+                    self.fire, plan.trigger, args=[plan.key],
+                    id=f"post:{plan.club_id}:{plan.ladder}", coalesce=True,
+                    max_instances=1, misfire_grace_time=MISFIRE_GRACE_SECONDS,
+                )
+
+    async def fire(self, key: tuple[int, str]) -> list[asyncio.Task[None]]:
+        """A cron job's wake-up: post the ladder's due post, if nobody did yet."""
+        plan = self.plans.get(key)
+        return [] if plan is None else await self.check([plan])
+
+    # -- what each wake-up does --------------------------------------------------------------------
+
+    async def poll(self) -> list[asyncio.Task[None]]:
+        """Read every plan again (rebuilding the jobs if any changed), post what is due, and
+        post the announcements of results that auto-confirmed. Returns the tasks started."""
+        try:
+            plans = {p.key: p for p in await self.service.schedules()
+                     if p.platform in self.publishers}
+            if plans != self.plans:
+                log.info("scheduled posts: %d plans (changed), jobs rebuilt", len(plans))
+                self.plans = plans
+                self._rebuild()
+            tasks = await self.check(list(plans.values()))
+            tasks += await self._sweep(plans.values())
+        except Exception:
+            log.exception("scheduled posts: the poll failed; trying again at the next one")
+            return []
+        return tasks
+
+    async def check(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
+        """Claim and start the due post of each plan (each in its own task)."""
+        now = self.clock.now()
+        tasks = []
+        for plan in plans:
+            when = due_post(plan, now)
+            if when is None or self._handled.get(plan.key) == when:
+                continue
+            claimed = await self.repository.claim_post(plan.club_id, plan.ladder, when, now)
+            self._handled[plan.key] = when
+            if claimed:
+                log.info("post of %s:%s %s scheduled for %s claimed", plan.platform,
+                         plan.chat_id, plan.ladder, when.isoformat())
+                tasks.append(self._spawn(self._post(plan, when)))
+        return tasks
+
+    async def _sweep(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
+        """Apply what time has made due in every club; post the announcements it earned into
+        the chat of the result's ladder."""
+        tasks = []
+        clubs = {(p.platform, p.chat_id): p for p in plans}
+        targets = {(p.club_id, p.ladder): p.target for p in plans}
+        for (platform, chat_id), plan in clubs.items():
+            notices = await self.service.due(platform, chat_id)
+            by_target: dict[str, list[str]] = {}
+            for notice in notices:
+                ladder = str(notice.params.get("ladder"))
+                target = targets.get((plan.club_id, ladder), chat_id)
+                by_target.setdefault(target, []).append(text(notice.key, notice.params))
+            for target, lines in by_target.items():
+                tasks.append(self._spawn(self._announce(platform, target, "\n".join(lines))))
+        return tasks
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _post(self, plan: Plan, when: datetime) -> None:
+        """Make the claimed post: the digest since the previous scheduled time, with the
+        leaderboard card when pictures are on."""
+        try:
+            since = previous_post(plan, when) or plan.since
+            caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
+                            moderator=True)
+            digest = await self.service.digest(caller, plan.ladder, since, scheduled=True)
+            assert isinstance(digest, Digest)
+            if not digest.rows and not digest.games:
+                log.info("post of %s:%s %s: nobody is rated yet, nothing posted",
+                         plan.platform, plan.chat_id, plan.ladder)
+                return
+            picture = None
+            if self.picture is not None:
+                try:
+                    picture = await self.picture(digest, since, when)
+                except Exception:
+                    log.exception("post of %s:%s %s: the card could not be drawn; text only",
+                                  plan.platform, plan.chat_id, plan.ladder)
+        except Exception:
+            log.exception("post of %s:%s %s scheduled for %s failed", plan.platform,
+                          plan.chat_id, plan.ladder, when.isoformat())
+            return
+        try:
+            await self._send(plan.platform, plan.target, render(digest), picture)
+        except PostRefused as refused:
+            await self._refused(plan, refused)
+
+    async def _send(self, platform: str, chat_id: str, message: str,
+                    picture: Picture | None) -> None:
+        """Publish, retrying with exponential backoff; a failure is logged, not raised, except
+        the platform's refusal for good (:class:`PostRefused`), which no retry mends."""
+        publisher = self.publishers[platform]
+        for attempt in range(1, self.attempts + 1):
+            try:
+                await publisher.publish(chat_id, message, picture)
+                return
+            except PostRefused:
+                raise
+            except Exception as error:
+                if attempt == self.attempts:
+                    log.error("posting to %s:%s failed %d times, giving up: %r", platform,
+                              chat_id, attempt, error)
+                    return
+                delay = self.backoff_seconds * 2 ** (attempt - 1)
+                log.warning("posting to %s:%s failed (%r); attempt %d of %d in %g s",
+                            platform, chat_id, error, attempt + 1, self.attempts, delay)
+                await self.sleep(delay)
+
+    async def _announce(self, platform: str, chat_id: str, message: str) -> None:
+        try:
+            await self._send(platform, chat_id, message, None)
+        except PostRefused as refused:
+            log.warning("announcement to %s:%s refused by the platform: %s", platform, chat_id,
+                        refused)
+
+    async def _refused(self, plan: Plan, refused: PostRefused) -> None:
+        """The platform refused the ladder's post for good: pause its schedule (no post is
+        tried again until a moderator resumes it) and tell the club's own chat, once - the
+        pause itself is the record that it was told."""
+        reason = str(refused)[:MAX_REASON_SHOWN]
+        log.warning("post of %s:%s %s to %s refused by the platform (%s): schedule paused",
+                    plan.platform, plan.chat_id, plan.ladder, plan.target, reason)
+        caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        try:
+            await self.service.pause_schedule(caller, True, plan.ladder,
+                                              reason=f"the platform refused the post: {reason}")
+        except Refusal:
+            return  # paused already (another process got there first): told already
+        if plan.target == plan.chat_id:
+            return  # the club's chat is the one that refuses: nobody to tell there
+        notice = text("schedule_refused", ladder=plan.ladder, platform=plan.platform.title(),
+                      channel=plan.target, reason=reason)
+        try:
+            await self.publishers[plan.platform].publish(plan.chat_id, notice)
+        except Exception:
+            log.exception("could not tell %s:%s that its scheduled posts are paused",
+                          plan.platform, plan.chat_id)

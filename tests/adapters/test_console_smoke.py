@@ -1,0 +1,18 @@
+"""The console answers a first club night end to end."""
+
+from pathlib import Path
+
+from tests.chat import open_club
+
+
+async def test_report_confirm_and_leaderboard(tmp_path: Path) -> None:
+    async with open_club(tmp_path / "club.db") as chat:
+        for name in ("alice", "bob"):
+            await chat.as_(name, "/register")
+        reported = await chat.as_("alice", "/report @bob win")
+        assert "Game #" in reported and "alice beat bob" in reported
+        confirmed = await chat.as_("bob", "/confirm")
+        # Provisional: (10 prior games * 1500 + performance 1900) / 11 = 1536.4.
+        assert "alice: 1500 -> 1536?" in confirmed
+        board = await chat.say("/top")
+        assert board.splitlines()[1].split()[:3] == ["1.", "alice", "1536?"]

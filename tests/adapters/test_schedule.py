@@ -1,0 +1,381 @@
+"""The scheduler with a fake clock on a real database: weekly posts, daylight saving, catch-up
+once after downtime, no duplicate across a restart (two schedulers on one file), each club in
+its own time zone, retries with backoff, and a slow platform that holds nobody up."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from bot.chat.presenter import render
+from bot.scheduling.publishing import Picture, PostRefused
+from bot.scheduling.scheduler import PostScheduler
+from bot.service.clock import FakeClock
+from bot.service.club import Caller, ClubService
+from bot.storage.sqlite import SqliteRepository
+
+FRIDAY = datetime(2024, 3, 1, 19, 0)
+MONDAY_9 = datetime(2024, 3, 4, 9, 0)
+
+
+class Recorder:
+    """A publisher that keeps what it was asked to post; it can fail the first sends."""
+
+    def __init__(self, platform: str = "console", failures: int = 0) -> None:
+        self.platform = platform
+        self.failures = failures
+        self.posts: list[tuple[str, str, Picture | None]] = []
+
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("platform unreachable")
+        self.posts.append((chat_id, text, picture))
+
+
+class Refusing(Recorder):
+    """A platform that refuses posts into ``refused`` chats for good (the bot was removed)."""
+
+    def __init__(self, refused: set[str]) -> None:
+        super().__init__()
+        self.refused = refused
+
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+        if chat_id in self.refused:
+            raise PostRefused("Forbidden: bot was kicked from the channel chat")
+        await super().publish(chat_id, text, picture)
+
+
+class Stuck:
+    """A platform that never answers."""
+
+    platform = "stuck"
+
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+        await asyncio.Event().wait()
+
+
+@dataclass
+class Bot:
+    """One bot process: its own connection, service and scheduler, on a shared file."""
+
+    repository: SqliteRepository
+    service: ClubService
+    scheduler: PostScheduler
+    recorder: Recorder
+    delays: list[float] = field(default_factory=list)
+
+    async def poll(self) -> None:
+        await asyncio.gather(*await self.scheduler.poll())
+
+
+@asynccontextmanager
+async def bot_on(path: Path, clock: FakeClock, failures: int = 0) -> AsyncIterator[Bot]:
+    repository = await SqliteRepository.open(path)
+    service = ClubService(repository, clock)
+    recorder = Recorder(failures=failures)
+    delays: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        delays.append(seconds)
+
+    scheduler = PostScheduler(service, repository, {"console": recorder}, clock, picture=None,
+                              sleep=sleep)
+    try:
+        yield Bot(repository, service, scheduler, recorder, delays)
+    finally:
+        await scheduler.stop()
+        await repository.close()
+
+
+def mod(chat: str = "local", platform: str = "console") -> Caller:
+    return Caller(platform, chat, "mod", "mod", moderator=True)
+
+
+async def club_with_players(service: ClubService, chat: str = "local",
+                            platform: str = "console") -> None:
+    for name in ("alice", "bob"):
+        await service.register(Caller(platform, chat, name, name))
+
+
+def claimed(path: Path) -> list[tuple[int, str, str]]:
+    with sqlite3.connect(path) as db:
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in db.execute(
+            "SELECT club_id, ladder, scheduled_for FROM posts ORDER BY club_id, scheduled_for")]
+
+
+async def test_posts_weekly_and_once_per_week(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await club_with_players(bot.service)
+        await bot.poll()
+        assert bot.recorder.posts == []
+        clock.current = datetime(2024, 3, 4, 8, 59)
+        await bot.poll()
+        assert bot.recorder.posts == []
+        clock.current = MONDAY_9
+        await bot.poll()
+        clock.advance(minutes=1)
+        await bot.poll()  # the same Monday: nothing more
+        assert [(chat, text.splitlines()[0]) for chat, text, _ in bot.recorder.posts] == [
+            ("local", "main ladder, changes since 2024-02-26 09:00 UTC")]
+        clock.current = datetime(2024, 3, 11, 9, 0, 30)
+        await bot.poll()
+        assert len(bot.recorder.posts) == 2
+        assert claimed(tmp_path / "club.db") == [
+            (1, "main", "2024-03-04T09:00:00"), (1, "main", "2024-03-11T09:00:00")]
+
+
+async def test_the_cron_jobs_wake_up_posts_the_same_once(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await club_with_players(bot.service)
+        await bot.poll()  # reads the plans
+        clock.current = MONDAY_9
+        # what APScheduler calls at Monday 09:00
+        await asyncio.gather(*await bot.scheduler.fire((1, "main")))
+        await bot.poll()
+        assert len(bot.recorder.posts) == 1
+
+
+async def test_after_downtime_the_last_missed_post_catches_up_once(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await club_with_players(bot.service)
+        await bot.poll()
+    clock.current = datetime(2024, 3, 27, 12, 0)  # down for four Mondays
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await bot.poll()
+        await bot.poll()
+        assert len(bot.recorder.posts) == 1
+        assert bot.recorder.posts[0][1].startswith(
+            "main ladder, changes since 2024-03-18 09:00 UTC")
+    assert claimed(tmp_path / "club.db") == [(1, "main", "2024-03-25T09:00:00")]
+
+
+async def test_a_restart_never_posts_twice(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    path = tmp_path / "club.db"
+    async with bot_on(path, clock) as first:
+        await club_with_players(first.service)
+        clock.current = MONDAY_9
+        await first.poll()
+        assert len(first.recorder.posts) == 1
+    clock.advance(minutes=2)  # restarted a little later, the same Monday
+    async with bot_on(path, clock) as again:
+        await again.poll()
+        assert again.recorder.posts == []
+    # Two processes waking at the same moment: exactly one of them posts.
+    clock.current = datetime(2024, 3, 11, 9, 0)
+    async with bot_on(path, clock) as a, bot_on(path, clock) as b:
+        await asyncio.gather(a.poll(), b.poll())
+        assert len(a.recorder.posts) + len(b.recorder.posts) == 1
+    assert [row[2] for row in claimed(path)] == ["2024-03-04T09:00:00", "2024-03-11T09:00:00"]
+
+
+async def test_daylight_saving_keeps_nine_in_berlin(tmp_path: Path) -> None:
+    clock = FakeClock(datetime(2024, 3, 20, 12, 0))
+    path = tmp_path / "club.db"
+    async with bot_on(path, clock) as bot:
+        await club_with_players(bot.service)
+        await bot.service.set_schedule(mod(), timezone="Europe/Berlin")
+        posted = []
+        # Poll every half hour through both Mondays around the change to summer time.
+        for day in (25, 1):
+            month = 3 if day == 25 else 4
+            for hour in range(5, 11):
+                for minute in (0, 30):
+                    clock.current = datetime(2024, month, day, hour, minute)
+                    before = len(bot.recorder.posts)
+                    await bot.poll()
+                    if len(bot.recorder.posts) > before:
+                        posted.append(clock.current)
+        assert posted == [datetime(2024, 3, 25, 8, 0), datetime(2024, 4, 1, 7, 0)]
+
+
+async def test_each_club_posts_at_nine_in_its_own_zone(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        for chat, zone in (("berlin", "Europe/Berlin"), ("newyork", "America/New_York"),
+                           ("tokyo", "Asia/Tokyo")):
+            await club_with_players(bot.service, chat)
+            await bot.service.set_schedule(mod(chat), timezone=zone)
+        order = []
+        for hour in range(0, 24):  # Monday 4 March, hour by hour in UTC
+            clock.current = datetime(2024, 3, 4, hour, 0)
+            seen = len(bot.recorder.posts)
+            await bot.poll()
+            order += [(hour, chat) for chat, _, _ in bot.recorder.posts[seen:]]
+        # 09:00 JST = 00:00 UTC, 09:00 CET = 08:00 UTC, 09:00 EST = 14:00 UTC
+        assert order == [(0, "tokyo"), (8, "berlin"), (14, "newyork")]
+
+
+async def test_a_failing_send_is_retried_with_backoff(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock, failures=2) as bot:
+        await club_with_players(bot.service)
+        clock.current = MONDAY_9
+        await bot.poll()
+        assert bot.delays == [2.0, 4.0]
+        assert len(bot.recorder.posts) == 1
+        assert "failed (ConnectionError('platform unreachable')); attempt 2 of 5" in caplog.text
+
+
+async def test_a_send_that_keeps_failing_gives_up_and_is_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock, failures=99) as bot:
+        await club_with_players(bot.service)
+        clock.current = MONDAY_9
+        await bot.poll()
+        assert bot.delays == [2.0, 4.0, 8.0, 16.0]
+        assert bot.recorder.posts == []
+        assert "posting to console:local failed 5 times, giving up" in caplog.text
+        await bot.poll()  # claimed: not tried again
+        assert bot.delays == [2.0, 4.0, 8.0, 16.0]
+
+
+async def test_a_stuck_platform_holds_up_no_other_club(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    repository = await SqliteRepository.open(tmp_path / "club.db")
+    service = ClubService(repository, clock)
+    recorder = Recorder()
+    scheduler = PostScheduler(service, repository, {"stuck": Stuck(), "console": recorder},
+                              clock, picture=None)
+    try:
+        await club_with_players(service, "stuck-group", platform="stuck")
+        await club_with_players(service)
+        clock.current = MONDAY_9
+        tasks = await scheduler.poll()
+        assert len(tasks) == 2
+        done, pending = await asyncio.wait(tasks, timeout=0.5)
+        assert len(done) == 1 and len(pending) == 1
+        assert [chat for chat, _, _ in recorder.posts] == ["local"]
+    finally:
+        await scheduler.stop(grace_seconds=0.1)
+        await repository.close()
+
+
+async def test_paused_and_unknown_platforms_post_nothing(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await club_with_players(bot.service)
+        await club_with_players(bot.service, "-100", platform="telegram")  # no publisher here
+        await bot.service.pause_schedule(mod(), True)
+        clock.current = MONDAY_9
+        await bot.poll()
+        assert bot.recorder.posts == []
+        assert claimed(tmp_path / "club.db") == []
+        # Resumed after Monday's time: that post is not made up for, the next one comes.
+        clock.advance(hours=1)
+        await bot.service.pause_schedule(mod(), False)
+        await bot.poll()
+        assert bot.recorder.posts == []
+        clock.current = datetime(2024, 3, 11, 9, 0)
+        await bot.poll()
+        assert len(bot.recorder.posts) == 1
+
+
+async def test_posts_go_to_the_channel_set(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await club_with_players(bot.service)
+        await bot.service.set_schedule(mod(), cron="30 18 * * FRI", channel="-100777", size="1")
+        clock.current = datetime(2024, 3, 8, 18, 30)
+        await bot.poll()
+        [(chat, text, _)] = bot.recorder.posts
+        assert chat == "-100777"
+        assert text.splitlines()[1].startswith("  1. ")
+        assert not text.splitlines()[2].startswith("  2. ")  # size=1: the top row only
+
+
+async def test_a_post_the_platform_refuses_pauses_the_schedule_and_tells_the_club_once(
+        tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        refusing = Refusing({"-100777"})
+        bot.scheduler.publishers["console"] = refusing
+        await club_with_players(bot.service)
+        await bot.service.set_schedule(mod(), cron="30 18 * * FRI", channel="-100777")
+        clock.current = datetime(2024, 3, 8, 18, 30)
+        await bot.poll()
+        await asyncio.gather(*bot.scheduler._tasks)
+        # No retry of a refusal: the club's own chat is told, once, and the schedule paused.
+        assert bot.delays == []
+        [(chat, told, _)] = refusing.posts
+        assert chat == "local" and told.startswith("Scheduled posts of main are paused: "
+                                                   "Console refused the post to -100777")
+        shown = await bot.service.show_schedule(mod())
+        assert "paused" in render(shown)
+        clock.current = datetime(2024, 3, 15, 18, 30)
+        await bot.poll()
+        await asyncio.gather(*bot.scheduler._tasks)
+        assert len(refusing.posts) == 1  # paused: nothing tried, nobody told again
+        audit = render(await bot.service.audit(mod(), 5))
+        assert "the platform refused the post: Forbidden: bot was kicked" in audit
+
+
+async def test_a_ladder_nobody_plays_on_is_not_posted(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await bot.service.leaderboard(Caller("console", "local", "guest", "guest"))
+        clock.current = MONDAY_9
+        await bot.poll()
+        assert bot.recorder.posts == []
+
+
+async def test_apscheduler_runs_the_poll_and_one_cron_job_per_ladder(tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    async with bot_on(tmp_path / "club.db", clock) as bot:
+        await club_with_players(bot.service)
+        await bot.service.create_ladder(mod(), "blitz")
+        await bot.service.set_schedule(mod(), "blitz", cron="0 20 * * 3",
+                                       timezone="Europe/Berlin")
+        bot.scheduler.poll_seconds = 0.05
+        await bot.scheduler.start()
+        for _ in range(200):
+            if len(bot.scheduler.jobs()) == 3:
+                break
+            await asyncio.sleep(0.01)
+        jobs = {job.id: job for job in bot.scheduler.jobs()}
+        assert set(jobs) == {"poll", "post:1:main", "post:1:blitz"}
+        assert str(jobs["post:1:blitz"].trigger.timezone) == "Europe/Berlin"
+        # The blitz schedule paused from elsewhere: its job goes at the next poll.
+        other = ClubService(bot.repository, clock)
+        await other.pause_schedule(mod(), True, "blitz")
+        for _ in range(200):
+            if len(bot.scheduler.jobs()) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert {job.id for job in bot.scheduler.jobs()} == {"poll", "post:1:main"}
+
+
+async def test_claim_post_is_true_for_exactly_one_claimant(tmp_path: Path) -> None:
+    path = tmp_path / "club.db"
+    first, second = await SqliteRepository.open(path), await SqliteRepository.open(path)
+    try:
+        club = await first.club_id("console", "local", FRIDAY)
+        other = await first.club_id("console", "other", FRIDAY)
+        claims = await asyncio.gather(*(
+            repo.claim_post(club, "main", MONDAY_9, FRIDAY)
+            for repo in (first, second) * 5
+        ))
+        assert sorted(claims) == [False] * 9 + [True]
+        # Another time, ladder or club is another post.
+        assert await second.claim_post(club, "main", datetime(2024, 3, 11, 9, 0), FRIDAY)
+        assert await second.claim_post(club, "blitz", MONDAY_9, FRIDAY)
+        assert await first.claim_post(other, "main", MONDAY_9, FRIDAY)
+        assert not await first.claim_post(other, "main", MONDAY_9, MONDAY_9)
+    finally:
+        await first.close()
+        await second.close()

@@ -1,0 +1,209 @@
+"""Transcripts through the real python-telegram-bot Application and a fake Bot API server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.chat.messages import text
+from tests.telegram_harness import Running, press, running_bot, say
+
+GROUP = -1001
+
+
+@pytest.fixture
+async def bot(tmp_path: Path):  # type: ignore[no-untyped-def]
+    async with running_bot(tmp_path / "club.db") as running:
+        yield running
+
+
+def people(bot: Running):  # type: ignore[no-untyped-def]
+    tg = bot.tg
+    admin = tg.user(1, "Ada", "ada")
+    alice = tg.user(2, "Alice", "alice")
+    bob = tg.user(3, "Bob", "bob")
+    carol = tg.user(4, "Carol", "carol")
+    group = tg.group(GROUP, "Chess club", admins=[admin])
+    return group, admin, alice, bob, carol
+
+
+async def test_a_club_night_with_buttons(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    for user in (alice, bob, carol):
+        answer = await say(bot, group, user, "/register")
+        assert answer.plain == text("registered", name=user.username, ladder="main")
+
+    challenge = await say(bot, group, alice, "/challenge @bob")
+    assert challenge.buttons == [[("Accept", "c:accept:5"), ("Decline", "c:decline:5")]]
+    # Carol may not answer a challenge addressed to bob: a short alert, nothing changes.
+    refused = await press(bot, group, carol, challenge, "c:accept:5")
+    assert refused["show_alert"] is True
+    assert refused["text"] == text("not_your_challenge", challenge=5)
+    await press(bot, group, bob, challenge, "c:accept:5")
+    accepted = await bot.tg.reply(group)
+    assert accepted.kind == "edit" and accepted.message_id == challenge.message_id
+    assert accepted.plain.startswith("bob accepts alice's challenge #5")
+    assert accepted.buttons == []
+
+    report = await say(bot, group, alice, "/report @bob win")
+    assert report.plain == "Game #7: alice beat bob. bob, please /confirm or /dispute."
+    assert report.buttons == [[("Confirm", "g:confirm:7"), ("Dispute", "g:dispute:7")]]
+    refused = await press(bot, group, alice, report, "g:confirm:7")  # not the reporter's to do
+    assert refused["text"] == text("not_yours_to_answer", game=7)
+    await press(bot, group, bob, report, "g:confirm:7")
+    confirmed = await bot.tg.reply(group)
+    assert confirmed.kind == "edit"
+    # Two newcomers: (10 * 1500 + 1900) / 11 = 1536.4 and (10 * 1500 + 1100) / 11 = 1463.6.
+    assert confirmed.plain.splitlines() == [
+        "Game #7 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"]
+
+    board = await say(bot, group, carol, "/top")
+    assert board.parse_mode == "HTML" and board.text.startswith("<pre>")
+    assert [line.split()[:3] for line in board.plain.splitlines()[1:]] == [
+        ["1.", "alice", "1536?"], ["2.", "carol", "1500?"], ["3.", "bob", "1464?"]]
+
+
+async def test_moderators_are_the_group_admins(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    for user in (alice, bob):
+        await say(bot, group, user, "/register")
+    assert (await say(bot, group, alice, "/report @alice @bob win")).plain == text(
+        "moderators_only")
+    recorded = await say(bot, group, admin, "/report @alice @bob win")
+    assert recorded.plain.startswith("Game #4 recorded: alice beat bob.")
+    preview = await say(bot, group, admin, "/correct 4 loss")
+    assert preview.buttons == [[("Apply", "x:apply:4"), ("Cancel", "x:cancel:4")]]
+    refused = await press(bot, group, alice, preview, "x:apply:4")
+    assert refused["text"] == text("no_preview")
+    await press(bot, group, admin, preview, "x:apply:4")
+    applied = await bot.tg.reply(group)
+    assert applied.plain.splitlines()[0] == text("applied", game=4)
+
+
+async def test_members_named_by_reply_and_text_mention(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    nameless = bot.tg.user(9, "Dmitri")  # no @username: named by a text mention
+    for user in (alice, bob, nameless):
+        await say(bot, group, user, "/register")
+    hello = await bot.tg.send(group, bob, "good game?")
+    replied_to = bot.tg.updates[hello]["message"]["message_id"]
+    await bot.tg.send(group, alice, "/report win", reply_to=replied_to)
+    assert (await bot.tg.reply(group)).plain.startswith("Game #5: alice beat bob.")
+    await bot.tg.send(group, alice, "/report Dmitri draw", mention=nameless)
+    assert (await bot.tg.reply(group)).plain.startswith("Game #6: alice drew with Dmitri.")
+
+
+async def test_a_name_that_looks_like_a_user_id_never_stands_for_that_member(
+        bot: Running) -> None:
+    """Mallory's Telegram name is "1001", alice's user id: a text mention or a reply names
+    alice by her id; a typed @1001 is only a name (nobody's: Mallory registered as Mallory,
+    and "1001", a number, is no @username, so no handle was kept)."""
+    group, admin, _, _, _ = people(bot)
+    alice = bot.tg.user(1001, "Alice", "alice")
+    mallory = bot.tg.user(66, "1001")
+    await say(bot, group, alice, "/register")
+    assert (await say(bot, group, mallory, "/register Mallory")).plain == text(
+        "registered", name="Mallory", ladder="main")
+    await bot.tg.send(group, admin, "/moderator add", mention=alice)
+    assert (await bot.tg.reply(group)).plain == text("moderator_named", name="alice")
+    hello = await bot.tg.send(group, alice, "hello")
+    await bot.tg.send(group, admin, "/retire",
+                      reply_to=bot.tg.updates[hello]["message"]["message_id"])
+    assert (await bot.tg.reply(group)).plain == text("retired", name="alice", ladder="main")
+    for typed in ("/rating @1001", "/history @1001", "/retire @1001"):
+        assert (await say(bot, group, admin, typed)).plain == text("unknown_member",
+                                                                   name="1001")
+    # A text mention of someone who never registered names them as the mention shows them.
+    stranger = bot.tg.user(77, "Alice")
+    await bot.tg.send(group, admin, "/rating", mention=stranger)
+    assert (await bot.tg.reply(group)).plain == text("unknown_member", name="Alice")
+    # Mallory is untouched: no moderator, not retired.
+    assert (await say(bot, group, mallory, "/undo")).plain == text("moderators_only")
+    assert (await say(bot, group, mallory, "/rating")).plain.startswith("Mallory (main): 1500?")
+
+
+async def test_a_button_in_a_private_chat_makes_no_club(bot: Running) -> None:
+    _, _, alice, _, _ = people(bot)
+    private = bot.tg.private(alice)
+    await bot.tg.send(private, alice, "/help")
+    answer = await bot.tg.reply(private)
+    pressed = await press(bot, private, alice, answer, "t:main:0", strict=False)
+    assert (pressed["text"], pressed["show_alert"]) == (text("telegram_button_private"), True)
+    assert await bot.service._repository.clubs() == []
+
+
+async def test_a_redelivered_update_changes_nothing(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    for user in (alice, bob):
+        await say(bot, group, user, "/register")
+    update = await bot.tg.send(group, alice, "/report @bob win")
+    first = await bot.tg.reply(group)
+    await bot.tg.redeliver(update)
+    again = await bot.tg.reply(group)
+    assert again.plain == first.plain  # the first answer, not a second report
+    pending = (await say(bot, group, bob, "/pending")).plain
+    assert pending == "To confirm or dispute: #4 2024-03-01 alice beat bob [pending]"
+
+
+async def test_a_hostile_display_name_is_only_text(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    evil = bot.tg.user(66, "Eve")
+    answer = await say(bot, group, evil, "/register *_[evil](x)<b>&")
+    assert answer.parse_mode == "HTML"
+    assert "<b>&" not in answer.text and "&lt;b&gt;&amp;" in answer.text
+    assert answer.plain == text("registered", name="*_[evil](x)<b>&", ladder="main")
+    board = await say(bot, group, alice, "/top")
+    assert "*_[evil](x)<b>&" in board.plain
+
+
+async def test_flood_limits_are_waited_out(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    bot.tg.flood("sendMessage", retry_after=1, times=1)
+    answer = await say(bot, group, alice, "/register")
+    assert answer.plain == text("registered", name="alice", ladder="main")
+    assert [e[1] for e in bot.tg.errors] == [429]
+
+
+async def test_commands_menu_and_private_chat(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    menu = [c["command"] for c in bot.tg.commands["default"]]
+    assert menu[:3] == ["register", "rating", "top"] and "help" in menu
+    private = bot.tg.private(alice)
+    await bot.tg.send(private, alice, "/top")
+    assert (await bot.tg.reply(private)).plain == text("telegram_private")
+    await bot.tg.send(private, alice, "/rating")
+    assert (await bot.tg.reply(private)).plain == text("private_none")
+    await say(bot, group, alice, "/register")
+    await bot.tg.send(private, alice, "/rating")
+    assert (await bot.tg.reply(private)).plain == "Chess club: alice (main): 1500?, rank 1, " \
+        "0 games (0W 0D 0L), peak 1500, recent -"
+    await bot.tg.send(private, alice, "/history")
+    assert (await bot.tg.reply(private)).plain == "Chess club: " + text(
+        "history_empty", name="alice", ladder="main")
+
+
+async def test_long_answers_are_split(bot: Running) -> None:
+    group, admin, alice, bob, carol = people(bot)
+    await say(bot, group, alice, "/register")
+    # /help is long but fits; a flood of members makes the audit log longer than a message.
+    for n in range(60):
+        member = bot.tg.user(100 + n, f"M{n}", f"member_with_a_long_name_{n:03d}")
+        await say(bot, group, member, "/register")
+    await bot.tg.send(group, admin, "/audit 100")
+    first, second = await bot.tg.reply(group), await bot.tg.reply(group)
+    assert first.text.startswith("<pre>") and first.text.endswith("</pre>")
+    assert len(first.text) <= 4096 and second.text.startswith("<pre>")
+
+
+async def test_a_members_quick_commands_are_answered_in_order(bot: Running) -> None:
+    # Updates are handled concurrently, but one member's run one after another: a report sent
+    # right after /register, without waiting, finds its sender registered.
+    group, admin, alice, bob, carol = people(bot)
+    await say(bot, group, bob, "/register")
+    for line in ("/register", "/report @bob win", "/rating"):
+        await bot.tg.send(group, alice, line)
+    answers = [(await bot.tg.reply(group)).plain for _ in range(3)]
+    assert answers[0] == text("registered", name="alice", ladder="main")
+    assert answers[1].startswith("Game #4: alice beat bob.")
+    assert answers[2].startswith("alice (main): 1500?")

@@ -1,0 +1,785 @@
+"""Every use case of the club and every family of refusal, through Telegram: the real
+python-telegram-bot Application long-polling the fake Bot API server.
+
+Each test reads as a group chat: ``say(bot, group, alice, "/report @bob win")`` is alice typing
+the line and the assertion is what the bot answers there; ``press(...)`` is a member pressing an
+inline button, answered with a short alert (answerCallbackQuery) when they may not press it, or
+by an edit of the message that carries the button. Ratings are checked exactly, by hand where
+the rules give simple numbers (two 1500 newcomers, first win: (10 x 1500 + 1900) / 11 = 1536.4
+and (10 x 1500 + 1100) / 11 = 1463.6) or against ``ratings_core.replay`` of the same games built
+independently of the bot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.chat.messages import text
+from bot.service.club import Caller
+from bot.service.parsing import SETTINGS
+from bot.service.results import Leaderboard
+from ratings_core.model import Game, Join, RatingPeriod, Step
+from ratings_core.replay import replay
+from ratings_core.systems import make_system
+from tests.chat import START
+from tests.fake_telegram import Chat, Output, User
+from tests.telegram_harness import Running, club_state, edit, press, quiet, running_bot, say
+
+GROUP = -1001
+#: two 1500 newcomers, one wins: performances 1500 +- 400, weighted with 10 prior games at 1500
+FIRST_WIN = (10 * 1500 + 1900) / 11  # 1536.4, shown 1536?
+FIRST_LOSS = (10 * 1500 + 1100) / 11  # 1463.6, shown 1464?
+SYSTEMS = "club, elo, shogi24, taisen, asymmetric, fqe, glicko, glicko2, rs-go, tactics"
+
+
+@pytest.fixture
+async def bot(tmp_path: Path) -> AsyncIterator[Running]:
+    async with running_bot(tmp_path / "club.db") as running:
+        yield running
+
+
+@dataclass
+class Club:
+    """The chess club's group: ada administers it; zed is in the group but never registers."""
+
+    group: Chat
+    ada: User
+    alice: User
+    bob: User
+    carol: User
+    zed: User
+
+
+def club(bot: Running) -> Club:
+    tg = bot.tg
+    ada = tg.user(1, "Ada", "ada")
+    users = [tg.user(n, name.title(), name) for n, name in
+             ((2, "alice"), (3, "bob"), (4, "carol"), (99, "zed"))]
+    return Club(tg.group(GROUP, "Chess club", admins=[ada]), ada, *users)
+
+
+async def join(bot: Running, club: Club, *users: User) -> None:
+    for user in users:
+        answer = await say(bot, club.group, user, "/register")
+        assert answer.plain == text("registered", name=user.username, ladder="main")
+
+
+async def ratings(bot: Running, ladder: str | None = None) -> dict[str, float]:
+    """The ladder's exact ratings by display name (the leaderboard shows them rounded)."""
+    moderator = Caller("telegram", str(GROUP), "0", "test", moderator=True)
+    board = await bot.service.leaderboard(moderator, ladder)
+    assert isinstance(board, Leaderboard)
+    return {row.name: row.rating for row in board.rows}
+
+
+def rated(steps: Sequence[Step], system: str = "club") -> dict[str, float]:
+    """Ratings of a history built by hand, replayed from scratch by the engine."""
+    return {name: state.rating for name, state in replay(make_system(system), steps)
+            .players.items()}
+
+
+def joins(*names: str) -> list[Step]:
+    return [Join(name, START) for name in names]
+
+
+def game(a: str, b: str, score: float = 1.0, handicap: float = 0.0, first_move: int = 0) -> Game:
+    return Game(a, b, score, START, handicap, first_move=first_move)
+
+
+def lines(*rows: str) -> str:
+    return "\n".join(rows)
+
+
+async def refused_press(bot: Running, group: Chat, user: User, message: Output, data: str,
+                        expected: str) -> None:
+    """A press that may not be made: a short alert with the refusal, the message as it was,
+    the club as it was."""
+    before = await club_state(bot, group)
+    shown = bot.tg.message(group, message.message_id)
+    answer = await press(bot, group, user, message, data, strict=False)
+    assert (answer["text"], answer["show_alert"]) == (expected, True), data
+    assert bot.tg.message(group, message.message_id) == shown
+    assert await club_state(bot, group) == before
+
+
+# -- members ------------------------------------------------------------------------------------
+
+
+async def test_register_with_a_name_and_a_birth_date(bot: Running) -> None:
+    c = club(bot)
+    kid = bot.tg.user(7, "Kid", "kid")
+    fischer = bot.tg.user(8, "Bob", "bobby_fischer")
+    await join(bot, c, c.alice)
+    assert (await say(bot, c.group, fischer, '/register "Bobby Fischer"')).plain == (
+        "Welcome, Bobby Fischer! You are on the main ladder."
+    )
+    assert (await say(bot, c.group, kid, "/register birth=2015-05-01")).plain == (
+        "Welcome, kid! You are on the main ladder."
+    )
+    assert (await say(bot, c.group, kid, "/rating")).plain == (
+        "kid (main): 1500?, rank 3, 0 games (0W 0D 0L), peak 1500, recent -"
+    )
+    # A member registered under another name is named by that name or by their @username.
+    bobby = "Bobby Fischer (main): 1500?, rank 2, 0 games (0W 0D 0L), peak 1500, recent -"
+    assert (await say(bot, c.group, kid, '/rating "@Bobby Fischer"')).plain == bobby
+    assert (await say(bot, c.group, kid, "/rating @bobby_fischer")).plain == bobby
+    # ... not by their user id typed as text (8), nor by their first name (no handle).
+    for typed in ("@8", "@Bob"):
+        assert (await say(bot, c.group, kid, f"/rating {typed}")).plain == text(
+            "unknown_member", name=typed[1:])
+    # The birth date counts where the system uses it: elo starts an under-14 at 1200.
+    assert (await say(bot, c.group, c.ada, "/system elo")).plain == (
+        "Ladder main now uses elo (defaults); every game was re-rated."
+    )
+    board = await say(bot, c.group, c.ada, "/top")
+    assert board.text == lines(
+        "<pre>main ladder",
+        "  1. alice               1600  (0)",
+        "  2. Bobby Fischer       1600  (0)",
+        "  3. kid                 1200  (0)</pre>",
+    )
+    assert board.buttons == []  # one page: no paging buttons
+    assert await ratings(bot) == {"alice": 1600.0, "Bobby Fischer": 1600.0, "kid": 1200.0}
+
+
+async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob, c.carol)
+    assert (await say(bot, g, c.alice, "/rating")).plain == (
+        "alice (main): 1500?, rank 1, 0 games (0W 0D 0L), peak 1500, recent -"
+    )
+    assert (await say(bot, g, c.alice, "/history")).plain == "alice has no games on main yet."
+    assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
+
+    report = await say(bot, g, c.alice, "/report @bob win")
+    assert report.plain == "Game #5: alice beat bob. bob, please /confirm or /dispute."
+    assert (await say(bot, g, c.alice, "/pending")).plain == (
+        "Your reports waiting: #5 2024-03-01 alice beat bob [pending]"
+    )
+    assert (await say(bot, g, c.bob, "/pending")).plain == (
+        "To confirm or dispute: #5 2024-03-01 alice beat bob [pending]"
+    )
+    answer = await press(bot, g, c.bob, report, "g:confirm:5")
+    assert (answer["text"], answer["show_alert"]) == (None, False)  # the spinner just stops
+    confirmed = await bot.tg.reply(g)
+    assert (confirmed.kind, confirmed.message_id) == ("edit", report.message_id)
+    assert confirmed.plain == lines(
+        "Game #5 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"
+    )
+    assert confirmed.buttons == []
+    assert (await say(bot, g, c.bob, "/pending")).plain == "Nothing waiting for you."
+
+    # carol (1500, no games) holds alice (1536.4, one game) to a draw; alice confirms by typing.
+    # A draw's performance is the opponent's rating: carol (10 x 1500 + 1536.4) / 11 = 1503.3,
+    # alice ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
+    assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
+        "Game #7: carol drew with alice. alice, please /confirm or /dispute."
+    )
+    assert (await say(bot, g, c.alice, "/confirm 7")).plain == lines(
+        "Game #7 confirmed: carol drew with alice.", "carol: 1500 -> 1503?",
+        "alice: 1536 -> 1533?",
+    )
+    assert await ratings(bot) == {
+        "alice": (11 * FIRST_WIN + 1500) / 12, "carol": (10 * 1500 + FIRST_WIN) / 11,
+        "bob": FIRST_LOSS,
+    }
+    assert (await say(bot, g, c.carol, "/top")).plain == lines(
+        "main ladder",
+        "  1. alice      1533?  (2)",
+        "  2. carol      1503?  (1)",
+        "  3. bob        1464?  (1)",
+    )
+    assert (await say(bot, g, c.alice, "/rating")).plain == (
+        "alice (main): 1533?, rank 1, 2 games (1W 1D 0L), peak 1536, recent D W"
+    )
+    assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
+        "bob (main): 1464?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+    )
+    history = await say(bot, g, c.alice, "/history")
+    assert (history.text or "").startswith("<pre>") and history.plain == lines(
+        "alice's games on main:",
+        "#7 2024-03-01 carol drew with alice",
+        "#5 2024-03-01 alice beat bob",
+    )
+    assert (await say(bot, g, c.bob, "/history @carol")).plain == lines(
+        "carol's games on main:", "#7 2024-03-01 carol drew with alice",
+    )
+    assert (await say(bot, g, c.alice, "/h2h @bob")).plain == lines(
+        "alice vs bob (main): 1W 0D 0L", "#5 2024-03-01 alice beat bob",
+    )
+    # Replying to carol's message names her.
+    hello = await bot.tg.send(g, c.carol, "good game, bob!")
+    await bot.tg.send(g, c.bob, "/h2h", reply_to=bot.tg.updates[hello]["message"]["message_id"])
+    assert (await bot.tg.reply(g)).plain == "bob vs carol (main): 0W 0D 0L"
+
+
+async def test_top_pages_with_buttons_when_more_than_20_players(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    players = [bot.tg.user(100 + n, f"P{n}", f"p{n:02d}") for n in range(25)]
+    await join(bot, c, *players)
+
+    def row(n: int) -> str:
+        return f"{n + 1:>3}. p{n:02d}      1500?  (0)"
+
+    top = await say(bot, g, c.alice, "/top")
+    assert top.plain == lines("main ladder", *(row(n) for n in range(20)))
+    assert top.buttons == [[("Next »", "t:main:1")]]
+    # Paging is for everyone, a member or not: the message is edited to the next page.
+    answer = await press(bot, g, c.zed, top, "t:main:1")
+    assert (answer["text"], answer["show_alert"]) == (None, False)
+    second = await bot.tg.reply(g)
+    assert (second.kind, second.message_id) == ("edit", top.message_id)
+    assert second.plain == lines("main ladder", *(row(n) for n in range(20, 25)))
+    assert second.buttons == [[("« Previous", "t:main:0")]]
+    await press(bot, g, players[3], top, "t:main:0")
+    first = await bot.tg.reply(g)
+    assert (first.kind, first.plain, first.buttons) == ("edit", top.plain, top.buttons)
+    assert len(bot.tg.outputs(g)) == 25 + 3  # no new message: the one board was edited
+
+
+async def test_two_members_pressing_the_same_page_button(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, *(bot.tg.user(100 + n, f"P{n}", f"p{n:02d}") for n in range(21)))
+    top = await say(bot, g, c.alice, "/top")
+    await press(bot, g, c.alice, top, "t:main:1")
+    second = await bot.tg.reply(g)
+    assert second.plain.splitlines()[1:] == [" 21. p20      1500?  (0)"]
+    # bob's screen still showed the first page: his Next press finds the page already shown.
+    answer = await press(bot, g, c.bob, top, "t:main:1", strict=False)
+    assert (answer["text"], answer["show_alert"]) == (None, False)
+    await quiet(bot, g, c.bob)  # no "something went wrong" in the chat
+    assert bot.tg.errors == [("editMessageText", 400, "Bad Request: message is not modified: "
+                              "specified new message content and reply markup are exactly the "
+                              "same as a current content and reply markup of the message")]
+
+
+# -- challenges ---------------------------------------------------------------------------------
+
+
+async def test_challenge_declined_by_button(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    challenge = await say(bot, g, c.alice, "/challenge @bob")
+    assert challenge.plain == (
+        "alice challenges bob (challenge #4, main). bob: /accept or /decline before "
+        "2024-03-03T19:00."
+    )
+    assert challenge.buttons == [[("Accept", "c:accept:4"), ("Decline", "c:decline:4")]]
+    assert (await say(bot, g, c.bob, "/pending")).plain == (
+        "#4: alice challenges bob (main), open until 2024-03-03T19:00."
+    )
+    await press(bot, g, c.bob, challenge, "c:decline:4")
+    declined = await bot.tg.reply(g)
+    assert (declined.kind, declined.message_id) == ("edit", challenge.message_id)
+    assert declined.plain == "bob declines alice's challenge #4."
+    assert declined.buttons == []
+    # A second look at an old copy of the message: the challenge is answered.
+    answer = await press(bot, g, c.bob, challenge, "c:accept:4", strict=False)
+    assert answer["text"] == text("challenge_answered", challenge=4, status="declined")
+    assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
+    # Declined, the pair may challenge again.
+    again = await say(bot, g, c.bob, "/challenge @alice")
+    assert again.plain.startswith("bob challenges alice (challenge #6, main).")
+
+
+async def test_a_challenge_expires_and_its_accept_button_says_so(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    challenge = await say(bot, g, c.alice, "/challenge @bob")
+    bot.clock.advance(hours=49)  # challenges are open 48 h
+    await refused_press(bot, g, c.bob, challenge, "c:accept:4",
+                        text("challenge_expired", challenge=4))
+    assert (await say(bot, g, c.bob, "/pending")).plain == "Nothing waiting for you."
+    assert (await say(bot, g, c.bob, "/accept")).plain == text("challenge_expired", challenge=4)
+    assert (await say(bot, g, c.alice, "/challenge @bob")).plain.startswith(
+        "alice challenges bob (challenge #5, main)."
+    )
+
+
+async def test_challenge_accepted_then_played(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    challenge = await say(bot, g, c.alice, "/challenge @bob")
+    await press(bot, g, c.bob, challenge, "c:accept:4")
+    assert (await bot.tg.reply(g)).plain == (
+        "bob accepts alice's challenge #4. Play, then /report the result."
+    )
+    assert (await say(bot, g, c.bob, "/report @alice win")).plain == (
+        "Game #6: bob beat alice. alice, please /confirm or /dispute."
+    )
+
+
+# -- results ------------------------------------------------------------------------------------
+
+
+async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes(
+    bot: Running,
+) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob, c.carol)
+    assert (await say(bot, g, c.ada, "/event open spring")).plain == (
+        "Event spring is open: report its games with event=spring."
+    )
+    report = await say(bot, g, c.alice, "/report @bob win handicap=100 colour=white event=spring")
+    assert report.plain == "Game #6: alice beat bob. bob, please /confirm or /dispute."
+    await press(bot, g, c.bob, report, "g:confirm:6")
+    # An event's games move no rating before it closes.
+    assert (await bot.tg.reply(g)).plain == "Game #6 confirmed: alice beat bob."
+    assert (await say(bot, g, c.ada, "/report @carol @alice draw event=spring")).plain == (
+        "Game #8 recorded: carol drew with alice."
+    )
+    assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0, "carol": 1500.0}
+    assert (await say(bot, g, c.alice, "/history")).plain == lines(
+        "alice's games on main:",
+        "#8 2024-03-01 carol drew with alice, spring",
+        "#6 2024-03-01 alice beat bob, handicap 100, spring",
+    )
+    audit = (await say(bot, g, c.ada, "/audit 3")).plain.splitlines()
+    assert "score_a=1.0, handicap=100.0, colour=white, event=spring, " in audit[-1]
+
+    assert (await say(bot, g, c.ada, "/event close spring")).plain == (
+        "Event spring is closed; its 2 games are rated together."
+    )
+    # Both games from the ratings held before the event. alice gave 100 points but had White,
+    # worth 30 (club's first_move_advantage): a net handicap of 70. Her performance against
+    # bob is 1500 + 70 + 400, bob's 1500 - 70 - 400; the draw's is 1500 for both.
+    assert await ratings(bot) == rated([
+        *joins("alice", "bob", "carol"),
+        RatingPeriod((game("alice", "bob", 1.0, 100.0, first_move=1),
+                      game("carol", "alice", 0.5))),
+    ])
+    assert await ratings(bot) == {  # 1539.2, 1500 and 1457.3
+        "alice": (10 * 1500 + 1970 + 1500) / 12, "carol": 1500.0, "bob": (10 * 1500 + 1030) / 11,
+    }
+    assert (await say(bot, g, c.bob, "/top")).plain == lines(
+        "main ladder",
+        "  1. alice      1539?  (2)",
+        "  2. carol      1500?  (1)",
+        "  3. bob        1457?  (1)",
+    )
+
+
+async def test_dispute_by_button_and_withdraw(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob, c.carol)
+    report = await say(bot, g, c.alice, "/report @bob win")
+    await press(bot, g, c.bob, report, "g:dispute:5")
+    disputed = await bot.tg.reply(g)
+    assert (disputed.kind, disputed.message_id) == ("edit", report.message_id)
+    assert disputed.plain == "Game #5 is disputed: alice beat bob. A moderator will settle it."
+    assert disputed.buttons == []
+    assert (await say(bot, g, c.alice, "/pending")).plain == (
+        "Your reports waiting: #5 2024-03-01 alice beat bob [disputed]"
+    )
+    assert (await say(bot, g, c.bob, "/confirm 5")).plain == text("game_disputed", game=5)
+
+    second = await say(bot, g, c.alice, "/report @carol draw")
+    assert second.plain == "Game #7: alice drew with carol. carol, please /confirm or /dispute."
+    assert (await say(bot, g, c.carol, "/withdraw 7")).plain == text("not_your_report", game=7)
+    assert (await say(bot, g, c.alice, "/withdraw")).plain == text("which_game", ids="5, 7")
+    assert (await say(bot, g, c.alice, "/withdraw 7")).plain == (
+        "Game #7 withdrawn: alice drew with carol."
+    )
+    # carol's Confirm button is still on the report: it answers that the game was withdrawn.
+    await refused_press(bot, g, c.carol, second, "g:confirm:7", text("game_withdrawn", game=7))
+    bot.clock.advance(hours=25)  # neither a disputed nor a withdrawn report confirms itself
+    assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0, "carol": 1500.0}
+
+
+async def test_an_unanswered_report_confirms_itself_after_24_hours(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    report = await say(bot, g, c.alice, "/report @bob win")
+    bot.clock.advance(hours=23)
+    assert (await say(bot, g, c.alice, "/pending")).plain == (
+        "Your reports waiting: #4 2024-03-01 alice beat bob [pending]"
+    )
+    bot.clock.advance(hours=2)
+    assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
+    assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+    await refused_press(bot, g, c.bob, report, "g:confirm:4", text("already_confirmed", game=4))
+    assert (await say(bot, g, c.ada, "/audit 1")).plain == (
+        "#5 2024-03-02T20:00 system: game_auto_confirmed game=4 (unanswered for 24 h)"
+    )
+
+
+# -- moderators ---------------------------------------------------------------------------------
+
+
+async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    phone = bot.tg.user(12, "Alice", "alice_phone")  # alice's second account
+    await join(bot, c, c.alice, c.bob, c.carol)
+    assert (await say(bot, g, phone, '/register "Alice P"')).plain == (
+        "Welcome, Alice P! You are on the main ladder."
+    )
+    assert (await say(bot, g, c.ada, "/report @alice @bob win")).plain == lines(
+        "Game #6 recorded: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
+    )
+    assert (await say(bot, g, c.ada, "/void 6 wrong pairing")).plain == lines(
+        "Game #6 is now void: alice beat bob.", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
+    )
+    assert await ratings(bot) == dict.fromkeys(("alice", "Alice P", "bob", "carol"), 1500.0)
+    assert (await say(bot, g, c.ada, "/restore 6")).plain == lines(
+        "Game #6 counts again: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
+    )
+
+    report = await say(bot, g, phone, "/report @carol win")
+    assert report.plain == "Game #9: Alice P beat carol. carol, please /confirm or /dispute."
+    await press(bot, g, c.carol, report, "g:confirm:9")
+    assert (await bot.tg.reply(g)).plain == lines(
+        "Game #9 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1536?",
+        "carol: 1500 -> 1464?",
+    )
+    assert (await say(bot, g, c.ada, "/merge @alice_phone @alice")).plain == (
+        "Alice P is merged into alice: their games are alice's now."
+    )
+    merged = rated([*joins("alice", "bob", "carol"), game("alice", "bob"),
+                    game("alice", "carol")])
+    assert await ratings(bot) == merged
+    # The old account now speaks as alice.
+    assert (await say(bot, g, phone, "/rating")).plain == (
+        f"alice (main): {merged['alice']:.0f}?, rank 1, 2 games (2W 0D 0L), "
+        f"peak {merged['alice']:.0f}, recent W W"
+    )
+
+    assert (await say(bot, g, c.ada, "/retire @bob")).plain == "bob is retired from main."
+    assert "bob" not in (await say(bot, g, c.alice, "/top")).plain
+    assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
+        "bob (main): 1464?, rank -, 1 games (0W 0D 1L), peak 1500, recent L (retired)"
+    )
+    # A moderator may name the member by replying to one of their messages.
+    bye = await bot.tg.send(g, c.bob, "see you in spring")
+    await bot.tg.send(g, c.ada, "/return", reply_to=bot.tg.updates[bye]["message"]["message_id"])
+    assert (await bot.tg.reply(g)).plain == "bob is back on main."
+    assert await ratings(bot) == merged
+
+
+async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    assert (await say(bot, g, c.bob, "/settings")).plain == (
+        "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
+        "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
+        "first_move_advantage=30.0); "
+        "auto-confirm after 24 h; challenges open 48 h; days without a game before "
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: main."
+    )
+    assert (await say(bot, g, c.ada, "/ladder create blitz elo")).plain == (
+        "Ladder blitz created with the elo system."
+    )
+    report = await say(bot, g, c.alice, "/report @bob win ladder=blitz")
+    assert report.plain == "Game #5: alice beat bob. bob, please /confirm or /dispute."
+    await press(bot, g, c.bob, report, "g:confirm:5")
+    # elo: both join the ladder with this game at 1600; K 32, expected 0.5: +16 and -16.
+    assert (await bot.tg.reply(g)).plain == lines(
+        "Game #5 confirmed: alice beat bob.", "alice: - -> 1616", "bob: - -> 1584",
+    )
+    assert await ratings(bot, "blitz") == {"alice": 1616.0, "bob": 1584.0}
+    assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}  # main is untouched
+    assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
+        "blitz ladder", "  1. alice       1616  (1)", "  2. bob         1584  (1)",
+    )
+
+    assert (await say(bot, g, c.ada, "/system club k=16 ladder=blitz")).plain == (
+        "Ladder blitz now uses club (k=16); every game was re-rated."
+    )
+    # club from 1500 while provisional: (10 x 1500 + 1900) / 11, whatever K.
+    assert await ratings(bot, "blitz") == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+    assert (await say(bot, g, c.ada, "/set auto_confirm_hours 2")).plain == (
+        "auto_confirm_hours of main is now 2."
+    )
+    assert (await say(bot, g, c.ada, "/set hide_provisional yes ladder=blitz")).plain == (
+        "hide_provisional of blitz is now yes."
+    )
+    assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
+        "blitz ladder", "(2 provisional players not shown)",
+    )
+    assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
+        "auto-confirm after 2 h; challenges open 48 h; days without a game before "
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: blitz, main."
+    )
+    assert (await say(bot, g, c.ada, "/audit 3")).plain == lines(
+        "#9 2024-03-01T19:00 1: settings_changed ladder=blitz, "
+        "settings={'hide_provisional': True}",
+        "#8 2024-03-01T19:00 1: settings_changed ladder=main, "
+        "settings={'auto_confirm_hours': 2.0}",
+        "#7 2024-03-01T19:00 1: settings_changed ladder=blitz, "
+        "settings={'system': 'club', 'params': {'k': '16'}}",
+    )
+    assert (await say(bot, g, c.ada, "/undo")).plain == (
+        "Undone: settings_changed #9 (ladder=blitz, settings={'hide_provisional': True})."
+    )
+    assert (await say(bot, g, c.ada, "/undo")).plain == (
+        "Undone: settings_changed #8 (ladder=main, settings={'auto_confirm_hours': 2.0})."
+    )
+    assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
+        "auto-confirm after 24 h; challenges open 48 h; days without a game before "
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: blitz, main."
+    )
+    assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
+        "blitz ladder", "  1. alice      1536?  (1)", "  2. bob        1464?  (1)",
+    )
+    # A ladder played on cannot be undone away, once the undoable actions after it are gone.
+    assert (await say(bot, g, c.ada, "/undo")).plain.startswith("Undone: settings_changed #7")
+    assert (await say(bot, g, c.ada, "/undo")).plain == text("ladder_in_use", ladder="blitz")
+
+
+async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    await say(bot, g, c.ada, "/report @alice @bob win")
+    preview = await say(bot, g, c.ada, "/correct 4 loss")
+    assert preview.plain == lines(
+        "Correcting game #4 would change:", "alice: 1536 -> 1464?", "bob: 1464 -> 1536?",
+    )
+    assert preview.buttons == [[("Apply", "x:apply:4"), ("Cancel", "x:cancel:4")]]
+    await press(bot, g, c.ada, preview, "x:cancel:4")
+    cancelled = await bot.tg.reply(g)
+    assert (cancelled.kind, cancelled.message_id) == ("edit", preview.message_id)
+    assert cancelled.plain == "Correction of game #4 cancelled; nothing changed."
+    assert cancelled.buttons == []
+    await refused_press(bot, g, c.ada, preview, "x:apply:4", text("no_preview"))
+    assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+
+    # A second preview, applied by typing; its buttons then have nothing left to apply.
+    again = await say(bot, g, c.ada, "/correct 4 draw")
+    assert (await say(bot, g, c.ada, "/apply")).plain == lines(
+        "Game #4 corrected. Ratings changed:", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
+    )
+    assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
+    await refused_press(bot, g, c.ada, again, "x:apply:4", text("no_preview"))
+    assert (await say(bot, g, c.alice, "/history")).plain == lines(
+        "alice's games on main:", "#4 2024-03-01 alice drew with bob",
+    )
+
+
+# -- refusals -----------------------------------------------------------------------------------
+
+
+async def test_a_button_pressed_by_someone_who_may_not_changes_nothing(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    deputy = bot.tg.user(5, "Deputy", "deputy")
+    g.admins.append(deputy)
+    await join(bot, c, c.alice, c.bob, c.carol)
+    await say(bot, g, c.ada, "/report @alice @carol win")  # game #5
+    challenge = await say(bot, g, c.alice, "/challenge @bob")  # challenge #6
+    report = await say(bot, g, c.alice, "/report @bob win")  # game #7
+    preview = await say(bot, g, c.ada, "/correct 5 loss")
+    cases = [
+        (c.alice, challenge, "c:accept:6", text("not_your_challenge", challenge=6)),
+        (c.alice, challenge, "c:decline:6", text("not_your_challenge", challenge=6)),
+        (c.carol, challenge, "c:accept:6", text("not_your_challenge", challenge=6)),
+        (c.zed, challenge, "c:decline:6", text("not_registered")),
+        (c.alice, report, "g:confirm:7", text("not_yours_to_answer", game=7)),
+        (c.alice, report, "g:dispute:7", text("not_yours_to_answer", game=7)),
+        (c.carol, report, "g:confirm:7", text("not_your_game", game=7)),
+        (c.zed, report, "g:dispute:7", text("not_registered")),
+        # A correction is the moderator's who previewed it: a member or another moderator
+        # has nothing to apply or cancel.
+        (c.carol, preview, "x:apply:5", text("no_preview")),
+        (c.alice, preview, "x:cancel:5", text("no_preview")),
+        (deputy, preview, "x:apply:5", text("no_preview")),
+    ]
+    for user, message, data, expected in cases:
+        await refused_press(bot, g, user, message, data, expected)
+    await quiet(bot, g, c.alice)  # nothing was said in the chat either
+    # The right people still can.
+    await press(bot, g, c.bob, challenge, "c:accept:6")
+    assert (await bot.tg.reply(g)).plain.startswith("bob accepts alice's challenge #6.")
+    await press(bot, g, c.bob, report, "g:confirm:7")
+    assert (await bot.tg.reply(g)).plain.startswith("Game #7 confirmed: alice beat bob.")
+    await press(bot, g, c.ada, preview, "x:apply:5")
+    assert (await bot.tg.reply(g)).plain.startswith(text("applied", game=5))
+
+
+async def test_a_forged_button_gets_a_short_answer(bot: Running) -> None:
+    # Telegram warns that a callback query's data need not be any button's.
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    report = await say(bot, g, c.alice, "/report @bob win")
+    for data in ("g:confirm:x", "g:confirm:", "hello", "z:do:1"):
+        await refused_press(bot, g, c.bob, report, data,
+                            text("bad_command", command=data))
+    await quiet(bot, g, c.bob)
+
+
+SETUP = "alice, bob and carol; game #5 alice beat bob, confirmed; game #7 bob beat carol, waiting"
+GIANT = "/report @bob " + "x" * (5000 - len("/report @bob "))
+
+#: every family of refusal: who types what, and the catalogue's answer
+REFUSALS: list[tuple[str, str, str]] = [
+    # playing oneself
+    ("alice", "/report @alice win", text("not_yourself")),
+    ("ada", "/report @bob @bob draw", text("not_yourself")),
+    ("alice", "/challenge @alice", text("not_yourself")),
+    ("alice", "/h2h @alice", text("not_yourself")),
+    # not a member
+    ("zed", "/report @bob win", text("not_registered")),
+    ("zed", "/confirm 7", text("not_registered")),
+    ("zed", "/challenge @bob", text("not_registered")),
+    ("zed", "/rating", text("not_registered")),
+    ("zed", "/pending", text("not_registered")),
+    ("zed", "/withdraw", text("not_registered")),
+    # moderator commands by a member who is no administrator of the group
+    *[("alice", line, text("moderators_only")) for line in (
+        "/report @bob @carol win", "/correct 5 loss", "/void 5", "/restore 5",
+        "/merge @bob @carol", "/retire @bob", "/return @bob", "/event open spring",
+        "/event close spring", "/ladder create blitz elo", "/system elo",
+        "/set hide_provisional yes", "/audit", "/undo",
+    )],
+    # unknown players, games, challenges, ladders
+    ("alice", "/report @nobody win", text("unknown_member", name="nobody")),
+    ("alice", "/challenge @zed", text("unknown_member", name="zed")),
+    ("alice", "/rating @nobody", text("unknown_member", name="nobody")),
+    ("bob", "/h2h @nobody", text("unknown_member", name="nobody")),
+    ("ada", "/merge @nobody @alice", text("unknown_member", name="nobody")),
+    ("ada", "/retire @nobody", text("unknown_member", name="nobody")),
+    ("carol", "/confirm 99", text("unknown_game", game=99)),
+    ("ada", "/void 99", text("unknown_game", game=99)),
+    ("alice", "/decline 7", text("unknown_challenge", challenge=7)),
+    ("alice", "/top nope", text("unknown_ladder", ladder="nope", ladders="main")),
+    ("alice", "/report @bob win ladder=nope",
+     text("unknown_ladder", ladder="nope", ladders="main")),
+    ("ada", "/system nope", text("unknown_system", system="nope", systems=SYSTEMS)),
+    ("ada", "/set colour red", text(
+        "unknown_setting", setting="colour",
+        settings=", ".join(SETTINGS))),
+    # malformed results, numbers and values
+    ("alice", "/report @bob 2-0", text("bad_result", text="2-0")),
+    ("alice", "/report @bob won-ish", text("bad_result", text="won-ish")),
+    ("ada", "/correct 5 2-0", text("bad_result", text="2-0")),
+    ("carol", "/confirm abc", text("bad_number", text="abc")),
+    ("ada", "/void -3", text("bad_number", text="-3")),
+    ("ada", "/void 0", text("bad_number", text="0")),
+    ("alice", "/accept 1.5", text("bad_number", text="1.5")),
+    ("alice", "/report @bob win handicap=nan", text("bad_handicap", text="nan", limit="1000")),
+    ("alice", "/report @bob win handicap=1e9", text("bad_handicap", text="1e9", limit="1000")),
+    ("alice", "/report @bob win colour=green", text("bad_colour", text="green")),
+    ("alice", "/report @bob win event=spring", text("no_open_event", event="spring")),
+    ("dave", "/register birth=1990-13-45", text("bad_date", text="1990-13-45")),
+    ("dave", "/register birth=2030-01-01", text("bad_date", text="2030-01-01")),
+    ("dave", "/register @dave", text("bad_name", limit=32)),
+    ("ada", "/set auto_confirm_hours -1",
+     text("bad_setting_number", setting="auto_confirm_hours", text="-1", limit="8760")),
+    ("ada", "/system club k=abc",
+     text("bad_parameter", problem="parameter 'k' must be a number, not 'abc'")),
+    ("ada", "/ladder create Main!", text("bad_ladder_name", limit=32)),
+    # giant input
+    ("alice", GIANT, text("input_too_long", limit=2000)),
+    ("dave", "/register " + "n" * 500, text("name_too_long", limit=32)),
+    ("alice", "/rating @" + "n" * 500, text("unknown_member", name="n" * 32 + "…")),
+    ("carol", "/dispute 7 " + "x" * 300, text("too_long", limit=200)),
+    # unknown commands and unusable ones
+    ("alice", "/frobnicate", text("bad_command", command="/frobnicate")),
+    ("alice", "/frobnicate@clubrating_bot", text("bad_command", command="/frobnicate")),
+    ("alice", "/report", text("usage", usage=text("help_report"))),
+    ("alice", "/h2h", text("usage", usage=text("help_h2h"))),
+    ("ada", "/event start spring", text("usage", usage=text("help_event"))),
+    # what the state does not allow
+    ("alice", "/register", text("already_registered", name="alice")),
+    ("dave", "/register Alice", text("name_taken", name="Alice")),
+    ("bob", "/confirm", text("nothing_pending")),
+    ("bob", "/confirm 5", text("already_confirmed", game=5)),
+    ("bob", "/confirm 7", text("not_yours_to_answer", game=7)),
+    ("alice", "/confirm 7", text("not_your_game", game=7)),
+    ("carol", "/withdraw 7", text("not_your_report", game=7)),
+    ("alice", "/accept", text("no_challenge")),
+    ("ada", "/restore 5", text("game_not_voided", game=5)),
+    ("ada", "/return @bob", text("not_retired", name="bob")),
+    ("ada", "/merge @alice @alice", text("same_member", name="alice")),
+    ("ada", "/correct 5", text("nothing_to_correct")),
+    ("ada", "/undo", text("nothing_to_undo")),
+    ("ada", "/apply", text("no_preview")),
+]
+
+
+async def test_every_refusal_answers_its_catalogue_text_and_changes_nothing(
+    bot: Running,
+) -> None:
+    c = club(bot)
+    g = c.group
+    people = {u.username: u for u in (c.ada, c.alice, c.bob, c.carol, c.zed)}
+    people["dave"] = bot.tg.user(6, "Dave", "dave")
+    await join(bot, c, c.alice, c.bob, c.carol)
+    await say(bot, g, c.alice, "/report @bob win")  # game #5
+    await say(bot, g, c.bob, "/confirm")
+    await say(bot, g, c.bob, "/report @carol win")  # game #7
+    before = await club_state(bot, g)
+    for who, line, expected in REFUSALS:
+        bot.clock.advance(seconds=3)  # at a person's pace: under the per-member rate limit
+        answer = await say(bot, g, people[who], line)
+        assert (answer.plain, answer.buttons) == (expected, []), f"{who}: {line[:60]}"
+        assert answer.parse_mode == "HTML" and len(answer.text or "") < 300
+    assert await club_state(bot, g) == before, SETUP
+
+
+async def test_playing_oneself_by_replying_to_ones_own_message(bot: Running) -> None:
+    c = club(bot)
+    await join(bot, c, c.alice, c.bob)
+    mine = await bot.tg.send(c.group, c.alice, "who wants a game?")
+    await bot.tg.send(c.group, c.alice, "/report win",
+                      reply_to=bot.tg.updates[mine]["message"]["message_id"])
+    assert (await bot.tg.reply(c.group)).plain == text("not_yourself")
+
+
+async def test_what_is_not_for_the_bot_gets_no_answer(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    before = await club_state(bot, g)
+    await bot.tg.send(g, c.alice, "hello everyone")  # no command
+    await bot.tg.send(g, c.alice, "/report@another_bot @bob win")  # another bot's command
+    await quiet(bot, g, c.alice)
+    assert await club_state(bot, g) == before
+
+
+async def test_editing_a_command_does_not_run_it_again(bot: Running) -> None:
+    c = club(bot)
+    g = c.group
+    await join(bot, c, c.alice, c.bob)
+    sent = await bot.tg.send(g, c.alice, "/report @bob win")
+    assert (await bot.tg.reply(g)).plain.startswith("Game #4: alice beat bob.")
+    before = await club_state(bot, g)
+    await edit(bot, g, sent, "/report @bob loss")
+    await quiet(bot, g, c.alice)
+    assert await club_state(bot, g) == before
+    assert (await say(bot, g, c.bob, "/pending")).plain == (
+        "To confirm or dispute: #4 2024-03-01 alice beat bob [pending]"
+    )
+
+
+async def test_a_name_that_is_a_telegram_user_id_cannot_be_taken(bot: Running) -> None:
+    # Members named by a reply or a text mention reach the service as @<user id>; a member
+    # called "3" would answer for bob (user 3).
+    c = club(bot)
+    g = c.group
+    mallory = bot.tg.user(66, "3")  # a first name of digits, no username
+    await join(bot, c, c.alice, c.bob)
+    assert (await say(bot, g, mallory, "/register")).plain == text("bad_name", limit=32)
+    assert (await say(bot, g, mallory, "/register 3")).plain == text("bad_name", limit=32)
+    hello = await bot.tg.send(g, c.bob, "good game")
+    await bot.tg.send(g, c.alice, "/report win",
+                      reply_to=bot.tg.updates[hello]["message"]["message_id"])
+    assert (await bot.tg.reply(g)).plain.startswith("Game #4: alice beat bob.")

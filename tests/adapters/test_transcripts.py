@@ -1,0 +1,769 @@
+"""Every use case of the club, typed through the console as members and moderators type it.
+
+Each test reads as a chat: ``chat.as_("alice", "/report @bob win")`` is alice typing the line,
+and the assertion is what the bot answers. Ratings are checked exactly: either with numbers the
+rules give by hand (two 1500 newcomers, first win: (10 x 1500 + 1900) / 11 = 1536.4 and
+(10 x 1500 + 1100) / 11 = 1463.6) or against ``ratings_core.replay`` of the same games built
+independently of the service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from bot.chat.messages import text
+from bot.chat.presenter import render
+from bot.service.club import Caller
+from bot.service.results import Leaderboard, Profile
+from ratings_core.model import Game, Join, RatingPeriod, Retire, Step
+from ratings_core.replay import replay
+from ratings_core.systems import make_system
+from tests.chat import START, Transcript, open_club
+
+#: the console's moderator, asking the service directly (for exact, unrounded numbers)
+MOD = Caller("console", "local", "mod", "mod", moderator=True)
+#: two 1500 newcomers, one wins: performances 1500 +- 400, weighted with 10 prior games at 1500
+FIRST_WIN = (10 * 1500 + 1900) / 11  # 1536.4, shown 1536?
+FIRST_LOSS = (10 * 1500 + 1100) / 11  # 1463.6, shown 1464?
+
+
+@pytest.fixture
+async def chat(database: Path | str) -> AsyncIterator[Transcript]:
+    """A fresh club, on each backend in turn (the ``database`` fixture, conftest.py)."""
+    async with open_club(database) as transcript:
+        yield transcript
+
+
+async def ratings(chat: Transcript, ladder: str | None = None) -> dict[str, float]:
+    """The leaderboard's exact ratings by display name."""
+    board = await chat.service.leaderboard(MOD, ladder)
+    assert isinstance(board, Leaderboard)
+    return {row.name: row.rating for row in board.rows}
+
+
+async def rating_of(chat: Transcript, name: str, ladder: str | None = None) -> float:
+    profile = await chat.service.profile(MOD, name, ladder)
+    assert isinstance(profile, Profile) and profile.rating is not None
+    return profile.rating
+
+
+async def log_of(chat: Transcript) -> str:
+    """The club's whole audit log as text: equal before and after means nothing was written."""
+    return render(await chat.service.audit(MOD, 100))
+
+
+async def register(chat: Transcript, *names: str) -> None:
+    for name in names:
+        assert await chat.as_(name, "/register") == text("registered", name=name, ladder="main")
+
+
+def joins(*names: str) -> list[Step]:
+    return [Join(name, START) for name in names]
+
+
+def rated(steps: Sequence[Step], system: str = "club", **params: str) -> dict[str, float]:
+    """Ratings of a history built by hand, replayed from scratch by the engine."""
+    result = replay(make_system(system, params), steps)
+    return {name: state.rating for name, state in result.players.items()}
+
+
+def win(a: str, b: str, score: float = 1.0) -> Game:
+    return Game(a, b, score, START)
+
+
+# -- members ------------------------------------------------------------------------------------
+
+
+async def test_register_under_own_name_another_name_and_with_a_birth_date(
+    chat: Transcript,
+) -> None:
+    assert await chat.as_("alice", "/register") == "Welcome, alice! You are on the main ladder."
+    assert await chat.as_("bob", '/register "Bobby Fischer"') == (
+        "Welcome, Bobby Fischer! You are on the main ladder."
+    )
+    assert await chat.as_("kid", "/register birth=2015-05-01") == (
+        "Welcome, kid! You are on the main ladder."
+    )
+    assert await chat.say("/rating") == (
+        "kid (main): 1500?, rank 3, 0 games (0W 0D 0L), peak 1500, recent -"
+    )
+    # Members are found by display name or by their chat user name.
+    assert await chat.say('/rating "@Bobby Fischer"') == (
+        "Bobby Fischer (main): 1500?, rank 2, 0 games (0W 0D 0L), peak 1500, recent -"
+    )
+    assert await chat.say("/rating @bob") == await chat.say('/rating "@Bobby Fischer"')
+    # The birth date counts where the system uses it: elo starts an under-14 at 1200.
+    assert await chat.as_("mod!", "/system elo") == (
+        "Ladder main now uses elo (defaults); every game was re-rated."
+    )
+    assert await chat.say("/top") == "\n".join([
+        "main ladder",
+        "  1. alice               1600  (0)",
+        "  2. Bobby Fischer       1600  (0)",
+        "  3. kid                 1200  (0)",
+    ])
+
+
+async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcript) -> None:
+    await register(chat, "alice", "bob", "carol")
+    assert await chat.as_("alice", "/rating") == (
+        "alice (main): 1500?, rank 1, 0 games (0W 0D 0L), peak 1500, recent -"
+    )
+    assert await chat.say("/history") == "alice has no games on main yet."
+    assert await chat.say("/pending") == "Nothing waiting for you."
+
+    assert await chat.say("/report @bob win") == (
+        "Game #5: alice beat bob. bob, please /confirm or /dispute."
+    )
+    assert await chat.say("/pending") == (
+        "Your reports waiting: #5 2024-03-01 alice beat bob [pending]"
+    )
+    assert await chat.as_("bob", "/pending") == (
+        "To confirm or dispute: #5 2024-03-01 alice beat bob [pending]"
+    )
+    assert await chat.say("/confirm") == "\n".join([
+        "Game #5 confirmed: alice beat bob.",
+        "alice: 1500 -> 1536?",
+        "bob: 1500 -> 1464?",
+    ])
+    assert await chat.say("/pending") == "Nothing waiting for you."
+
+    # carol (1500, no games) holds alice (1536.4, one game) to a draw. Both are provisional:
+    # each takes the games-weighted mean of their rating (games + 10 prior) and the performance
+    # (a draw's is the opponent's rating): carol (10 x 1500 + 1536.4) / 11 = 1503.3, alice
+    # ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
+    assert await chat.as_("carol", "/report @alice draw") == (
+        "Game #7: carol drew with alice. alice, please /confirm or /dispute."
+    )
+    assert await chat.as_("alice", "/confirm 7") == "\n".join([
+        "Game #7 confirmed: carol drew with alice.",
+        "carol: 1500 -> 1503?",
+        "alice: 1536 -> 1533?",
+    ])
+    assert await ratings(chat) == {
+        "alice": (11 * FIRST_WIN + 1500) / 12,
+        "carol": (10 * 1500 + FIRST_WIN) / 11,
+        "bob": FIRST_LOSS,
+    }
+
+    assert await chat.say("/top") == "\n".join([
+        "main ladder",
+        "  1. alice      1533?  (2)",
+        "  2. carol      1503?  (1)",
+        "  3. bob        1464?  (1)",
+    ])
+    assert await chat.say("/rating") == (
+        "alice (main): 1533?, rank 1, 2 games (1W 1D 0L), peak 1536, recent D W"
+    )
+    assert await chat.say("/rating @bob") == (
+        "bob (main): 1464?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+    )
+    assert await chat.say("/history") == "\n".join([
+        "alice's games on main:",
+        "#7 2024-03-01 carol drew with alice",
+        "#5 2024-03-01 alice beat bob",
+    ])
+    assert await chat.say("/history @carol") == "\n".join([
+        "carol's games on main:",
+        "#7 2024-03-01 carol drew with alice",
+    ])
+    assert await chat.say("/h2h @bob") == "\n".join([
+        "alice vs bob (main): 1W 0D 0L",
+        "#5 2024-03-01 alice beat bob",
+    ])
+    assert await chat.as_("bob", "/h2h @carol") == "bob vs carol (main): 0W 0D 0L"
+
+
+# -- challenges ---------------------------------------------------------------------------------
+
+
+async def test_challenge_accepted(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    assert await chat.as_("alice", "/challenge @bob") == (
+        "alice challenges bob (challenge #4, main). bob: /accept or /decline before "
+        "2024-03-03T19:00."
+    )
+    assert await chat.as_("bob", "/pending") == (
+        "#4: alice challenges bob (main), open until 2024-03-03T19:00."
+    )
+    assert await chat.say("/accept") == (
+        "bob accepts alice's challenge #4. Play, then /report the result."
+    )
+    assert await chat.say("/pending") == "Nothing waiting for you."
+    assert await chat.say("/accept 4") == text(
+        "challenge_answered", challenge=4, status="accepted"
+    )
+    assert await chat.say("/report @alice win") == (
+        "Game #6: bob beat alice. alice, please /confirm or /dispute."
+    )
+
+
+async def test_challenge_declined(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    await chat.as_("alice", "/challenge @bob")
+    assert await chat.say("/accept 4") == text("not_your_challenge", challenge=4)
+    assert await chat.as_("bob", "/decline") == "bob declines alice's challenge #4."
+    assert await chat.say("/accept 4") == text(
+        "challenge_answered", challenge=4, status="declined"
+    )
+    assert await chat.as_("alice", "/pending") == "Nothing waiting for you."
+    # Declined, the pair may challenge again.
+    assert (await chat.as_("bob", "/challenge @alice")).startswith(
+        "bob challenges alice (challenge #6, main)."
+    )
+
+
+async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    await chat.as_("alice", "/challenge @bob")
+    chat.clock.advance(hours=47, minutes=59)
+    assert await chat.as_("bob", "/pending") == (
+        "#4: alice challenges bob (main), open until 2024-03-03T19:00."
+    )
+    chat.clock.advance(minutes=1)  # 48 h: the default challenge_hours
+    assert await chat.say("/pending") == "Nothing waiting for you."
+    assert await chat.say("/accept") == text("challenge_expired", challenge=4)
+    assert await chat.say("/accept 4") == text("challenge_expired", challenge=4)
+    assert await chat.say("/decline 4") == text("challenge_expired", challenge=4)
+    # The expired challenge no longer blocks a new one.
+    assert (await chat.as_("alice", "/challenge @bob")).startswith(
+        "alice challenges bob (challenge #5, main)."
+    )
+
+
+# -- results ------------------------------------------------------------------------------------
+
+
+async def test_report_then_confirm_rates_two_newcomers_1536_and_1464(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    assert await chat.as_("alice", "/report @bob win") == (
+        "Game #4: alice beat bob. bob, please /confirm or /dispute."
+    )
+    assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
+    assert await chat.as_("bob", "/confirm") == "\n".join([
+        "Game #4 confirmed: alice beat bob.",
+        "alice: 1500 -> 1536?",
+        "bob: 1500 -> 1464?",
+    ])
+    # (10 x 1500 + performance 1900) / 11 and (10 x 1500 + 1100) / 11
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+    assert await chat.say("/top") == "\n".join([
+        "main ladder",
+        "  1. alice      1536?  (1)",
+        "  2. bob        1464?  (1)",
+    ])
+    assert await chat.say("/confirm 4") == text("already_confirmed", game=4)
+
+
+async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    await chat.as_("alice", "/report @bob win")
+    assert await chat.as_("bob", "/dispute I won on time") == (
+        "Game #4 is disputed: alice beat bob. A moderator will settle it."
+    )
+    assert await chat.say("/confirm") == text("nothing_pending")
+    assert await chat.say("/confirm 4") == text("game_disputed", game=4)
+    assert await chat.as_("alice", "/pending") == (
+        "Your reports waiting: #4 2024-03-01 alice beat bob [disputed]"
+    )
+    chat.clock.advance(hours=25)  # a disputed report never confirms itself
+    assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
+
+    assert await chat.as_("mod!", "/correct 4 loss") == "\n".join([
+        "Correcting game #4 would change:",
+        "alice: 1500 -> 1464?",
+        "bob: 1500 -> 1536?",
+        "Send /apply to make this correction, or /cancel.",
+    ])
+    assert await chat.say("/apply") == "\n".join([
+        "Game #4 corrected. Ratings changed:",
+        "alice: 1500 -> 1464?",
+        "bob: 1500 -> 1536?",
+    ])
+    assert await ratings(chat) == {"bob": FIRST_WIN, "alice": FIRST_LOSS}
+    assert await chat.as_("alice", "/history") == "\n".join([
+        "alice's games on main:",
+        "#4 2024-03-01 bob beat alice",
+    ])
+    audit = (await chat.as_("mod!", "/audit 2")).splitlines()
+    assert audit == [
+        "#6 2024-03-02T20:00 mod: game_corrected game=4, changes={'score_a': 0.0}",
+        "#5 2024-03-01T19:00 bob: game_disputed game=4 (I won on time)",
+    ]
+
+
+async def test_withdraw_own_report(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    await chat.as_("alice", "/report @bob win")
+    assert await chat.as_("bob", "/withdraw 4") == text("not_your_report", game=4)
+    assert await chat.as_("alice", "/withdraw") == "Game #4 withdrawn: alice beat bob."
+    assert await chat.say("/pending") == "Nothing waiting for you."
+    assert await chat.as_("bob", "/confirm") == text("nothing_pending")
+    assert await chat.say("/confirm 4") == text("game_withdrawn", game=4)
+    assert await chat.as_("mod!", "/correct 4 win") == text("game_withdrawn", game=4)
+    chat.clock.advance(hours=25)  # a withdrawn report never confirms itself either
+    assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
+
+
+async def test_unanswered_report_confirms_itself_after_24_hours(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    await chat.as_("alice", "/report @bob win")
+    chat.clock.advance(hours=23)
+    assert await chat.say("/pending") == (
+        "Your reports waiting: #4 2024-03-01 alice beat bob [pending]"
+    )
+    chat.clock.advance(hours=2)
+    assert await chat.say("/pending") == "Nothing waiting for you."
+    assert await chat.say("/history") == "\n".join([
+        "alice's games on main:",
+        "#4 2024-03-01 alice beat bob",
+    ])
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+    assert await chat.as_("bob", "/confirm 4") == text("already_confirmed", game=4)
+    assert await chat.as_("mod!", "/audit 1") == (
+        "#5 2024-03-02T20:00 system: game_auto_confirmed game=4 (unanswered for 24 h)"
+    )
+
+
+async def test_a_report_that_confirms_itself_late_retires_idle_players_at_once(
+        chat: Transcript) -> None:
+    """What time made due is applied until nothing more is: the game confirmed after 24 hours
+    is already two days old, so on the same read both players are retired for inactivity,
+    as a service reading the log afresh would say."""
+    await register(chat, "alice", "bob")
+    await chat.as_("mod!", "/set inactivity_days 2")
+    await chat.as_("alice", "/report @bob win")
+    chat.clock.advance(hours=49)
+    assert await chat.say("/top") == "Nobody is rated on main yet."
+    audit = (await chat.as_("mod!", "/audit 3")).splitlines()
+    assert [line.split(" ", 2)[2] for line in audit] == [
+        "system: player_retired ladder=main, member=bob (no game for 2 days)",
+        "system: player_retired ladder=main, member=alice (no game for 2 days)",
+        "system: game_auto_confirmed game=5 (unanswered for 24 h)",
+    ]
+
+
+# -- a season -----------------------------------------------------------------------------------
+
+
+async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Transcript) -> None:
+    await register(chat, "ann", "bob", "cat", "dan")
+    # A club night: a challenge, reports confirmed by the opponent, one left to confirm itself.
+    await chat.as_("ann", "/challenge @dan")
+    assert await chat.as_("dan", "/accept") == (
+        "dan accepts ann's challenge #6. Play, then /report the result."
+    )
+    assert await chat.as_("ann", "/report @dan win") == (
+        "Game #8: ann beat dan. dan, please /confirm or /dispute."
+    )
+    assert (await chat.as_("dan", "/confirm")).startswith("Game #8 confirmed: ann beat dan.")
+    await chat.as_("bob", "/report @dan win")
+    await chat.as_("dan", "/confirm")
+    await chat.as_("cat", "/report @dan win")
+    chat.clock.advance(hours=25)  # dan never answers: it counts from the next command on
+    await chat.as_("dan", "/report @ann loss")
+    await chat.as_("ann", "/confirm")
+    await chat.as_("ann", "/report @cat draw")
+    await chat.as_("cat", "/confirm")
+    await chat.as_("bob", "/report @dan win")
+    await chat.as_("dan", "/confirm")
+    # Three more rounds, reported by the moderator: dan loses to everyone. A provisional
+    # rating weighs the start as 10 games, so it takes his 14 losses to pass 200 below 1500.
+    for _ in range(3):
+        for winner in ("cat", "ann", "bob"):
+            await chat.as_("mod!", f"/report @{winner} @dan win")
+
+    season = [
+        *joins("ann", "bob", "cat", "dan"),
+        win("ann", "dan"), win("bob", "dan"), win("cat", "dan"), win("ann", "dan"),
+        win("ann", "cat", 0.5), win("bob", "dan"),
+        *(win(winner, "dan") for _ in range(3) for winner in ("cat", "ann", "bob")),
+    ]
+    assert await ratings(chat) == rated(season)
+    dan = await rating_of(chat, "dan")
+    assert dan < 1300  # deep enough below the base that the pool will exceed the cap
+    assert await chat.as_("dan", "/rating") == (
+        f"dan (main): {dan:.0f}?, rank 4, 14 games (0W 0D 14L), peak 1500, recent L L L L L"
+    )
+
+    # The moderator retires dan: he leaves the leaderboard, his deficit goes to the pool.
+    assert await chat.as_("mod!", "/retire @dan") == "dan is retired from main."
+    assert "dan" not in await chat.say("/top")
+    assert await chat.say("/rating @dan") == (
+        f"dan (main): {dan:.0f}?, rank -, 14 games (0W 0D 14L), peak 1500, recent L L L L L"
+        " (retired)"
+    )
+    pool = 1500 - dan
+    assert pool > 200
+
+    # Newcomers share the pool, each taking at most the cap of 200 points.
+    await register(chat, "eve")
+    assert await chat.say("/rating") == (
+        "eve (main): 1300?, rank 4, 0 games (0W 0D 0L), peak 1300, recent -"
+    )
+    await register(chat, "fay", "gus")
+    assert await rating_of(chat, "eve") == 1500 - 200
+    assert await rating_of(chat, "fay") == 1500 - (pool - 200)  # what the cap left
+    assert await rating_of(chat, "gus") == 1500  # the pool is empty
+    season += [Retire("dan", START), *joins("eve", "fay", "gus")]
+    assert await ratings(chat) == {k: v for k, v in rated(season).items() if k != "dan"}
+
+    # The newcomers play; then dan comes back with the rating he left with.
+    await chat.as_("eve", "/report @fay win")
+    await chat.as_("fay", "/confirm")
+    assert await chat.as_("mod!", "/return @dan") == "dan is back on main."
+    assert await rating_of(chat, "dan") == dan
+    season += [win("eve", "fay")]
+    assert await ratings(chat) == rated(season)
+    assert (await chat.say("/top")).splitlines()[-1] == f"  7. dan      {dan:.0f}?  (14)"
+
+
+# -- moderators ---------------------------------------------------------------------------------
+
+
+async def test_moderator_reports_a_game_for_two_members_and_it_counts_at_once(
+    chat: Transcript,
+) -> None:
+    await register(chat, "alice", "bob")
+    assert await chat.as_("mod!", "/report @alice @bob win") == "\n".join([
+        "Game #4 recorded: alice beat bob.",
+        "alice: 1500 -> 1536?",
+        "bob: 1500 -> 1464?",
+    ])
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+    assert await chat.as_("bob", "/pending") == "Nothing waiting for you."
+    assert await chat.say("/confirm 4") == text("already_confirmed", game=4)
+
+
+def _change_lines(before: dict[str, float], after: dict[str, float]) -> list[str]:
+    """The preview's lines for every rating that moves (all provisional here)."""
+    return [f"{name}: {before[name]:.0f} -> {after[name]:.0f}?"
+            for name in before if before[name] != after[name]]
+
+
+async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
+    chat: Transcript,
+) -> None:
+    await register(chat, "alice", "bob", "carol", "dave", "erin")
+    await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol win",
+                   "/report @carol @dave win")
+    players = joins("alice", "bob", "carol", "dave", "erin")
+    before = rated([*players, win("alice", "bob"), win("bob", "carol"), win("carol", "dave")])
+    after = rated([*players, win("bob", "alice"), win("bob", "carol"), win("carol", "dave")])
+    assert await ratings(chat) == before
+    # Game #7 was alice's win over bob. Making it bob's win moves bob before he meets carol,
+    # so carol's game and then dave's move too; erin played nobody and stays.
+    lines = _change_lines(before, after)
+    assert [line.split(":")[0] for line in lines] == ["alice", "bob", "carol", "dave"]
+    log = await log_of(chat)
+
+    assert await chat.say("/correct 7 loss") == "\n".join([
+        "Correcting game #7 would change:", *lines,
+        "Send /apply to make this correction, or /cancel.",
+    ])
+    assert await chat.say("/cancel") == "Correction of game #7 cancelled; nothing changed."
+    assert await chat.say("/apply") == text("no_preview")
+    assert await ratings(chat) == before
+    assert await log_of(chat) == log
+
+    await chat.say("/correct 7 loss")
+    assert await chat.say("/apply") == "\n".join(["Game #7 corrected. Ratings changed:", *lines])
+    assert await ratings(chat) == after
+    assert await chat.as_("alice", "/history") == "\n".join([
+        "alice's games on main:",
+        "#7 2024-03-01 bob beat alice",
+    ])
+
+
+async def test_void_and_restore(chat: Transcript) -> None:
+    await register(chat, "alice", "bob", "carol")
+    await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol win")
+    played = rated([*joins("alice", "bob", "carol"), win("alice", "bob"), win("bob", "carol")])
+    without = rated([*joins("alice", "bob", "carol"), win("bob", "carol")])
+    assert await chat.say("/void 5 wrong pairing") == "\n".join([
+        "Game #5 is now void: alice beat bob.",
+        *_change_lines(played, without),
+    ])
+    assert await ratings(chat) == without
+    assert await chat.say("/history @alice") == "alice has no games on main yet."
+    assert await chat.say("/void 5") == text("game_voided", game=5)
+    assert await chat.say("/restore 5") == "\n".join([
+        "Game #5 counts again: alice beat bob.",
+        *_change_lines(without, played),
+    ])
+    assert await ratings(chat) == played
+    assert await chat.say("/restore 5") == text("game_not_voided", game=5)
+
+
+async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcript) -> None:
+    await register(chat, "alice", "bob", "carol")
+    # alice registers a second time from another account, under another name.
+    assert await chat.as_("alice_phone", '/register "Alice P"') == (
+        "Welcome, Alice P! You are on the main ladder."
+    )
+    await chat.as_("alice", "/report @bob win")
+    await chat.as_("bob", "/confirm")
+    await chat.as_("alice_phone", "/report @carol win")
+    await chat.as_("carol", "/confirm")
+    assert set(await ratings(chat)) == {"alice", "Alice P", "bob", "carol"}
+
+    assert await chat.as_("mod!", "/merge @alice_phone @alice") == (
+        "Alice P is merged into alice: their games are alice's now."
+    )
+    merged = rated(
+        [*joins("alice", "bob", "carol"), win("alice", "bob"), win("alice", "carol")]
+    )
+    assert await ratings(chat) == merged
+    assert await chat.say("/history @alice") == "\n".join([
+        "alice's games on main:",
+        "#8 2024-03-01 alice beat carol",
+        "#6 2024-03-01 alice beat bob",
+    ])
+    # The old account now speaks as alice.
+    assert await chat.as_("alice_phone", "/rating") == (
+        f"alice (main): {merged['alice']:.0f}?, rank 1, 2 games (2W 0D 0L), "
+        f"peak {merged['alice']:.0f}, recent W W"
+    )
+    assert await chat.as_("mod!", "/undo") == (
+        "Undone: players_merged #10 (from=alice_phone, into=alice)."
+    )
+    assert set(await ratings(chat)) == {"alice", "Alice P", "bob", "carol"}
+
+
+async def test_games_of_an_event_are_rated_together_when_it_closes(chat: Transcript) -> None:
+    await register(chat, "alice", "bob", "carol", "dave")
+    await chat.as_("alice", "/report @dave win")
+    await chat.as_("dave", "/confirm")
+    before = await ratings(chat)
+
+    assert await chat.as_("mod!", "/event open spring") == (
+        "Event spring is open: report its games with event=spring."
+    )
+    await chat.as_("alice", "/report @bob win event=spring")
+    assert await chat.as_("bob", "/confirm") == "Game #9 confirmed: alice beat bob."
+    assert await chat.as_("mod!", "/report @carol @dave draw event=spring") == (
+        "Game #11 recorded: carol drew with dave."
+    )
+    await chat.as_("carol", "/report @alice win event=spring")
+    await chat.as_("alice", "/confirm")
+    assert await ratings(chat) == before  # nothing of the event counts before it closes
+
+    assert await chat.as_("mod!", "/event close spring") == (
+        "Event spring is closed; its 3 games are rated together."
+    )
+    players = joins("alice", "bob", "carol", "dave")
+    event = (win("alice", "bob"), win("carol", "dave", 0.5), win("carol", "alice"))
+    assert await ratings(chat) == rated([*players, win("alice", "dave"), RatingPeriod(event)])
+    # ... which is not what rating them one by one gives.
+    assert await ratings(chat) != rated([*players, win("alice", "dave"), *event])
+    assert await chat.say("/report @alice @bob win event=spring") == text(
+        "no_open_event", event="spring"
+    )
+    assert await chat.as_("alice", "/history") == "\n".join([
+        "alice's games on main:",
+        "#12 2024-03-01 carol beat alice, spring",
+        "#9 2024-03-01 alice beat bob, spring",
+        "#6 2024-03-01 alice beat dave",
+    ])
+
+
+async def test_a_second_ladder_with_its_own_system(chat: Transcript) -> None:
+    await register(chat, "alice", "bob")
+    assert await chat.as_("mod!", "/ladder create blitz elo") == (
+        "Ladder blitz created with the elo system."
+    )
+    assert await chat.as_("alice", "/report @bob win ladder=blitz") == (
+        "Game #5: alice beat bob. bob, please /confirm or /dispute."
+    )
+    assert await chat.as_("bob", "/confirm") == "\n".join([
+        "Game #5 confirmed: alice beat bob.",
+        "alice: - -> 1616",
+        "bob: - -> 1584",
+    ])
+    assert await chat.say("/top blitz") == "\n".join([
+        "blitz ladder",
+        "  1. alice       1616  (1)",
+        "  2. bob         1584  (1)",
+    ])
+    assert await chat.say("/rating ladder=blitz") == (
+        "bob (blitz): 1584, rank 2, 1 games (0W 0D 1L), peak 1600, recent L"
+    )
+    assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # main is untouched
+    assert await chat.say("/history") == "bob has no games on main yet."
+
+
+async def test_changing_the_system_rerates_the_whole_ladder(chat: Transcript) -> None:
+    await register(chat, "alice", "bob", "carol")
+    await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol draw",
+                   "/report @carol @alice win")
+    games = [*joins("alice", "bob", "carol"), win("alice", "bob"), win("bob", "carol", 0.5),
+             win("carol", "alice")]
+    club = rated(games)
+    assert await ratings(chat) == club
+    assert await chat.say("/system elo") == (
+        "Ladder main now uses elo (defaults); every game was re-rated."
+    )
+    assert await ratings(chat) == rated(games, "elo")
+    assert await chat.say("/system club k=16 provisional_games=0") == (
+        "Ladder main now uses club (k=16, provisional_games=0); every game was re-rated."
+    )
+    assert await ratings(chat) == rated(games, "club", k="16", provisional_games="0")
+    for _ in range(2):
+        assert (await chat.say("/undo")).startswith("Undone: settings_changed #")
+    assert await ratings(chat) == club
+
+
+async def test_settings_and_set(chat: Transcript) -> None:
+    await register(chat, "alice", "bob", "carol")
+    assert await chat.as_("mod!", "/settings") == (
+        "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
+        "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
+        "first_move_advantage=30.0); "
+        "auto-confirm after 24 h; challenges open 48 h; days without a game before "
+        "retirement: off; hide provisional: no; announce results: no; "
+        "time zone: UTC. Ladders: main."
+    )
+    assert await chat.say("/set auto_confirm_hours 2") == "auto_confirm_hours of main is now 2."
+    assert await chat.say("/set challenge_hours 1.5") == "challenge_hours of main is now 1.5."
+    assert await chat.say("/set inactivity_days 30") == "inactivity_days of main is now 30."
+    assert await chat.say("/set hide_provisional yes") == "hide_provisional of main is now yes."
+    assert (await chat.say("/settings")).endswith(
+        "auto-confirm after 2 h; challenges open 1.5 h; days without a game before "
+        "retirement: 30; hide provisional: yes; announce results: no; "
+        "time zone: UTC. Ladders: main."
+    )
+
+    # Everyone is provisional for 24 games: the leaderboard shows nobody, and says so.
+    assert await chat.say("/top") == "main ladder\n(3 provisional players not shown)"
+    await chat.say("/system club provisional_games=1")
+    await chat.say("/report @alice @bob win")
+    assert await chat.say("/top") == "\n".join([  # rated as newcomers: FIRST_WIN, FIRST_LOSS
+        "main ladder",
+        "  1. alice       1536  (1)",
+        "  2. bob         1464  (1)",
+        "(1 provisional players not shown)",
+    ])
+
+    # Reports now confirm themselves after 2 h, challenges lapse after 1.5 h.
+    await chat.as_("carol", "/report @bob win", "/challenge @alice")
+    chat.clock.advance(hours=2)
+    assert await chat.say("/history") == "carol's games on main:\n#11 2024-03-01 carol beat bob"
+    assert await chat.as_("alice", "/accept") == text("challenge_expired", challenge=12)
+
+    # After 30 days without a game a player is retired by the bot itself.
+    chat.clock.advance(days=30)
+    assert await chat.say("/top") == "Nobody is rated on main yet."
+    audit = (await chat.as_("mod!", "/audit 3")).splitlines()
+    assert [line.split(" ", 2)[2] for line in audit] == [
+        "system: player_retired ladder=main, member=carol (no game for 30 days)",
+        "system: player_retired ladder=main, member=bob (no game for 30 days)",
+        "system: player_retired ladder=main, member=alice (no game for 30 days)",
+    ]
+
+    # Announcements and the posting time zone are settings too.
+    assert await chat.say("/set announce yes") == "announce of main is now yes."
+    assert await chat.say("/set timezone Europe/Berlin") == (
+        "timezone of main is now Europe/Berlin.")
+    assert (await chat.say("/settings")).endswith(
+        "hide provisional: yes; announce results: yes; time zone: Europe/Berlin. Ladders: main.")
+
+
+async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(
+    chat: Transcript,
+) -> None:
+    await register(chat, "alice", "bob")
+    assert await chat.as_("mod!", "/undo") == text("nothing_to_undo")
+    await chat.say("/report @alice @bob win")
+    await chat.say("/void 4 they played a friendly")
+    assert await chat.say("/audit 2") == "\n".join([
+        "#5 2024-03-01T19:00 mod: game_voided game=4 (they played a friendly)",
+        "#4 2024-03-01T19:00 mod: game_reported ladder=main, player_a=alice, player_b=bob, "
+        "score_a=1.0, handicap=0.0, played_at=2024-03-01T19:00:00, direct=True",
+    ])
+    assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
+
+    assert await chat.say("/undo") == "Undone: game_voided #5 (game=4)."
+    assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+    assert (await chat.say("/undo")).startswith("Undone: game_reported #4 (ladder=main, ")
+    assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
+    # The main ladder was made by the bot, members' own reports are theirs: nothing is left.
+    await chat.as_("alice", "/report @bob win")
+    assert await chat.as_("mod!", "/undo") == text("nothing_to_undo")
+    assert await chat.say("/audit 4") == "\n".join([
+        "#8 2024-03-01T19:00 alice: game_reported ladder=main, player_a=alice, player_b=bob, "
+        "score_a=1.0, handicap=0.0, played_at=2024-03-01T19:00:00, reported_by=alice, "
+        "direct=False",
+        "#7 2024-03-01T19:00 mod: action_undone target=4",
+        "#6 2024-03-01T19:00 mod: action_undone target=5",
+        "#5 2024-03-01T19:00 mod: game_voided game=4 (undone) (they played a friendly)",
+    ])
+    # A ladder that has been played on cannot be undone away.
+    await chat.say("/ladder create blitz")
+    await chat.as_("alice", "/report @bob draw ladder=blitz")
+    assert await chat.as_("mod!", "/undo") == text("ladder_in_use", ladder="blitz")
+
+
+# -- a correction of an early game --------------------------------------------------------------
+
+
+async def test_correcting_an_early_game_rerates_everything_after_it_like_a_fresh_replay(
+    chat: Transcript,
+) -> None:
+    names = ["ann", "bob", "cat", "dan", "eve", "fay"]
+    await register(chat, *names)
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]  # 15 pairings
+    words = {1.0: "win", 0.0: "loss", 0.5: "draw"}
+    played: list[Game] = []
+    for n, (a, b) in enumerate(pairs * 2):  # 30 games: the members' own, or the moderator's
+        score = (1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5)[n % 7]
+        if n % 2 == 0:
+            await chat.as_(a, f"/report @{b} {words[score]}")
+            assert (await chat.as_(b, "/confirm")).startswith("Game #")
+        else:
+            assert (await chat.as_("mod!", f"/report @{a} @{b} {words[score]}")).startswith(
+                "Game #"
+            )
+        played.append(win(a, b, score))
+    history = [*joins(*names), *played]
+    before = await ratings(chat)
+    assert before == rated(history)
+
+    # The first game (#8, ann beat bob) was in fact a loss.
+    corrected = [*joins(*names), win("ann", "bob", 0.0), *played[1:]]
+    after = rated(corrected)
+    moved = [name for name in names if before[name] != after[name]]
+    assert moved == names  # every player's later games are re-rated
+    preview = await chat.as_("mod!", "/correct 8 loss")
+    assert preview.splitlines()[1:-1] == [
+        f"{name}: {before[name]:.0f} -> {after[name]:.0f}?" for name in moved
+    ]
+    assert (await chat.say("/apply")).splitlines()[1:] == preview.splitlines()[1:-1]
+
+    # Exactly what a fresh replay of the corrected history gives, built by hand ...
+    assert await ratings(chat) == after
+    # ... and what `clubrating replay` gives for the exported history.
+    steps, display, _ = await chat.service.export_history("console", "local")
+    exported = replay(make_system("club"), steps)
+    assert {display[key]: state.rating for key, state in exported.players.items()} == after
+    # The leaderboard shows them rounded, best first.
+    board = (await chat.say("/top")).splitlines()[1:]
+    best_first = sorted(after.items(), key=lambda item: -item[1])
+    assert [line.split()[1:3] for line in board] == [
+        [name, f"{rating:.0f}?"] for name, rating in best_first
+    ]
+
+
+async def test_a_junior_starts_at_1200_on_any_elo_ladder(database: Path | str) -> None:
+    # Seed 000: under 14 starts at 1200, also on a ladder the member joins by playing there.
+    async with open_club(database) as chat:
+        await chat.as_("admin!", "/ladder create blitz elo")
+        await chat.as_("kid", "/register birth=2015-05-01")
+        await chat.as_("ann", "/register")
+        await chat.as_("kid", "/report @ann draw ladder=blitz")
+        await chat.as_("ann", "/confirm")
+        rating = await chat.say("/rating @kid ladder=blitz")
+        # A draw against a 1600: 1200 + 32 * (0.5 - 1 / 11).
+        assert rating.startswith(f"kid (blitz): {1200 + 32 * (0.5 - 1 / 11):.0f}")

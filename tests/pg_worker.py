@@ -112,7 +112,7 @@ async def final_reading(service: ClubService, repository: PostgresRepository, cl
     final = derived.sync(state, ladder)
     system = make_system(ladder.settings.system, dict(ladder.settings.params))
     scratch = replay(system, derived.steps).final
-    cached = service._clubs[club].ratings["main"]
+    cached = service._session.clubs[club].ratings["main"]
     same = (cached.steps == derived.steps and cached.final is not None
             and dict(cached.final.players) == dict(scratch.players) == dict(final.players)
             and cached.final.pool == scratch.pool)

@@ -33,6 +33,21 @@ class UserRef:
 Who = str | UserRef
 
 
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who asks, where, and with which platform request id (for idempotency)."""
+
+    platform: str
+    chat_id: str
+    user: str
+    name: str
+    moderator: bool = False
+    request_id: str | None = None
+    #: the caller's platform username (a Telegram @username, a Discord username), if any: never
+    #: a full or display name. Stored as the member's handle when it is a valid one.
+    handle: str | None = None
+
+
 def who_to_json(who: Who | None) -> str | dict[str, str] | None:
     """A member reference as JSON (a kept correction): text stays text, a user id becomes
     ``{"user": id, "label": shown}``, so that it is read back as a user id again."""

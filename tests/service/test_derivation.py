@@ -254,7 +254,7 @@ async def check_ladder(run: Run, club_id: int, state: ClubState, name: str) -> N
     # The bot's own cache: the same steps, states and pool, and true checkpoints on the way.
     service = run.service
     board = await service.leaderboard(MOD, name)  # brings the cache up to date
-    cached = service._clubs[club_id].ratings[name]
+    cached = service._session.clubs[club_id].ratings[name]
     assert cached.final is not None
     assert cached.steps == derived.steps
     assert dict(cached.final.players) == dict(scratch.players)

@@ -1,0 +1,83 @@
+"""Challenges: a member invites another to a game; the other accepts or declines before it
+expires. Each use case is a decision over the club's state (:mod:`bot.service.session`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from bot.storage.repository import NewEvent
+
+from . import view
+from .errors import Refusal
+from .identity import Caller, Who
+from .results import Notice
+from .session import Decision
+from .state import Kind, expired
+from .view import Club
+
+#: open challenges one member may have issued at once: enough to line up an evening's games,
+#: too few to challenge the whole club (spam); answered or expired ones free a place
+MAX_OPEN_CHALLENGES = 3
+
+
+def challenge(
+    club: Club, now: datetime, caller: Caller, opponent: Who, ladder: str | None
+) -> Decision[Notice]:
+    """Challenge a member to a game; they accept or decline before it expires."""
+    state = club.state
+    me = view.me(club, caller)
+    them = view.member(club, opponent)
+    if them.id == me.id:
+        raise Refusal("not_yourself")
+    lad = view.ladder(club, ladder)
+    for c in state.challenges.values():
+        pair = {state.member(c.challenger).id, state.member(c.opponent).id}
+        if c.status == "open" and not expired(c, now) and pair == {me.id, them.id}:
+            raise Refusal("challenge_exists", challenge=c.id, opponent=them.name)
+    issued = sum(1 for c in state.challenges.values()
+                 if c.status == "open" and not expired(c, now)
+                 and state.member(c.challenger).id == me.id)
+    if issued >= MAX_OPEN_CHALLENGES:
+        raise Refusal("too_many_challenges", count=issued)
+    expires = now + timedelta(hours=lad.settings.challenge_hours)
+    event = NewEvent(Kind.CHALLENGE_ISSUED, caller.user, now, {
+        "ladder": lad.name, "challenger": me.user, "opponent": them.user,
+        "expires_at": expires.isoformat(),
+    })
+    return [event], lambda: view.challenge_notice(club, club.state.last_id, "challenge_issued")
+
+
+def answer(
+    club: Club, now: datetime, caller: Caller, accept: bool, challenge_id: int | None
+) -> Decision[Notice]:
+    """Accept or decline a challenge addressed to the caller (the given one, or the only one)."""
+    state = club.state
+    me = view.me(club, caller)
+    if challenge_id is not None:
+        found = state.challenges.get(challenge_id)
+        if found is None:
+            raise Refusal("unknown_challenge", challenge=challenge_id)
+        if state.member(found.opponent).id != me.id:
+            raise Refusal("not_your_challenge", challenge=challenge_id)
+    else:
+        mine = [c for c in state.challenges.values()
+                if state.member(c.opponent).id == me.id and c.status == "open"
+                and not expired(c, now)]
+        if not mine:
+            lapsed = [c for c in state.challenges.values()
+                      if state.member(c.opponent).id == me.id and expired(c, now)]
+            if lapsed:
+                raise Refusal("challenge_expired", challenge=lapsed[-1].id)
+            raise Refusal("no_challenge")
+        if len(mine) > 1:
+            raise Refusal("which_challenge", ids=", ".join(str(c.id) for c in mine))
+        found = mine[0]
+    if expired(found, now):
+        raise Refusal("challenge_expired", challenge=found.id)
+    if found.status != "open":
+        raise Refusal("challenge_answered", challenge=found.id, status=found.status)
+    kind = Kind.CHALLENGE_ACCEPTED if accept else Kind.CHALLENGE_DECLINED
+    event = NewEvent(kind, caller.user, now, {"challenge": found.id})
+    key = "challenge_accepted" if accept else "challenge_declined"
+    return [event], lambda: view.challenge_notice(club, found.id, key)

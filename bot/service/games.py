@@ -1,0 +1,178 @@
+"""Games: reporting a result, the opponent confirming or disputing it, the reporter withdrawing
+it, and a member's open business.
+
+A member's report waits for the opponent; a moderator's counts at once. Each use case is a
+decision over the club's state (:mod:`bot.service.session`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.storage.repository import JsonValue, NewEvent
+from ratings_core.model import Game
+
+from . import parsing as parse
+from . import view
+from .errors import Refusal
+from .identity import Caller, Who
+from .parsing import MAX_NAME
+from .ratings import waits_for_event
+from .results import GameResult, Pending
+from .session import Decision
+from .state import GameRecord, GameStatus, Kind, Member, expired
+from .view import Club
+
+
+def report(
+    club: Club, now: datetime, caller: Caller, opponent: Who, result: str, *,
+    player: Who | None, handicap: str | None, colour: str | None, event: str | None,
+    ladder: str | None,
+) -> Decision[GameResult]:
+    """Report a game: ``result`` is the first player's (the caller's, or ``player``'s when a
+    moderator reports for two members). A member's report waits for the opponent; a
+    moderator's counts at once."""
+    if player is not None:
+        view.require_moderator(club, caller)
+        first = view.member(club, player)
+    else:
+        first = view.me(club, caller)
+    second = view.member(club, opponent)
+    if first.id == second.id:
+        raise Refusal("not_yourself")
+    score = parse.score(result)
+    points = parse.handicap(handicap)
+    side = parse.colour(colour)
+    lad = view.ladder(club, ladder)
+    before = view.ratings(club, lad)
+    try:
+        view.system_of(club, lad).check(Game("a", "b", score, now, points))
+    except ValueError:
+        raise Refusal("system_cannot_rate", system=lad.settings.system) from None
+    tournament = None
+    if event:
+        found = lad.tournaments.get(event.casefold())
+        if found is None or found.closed is not None:
+            raise Refusal("no_open_event", event=event[:MAX_NAME])
+        tournament = found.name
+    direct = caller.moderator
+    data: dict[str, JsonValue] = {
+        "ladder": lad.name, "player_a": first.user, "player_b": second.user,
+        "score_a": score, "handicap": points, "colour": side, "event": tournament,
+        "played_at": now.isoformat(), "reported_by": caller.user if not direct else None,
+        "direct": direct,
+    }
+    new = NewEvent(Kind.GAME_REPORTED, caller.user, now, data)
+
+    def answer() -> GameResult:
+        game = view.game(club, club.state.last_id)
+        if not direct:
+            return GameResult("reported", view.line(club, game))
+        if waits_for_event(lad, game):
+            return GameResult("recorded", view.line(club, game))
+        after = view.ratings(club, lad)
+        changes = view.changes(club, lad, before, after, [first.id, second.id])
+        return GameResult("recorded", view.line(club, game), changes,
+                          view.announce(club, lad, before, after, [game]))
+
+    return [new], answer
+
+
+def confirm(
+    club: Club, now: datetime, caller: Caller, game_id: int | None
+) -> Decision[GameResult]:
+    """The opponent confirms a reported result; it counts from now."""
+    me = view.me(club, caller)
+    game = _pending_for(club, me, game_id, as_reporter=False)
+    if game.status is GameStatus.DISPUTED:
+        raise Refusal("game_disputed", game=game.id)
+    ladder = club.state.ladders[game.ladder]
+    before = view.ratings(club, ladder)
+    event = NewEvent(Kind.GAME_CONFIRMED, caller.user, now, {"game": game.id})
+
+    def answer() -> GameResult:
+        if waits_for_event(ladder, game):  # rated when the event closes
+            return GameResult("confirmed", view.line(club, game))
+        after = view.ratings(club, ladder)
+        players = [club.state.member(game.player_a).id, club.state.member(game.player_b).id]
+        return GameResult("confirmed", view.line(club, game),
+                          view.changes(club, ladder, before, after, players),
+                          view.announce(club, ladder, before, after, [game]))
+
+    return [event], answer
+
+
+def dispute(
+    club: Club, now: datetime, caller: Caller, game_id: int | None, reason: str
+) -> Decision[GameResult]:
+    """The opponent disputes a reported result; a moderator settles it."""
+    me = view.me(club, caller)
+    why = view.reason(reason)
+    game = _pending_for(club, me, game_id, as_reporter=False)
+    if game.status is GameStatus.DISPUTED:
+        raise Refusal("game_disputed", game=game.id)
+    event = NewEvent(Kind.GAME_DISPUTED, caller.user, now, {"game": game.id}, why)
+    return [event], lambda: GameResult("disputed", view.line(club, game))
+
+
+def withdraw(
+    club: Club, now: datetime, caller: Caller, game_id: int | None
+) -> Decision[GameResult]:
+    """A member takes back their own report before it counts."""
+    me = view.me(club, caller)
+    game = _pending_for(club, me, game_id, as_reporter=True)
+    event = NewEvent(Kind.GAME_WITHDRAWN, caller.user, now, {"game": game.id})
+    return [event], lambda: GameResult("withdrawn", view.line(club, game))
+
+
+def pending(club: Club, now: datetime, caller: Caller) -> Pending:
+    """The caller's open business: reports to answer, own reports waiting, challenges."""
+    me = view.me(club, caller)
+    state = club.state
+    to_confirm, waiting = [], []
+    for game in state.open_reports.values():
+        if state.member(game.player_b).id == me.id and game.status is GameStatus.PENDING:
+            to_confirm.append(view.line(club, game))
+        elif game.reported_by == me.id:
+            waiting.append(view.line(club, game))
+    challenges = [
+        view.challenge_notice(club, c.id)
+        for c in state.challenges.values()
+        if c.status == "open" and not expired(c, now)
+        and me.id in (state.member(c.challenger).id, state.member(c.opponent).id)
+    ]
+    return Pending(to_confirm, waiting, challenges)
+
+
+def _pending_for(club: Club, me: Member, game_id: int | None, *, as_reporter: bool) -> GameRecord:
+    """The game a confirm, dispute or withdraw is about: the given id, or the only one."""
+    state = club.state
+    if game_id is not None:
+        game = view.game(club, game_id)
+        players = (state.member(game.player_a).id, state.member(game.player_b).id)
+        if me.id not in players:
+            raise Refusal("not_your_game", game=game_id)
+        mine = game.reported_by == me.id if as_reporter else (
+            state.member(game.player_b).id == me.id and game.reported_by != me.id
+        )
+        if not mine:
+            raise Refusal("not_yours_to_answer" if not as_reporter else "not_your_report",
+                          game=game_id)
+        if game.status is GameStatus.CONFIRMED:
+            raise Refusal("already_confirmed", game=game_id)
+        if game.status is GameStatus.WITHDRAWN:
+            raise Refusal("game_withdrawn", game=game_id)
+        return game
+    candidates = [
+        g
+        for g in state.open_reports.values()
+        if g.status in ((GameStatus.PENDING, GameStatus.DISPUTED) if as_reporter
+                        else (GameStatus.PENDING,))
+        and (g.reported_by == me.id if as_reporter
+             else state.member(g.player_b).id == me.id and g.reported_by != me.id)
+    ]
+    if not candidates:
+        raise Refusal("nothing_pending")
+    if len(candidates) > 1:
+        raise Refusal("which_game", ids=", ".join(str(g.id) for g in candidates))
+    return candidates[0]

@@ -1,0 +1,112 @@
+"""A ladder's history in and out: exporting it as replay steps (EVENTS.csv), and importing a
+history read from EVENTS.csv, checked row by row against the ladder before anything is stored.
+
+Each use case is a decision over the club's state (:mod:`bot.service.session`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import NamedTuple
+
+from bot.storage.repository import NewEvent
+from ratings_core.model import Step
+from ratings_core.replay import ReplayError
+
+from . import heavy, importing, timeline, view
+from . import parsing as parse
+from .errors import Refusal
+from .history_csv import History
+from .lookalike import skeletons
+from .ratings import player_key
+from .results import Notice
+from .session import Decision
+from .state import DEFAULT_TIMEZONE, Kind
+from .view import Club
+
+
+class Export(NamedTuple):
+    """A ladder's effective history: its replay steps, engine keys -> display names, and each
+    step's event name (empty when it is no event)."""
+
+    steps: list[Step]
+    names: dict[str, str]
+    labels: list[str]
+
+
+def export(club: Club, ladder: str | None) -> Export:
+    lad = view.ladder(club, ladder)
+    view.ratings(club, lad)
+    ratings = club.ratings[lad.name]
+    names = {player_key(m.id): m.name for m in club.state.members.values()}
+    return Export(list(ratings.steps), names, list(ratings.labels))
+
+
+def import_history(
+    club: Club, now: datetime, history: History, labels: list[str], ladder: str | None,
+    actor: str, deadline: heavy.Deadline,
+) -> Decision[Notice]:
+    """Append a history read from EVENTS.csv: every row is checked by replaying it on top of the
+    ladder first; one bad row refuses the whole file and nothing is stored (the check stops at
+    ``deadline``)."""
+    lad = view.ladder(club, ladder)
+    view.ratings(club, lad)
+    ratings = club.ratings[lad.name]
+    assert ratings.system is not None and ratings.final is not None
+    by_name = {m.name.casefold(): m for m in club.state.members.values()
+               if m.id not in club.state.merged_into}
+    if ratings.system.uses_seconds:
+        # The log keeps no solving times (nor does the chat report any): games stored
+        # without them would break every later rating of the ladder.
+        raise Refusal("system_cannot_rate", system=lad.settings.system)
+    importing.check_dates(history, lad.settings.timezone or DEFAULT_TIMEZONE, now)
+    keys: dict[str, str] = {}
+    events: list[NewEvent] = []
+    where = importing.first_seen(history)
+    #: the file's new names, by their skeletons: two of them may not look alike either
+    new_names: dict[str, str] = {}
+    members_like = club.state.look_alikes()
+    for name in importing.names_in(history.steps):
+        member = by_name.get(name.casefold())
+        if member is not None:
+            keys[name] = player_key(member.id)
+            continue
+        display = parse.display_name(name)
+        user = f"import:{display}"
+        if club.state.member_of_user(user) is not None:
+            raise Refusal("name_taken", name=display)
+        row, column = where[name]
+        similar = club.state.member_like(display, members_like)
+        shapes = skeletons(display)
+        twin = next((new_names[s] for s in shapes if s in new_names), None)
+        if similar is not None:
+            raise Refusal("import_like_member", row=row, column=column, name=name,
+                          member=similar.name)
+        if twin is not None:
+            raise Refusal("import_like_row", row=row, column=column, name=name,
+                          other=twin, other_row=where[twin][0])
+        new_names.update((s, name) for s in shapes)
+        keys[name] = f"new:{display}"
+        events.append(NewEvent(Kind.MEMBER_REGISTERED, actor, now,
+                               {"user": user, "name": display, "birth_date": None}))
+    # Check every row against the ladder as it stands, before anything is written.
+    try:
+        timeline.replay_checked(ratings.system, importing.rekey(history.steps, keys),
+                                ratings.final, deadline.check)
+    except ReplayError as error:
+        # Positions count on from the ladder's own steps; names go back to the file's.
+        row = history.row_of(error.position - ratings.final.position, error.event_index)
+        problem = error.message
+        for name, key in keys.items():
+            problem = problem.replace(repr(key), repr(name))
+        raise Refusal("import_row", row=row, problem=problem) from None
+    users = {name: (by_name[name.casefold()].user if name.casefold() in by_name
+                    else f"import:{parse.display_name(name)}") for name in keys}
+    opened: set[str] = {key for key in lad.tournaments}
+    for step, label in zip(history.steps, labels, strict=True):
+        events.extend(
+            importing.import_events(step, label, lad.name, users, actor, now, opened)
+        )
+    count = sum(1 for e in events if e.kind == Kind.GAME_REPORTED)
+    return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
+                                               "steps": len(history.steps)})

@@ -1,0 +1,176 @@
+"""Ladders: their standings, creating one, its rating system and settings, its events (games
+rated together), and which system would have predicted it best.
+
+Each use case is a decision over the club's state (:mod:`bot.service.session`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from bot.storage.repository import JsonValue, NewEvent
+from ratings_core.model import Step
+from ratings_core.parameters import describe
+from ratings_core.systems import make_system, preset_params
+
+from . import evaluating, heavy, timeline, view
+from . import parsing as parse
+from .errors import Refusal
+from .identity import Caller
+from .parsing import MAX_NAME
+from .ratings import player_key
+from .results import Evaluation, Leaderboard, Notice
+from .session import Decision
+from .state import DEFAULT_TIMEZONE, Kind
+from .view import Club
+
+#: ladders one club may have (the main one included): every ladder is replayed, charted and
+#: posted on its own, so their number bounds the work one club can make
+MAX_LADDERS = 20
+_LADDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+_EVENT_NAME = re.compile(r"^[\w-]{1,32}$")
+
+
+def leaderboard(club: Club, ladder: str | None) -> Leaderboard:
+    """The ladder's ranking; retired players left out, provisional ones marked."""
+    return view.board(club, view.ladder(club, ladder))
+
+
+def leaderboard_at(
+    club: Club, now: datetime, when: datetime | timedelta, ladder: str | None
+) -> Callable[[heavy.Deadline], Leaderboard]:
+    """The ladder's ranking as it stood at ``when`` (a moment, or how long before now), to be
+    worked out in a worker thread from a frozen copy of the ladder's ratings."""
+    lad = view.ladder(club, ladder)
+    moment = now - when if isinstance(when, timedelta) else when
+    view.ratings(club, lad)
+    frozen = timeline.freeze(club.ratings[lad.name], club.state)
+    names = {player_key(m): club.state.member(m).name for m in club.state.members}
+    name, hide = lad.name, lad.settings.hide_provisional
+
+    def board(deadline: heavy.Deadline) -> Leaderboard:
+        final = timeline.frozen_state_at(frozen, moment)
+        return view.standings(name, final, frozen.system, names.__getitem__, hide)
+
+    return board
+
+
+def create_ladder(
+    club: Club, now: datetime, caller: Caller, name: str, system: str,
+    params: dict[str, str] | None,
+) -> Decision[Notice]:
+    """A new ladder of the club with its own rating system."""
+    view.require_moderator(club, caller)
+    key = name.strip().casefold()
+    if not _LADDER_NAME.match(key):
+        raise Refusal("bad_ladder_name", limit=MAX_NAME)
+    if key in club.state.ladders:
+        raise Refusal("ladder_exists", ladder=key)
+    if len(club.state.ladders) >= MAX_LADDERS:
+        raise Refusal("too_many_ladders", limit=MAX_LADDERS)
+    checked = parse.system_params(system, params or {})
+    event = NewEvent(Kind.LADDER_CREATED, caller.user, now,
+                     {"ladder": key, "system": system, "params": dict(checked)})
+    return [event], lambda: Notice("ladder_created", {"ladder": key, "system": system})
+
+
+def set_system(
+    club: Club, now: datetime, caller: Caller, system: str, params: dict[str, str] | None,
+    ladder: str | None,
+) -> Decision[Notice]:
+    """Change a ladder's rating system or parameters; the whole ladder is re-rated."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    checked = parse.system_params(system, params or {})
+    event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now, {
+        "ladder": lad.name,
+        "settings": {"system": system, "params": dict(checked)},
+    })
+    return [event], lambda: Notice("system_set", {
+        "ladder": lad.name, "system": system,
+        "params": ", ".join(f"{k}={v}" for k, v in checked) or "defaults",
+    })
+
+
+def set_setting(
+    club: Club, now: datetime, caller: Caller, setting: str, value: str, ladder: str | None
+) -> Decision[Notice]:
+    """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...)."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    parsed = parse.setting(setting, value)
+    event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now,
+                     {"ladder": lad.name, "settings": {setting: parsed}})
+    return [event], lambda: Notice("setting_set", {
+        "ladder": lad.name, "setting": setting, "value": _shown(parsed)})
+
+
+def settings(club: Club, ladder: str | None) -> Notice:
+    """A ladder's rating system, parameters and settings."""
+    lad = view.ladder(club, ladder)
+    s = lad.settings
+    params = preset_params(make_system(s.system, dict(s.params)))
+    described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
+    return Notice("settings", {
+        "ladder": lad.name, "system": s.system, "params": described,
+        "auto_confirm_hours": _shown(s.auto_confirm_hours),
+        "challenge_hours": _shown(s.challenge_hours),
+        "inactivity_days": _shown(s.inactivity_days),
+        "hide_provisional": _shown(s.hide_provisional),
+        "announce": _shown(s.announce),
+        "timezone": s.timezone or DEFAULT_TIMEZONE,
+        "ladders": ", ".join(sorted(club.state.ladders)),
+    })
+
+
+def set_event(
+    club: Club, now: datetime, caller: Caller, name: str, open_: bool, ladder: str | None
+) -> Decision[Notice]:
+    """Open an event (its games are rated together) or close it (and rate them)."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    if not _EVENT_NAME.match(name):
+        raise Refusal("bad_event_name", limit=MAX_NAME)
+    found = lad.tournaments.get(name.casefold())
+    if open_ and found is not None:
+        raise Refusal("event_exists", event=found.name)
+    if not open_ and (found is None or found.closed is not None):
+        raise Refusal("no_open_event", event=name)
+    kind = Kind.EVENT_OPENED if open_ else Kind.EVENT_CLOSED
+    title = name if found is None else found.name
+    event = NewEvent(kind, caller.user, now, {"ladder": lad.name, "name": title})
+    key = "event_opened" if open_ else "event_closed"
+
+    def answer() -> Notice:
+        games = sum(1 for g in lad.games.values()
+                    if g.counts and g.event == title) if not open_ else 0
+        return Notice(key, {"event": title, "ladder": lad.name, "games": games})
+
+    return [event], answer
+
+
+def evaluation(
+    club: Club, caller: Caller, ladder: str | None
+) -> tuple[str, Callable[[heavy.Deadline], Evaluation]]:
+    """Moderators: which rating system would have predicted the ladder's later games best: the
+    ladder's name, and the comparison to work out in a worker thread on a copy of its steps."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    view.ratings(club, lad)
+    name, current = lad.name, lad.settings.system
+    steps: list[Step] = list(club.ratings[lad.name].steps)
+    return name, lambda deadline: evaluating.compare(name, current, steps, deadline.check)
+
+
+def _shown(value: JsonValue) -> str:
+    """A setting's value as a moderator types it: 24 (not 24.0), yes/no, off."""
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+

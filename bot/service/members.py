@@ -1,0 +1,162 @@
+"""Members: joining the club, what a member's record shows, and the moderators' changes to who
+is who (merging a duplicate record, retiring and bringing back, naming club moderators).
+
+Each use case is a decision over the club's state (:mod:`bot.service.session`): it returns the
+events to append and the answer, or raises a :class:`Refusal`; nothing here reads a clock or a
+database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from bot.storage.repository import JsonValue, NewEvent
+
+from . import heavy, timeline, view
+from . import parsing as parse
+from .errors import Refusal
+from .identity import Caller, Who, valid_handle
+from .ratings import player_key
+from .results import HeadToHead, History, Notice, Profile, RatingHistory, RatingPoint
+from .session import Decision
+from .state import DEFAULT_LADDER, Kind
+from .view import Club
+
+
+def register(
+    club: Club, now: datetime, caller: Caller, name: str | None, birth_date: str | None
+) -> Decision[Notice]:
+    """Join the club (and its main ladder) under a display name."""
+    existing = club.state.member_of_user(caller.user)
+    if existing is not None:
+        raise Refusal("already_registered", name=existing.name)
+    display = parse.display_name(name if name else caller.name)
+    if club.state.member_named(display) is not None:
+        raise Refusal("name_taken", name=display)
+    # Nor a name that only looks like a member's (a Cyrillic а in "alice"): new names only, the
+    # names members already have stay as they are.
+    similar = club.state.member_like(display)
+    if similar is not None:
+        raise Refusal("name_like", name=display, member=similar.name)
+    born = parse.birth_date(birth_date, now) if birth_date else None
+    data: dict[str, JsonValue] = {
+        "user": caller.user, "name": display, "ladder": DEFAULT_LADDER,
+        "birth_date": born.isoformat() if born else None,
+        # Members are also found by their platform username: a valid one only (a full name, or
+        # a number, is no handle).
+        "handle": (caller.handle if valid_handle(caller.platform, caller.handle)
+                   and caller.handle != display else None),
+    }
+    event = NewEvent(Kind.MEMBER_REGISTERED, caller.user, now, data)
+    return [event], lambda: Notice("registered", {"name": display, "ladder": DEFAULT_LADDER})
+
+
+# -- a member's record ----------------------------------------------------------------------------
+
+
+def profile(club: Club, caller: Caller, who: Who | None, ladder: str | None) -> Profile:
+    """Rating, rank, games, W/D/L, peak and the last five results of a member."""
+    member = view.member_or_me(club, caller, who)
+    return view.profile(club, view.ladder(club, ladder), member)
+
+
+def history(
+    club: Club, caller: Caller, who: Who | None, ladder: str | None, limit: int
+) -> History:
+    """A member's latest games, newest first."""
+    member = view.member_or_me(club, caller, who)
+    lad = view.ladder(club, ladder)
+    games = view.games_of(club, lad, member)[::-1][:limit]
+    return History(member.name, lad.name, [view.line(club, g) for g, _ in games])
+
+
+def head_to_head(club: Club, caller: Caller, other: Who, ladder: str | None) -> HeadToHead:
+    """The caller's record against another member."""
+    me = view.me(club, caller)
+    them = view.member(club, other)
+    if them.id == me.id:
+        raise Refusal("not_yourself")
+    lad = view.ladder(club, ladder)
+    games = view.games_of(club, lad, me, them)
+    wins = sum(1 for _, s in games if s == 1.0)
+    losses = sum(1 for _, s in games if s == 0.0)
+    return HeadToHead(me.name, them.name, lad.name, wins, len(games) - wins - losses, losses,
+                      [view.line(club, g) for g, _ in games[::-1][:10]])
+
+
+def rating_history(
+    club: Club, caller: Caller, who: Who | None, ladder: str | None
+) -> Callable[[heavy.Deadline], RatingHistory]:
+    """A member's rating after every step of the ladder that concerned them (a chart), to be
+    worked out in a worker thread from a frozen copy of the ladder's ratings."""
+    member = view.member_or_me(club, caller, who)
+    lad = view.ladder(club, ladder)
+    view.ratings(club, lad)
+    frozen = timeline.freeze(club.ratings[lad.name], club.state)
+    system, key = frozen.system, player_key(member.id)
+    name, ladder_name = member.name, lad.name
+
+    def points(deadline: heavy.Deadline) -> RatingHistory:
+        return RatingHistory(name, ladder_name, [
+            RatingPoint(at.isoformat(), state.rating, system.is_provisional(state),
+                        state.deviation, state.games)
+            for at, state in timeline.trajectory(frozen, key, deadline.check)
+        ])
+
+    return points
+
+
+# -- moderators' changes ---------------------------------------------------------------------------
+
+
+def merge(
+    club: Club, now: datetime, caller: Caller, duplicate: Who, into: Who, reason: str
+) -> Decision[Notice]:
+    """Fold a duplicate member record into the real one: its games become theirs."""
+    view.require_moderator(club, caller)
+    why = view.reason(reason)
+    gone, kept = view.member(club, duplicate), view.member(club, into)
+    if gone.id == kept.id:
+        raise Refusal("same_member", name=kept.name)
+    event = NewEvent(Kind.PLAYERS_MERGED, caller.user, now,
+                     {"from": gone.user, "into": kept.user}, why)
+    return [event], lambda: Notice("merged", {"from": gone.name, "into": kept.name})
+
+
+def set_membership(
+    club: Club, now: datetime, caller: Caller, who: Who, retire: bool, ladder: str | None,
+    reason: str,
+) -> Decision[Notice]:
+    """Retire a player (their deficit goes to the newcomers' pool) or bring them back."""
+    view.require_moderator(club, caller)
+    why = view.reason(reason)
+    member = view.member(club, who)
+    lad = view.ladder(club, ladder)
+    state = view.standing(club, lad, member)
+    if state is None:
+        raise Refusal("not_in_ladder", name=member.name, ladder=lad.name)
+    active = state.status == "active"
+    if retire and not active:
+        raise Refusal("already_retired", name=member.name)
+    if not retire and active:
+        raise Refusal("not_retired", name=member.name)
+    kind = Kind.PLAYER_RETIRED if retire else Kind.PLAYER_RETURNED
+    event = NewEvent(kind, caller.user, now, {"ladder": lad.name, "member": member.user}, why)
+    key = "retired" if retire else "returned"
+    return [event], lambda: Notice(key, {"name": member.name, "ladder": lad.name})
+
+
+def name_moderator(
+    club: Club, now: datetime, caller: Caller, who: Who, named: bool
+) -> Decision[Notice]:
+    """The platform's moderators name a member moderator of the club (or take it back)."""
+    if not caller.moderator:
+        raise Refusal("platform_moderators_only")
+    member = view.member(club, who)
+    if named == (member.id in club.state.moderators):
+        raise Refusal("already_moderator" if named else "not_moderator", name=member.name)
+    kind = Kind.MODERATOR_NAMED if named else Kind.MODERATOR_REMOVED
+    event = NewEvent(kind, caller.user, now, {"member": member.user})
+    key = "moderator_named" if named else "moderator_removed"
+    return [event], lambda: Notice(key, {"name": member.name})

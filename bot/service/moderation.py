@@ -1,0 +1,166 @@
+"""Moderators' corrections of games: changing a result, its players or handicap (previewed
+before it is applied), voiding and restoring a game, taking back the latest action, and the
+audit of who did what.
+
+Each use case is a decision over the club's state (:mod:`bot.service.session`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from bot.storage.repository import JsonValue, NewEvent, StoredEvent
+
+from . import parsing as parse
+from . import view
+from .errors import Refusal
+from .identity import Caller, Who, who_from_json, who_to_json
+from .results import Audit, AuditLine, GameResult, Notice, Preview
+from .session import SYSTEM_ACTOR, Decision
+from .state import ClubState, GameStatus, Kind
+from .view import Club
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What a moderator changes in a game; ``None`` keeps the value. ``result`` is player_a's."""
+
+    result: str | None = None
+    player_a: Who | None = None
+    player_b: Who | None = None
+    handicap: str | None = None
+
+    def kept(self) -> str:
+        """As kept with a preview: JSON, a member named by user id as ``{"user": id}``."""
+        fields = dataclasses.asdict(self)
+        for side in ("player_a", "player_b"):
+            fields[side] = who_to_json(getattr(self, side))
+        return json.dumps(fields, separators=(",", ":"))
+
+    @classmethod
+    def from_kept(cls, kept: str) -> Correction:
+        fields = json.loads(kept)
+        for side in ("player_a", "player_b"):
+            fields[side] = who_from_json(fields.get(side))
+        return cls(**fields)
+
+
+def correct(
+    club: Club, now: datetime, caller: Caller, game_id: int, correction: Correction, *,
+    apply: bool, reason: str,
+) -> Decision[Preview]:
+    """Change a game's result, players or handicap. Without ``apply`` nothing is written and the
+    answer previews every rating that would change."""
+    view.require_moderator(club, caller)
+    why = view.reason(reason)
+    game = view.game(club, game_id)
+    if game.voided:
+        raise Refusal("game_voided", game=game_id)
+    if game.status is GameStatus.WITHDRAWN:
+        raise Refusal("game_withdrawn", game=game_id)
+    changes: dict[str, JsonValue] = {}
+    corrected = replace(game, status=GameStatus.CONFIRMED, seq=game.seq or 10**18,
+                        version=game.version + 1)
+    if correction.result is not None:
+        corrected.score_a = changes["score_a"] = parse.score(correction.result)
+    if correction.handicap is not None:
+        corrected.handicap = changes["handicap"] = parse.handicap(correction.handicap)
+    if correction.player_a is not None:
+        member = view.member(club, correction.player_a)
+        corrected.player_a, changes["player_a"] = member.id, member.user
+    if correction.player_b is not None:
+        member = view.member(club, correction.player_b)
+        corrected.player_b, changes["player_b"] = member.id, member.user
+    state = club.state
+    if state.member(corrected.player_a).id == state.member(corrected.player_b).id:
+        raise Refusal("not_yourself")
+    if not changes and game.status is GameStatus.CONFIRMED:
+        raise Refusal("nothing_to_correct")
+    ladder = state.ladders[game.ladder]
+    before = view.ratings(club, ladder)
+    if not apply:
+        preview = club.ratings[ladder.name].preview(state, ladder, corrected)
+        moved = view.changes(club, ladder, before, preview)
+        return [], lambda: Preview(game_id, moved, applied=False)
+    event = NewEvent(Kind.GAME_CORRECTED, caller.user, now,
+                     {"game": game_id, "changes": changes}, why)
+
+    def applied() -> Preview:
+        # The same numbers the preview showed: the corrected log, re-rated once.
+        after = view.ratings(club, ladder)
+        return Preview(game_id, view.changes(club, ladder, before, after), applied=True)
+
+    return [event], applied
+
+
+def void(
+    club: Club, now: datetime, caller: Caller, game_id: int, reason: str, restore: bool
+) -> Decision[GameResult]:
+    """Take a game out of the ratings (or put a voided one back)."""
+    view.require_moderator(club, caller)
+    why = view.reason(reason)
+    game = view.game(club, game_id)
+    if restore and not game.voided:
+        raise Refusal("game_not_voided", game=game_id)
+    if not restore and game.voided:
+        raise Refusal("game_voided", game=game_id)
+    ladder = club.state.ladders[game.ladder]
+    before = view.ratings(club, ladder)
+    kind = Kind.GAME_RESTORED if restore else Kind.GAME_VOIDED
+    event = NewEvent(kind, caller.user, now, {"game": game_id}, why)
+
+    def answer() -> GameResult:
+        after = view.ratings(club, ladder)
+        return GameResult("restored" if restore else "voided", view.line(club, game),
+                          view.changes(club, ladder, before, after))
+
+    return [event], answer
+
+
+def undo(club: Club, now: datetime, caller: Caller) -> Decision[Notice]:
+    """Take back the latest moderator action still in force."""
+    view.require_moderator(club, caller)
+    # What the bot did by itself (the main ladder of a new club, retirements for inactivity) is
+    # no moderator's action to take back.
+    actions = [e for e in club.state.undoable if e.actor != SYSTEM_ACTOR]
+    if not actions:
+        raise Refusal("nothing_to_undo")
+    target = actions[-1]
+    if target.kind == Kind.LADDER_CREATED and _ladder_used(club.state, target):
+        raise Refusal("ladder_in_use", ladder=str(target.data.get("ladder")))
+    event = NewEvent(Kind.ACTION_UNDONE, caller.user, now, {"target": target.id})
+    return [event], lambda: Notice("undone", {"action": str(target.kind), "id": target.id,
+                                              "summary": _summary(target)})
+
+
+def audit(club: Club, caller: Caller, limit: int) -> Audit:
+    """Who did what, when and why: the latest entries of the club's log."""
+    view.require_moderator(club, caller)
+    log = club.state.log
+    undone = {e.data.get("target") for e in log if e.kind == Kind.ACTION_UNDONE}
+    lines = []
+    for e in log[::-1][:max(1, min(limit, 100))]:
+        summary = _summary(e)
+        if e.id in undone:
+            summary += " (undone)"
+        lines.append(AuditLine(e.id, e.at.isoformat(timespec="minutes"), e.actor, str(e.kind),
+                               summary, e.reason))
+    return Audit(lines)
+
+
+def _ladder_used(state: ClubState, created: StoredEvent) -> bool:
+    """Whether anything still in force happened on the ladder since ``created`` made it."""
+    undone = {e.data.get("target") for e in state.log if e.kind == Kind.ACTION_UNDONE}
+    name = created.data.get("ladder")
+    return any(
+        e.id > created.id and e.id not in undone and e.data.get("ladder") == name
+        for e in state.log
+    )
+
+
+def _summary(event: StoredEvent) -> str:
+    parts = [f"{k}={v}" for k, v in event.data.items() if v not in (None, "", {}, [])]
+    return ", ".join(parts)[:200]

@@ -1,0 +1,85 @@
+"""Posting: when and where a ladder's leaderboard is posted (a cron expression in a time
+zone, a channel), pausing it, and the digest a post carries.
+
+Each use case is a decision over the club's state (:mod:`bot.service.session`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.storage.repository import NewEvent
+
+from . import news, timeline, view
+from . import schedules as sched
+from .errors import Refusal
+from .identity import Caller
+from .results import Digest, ScheduleInfo
+from .session import Decision
+from .state import Kind
+from .view import Club
+
+
+def set_schedule(
+    club: Club, now: datetime, caller: Caller, ladder: str | None, *, cron: str | None,
+    timezone: str | None, channel: str | None, size: str | None,
+) -> Decision[ScheduleInfo]:
+    """Set when (a cron expression in an IANA zone) and where (a channel, or the club's own
+    chat) the ladder's leaderboard is posted, and its length; what is not given stays."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    if cron is None and timezone is None and channel is None and size is None:
+        raise Refusal("schedule_nothing")
+    current = club.state.schedule(lad)
+    zone = sched.check_timezone(timezone) if timezone is not None else current.timezone
+    expr = sched.check_cron(cron if cron is not None else current.cron,
+                            sched.timezone_of(lad, zone), now)
+    target = current.channel if channel is None else sched.check_channel(channel)
+    rows = current.size if size is None else sched.check_size(size)
+    event = NewEvent(Kind.SCHEDULE_SET, caller.user, now, {
+        "ladder": lad.name, "cron": expr, "timezone": zone, "channel": target, "size": rows,
+    })
+    return [event], lambda: view.schedule_info(club, lad, now, "schedule_set")
+
+
+def show_schedule(club: Club, now: datetime, caller: Caller, ladder: str | None) -> ScheduleInfo:
+    """When and where the ladder's leaderboard is posted next."""
+    view.require_moderator(club, caller)
+    return view.schedule_info(club, view.ladder(club, ladder), now, "schedule_shown")
+
+
+def pause_schedule(
+    club: Club, now: datetime, caller: Caller, paused: bool, ladder: str | None, reason: str
+) -> Decision[ScheduleInfo]:
+    """Stop the ladder's scheduled posts, or start them again (from the next time on)."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    if club.state.schedule(lad).paused == paused:
+        raise Refusal("schedule_already_paused" if paused else "schedule_not_paused",
+                      ladder=lad.name)
+    kind = Kind.SCHEDULE_PAUSED if paused else Kind.SCHEDULE_RESUMED
+    event = NewEvent(kind, caller.user, now, {"ladder": lad.name}, view.reason(reason))
+    key = "schedule_paused" if paused else "schedule_resumed"
+    return [event], lambda: view.schedule_info(club, lad, now, key)
+
+
+def digest(
+    club: Club, now: datetime, ladder: str | None, since: datetime | None, scheduled: bool
+) -> Digest:
+    """The ladder's digest: its leaderboard's top with each rating's change, climbers and
+    fallers, players who became established, newcomers, players close to retirement for
+    inactivity and the number of games, since ``since``. Without ``since``: since the ladder's
+    latest scheduled post time, or (``scheduled``: the scheduler asks, and there was no earlier
+    post) since the ladder began."""
+    lad = view.ladder(club, ladder)
+    schedule = club.state.schedule(lad)
+    start = since
+    if start is None and not scheduled:
+        zone = sched.timezone_of(lad, schedule.timezone)
+        start = sched.latest_fire(sched.cron_trigger(schedule.cron, zone), None, now)
+    final = view.ratings(club, lad)
+    ratings = club.ratings[lad.name]
+    system = view.system_of(club, lad)
+    before = timeline.state_at(ratings, club.state, start or datetime.min)
+    return news.build_digest(club.state, lad, system, view.board(club, lad), before, final,
+                             start, now, schedule.size)

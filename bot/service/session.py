@@ -1,0 +1,364 @@
+"""How every use case runs on a club: under the club's lock, on its state folded from the log.
+
+A use case is a *decision*: a function of the club (:class:`~bot.service.view.Club`) and the
+time that returns the events to append and how to answer once they are folded in, or raises a
+:class:`Refusal`. :meth:`Session.execute` reads the log's new events, first appends what time
+has made due (auto-confirmations, inactivity retirements), decides, then appends the decision's
+events and records the answer in one transaction. A refusal changes nothing. A call that
+carries a request id answers a repeat of that id with the first answer, whatever happened
+since. When another process appended first, the decision is made again on the new state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import gc
+import logging
+import time
+import typing
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository, StoredEvent
+from ratings_core.replay import Checkpoint
+
+from . import heavy, view
+from .clock import Clock
+from .errors import Refusal
+from .identity import Caller
+from .ratings import member_of_key
+from .results import Notice, Result, decode, encode
+from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, ClubState, GameStatus, Kind
+from .view import Club
+
+log = logging.getLogger(__name__)
+
+#: the actor of what the bot does by itself (a new club's main ladder, auto-confirmations)
+SYSTEM_ACTOR = "system"
+#: announcements of auto-confirmed results kept per club until the scheduler collects them
+MAX_UNANNOUNCED = 100
+#: events (or a ladder's rating inputs) from which reading, folding and rating them is done in a
+#: worker thread rather than on the event loop (10,000 take about 0.1 s)
+OFF_LOOP_EVENTS = 2000
+#: a ladder sync taking this long made many objects that live as long as the club's cache
+LONG_SYNC_SECONDS = 0.2
+
+R = TypeVar("R")
+#: a use case's decision: the events to append, and the answer once they are folded in (a
+#: :data:`Result` whenever there are events: it is kept as the request's answer)
+Decision = tuple[list[NewEvent], Callable[[], R]]
+
+
+class Session:
+    """The clubs' cached states, their locks, and the transaction machinery around decisions."""
+
+    def __init__(self, repository: Repository, clock: Clock) -> None:
+        self.repository = repository
+        self.clock = clock
+        self.clubs: dict[int, Club] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._club_ids: dict[tuple[str, str], int] = {}
+        #: announcements of results that auto-confirmed, until :meth:`unannounced` hands them out
+        self._unannounced: dict[int, list[Notice]] = {}
+
+    async def club_id(self, platform: str, chat_id: str) -> int:
+        key = (platform, chat_id)
+        if key not in self._club_ids:
+            self._club_ids[key] = await self.repository.club_id(platform, chat_id,
+                                                                 self.clock.now())
+        return self._club_ids[key]
+
+    def unannounced(self, club_id: int) -> list[Notice]:
+        """The announcements of auto-confirmed results since the last call, handed out once."""
+        return self._unannounced.pop(club_id, [])
+
+    async def each_club(self, platform: str | None = None) -> list[tuple[str, str, ClubState]]:
+        """Every club's (platform, chat, state) as the log says now, one club at a time under
+        its lock (the state must not be kept: it changes with the next command)."""
+        found = []
+        for club_id, club_platform, chat_id in await self.repository.clubs():
+            if platform is not None and club_platform != platform:
+                continue
+            state = await self.current(club_id)
+            found.append((club_platform, chat_id, state))
+        return found
+
+    async def current(self, club_id: int) -> ClubState:
+        """The club's state with what other processes appended folded in."""
+        async with self._locks.setdefault(club_id, asyncio.Lock()):
+            club = await self._load(club_id)
+            await self._refresh(club)
+            return club.state
+
+    # -- running a decision -------------------------------------------------------------------
+
+    async def execute(
+        self, caller: Caller, decide: Callable[[Club, datetime], Decision[R]],
+        off_loop: heavy.Deadline | None = None,
+    ) -> R:
+        """Decide under the club's lock and carry the decision out. With ``off_loop`` the
+        decision is made in a worker thread, within that deadline (a heavy one: an import)."""
+        return await self._locked(caller, lambda club_id: self._attempt(
+            club_id, caller, decide, off_loop))
+
+    async def look(self, caller: Caller, look: Callable[[Club, datetime], R]) -> R:
+        """A read under the club's lock (what is due applied first) that writes nothing: what
+        ``look`` returns is the caller's to use outside the lock (e.g. a frozen copy of the
+        ratings to chart in a worker thread)."""
+
+        def decide(club: Club, now: datetime) -> Decision[R]:
+            found = look(club, now)
+            return [], lambda: found
+
+        return await self.execute(caller, decide)
+
+    async def _locked(self, caller: Caller, attempt: Callable[[int], Awaitable[R]]) -> R:
+        club_id = await self.club_id(caller.platform, caller.chat_id)
+        async with self._locks.setdefault(club_id, asyncio.Lock()):
+            for tries in range(3):
+                try:
+                    if tries == 0:
+                        return await attempt(club_id)
+                    return await self._exclusive(club_id, attempt)
+                except Conflict:
+                    # Another process wrote first: read its events and decide again.
+                    log.info("club %s changed underneath, retrying (%d)", club_id, tries + 1)
+                except DuplicateRequest:
+                    # A redelivered update: its first answer stands, nothing more is written.
+                    assert caller.request_id is not None
+                    stored = await self.repository.answer(club_id, caller.request_id)
+                    assert stored is not None
+                    # the answer this request got the first time, of the type it had then
+                    return typing.cast(R, decode(stored))
+            raise RuntimeError(f"club {club_id} keeps changing; giving up")
+
+    async def _exclusive(self, club_id: int, attempt: Callable[[int], Awaitable[R]]) -> R:
+        """An attempt holding the club's write lock from reading to writing: after losing a
+        race to a busy process, optimism would keep losing it."""
+        try:
+            async with self.repository.exclusive(club_id):
+                club = self.clubs.get(club_id)
+                if club is not None:
+                    await self._refresh(club)
+                return await attempt(club_id)
+        except Refusal:
+            raise
+        except BaseException:
+            # Releasing the lock commits what was written inside it; if that failed, the
+            # cache may hold events the log has not: read the log again.
+            self.clubs.pop(club_id, None)
+            raise
+
+    async def _attempt(
+        self, club_id: int, caller: Caller, decide: Callable[[Club, datetime], Decision[R]],
+        off_loop: heavy.Deadline | None,
+    ) -> R:
+        """Decide on the state in memory. A write's transaction checks that nobody appended in
+        between (else :class:`Conflict`); a read first folds what others appended."""
+        club = await self._load(club_id)
+        await self._sync_off_loop(club)
+        now = self.clock.now()
+        due = self._due(club, now)
+        while due:
+            announcing = self._announcing(club, due)
+            await self._commit(club, due, None, lambda: Notice("ok"))
+            self._announce_due(club, announcing)
+            # What that made due in turn: an auto-confirmed game may be old enough already to
+            # retire its players for inactivity.
+            due = self._due(club, now)
+        decision = await self._decided(decide, club, now, off_loop)
+        if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
+            # others wrote: answer from their state
+            decision = await self._decided(decide, club, now, off_loop)
+        if isinstance(decision, Refusal):
+            refused = decision
+            if caller.request_id is not None:
+                await self._remember_refusal(club, caller.request_id, refused)
+            raise refused
+        events, answer = decision
+        if not events:
+            return answer()
+        return await self._commit(club, events, caller.request_id, answer)
+
+    async def _decided(
+        self, decide: Callable[[Club, datetime], Decision[R]], club: Club, now: datetime,
+        off_loop: heavy.Deadline | None,
+    ) -> Decision[R] | Refusal:
+        """The decision, on the event loop, or in a worker thread within ``off_loop`` (the
+        club's lock, held by the caller, keeps the club's state still meanwhile)."""
+        if off_loop is None:
+            return _decide(decide, club, now)
+        try:
+            return await heavy.run(lambda deadline: _decide(decide, club, now), off_loop)
+        except BaseException:
+            # Out of time (or cancelled): the worker may still be reading, or syncing the
+            # ratings, when the lock is let go; forget this state and read the log again.
+            self.clubs.pop(club.id, None)
+            raise
+
+    async def _commit(
+        self, club: Club, events: Sequence[NewEvent], request_id: str | None,
+        answer: Callable[[], R],
+    ) -> R:
+        try:
+            async with self.repository.transaction(club.id, club.state.last_id) as tx:
+                stored = await tx.append(events)
+                await self._fold_off_loop(club, stored)
+                result = answer()
+                if request_id is not None:
+                    # a decision with events answers with a Result (Decision)
+                    await tx.remember(request_id, encode(typing.cast(Result, result)))
+        except Conflict:
+            raise  # refused at the first append, before anything was folded: the cache holds
+        except BaseException:
+            # The log is the truth: forget what was folded in memory and read it again.
+            self.clubs.pop(club.id, None)
+            raise
+        return result
+
+    async def _remember_refusal(self, club: Club, request_id: str, refusal: Refusal) -> None:
+        """A refused request's answer, kept so that a redelivery is refused alike."""
+        try:
+            async with self.repository.transaction(club.id, club.state.last_id) as tx:
+                await tx.append([])
+                await tx.remember(request_id, encode(refusal))
+        except Conflict:
+            raise
+        except BaseException:
+            self.clubs.pop(club.id, None)
+            raise
+
+    # -- the cache ------------------------------------------------------------------------------
+
+    async def _load(self, club_id: int) -> Club:
+        club = self.clubs.get(club_id)
+        if club is None:
+            events = await self.repository.events(club_id)
+            if len(events) >= OFF_LOOP_EVENTS:  # a long log: the event loop goes on meanwhile
+                club = Club(club_id, await asyncio.to_thread(ClubState.build, events))
+                _long_lived()
+            else:
+                club = Club(club_id, ClubState.build(events))
+            self.clubs[club_id] = club
+        return club
+
+    async def _refresh(self, club: Club) -> bool:
+        """Fold what other processes appended since our reading; True if there was any."""
+        fresh = await self.repository.events(club.id, after=club.state.last_id)
+        await self._fold_off_loop(club, fresh)
+        if len(fresh) >= OFF_LOOP_EVENTS:  # e.g. an import by the shell: rate it off the loop
+            await self._sync_off_loop(club)
+        return bool(fresh)
+
+    async def _fold_off_loop(self, club: Club, stored: Sequence[StoredEvent]) -> None:
+        """:meth:`_fold`, in a worker thread when it is big (an import, an /undo that folds a
+        long log again): the club's lock, which the caller holds, keeps the club's other
+        commands off the state meanwhile, and the event loop serves the other clubs."""
+        rebuild = any(e.kind == Kind.ACTION_UNDONE for e in stored)
+        if len(stored) >= OFF_LOOP_EVENTS or (rebuild and len(club.state.log) >= OFF_LOOP_EVENTS):
+            await self._in_worker(club, lambda: _fold(club, stored))
+        else:
+            _fold(club, stored)
+
+    async def _sync_off_loop(self, club: Club) -> None:
+        """Bring long ladders' ratings up to date in a worker thread, under the club's lock that
+        the caller holds (a first replay of 100,000 games takes a second); what the command
+        then asks of them is quick."""
+        for ladder in list(club.state.ladders.values()):
+            if len(ladder.inputs) >= OFF_LOOP_EVENTS:
+                started = time.monotonic()
+                await self._in_worker(club, functools.partial(view.ratings, club, ladder))
+                if time.monotonic() - started >= LONG_SYNC_SECONDS:  # a replay of many games
+                    _long_lived()
+
+    async def _in_worker(self, club: Club, work: Callable[[], object]) -> None:
+        """``work`` on the club's cached state, in a worker thread; if the wait ends otherwise
+        (the command is cancelled), the worker may go on changing that state after the lock is
+        let go: the cache is forgotten, and the next command reads the log again."""
+        try:
+            await asyncio.to_thread(work)
+        except BaseException:
+            self.clubs.pop(club.id, None)
+            raise
+
+    # -- what time makes due --------------------------------------------------------------------
+
+    def _due(self, club: Club, now: datetime) -> list[NewEvent]:
+        """What time has made due: the main ladder of a new club, auto-confirmations of
+        unanswered reports, retirements for inactivity."""
+        state = club.state
+        if not state.ladders:
+            return [NewEvent(Kind.LADDER_CREATED, SYSTEM_ACTOR, now,
+                             {"ladder": DEFAULT_LADDER, "system": DEFAULT_SYSTEM, "params": {}})]
+        due: list[NewEvent] = []
+        for game in state.open_reports.values():
+            hours = state.ladders[game.ladder].settings.auto_confirm_hours
+            if game.status is GameStatus.PENDING and now >= game.reported_at + timedelta(
+                hours=hours
+            ):
+                due.append(NewEvent(Kind.GAME_AUTO_CONFIRMED, SYSTEM_ACTOR, now,
+                                    {"game": game.id}, f"unanswered for {hours:g} h"))
+        for ladder in state.ladders.values():
+            days = ladder.settings.inactivity_days
+            if days is not None:
+                for key, player in view.ratings(club, ladder).players.items():
+                    last = player.last_played
+                    if (player.status == "active" and last is not None
+                            and now - last >= timedelta(days=days)):
+                        member = state.members[member_of_key(key)]
+                        due.append(NewEvent(Kind.PLAYER_RETIRED, SYSTEM_ACTOR, now,
+                                            {"ladder": ladder.name, "member": member.user},
+                                            f"no game for {days:g} days"))
+        return due
+
+    def _announcing(
+        self, club: Club, due: Sequence[NewEvent]
+    ) -> tuple[list[int], dict[str, Checkpoint]]:
+        """The games due to auto-confirm, and the ratings before them of the ladders that
+        announce."""
+        ids = [int(str(e.data["game"])) for e in due if e.kind == Kind.GAME_AUTO_CONFIRMED]
+        names = sorted({club.state.games[g].ladder for g in ids})
+        return ids, {name: view.ratings(club, club.state.ladders[name]) for name in names
+                     if club.state.ladders[name].settings.announce}
+
+    def _announce_due(
+        self, club: Club, announcing: tuple[list[int], dict[str, Checkpoint]]
+    ) -> None:
+        """Keep the announcements of auto-confirmed results for :meth:`unannounced`."""
+        ids, befores = announcing
+        for name, before in befores.items():
+            ladder = club.state.ladders[name]
+            games = [club.state.games[g] for g in ids if club.state.games[g].ladder == name]
+            notices = view.announce(club, ladder, before, view.ratings(club, ladder), games)
+            kept = self._unannounced.setdefault(club.id, [])
+            kept.extend(notices)
+            del kept[:-MAX_UNANNOUNCED]  # nobody collects them (no scheduler): keep the latest
+
+
+def _fold(club: Club, stored: Sequence[StoredEvent]) -> None:
+    if any(e.kind == Kind.ACTION_UNDONE for e in stored):
+        club.state = ClubState.build([*club.state.log, *stored])
+    else:
+        for event in stored:
+            club.state.append(event)
+
+
+def _decide(
+    decide: Callable[[Club, datetime], Decision[R]], club: Club, now: datetime
+) -> Decision[R] | Refusal:
+    try:
+        return decide(club, now)
+    except Refusal as refusal:
+        return refusal
+
+
+def _long_lived() -> None:
+    """A big club's state, or its ladder's replay, was just made and stays cached: take it out
+    of the garbage collector's full passes (``gc.freeze``, as the bot does with what it loads
+    at start, bot.charts.pictures.prepare). A full pass scans every tracked object while it
+    holds the GIL, the event loop's too: with 100,000 games cached it took 0.26 s, twice per
+    /chart of a long history; frozen, 0.04 s. The club's objects hold no reference cycles, so
+    they are still freed when the cache lets them go."""
+    gc.freeze()

@@ -1,0 +1,286 @@
+"""A read-only view of one club: finding members, ladders and games from what people name, and
+the club's standings, profiles and game lists as answers.
+
+Everything here reads the club's folded state and its cached ratings (which it may bring up to
+date); nothing here writes. The use-case modules decide with these lookups, and their refusals
+say what was not found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ratings_core.model import PlayerState
+from ratings_core.replay import Checkpoint
+from ratings_core.system import RatingSystem
+
+from . import news, schedules
+from .errors import Refusal
+from .identity import Caller, UserRef, Who
+from .parsing import MAX_NAME
+from .ratings import LadderRatings, member_of_key, player_key, waits_for_event
+from .results import (
+    GameLine,
+    Leaderboard,
+    Notice,
+    Profile,
+    RatingChange,
+    ScheduleInfo,
+    Standing,
+)
+from .state import DEFAULT_LADDER, ClubState, GameRecord, Ladder, Member
+
+#: the longest reason a moderator may give for an action (kept in the log)
+MAX_REASON = 200
+
+
+@dataclass(slots=True)
+class Club:
+    """A club as the service holds it: its folded log and each ladder's cached ratings."""
+
+    id: int
+    state: ClubState
+    ratings: dict[str, LadderRatings] = field(default_factory=dict)
+
+
+# -- ratings ------------------------------------------------------------------------------------
+
+
+def ratings(club: Club, ladder: Ladder) -> Checkpoint:
+    """The ladder's ratings after its last counting game (replaying only what changed)."""
+    return club.ratings.setdefault(ladder.name, LadderRatings()).sync(club.state, ladder)
+
+
+def system_of(club: Club, ladder: Ladder) -> RatingSystem:
+    """The ladder's rating system, as its ratings were last brought up to date."""
+    ratings(club, ladder)
+    system = club.ratings[ladder.name].system
+    assert system is not None  # sync made it
+    return system
+
+
+def standing(club: Club, ladder: Ladder, member: Member) -> PlayerState | None:
+    return ratings(club, ladder).state(player_key(member.id))
+
+
+def changes(
+    club: Club, ladder: Ladder, before: Checkpoint, after: Checkpoint,
+    members: Sequence[int] | None = None,
+) -> list[RatingChange]:
+    """Rating changes between two states, for the given members or everyone who moved."""
+    system = system_of(club, ladder)
+    keys = (
+        [player_key(m) for m in members] if members is not None
+        else sorted(set(after.table.names) | set(before.table.names))
+    )
+    moved = []
+    for key in keys:
+        old, new = before.state(key), after.state(key)
+        old_rating = None if old is None else old.rating
+        new_rating = None if new is None else new.rating
+        if members is None and old_rating == new_rating:
+            continue
+        moved.append(RatingChange(
+            name=club.state.member(member_of_key(key)).name,
+            before=old_rating,
+            after=new_rating,
+            provisional=new is not None and system.is_provisional(new),
+        ))
+    return moved
+
+
+def announce(
+    club: Club, ladder: Ladder, before: Checkpoint, after: Checkpoint,
+    games: Sequence[GameRecord],
+) -> list[Notice]:
+    """What results earn on a ladder that announces (its ``announce`` setting)."""
+    if not ladder.settings.announce:
+        return []
+    rated = [g for g in games if g.counts and not waits_for_event(ladder, g)]
+    return news.announcements(club.state, ladder, system_of(club, ladder), before, after, rated)
+
+
+# -- lookups ------------------------------------------------------------------------------------
+
+
+def me(club: Club, caller: Caller) -> Member:
+    member = club.state.member_of_user(caller.user)
+    if member is None:
+        raise Refusal("not_registered")
+    return member
+
+
+def member(club: Club, who: Who) -> Member:
+    """The member a command names: one the platform pointed at by their user id alone; typed
+    text by display name or handle alone, never by a user id."""
+    if isinstance(who, UserRef):
+        found = club.state.member_of_user(who.user)
+        if found is None:
+            raise Refusal("unknown_member", name=who.shown[:MAX_NAME])
+        return found
+    name = who.strip().removeprefix("@")
+    if not name:
+        raise Refusal("name_a_member")
+    if len(name) > MAX_NAME:
+        raise Refusal("unknown_member", name=name[:MAX_NAME] + "…")
+    found = club.state.member_named(name)
+    if found is None:
+        raise Refusal("unknown_member", name=name)
+    return found
+
+
+def member_or_me(club: Club, caller: Caller, who: Who | None) -> Member:
+    return member(club, who) if who else me(club, caller)
+
+
+def ladder(club: Club, name: str | None) -> Ladder:
+    found = club.state.ladder(name or DEFAULT_LADDER)
+    if found is None:
+        raise Refusal("unknown_ladder", ladder=(name or "")[:MAX_NAME],
+                      ladders=", ".join(sorted(club.state.ladders)))
+    return found
+
+
+def game(club: Club, game_id: int) -> GameRecord:
+    found = club.state.game(game_id)
+    if found is None:
+        raise Refusal("unknown_game", game=game_id)
+    return found
+
+
+def require_moderator(club: Club, caller: Caller) -> None:
+    """Moderators are the platform's (admins, a role: ``caller.moderator``) plus the members the
+    club has named."""
+    if caller.moderator:
+        return
+    mine = club.state.member_of_user(caller.user)
+    if mine is None or mine.id not in club.state.moderators:
+        raise Refusal("moderators_only")
+
+
+def reason(text: str) -> str:
+    text = text.strip()
+    if len(text) > MAX_REASON:
+        raise Refusal("too_long", limit=MAX_REASON)
+    return text
+
+
+# -- answers ------------------------------------------------------------------------------------
+
+
+def line(club: Club, game: GameRecord) -> GameLine:
+    state = club.state
+    return GameLine(
+        id=game.id,
+        ladder=game.ladder,
+        played_at=game.played_at.date().isoformat(),
+        player_a=state.member(game.player_a).name,
+        player_b=state.member(game.player_b).name,
+        score_a=game.score_a,
+        status=game.status.value,
+        handicap=game.handicap,
+        event=game.event,
+        voided=game.voided,
+    )
+
+
+def games_of(
+    club: Club, ladder: Ladder, member: Member, other: Member | None = None
+) -> list[tuple[GameRecord, float]]:
+    """The member's counting games in rating order, with the member's score."""
+    state = club.state
+    out = []
+    for game in ladder.games.values():
+        if not game.counts:
+            continue
+        a, b = state.member(game.player_a).id, state.member(game.player_b).id
+        if a == b or member.id not in (a, b):
+            continue
+        if other is not None and other.id not in (a, b):
+            continue
+        out.append((game, game.score_a if a == member.id else 1.0 - game.score_a))
+    out.sort(key=lambda item: item[0].seq or 0)
+    return out
+
+
+def profile(club: Club, ladder: Ladder, member: Member) -> Profile:
+    """Rating, rank, games, W/D/L, peak and the last five results of a member."""
+    system = system_of(club, ladder)
+    state = ratings(club, ladder).state(player_key(member.id))
+    games = games_of(club, ladder, member)
+    wins = sum(1 for _, score in games if score == 1.0)
+    losses = sum(1 for _, score in games if score == 0.0)
+    rank = next((row.rank for row in board(club, ladder).rows if row.name == member.name), None)
+    recent = ["W" if s == 1.0 else "L" if s == 0.0 else "D" for _, s in games[-5:]][::-1]
+    return Profile(
+        name=member.name,
+        ladder=ladder.name,
+        rating=None if state is None else state.rating,
+        provisional=state is not None and system.is_provisional(state),
+        deviation=None if state is None else state.deviation,
+        rank=rank,
+        games=len(games),
+        wins=wins,
+        draws=len(games) - wins - losses,
+        losses=losses,
+        peak=None if state is None else state.best,
+        recent=recent,
+        retired=state is not None and state.status != "active",
+    )
+
+
+def board(club: Club, ladder: Ladder) -> Leaderboard:
+    """The ladder's ranking now."""
+    return standings(ladder.name, ratings(club, ladder), system_of(club, ladder),
+                     lambda key: club.state.member(member_of_key(key)).name,
+                     ladder.settings.hide_provisional)
+
+
+def standings(
+    ladder: str, final: Checkpoint, system: RatingSystem, name_of: Callable[[str], str],
+    hide_provisional: bool,
+) -> Leaderboard:
+    """The ranking of ``final``'s active players (``name_of`` an engine key), best first;
+    provisional ones left out and counted when the ladder hides them."""
+    rows: list[tuple[float, str, PlayerState]] = []
+    hidden = 0
+    for key, state in final.players.items():
+        if state.status != "active":
+            continue
+        provisional = system.is_provisional(state)
+        if provisional and hide_provisional:
+            hidden += 1
+            continue
+        rows.append((state.rating, name_of(key), state))
+    rows.sort(key=lambda row: (-row[0], row[1].casefold()))
+    ranked = [
+        Standing(rank, name, state.rating, system.is_provisional(state), state.deviation,
+                 state.games)
+        for rank, (_, name, state) in enumerate(rows, start=1)
+    ]
+    return Leaderboard(ladder, ranked, hidden)
+
+
+def challenge_notice(club: Club, challenge_id: int, key: str = "challenge") -> Notice:
+    challenge = club.state.challenges[challenge_id]
+    return Notice(key, {
+        "challenge": challenge.id,
+        "challenger": club.state.member(challenge.challenger).name,
+        "opponent": club.state.member(challenge.opponent).name,
+        "ladder": challenge.ladder,
+        "expires_at": challenge.expires_at.isoformat(timespec="minutes"),
+    })
+
+
+def schedule_info(club: Club, ladder: Ladder, now: datetime, key: str) -> ScheduleInfo:
+    """When and where the ladder's leaderboard is posted next."""
+    schedule = club.state.schedule(ladder)
+    zone = schedules.timezone_of(ladder, schedule.timezone)
+    upcoming = None if schedule.paused else schedules.next_fire(
+        schedules.cron_trigger(schedule.cron, zone), now)
+    return ScheduleInfo(
+        key, ladder.name, schedule.cron, zone, schedule.channel, schedule.paused,
+        schedule.size, None if upcoming is None else schedules.local_time(upcoming, zone),
+    )

@@ -74,15 +74,15 @@ class Session:
         """The announcements of auto-confirmed results since the last call, handed out once."""
         return self._unannounced.pop(club_id, [])
 
-    async def each_club(self, platform: str | None = None) -> list[tuple[str, str, ClubState]]:
-        """Every club's (platform, chat, state) as the log says now, one club at a time under
-        its lock (the state must not be kept: it changes with the next command)."""
+    async def each_club(
+        self, platform: str | None = None
+    ) -> list[tuple[int, str, str, ClubState]]:
+        """Every club's (id, platform, chat, state) as the log says now, one club at a time
+        under its lock (a state must not be kept: it changes with the next command)."""
         found = []
         for club_id, club_platform, chat_id in await self.repository.clubs():
-            if platform is not None and club_platform != platform:
-                continue
-            state = await self.current(club_id)
-            found.append((club_platform, chat_id, state))
+            if platform is None or club_platform == platform:
+                found.append((club_id, club_platform, chat_id, await self.current(club_id)))
         return found
 
     async def current(self, club_id: int) -> ClubState:
@@ -113,6 +113,15 @@ class Session:
             return [], lambda: found
 
         return await self.execute(caller, decide)
+
+    async def work(
+        self, caller: Caller, look: Callable[[Club, datetime], Callable[[heavy.Deadline], R]],
+        deadline: heavy.Deadline,
+    ) -> R:
+        """Heavy reading (a chart, a past leaderboard): ``look`` takes what it needs under the
+        club's lock (a frozen copy of the ratings), and the work it returns runs in a worker
+        thread outside the lock, within ``deadline``."""
+        return await heavy.run(await self.look(caller, look), deadline)
 
     async def _locked(self, caller: Caller, attempt: Callable[[int], Awaitable[R]]) -> R:
         club_id = await self.club_id(caller.platform, caller.chat_id)

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bot.adapters.console import Console  # noqa: E402
 from bot.charts import CardRow, leaderboard_card  # noqa: E402
 from bot.charts.pictures import chart_picture, prepare  # noqa: E402
+from bot.chat.ratelimit import RateLimiter  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
 from bot.service.history_csv import read_events  # noqa: E402
@@ -96,7 +97,7 @@ async def club_with_history(folder: Path, games: int) -> tuple[Console, SqliteRe
     service = ClubService(repository, clock)
     history = read_events(events)
     await service.import_history("console", "local", history, history.labels)
-    return Console(service, "guest", folder), repository
+    return Console(service, RateLimiter(clock, None), "guest", folder), repository
 
 
 def report(label: str, values: list[float]) -> None:

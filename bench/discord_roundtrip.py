@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
-import os
 import random
 import sys
 import tempfile
@@ -42,9 +41,6 @@ from typing import Any
 
 import discord
 
-# The per-member command limit would refuse the members' 21st report of a minute: this measures
-# the round trips, not the limiter (which the test-suite covers).
-os.environ["CLUBRATING_RATE_LIMIT"] = "off"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.roundtrip import (  # noqa: E402
@@ -55,7 +51,8 @@ from bench.roundtrip import (  # noqa: E402
     remote_cpu,
     saturated,
 )
-from bot.adapters.discord import DiscordFrontEnd  # noqa: E402
+from bot.adapters.discord import DiscordFrontEnd, point_discord_py_at  # noqa: E402
+from bot.chat.ratelimit import RateLimiter  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
 from bot.storage.sqlite import SqliteRepository  # noqa: E402
@@ -196,10 +193,11 @@ async def bot_connected(api_base: str, gateway: str) -> AsyncIterator[None]:
     with tempfile.TemporaryDirectory() as folder:
         repository = await SqliteRepository.open(Path(folder) / "club.db")
         try:
-            discord.http.Route.BASE = api_base
-            discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = discord.gateway.yarl.URL(gateway)
+            point_discord_py_at(api_base, gateway)
             service = ClubService(repository, FakeClock(START))
-            client = DiscordFrontEnd(service).client(guild_ready_timeout=0.05)
+            # no member rate limit: this measures the round trips, not the limiter
+            client = DiscordFrontEnd(service, RateLimiter(service.clock, None)).client(
+                guild_ready_timeout=0.05)
             task = asyncio.create_task(client.start(TOKEN, reconnect=False))
             await asyncio.wait_for(client.wait_until_ready(), 30)
             try:

@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import logging
 import multiprocessing
-import os
 import random
 import re
 import sys
@@ -41,10 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import telegram
-
-# The per-member command limit would refuse the members' 21st report of a minute: this measures
-# the round trips, not the limiter (which the test-suite covers).
-os.environ["CLUBRATING_RATE_LIMIT"] = "off"
+from telegram.ext import AIORateLimiter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -57,6 +53,7 @@ from bench.roundtrip import (  # noqa: E402
     saturated,
 )
 from bot.adapters.telegram import POLL_INTERVAL, TelegramFrontEnd  # noqa: E402
+from bot.chat.ratelimit import RateLimiter  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
 from bot.storage.sqlite import SqliteRepository  # noqa: E402
@@ -183,7 +180,11 @@ async def bot_polling(url: str) -> AsyncIterator[None]:
         repository = await SqliteRepository.open(Path(folder) / "club.db")
         try:
             service = ClubService(repository, FakeClock(START))
-            app = TelegramFrontEnd(service).application(TOKEN, f"{url}/bot")
+            # No member rate limit and no pacing of the group's messages (20 a minute): this
+            # measures the round trips, not the limits (which the test-suite covers).
+            front = TelegramFrontEnd(service, RateLimiter(service.clock, None))
+            app = front.application(TOKEN, f"{url}/bot", AIORateLimiter(
+                overall_max_rate=0, group_max_rate=0))
             await app.initialize()
             await app.start()
             assert app.updater is not None

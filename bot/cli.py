@@ -32,9 +32,10 @@ from ratings_core.systems import (
     system_names,
 )
 
-from .app import StartupError, database_path, open_service, run
+from .app import open_service, run
 from .service.club import Caller
 from .service.errors import Refusal
+from .settings import StartupError, database_from_environment
 from .storage.errors import DatabaseUnavailable
 from .storage.sqlite_backup import BackupError
 
@@ -302,7 +303,7 @@ def _chat(text: str) -> tuple[str, str]:
 
 async def export_command(args: argparse.Namespace) -> str:
     platform, chat_id = _chat(args.chat)
-    service, repository = await open_service()
+    service, repository = await open_service(database_from_environment())
     try:
         steps, names, labels = await service.export_history(platform, chat_id, args.ladder)
     except Refusal as refusal:
@@ -315,7 +316,7 @@ async def export_command(args: argparse.Namespace) -> str:
 async def import_command(args: argparse.Namespace) -> str:
     platform, chat_id = _chat(args.chat)
     history = read_events(args.file)
-    service, repository = await open_service()
+    service, repository = await open_service(database_from_environment())
     try:
         answer = await service.import_history(platform, chat_id, history, history.labels,
                                               args.ladder)
@@ -357,7 +358,7 @@ async def schedule_command(args: argparse.Namespace) -> str:
     """``clubrating schedule set|show|pause|resume``: the chat's use cases, as an operator."""
     platform, chat_id = _chat(args.chat)
     caller = Caller(platform, chat_id, OPERATOR, OPERATOR, moderator=True)
-    service, repository = await open_service()
+    service, repository = await open_service(database_from_environment())
     try:
         if args.action == "set":
             answer = await service.set_schedule(caller, args.ladder, cron=args.cron,
@@ -396,7 +397,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "schedule":
             sys.stdout.write(asyncio.run(schedule_command(args)) + "\n")
         elif args.command in ("backup", "restore"):
-            sys.stdout.write(backup_command(args, database_path()) + "\n")
+            sys.stdout.write(backup_command(args, database_from_environment()) + "\n")
         elif args.command == "migrate-db":
             sys.stdout.write(asyncio.run(migrate_db_command(args)) + "\n")
         else:

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from bot.adapters.console import Console
+from bot.chat.ratelimit import DEFAULT_RATE, Rate, RateLimiter
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.storage.backends import open_repository
@@ -44,11 +45,13 @@ class Transcript:
 
 
 @asynccontextmanager
-async def open_club(path: Path | str, start: datetime = START) -> AsyncIterator[Transcript]:
-    """``path`` is a SQLite file, or a ``postgresql://`` address."""
+async def open_club(path: Path | str, start: datetime = START,
+                    rate: Rate | None = DEFAULT_RATE) -> AsyncIterator[Transcript]:
+    """``path`` is a SQLite file, or a ``postgresql://`` address; ``rate`` is the members'
+    rate limit (``CLUBRATING_RATE_LIMIT``'s default unless told)."""
     repository = await open_repository(path)
     clock = FakeClock(start)
     try:
-        yield Transcript(Console(ClubService(repository, clock)), clock)
+        yield Transcript(Console(ClubService(repository, clock), RateLimiter(clock, rate)), clock)
     finally:
         await repository.close()

@@ -16,8 +16,9 @@ import discord
 import discord.gateway
 import discord.http
 
-from bot.adapters.discord import ClubClient, DiscordFrontEnd, point_at
+from bot.adapters.discord import ClubClient, DiscordFrontEnd, point_discord_py_at
 from bot.chat.presenter import render
+from bot.chat.ratelimit import DEFAULT_RATE, Rate, RateLimiter
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.storage.sqlite import SqliteRepository
@@ -55,15 +56,16 @@ def discord_defaults_kept() -> Iterator[None]:
 def pointed_at(dc: FakeDiscord) -> Iterator[None]:
     """discord.py's REST base and gateway point at the fake while inside; restored after."""
     with discord_defaults_kept():
-        point_at(dc.api_base, dc.gateway_url)
+        point_discord_py_at(dc.api_base, dc.gateway_url)
         yield
 
 
 @asynccontextmanager
-async def client_running(dc: FakeDiscord, service: ClubService,
-                         sync_guild: int | None = None) -> AsyncIterator[ClubClient]:
-    """The product's client logged in to the fake and ready (its guilds received)."""
-    front = DiscordFrontEnd(service)
+async def client_running(dc: FakeDiscord, service: ClubService, sync_guild: int | None = None,
+                         rate: Rate | None = DEFAULT_RATE) -> AsyncIterator[ClubClient]:
+    """The product's client logged in to the fake and ready (its guilds received); ``rate`` is
+    the members' rate limit (``CLUBRATING_RATE_LIMIT``'s default unless told)."""
+    front = DiscordFrontEnd(service, RateLimiter(service.clock, rate))
     client = front.client(sync_guild, guild_ready_timeout=READY_TIMEOUT)
     dc.identified.clear()
     task = asyncio.create_task(client.start(TOKEN, reconnect=False))
@@ -77,9 +79,10 @@ async def client_running(dc: FakeDiscord, service: ClubService,
 
 
 @asynccontextmanager
-async def running_bot(path: Path, sync_guild: int | None = None,
-                      dc: FakeDiscord | None = None) -> AsyncIterator[Running]:
-    """A fake Discord, and the real bot connected to it on a database at ``path``."""
+async def running_bot(path: Path, sync_guild: int | None = None, dc: FakeDiscord | None = None,
+                      rate: Rate | None = DEFAULT_RATE) -> AsyncIterator[Running]:
+    """A fake Discord, and the real bot connected to it on a database at ``path``; ``rate`` is
+    the members' rate limit (``CLUBRATING_RATE_LIMIT``'s default unless told)."""
     repository = await SqliteRepository.open(path)
     clock = FakeClock(START)
     service = ClubService(repository, clock)
@@ -87,7 +90,7 @@ async def running_bot(path: Path, sync_guild: int | None = None,
         if dc is None:
             dc = await stack.enter_async_context(FakeDiscord())
         stack.enter_context(pointed_at(dc))
-        client = await stack.enter_async_context(client_running(dc, service, sync_guild))
+        client = await stack.enter_async_context(client_running(dc, service, sync_guild, rate))
         try:
             yield Running(dc, client, client.front, service, clock)
         finally:

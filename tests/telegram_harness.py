@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from telegram.ext import Application
+from telegram.ext import AIORateLimiter, Application
 
-from bot.adapters.telegram import TelegramFrontEnd
+from bot.adapters.telegram import RETRIES, TelegramFrontEnd
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.chat.ratelimit import DEFAULT_RATE, Rate, RateLimiter
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.storage.sqlite import SqliteRepository
@@ -32,14 +33,25 @@ class Running:
     clock: FakeClock
 
 
+def unpaced() -> AIORateLimiter:
+    """The bot's flood limiter without its pacing (a test says more than 20 things a minute in
+    one group): it still waits out the 429s the fake answers when told to (``FakeTelegram.flood``),
+    as against Telegram."""
+    return AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=RETRIES)
+
+
 @asynccontextmanager
-async def running_bot(path: Path) -> AsyncIterator[Running]:
-    """A fake Telegram, and the real bot long-polling it on a fresh database."""
+async def running_bot(path: Path, rate: Rate | None = DEFAULT_RATE,
+                      paced: bool = False) -> AsyncIterator[Running]:
+    """A fake Telegram, and the real bot long-polling it on a fresh database; ``rate`` is the
+    members' rate limit (``CLUBRATING_RATE_LIMIT``'s default unless told); ``paced``: the bot's
+    own flood limiter, pacing included, instead of :func:`unpaced`."""
     repository = await SqliteRepository.open(path)
     clock = FakeClock(START)
     service = ClubService(repository, clock)
     async with FakeTelegram(token=TOKEN) as tg:
-        app = TelegramFrontEnd(service).application(TOKEN, f"{tg.url}/bot")
+        app = TelegramFrontEnd(service, RateLimiter(clock, rate)).application(
+            TOKEN, f"{tg.url}/bot", None if paced else unpaced())
         await app.initialize()  # registers the command menu
         await app.start()
         assert app.updater is not None

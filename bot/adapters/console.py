@@ -15,6 +15,7 @@ from typing import TextIO
 from bot.chat.commands import Context, Usage, Words, execute, parse
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.chat.ratelimit import RateLimiter
 from bot.scheduling.publishing import Picture
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
@@ -32,12 +33,14 @@ async def operator_channel(channel: str) -> None:
 
 
 class Console:
-    """``folder`` is where pictures (/chart, /card) are written (default: the current
-    directory)."""
+    """``limiter`` counts the commands typed, per user, as on the chat platforms (the console
+    is a club like theirs); ``folder`` is where pictures (/chart, /card) are written (default:
+    the current directory)."""
 
-    def __init__(self, service: ClubService, user: str = "guest",
+    def __init__(self, service: ClubService, limiter: RateLimiter, user: str = "guest",
                  folder: Path | None = None) -> None:
         self.service = service
+        self.limiter = limiter
         self.user = user
         self.folder = folder
         self.moderator = False
@@ -58,8 +61,8 @@ class Console:
             command, words = parse(line)
             if command == "as":
                 return self._become(words)
-            answer = await execute(Context(self.service, self.caller, operator_channel),
-                                   command, words)
+            answer = await execute(
+                Context(self.service, self.caller, self.limiter, operator_channel), command, words)
         except Refusal as refusal:
             return render(refusal)
         except Usage as usage:
@@ -92,9 +95,11 @@ class Console:
         return text("console_as", user=self.user, role=role)
 
 
-async def run_console(service: ClubService, lines: TextIO, out: TextIO, interactive: bool) -> None:
-    """Answer lines from ``lines`` until it ends or says /quit."""
-    console = Console(service)
+async def run_console(service: ClubService, limiter: RateLimiter, lines: TextIO, out: TextIO,
+                      interactive: bool) -> None:
+    """Answer lines from ``lines`` until it ends or says /quit, counting them with
+    ``limiter``."""
+    console = Console(service, limiter)
     if interactive:
         out.write(console.welcome() + "\n")
     while True:

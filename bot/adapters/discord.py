@@ -25,16 +25,19 @@ import aiohttp
 import discord
 import yarl
 from discord import app_commands
+from discord.ext import commands
 
 from bot.adapters.discord_channels import check_channel
+from bot.adapters.discord_commands import MemberCommands, ModeratorCommands, typed_commands
 from bot.adapters.discord_render import (
     BUTTON_TEMPLATE,
+    STYLES,
     Answer,
     Piece,
-    buttons,
     pieces,
     refusal_text,
 )
+from bot.chat import actions
 from bot.chat.commands import (
     ChannelCheck,
     Context,
@@ -44,14 +47,14 @@ from bot.chat.commands import (
     check_rate,
     execute,
     parse,
-    press_correction,
 )
 from bot.chat.messages import text
+from bot.chat.ratelimit import RateLimiter
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
-from bot.service.results import Leaderboard, Notice
+from bot.service.results import Notice
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +75,15 @@ GUILD_READY_TIMEOUT = 0.5
 Interaction = discord.Interaction[discord.Client]
 
 
-def point_at(api_base: str | None, gateway: str | None) -> None:
+def point_discord_py_at(api_base: str | None, gateway: str | None) -> None:
     """Send discord.py's REST calls (interaction responses too) to ``api_base`` and open its
-    gateway at ``gateway``: a rate-limit proxy, a gateway proxy, or a test's fake Discord."""
+    gateway at ``gateway``: a rate-limit proxy, a gateway proxy, or a test's fake Discord.
+
+    discord.py has no per-client address to set: its REST base is a class attribute
+    (``discord.http.Route.BASE``) and so is its gateway
+    (``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY``); a client's ``proxy`` only tunnels
+    requests meant for discord.com. So both are overwritten, for the whole process, and only
+    when an address is configured (``DiscordBot.start``)."""
     if api_base:
         discord.http.Route.BASE = api_base.rstrip("/")
     if gateway:
@@ -83,13 +92,21 @@ def point_at(api_base: str | None, gateway: str | None) -> None:
 
 class ClubButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
                  template=BUTTON_TEMPLATE):
-    """Any of the bot's buttons, rebuilt from its custom id whenever it is pressed."""
+    """Any of the bot's buttons: its custom id is its action's id (``bot.chat.actions``), and it
+    is rebuilt from that id whenever it is pressed, after a restart too."""
 
-    def __init__(self, kind: str, action: str, ref: int, label: str | None = None,
-                 style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
+    def __init__(self, kind: str, key: str, ref: int, label: str | None = None,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 row: int | None = None) -> None:
         super().__init__(discord.ui.Button(label=label, style=style,
-                                           custom_id=f"{kind}:{action}:{ref}"))
-        self.kind, self.action, self.ref = kind, action, ref
+                                           custom_id=f"{kind}:{key}:{ref}"), row=row)
+        self.kind, self.key, self.ref = kind, key, ref
+
+    @classmethod
+    def of(cls, action: actions.Action, row: int | None = None) -> ClubButton:
+        """The button of an action, labelled and coloured as it says."""
+        return cls(action.group, action.key, action.ref, text(action.label),
+                   STYLES[action.emphasis], row)
 
     @classmethod
     async def from_custom_id(cls, interaction: Interaction,
@@ -99,39 +116,52 @@ class ClubButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     async def callback(self, interaction: Interaction) -> None:
         client = interaction.client
         if isinstance(client, ClubClient):
-            await client.front.on_button(interaction, self.kind, self.action, self.ref)
+            await client.front.on_button(interaction, self.kind, self.key, self.ref)
 
 
 def view_for(answer: Answer, page: int = 0) -> discord.ui.View | None:
-    shown = buttons(answer, page)
-    if not shown:
+    """The buttons that go with an answer (``bot.chat.actions``), row by row, if any."""
+    rows = actions.actions_for(answer, page)
+    if not rows:
         return None
     view = discord.ui.View(timeout=None)
-    for button in shown:
-        kind, action, ref = button.custom_id.split(":")
-        view.add_item(ClubButton(kind, action, int(ref), button.label, button.style))
+    for n, row in enumerate(rows):
+        for action in row:
+            view.add_item(ClubButton.of(action, n))
     return view
 
 
-class ClubClient(discord.Client):
-    """The discord.py client: the command tree synced and the buttons registered at start."""
+class ClubTree(app_commands.CommandTree["ClubClient"]):
+    """The slash commands: a command that fails is the front-end's to log and explain."""
+
+    async def on_error(self, interaction: Interaction,
+                       error: app_commands.AppCommandError, /) -> None:
+        await self.client.front.on_command_error(interaction, error)
+
+
+class ClubClient(commands.Bot):
+    """The discord.py client: the command cogs added, the buttons registered and the slash
+    commands synced at start. A ``commands.Bot`` for its cogs: it reads no message (no message
+    content intent, no message events), so no prefix command ever runs."""
 
     def __init__(self, front: DiscordFrontEnd, sync_guild: int | None = None,
                  guild_ready_timeout: float = GUILD_READY_TIMEOUT) -> None:
-        super().__init__(intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS,
+        super().__init__(command_prefix=commands.when_mentioned, help_command=None,
+                         tree_cls=ClubTree,
+                         allowed_contexts=app_commands.AppCommandContext(guild=True),
+                         intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS,
                          guild_ready_timeout=guild_ready_timeout)
         self.front = front
         self.sync_guild = sync_guild
-        self.tree: app_commands.CommandTree[ClubClient] = app_commands.CommandTree(
-            self, allowed_contexts=app_commands.AppCommandContext(guild=True))
-        self.tree.on_error = front.on_command_error  # type: ignore[method-assign]
 
     async def setup_hook(self) -> None:
-        """Register the commands and the buttons, then publish the commands to Discord: to one
+        """Add the commands and the buttons, then publish the commands to Discord: to one
         guild when configured (at once, for development), else globally."""
-        from bot.adapters.discord_commands import define_commands
-
-        define_commands(self.tree, self.front)
+        await self.add_cog(MemberCommands(self.front))
+        await self.add_cog(ModeratorCommands(self.front))
+        defined = {c.name for c in self.tree.get_commands()}
+        for command in typed_commands(self.front, defined):
+            self.tree.add_command(command)
         self.add_dynamic_items(ClubButton)
         if self.sync_guild is not None:
             guild = discord.Object(id=self.sync_guild)
@@ -145,9 +175,10 @@ class ClubClient(discord.Client):
 class DiscordFrontEnd:
     """Slash commands and buttons of one discord.py client, all calling one service."""
 
-    def __init__(self, service: ClubService,
+    def __init__(self, service: ClubService, limiter: RateLimiter,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.service = service
+        self.limiter = limiter
         self._monotonic = monotonic
         self._roles: dict[str, tuple[float, str | None]] = {}
         self._turns: dict[int, asyncio.Lock] = {}
@@ -228,7 +259,8 @@ class DiscordFrontEnd:
                 await interaction.response.defer(thinking=True)
             try:
                 answer: Answer = await execute(
-                    Context(self.service, caller, _channel_check(interaction)), command, words)
+                    Context(self.service, caller, self.limiter, _channel_check(interaction)),
+                    command, words)
             except Refusal as refusal:
                 await self._say(interaction, refusal_text(refusal), ephemeral=True)
                 return
@@ -317,9 +349,9 @@ class DiscordFrontEnd:
 
     # -- buttons ----------------------------------------------------------------------------------
 
-    async def on_button(self, interaction: Interaction, kind: str, action: str,
-                        ref: int) -> None:
-        """A press: the presser acts and the message shows the outcome; a press by someone who
+    async def on_button(self, interaction: Interaction, kind: str, key: str, ref: int) -> None:
+        """A press of the button whose custom id is ``kind:key:ref`` (the parts the template
+        matched): the presser acts and the message shows the outcome; a press by someone who
         may not press it gets an answer only they see, and changes nothing. A server is a
         club: a press in a private message is refused, and no club is made for it. Presses
         count against the rate limit as commands do."""
@@ -329,8 +361,9 @@ class DiscordFrontEnd:
         async with self._turn(interaction.user.id):
             caller = await self.caller(interaction)
             try:
-                check_rate(self.service, caller)
-                answer, page = await self._press(caller, kind, action, ref)
+                check_rate(self.limiter, caller)
+                answer, page = await actions.press(self.service, caller,
+                                                   actions.read(f"{kind}:{key}:{ref}"))
             except Refusal as refusal:
                 await self._say(interaction, refusal_text(refusal), ephemeral=True)
                 return
@@ -343,22 +376,6 @@ class DiscordFrontEnd:
                 if not _answered_already(error):
                     raise
                 log.info("click %s was answered already (delivered twice)", interaction.id)
-
-    async def _press(self, caller: Caller, kind: str, action: str,
-                     ref: int) -> tuple[Answer, int]:
-        service = self.service
-        if kind == "t":  # t:<ladder>:<page>
-            board = await service.leaderboard(caller, action)
-            return board, ref if isinstance(board, Leaderboard) else 0
-        if kind == "g" and action == "confirm":
-            return await service.confirm(caller, ref), 0
-        if kind == "g" and action == "dispute":
-            return await service.dispute(caller, ref), 0
-        if kind == "c" and action in ("accept", "decline"):
-            return await service.answer_challenge(caller, action == "accept", ref), 0
-        if kind == "x" and action in ("apply", "cancel"):
-            return await press_correction(service, caller, action, ref), 0
-        raise Refusal("bad_command", command=f"{kind}:{action}:{ref}"[:40])
 
 
 def _channel_check(interaction: Interaction) -> ChannelCheck:
@@ -450,14 +467,15 @@ class DiscordBot:
     """The Discord front-end as a process runs it: built first (so that its publisher is known
     before anything is scheduled), then started (logged in, slash commands synced, guilds
     received) and stopped. ``api_base`` and ``gateway`` point discord.py elsewhere
-    (:func:`point_at`); ``sync_guild`` syncs the commands to that guild alone."""
+    (:func:`point_discord_py_at`); ``sync_guild`` syncs the commands to that guild alone."""
 
     platform = PLATFORM
 
-    def __init__(self, service: ClubService, token: str, *, api_base: str | None = None,
-                 gateway: str | None = None, sync_guild: int | None = None) -> None:
-        point_at(api_base, gateway)
-        self.client = DiscordFrontEnd(service).client(sync_guild)
+    def __init__(self, service: ClubService, limiter: RateLimiter, token: str, *,
+                 api_base: str | None = None, gateway: str | None = None,
+                 sync_guild: int | None = None) -> None:
+        self.client = DiscordFrontEnd(service, limiter).client(sync_guild)
+        self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
         self._token = token
         self._proxied = bool(api_base or gateway)
@@ -490,6 +508,8 @@ class DiscordBot:
 
     async def start(self) -> None:
         """Connect and wait until ready; a client that fails first (a refused token) raises."""
+        if self._api_base or self._gateway:
+            point_discord_py_at(self._api_base, self._gateway)
         running = self._running = asyncio.create_task(self.client.start(self._token))
         ready = asyncio.create_task(self.client.wait_until_ready())
         await asyncio.wait({running, ready}, return_when=asyncio.FIRST_COMPLETED)

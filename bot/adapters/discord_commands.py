@@ -1,284 +1,315 @@
 """The product's commands as Discord slash commands: the same names as on the console and
-Telegram, typed parameters (members from Discord's member picker, results and colours as
-choices, ladders with autocomplete), each documented with ``@app_commands.describe``.
+Telegram, typed parameters (members from Discord's member picker, results, colours and settings
+as choices, ladders with autocomplete), each documented with ``@app_commands.describe``.
 
-Every command only gathers its words and runs the shared command of ``bot.chat.commands`` through
-``DiscordFrontEnd.run``: no use case is written twice. Moderator commands are hidden from members
-by their default permissions (Manage Server; a server's admins can open them to the club's
-moderator role in the server's Integrations settings); the service still checks who may.
-Command ``start`` (Telegram's greeting) has no slash command: ``/help`` is the same.
+Two cogs hold them, each command a method: :class:`MemberCommands`, which every member may run,
+and :class:`ModeratorCommands`, hidden from members by their default permissions (Manage Server;
+a server's admins can open them to the club's moderator role in the server's Integrations
+settings); the service still checks who may. Every command only gathers its words and runs the
+shared command of ``bot.chat.commands`` through ``DiscordFrontEnd.run``: no use case is written
+twice. A command of ``bot.chat.commands`` without a method here (one added since) is still a slash
+command (:func:`typed_commands`): its words typed as one text, as on the console. Command
+``start`` (Telegram's greeting) has no slash command: ``/help`` is the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
 from bot.chat.commands import COMMANDS
 from bot.chat.messages import text
+from bot.service import ladder_settings
 
 if TYPE_CHECKING:
-    from bot.adapters.discord import ClubClient, DiscordFrontEnd
+    from bot.adapters.discord import DiscordFrontEnd
 
 Interaction = discord.Interaction[discord.Client]
+Choice = app_commands.Choice
 Result = Literal["win", "loss", "draw"]
 Colour = Literal["white", "black"]
-#: every setting ``bot.service.parsing.setting`` accepts (a ladder's ``LadderSettings`` but its
-#: system and parameters, which ``/system`` sets)
-Setting = Literal["auto_confirm_hours", "challenge_hours", "inactivity_days",
-                  "hide_provisional", "announce", "timezone", "moderator_role"]
+#: every setting /set changes (``bot.service.ladder_settings``; a ladder's system and parameters
+#: are /system's), offered by name
+SETTINGS = [Choice(name=name, value=name) for name in ladder_settings.names()]
 MODERATORS = discord.Permissions(manage_guild=True)
 #: Telegram's greeting; /help says the same
 NOT_ON_DISCORD = {"start"}
+#: the most choices Discord shows as one types
+MAX_CHOICES = 25
 
 
-def define_commands(tree: app_commands.CommandTree[ClubClient], front: DiscordFrontEnd) -> None:
-    """Add every slash command to ``tree``."""
-    run = front.run
-    command = tree.command
-    moderator = app_commands.default_permissions(manage_guild=True)
+class _Commands(commands.Cog):
+    """What both cogs share: the front-end their commands run through, and the club's ladders
+    offered as a ladder's name is typed."""
 
-    # -- members ------------------------------------------------------------------------------
+    def __init__(self, front: DiscordFrontEnd) -> None:
+        self.front = front
 
-    @command(name="register", description=text("menu_register"))
+    async def ladders(self, interaction: Interaction, current: str) -> list[Choice[str]]:
+        """The club's ladder names that hold what is typed (autocomplete)."""
+        names = await self.front.ladders(interaction)
+        return [Choice(name=n, value=n) for n in names
+                if current.casefold() in n][:MAX_CHOICES]
+
+    async def with_params(self, interaction: Interaction, command: str,
+                          args: list[str | None], params: str | None,
+                          ladder: str | None = None) -> None:
+        """Run a command taking a system's ``key=value`` parameters, typed as one text."""
+        options: dict[str, str | None] = {"ladder": ladder}
+        for word in (params or "").split():
+            key, sep, value = word.partition("=")
+            if not sep:
+                await self.front.run(interaction, command, [*args, word], options)  # usage
+                return
+            options[key] = value
+        await self.front.run(interaction, command, args, options)
+
+
+class MemberCommands(_Commands):
+    """The commands every member may run."""
+
+    @app_commands.command(name="register", description=text("menu_register"))
     @app_commands.describe(name=text("param_name"), birth=text("param_birth"))
-    async def register(interaction: Interaction, name: str | None = None,
+    async def register(self, interaction: Interaction, name: str | None = None,
                        birth: str | None = None) -> None:
-        await run(interaction, "register", [name], {"birth": birth})
+        await self.front.run(interaction, "register", [name], {"birth": birth})
 
-    @command(name="rating", description=text("menu_rating"))
+    @app_commands.command(name="rating", description=text("menu_rating"))
     @app_commands.describe(member=text("param_member_optional"), ladder=text("param_ladder"))
-    async def rating(interaction: Interaction, member: discord.Member | None = None,
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def rating(self, interaction: Interaction, member: discord.Member | None = None,
                      ladder: str | None = None) -> None:
-        await run(interaction, "rating", [member], {"ladder": ladder})
+        await self.front.run(interaction, "rating", [member], {"ladder": ladder})
 
-    @command(name="top", description=text("menu_top"))
+    @app_commands.command(name="top", description=text("menu_top"))
     @app_commands.describe(ladder=text("param_ladder"))
-    async def top(interaction: Interaction, ladder: str | None = None) -> None:
-        await run(interaction, "top", [ladder])
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def top(self, interaction: Interaction, ladder: str | None = None) -> None:
+        await self.front.run(interaction, "top", [ladder])
 
-    @command(name="challenge", description=text("menu_challenge"))
+    @app_commands.command(name="challenge", description=text("menu_challenge"))
     @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
-    async def challenge(interaction: Interaction, member: discord.Member,
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def challenge(self, interaction: Interaction, member: discord.Member,
                         ladder: str | None = None) -> None:
-        await run(interaction, "challenge", [member], {"ladder": ladder})
+        await self.front.run(interaction, "challenge", [member], {"ladder": ladder})
 
-    @command(name="accept", description=text("menu_accept"))
+    @app_commands.command(name="accept", description=text("menu_accept"))
     @app_commands.describe(number=text("param_challenge"))
-    async def accept(interaction: Interaction,
+    async def accept(self, interaction: Interaction,
                      number: app_commands.Range[int, 1] | None = None) -> None:
-        await run(interaction, "accept", [_number(number)])
+        await self.front.run(interaction, "accept", [_number(number)])
 
-    @command(name="decline", description=text("menu_decline"))
+    @app_commands.command(name="decline", description=text("menu_decline"))
     @app_commands.describe(number=text("param_challenge"))
-    async def decline(interaction: Interaction,
+    async def decline(self, interaction: Interaction,
                       number: app_commands.Range[int, 1] | None = None) -> None:
-        await run(interaction, "decline", [_number(number)])
+        await self.front.run(interaction, "decline", [_number(number)])
 
-    @command(name="report", description=text("menu_report"))
+    @app_commands.command(name="report", description=text("menu_report"))
     @app_commands.describe(
         opponent=text("param_opponent"), result=text("param_result"),
         handicap=text("param_handicap"), colour=text("param_colour"),
         event=text("param_event"), ladder=text("param_ladder"), player=text("param_player"))
-    async def report(interaction: Interaction, opponent: discord.Member, result: Result,
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def report(self, interaction: Interaction, opponent: discord.Member, result: Result,
                      handicap: str | None = None, colour: Colour | None = None,
                      event: str | None = None, ladder: str | None = None,
                      player: discord.Member | None = None) -> None:
-        await run(interaction, "report", [player, opponent, result],
-                  {"handicap": handicap, "colour": colour, "event": event, "ladder": ladder})
+        await self.front.run(
+            interaction, "report", [player, opponent, result],
+            {"handicap": handicap, "colour": colour, "event": event, "ladder": ladder})
 
-    @command(name="confirm", description=text("menu_confirm"))
+    @app_commands.command(name="confirm", description=text("menu_confirm"))
     @app_commands.describe(number=text("param_game_optional"))
-    async def confirm(interaction: Interaction,
+    async def confirm(self, interaction: Interaction,
                       number: app_commands.Range[int, 1] | None = None) -> None:
-        await run(interaction, "confirm", [_number(number)])
+        await self.front.run(interaction, "confirm", [_number(number)])
 
-    @command(name="dispute", description=text("menu_dispute"))
+    @app_commands.command(name="dispute", description=text("menu_dispute"))
     @app_commands.describe(number=text("param_game_optional"), reason=text("param_reason"))
-    async def dispute(interaction: Interaction,
+    async def dispute(self, interaction: Interaction,
                       number: app_commands.Range[int, 1] | None = None,
                       reason: str | None = None) -> None:
-        await run(interaction, "dispute", [_number(number), *(reason or "").split()])
+        await self.front.run(interaction, "dispute", [_number(number), *(reason or "").split()])
 
-    @command(name="withdraw", description=text("menu_withdraw"))
+    @app_commands.command(name="withdraw", description=text("menu_withdraw"))
     @app_commands.describe(number=text("param_game_optional"))
-    async def withdraw(interaction: Interaction,
+    async def withdraw(self, interaction: Interaction,
                        number: app_commands.Range[int, 1] | None = None) -> None:
-        await run(interaction, "withdraw", [_number(number)])
+        await self.front.run(interaction, "withdraw", [_number(number)])
 
-    @command(name="history", description=text("menu_history"))
+    @app_commands.command(name="history", description=text("menu_history"))
     @app_commands.describe(member=text("param_member_optional"), ladder=text("param_ladder"))
-    async def history(interaction: Interaction, member: discord.Member | None = None,
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def history(self, interaction: Interaction, member: discord.Member | None = None,
                       ladder: str | None = None) -> None:
-        await run(interaction, "history", [member], {"ladder": ladder})
+        await self.front.run(interaction, "history", [member], {"ladder": ladder})
 
-    @command(name="h2h", description=text("menu_h2h"))
+    @app_commands.command(name="h2h", description=text("menu_h2h"))
     @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
-    async def h2h(interaction: Interaction, member: discord.Member,
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def h2h(self, interaction: Interaction, member: discord.Member,
                   ladder: str | None = None) -> None:
-        await run(interaction, "h2h", [member], {"ladder": ladder})
+        await self.front.run(interaction, "h2h", [member], {"ladder": ladder})
 
-    @command(name="pending", description=text("menu_pending"))
-    async def pending(interaction: Interaction) -> None:
-        await run(interaction, "pending")
+    @app_commands.command(name="pending", description=text("menu_pending"))
+    async def pending(self, interaction: Interaction) -> None:
+        await self.front.run(interaction, "pending")
 
-    @command(name="help", description=text("menu_help"))
-    async def help_(interaction: Interaction) -> None:
-        await run(interaction, "help")
+    @app_commands.command(name="settings", description=text("menu_settings"))
+    @app_commands.describe(ladder=text("param_ladder"))
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def settings(self, interaction: Interaction, ladder: str | None = None) -> None:
+        await self.front.run(interaction, "settings", [ladder])
 
-    # -- moderators ---------------------------------------------------------------------------
+    @app_commands.command(name="help", description=text("menu_help"))
+    async def help_(self, interaction: Interaction) -> None:
+        await self.front.run(interaction, "help")
 
-    @command(name="correct", description=text("menu_correct"))
-    @app_commands.describe(number=text("param_game"), result=text("param_corrected_result"),
-                           a=text("param_a"), b=text("param_b"),
-                           handicap=text("param_handicap"))
-    @moderator
-    async def correct(interaction: Interaction, number: app_commands.Range[int, 1],
-                      result: Result | None = None, a: discord.Member | None = None,
-                      b: discord.Member | None = None, handicap: str | None = None) -> None:
-        await run(interaction, "correct", [str(number), result],
-                  {"a": a, "b": b, "handicap": handicap})
 
-    @command(name="apply", description=text("menu_apply"))
-    @moderator
-    async def apply(interaction: Interaction) -> None:
-        await run(interaction, "apply")
-
-    @command(name="cancel", description=text("menu_cancel"))
-    @moderator
-    async def cancel(interaction: Interaction) -> None:
-        await run(interaction, "cancel")
-
-    @command(name="void", description=text("menu_void"))
-    @app_commands.describe(number=text("param_game"), reason=text("param_reason"))
-    @moderator
-    async def void(interaction: Interaction, number: app_commands.Range[int, 1],
-                   reason: str | None = None) -> None:
-        await run(interaction, "void", [str(number), *(reason or "").split()])
-
-    @command(name="restore", description=text("menu_restore"))
-    @app_commands.describe(number=text("param_game"))
-    @moderator
-    async def restore(interaction: Interaction, number: app_commands.Range[int, 1]) -> None:
-        await run(interaction, "restore", [str(number)])
-
-    @command(name="merge", description=text("menu_merge"))
-    @app_commands.describe(duplicate=text("param_duplicate"), member=text("param_member"))
-    @moderator
-    async def merge(interaction: Interaction, duplicate: discord.Member,
-                    member: discord.Member) -> None:
-        await run(interaction, "merge", [duplicate, member])
-
-    @command(name="retire", description=text("menu_retire"))
-    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
-    @moderator
-    async def retire(interaction: Interaction, member: discord.Member,
-                     ladder: str | None = None) -> None:
-        await run(interaction, "retire", [member], {"ladder": ladder})
-
-    @command(name="return", description=text("menu_return"))
-    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
-    @moderator
-    async def return_(interaction: Interaction, member: discord.Member,
-                      ladder: str | None = None) -> None:
-        await run(interaction, "return", [member], {"ladder": ladder})
+class ModeratorCommands(_Commands):
+    """The commands only moderators may run: hidden from members by default."""
 
     event = app_commands.Group(name="event", description=text("menu_event"),
                                default_permissions=MODERATORS)
+    ladder = app_commands.Group(name="ladder", description=text("menu_ladder"),
+                                default_permissions=MODERATORS)
+    moderator = app_commands.Group(name="moderator", description=text("menu_moderator"),
+                                   default_permissions=MODERATORS)
+
+    @app_commands.command(name="correct", description=text("menu_correct"))
+    @app_commands.describe(number=text("param_game"), result=text("param_corrected_result"),
+                           a=text("param_a"), b=text("param_b"),
+                           handicap=text("param_handicap"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def correct(self, interaction: Interaction, number: app_commands.Range[int, 1],
+                      result: Result | None = None, a: discord.Member | None = None,
+                      b: discord.Member | None = None, handicap: str | None = None) -> None:
+        await self.front.run(interaction, "correct", [str(number), result],
+                             {"a": a, "b": b, "handicap": handicap})
+
+    @app_commands.command(name="apply", description=text("menu_apply"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def apply(self, interaction: Interaction) -> None:
+        await self.front.run(interaction, "apply")
+
+    @app_commands.command(name="cancel", description=text("menu_cancel"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def cancel(self, interaction: Interaction) -> None:
+        await self.front.run(interaction, "cancel")
+
+    @app_commands.command(name="void", description=text("menu_void"))
+    @app_commands.describe(number=text("param_game"), reason=text("param_reason"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def void(self, interaction: Interaction, number: app_commands.Range[int, 1],
+                   reason: str | None = None) -> None:
+        await self.front.run(interaction, "void", [str(number), *(reason or "").split()])
+
+    @app_commands.command(name="restore", description=text("menu_restore"))
+    @app_commands.describe(number=text("param_game"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def restore(self, interaction: Interaction,
+                      number: app_commands.Range[int, 1]) -> None:
+        await self.front.run(interaction, "restore", [str(number)])
+
+    @app_commands.command(name="merge", description=text("menu_merge"))
+    @app_commands.describe(duplicate=text("param_duplicate"), member=text("param_member"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def merge(self, interaction: Interaction, duplicate: discord.Member,
+                    member: discord.Member) -> None:
+        await self.front.run(interaction, "merge", [duplicate, member])
+
+    @app_commands.command(name="retire", description=text("menu_retire"))
+    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    @app_commands.default_permissions(manage_guild=True)
+    async def retire(self, interaction: Interaction, member: discord.Member,
+                     ladder: str | None = None) -> None:
+        await self.front.run(interaction, "retire", [member], {"ladder": ladder})
+
+    @app_commands.command(name="return", description=text("menu_return"))
+    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    @app_commands.default_permissions(manage_guild=True)
+    async def return_(self, interaction: Interaction, member: discord.Member,
+                      ladder: str | None = None) -> None:
+        await self.front.run(interaction, "return", [member], {"ladder": ladder})
 
     @event.command(name="open", description=text("menu_event_open"))
     @app_commands.describe(name=text("param_event_name"), ladder=text("param_ladder"))
-    async def event_open(interaction: Interaction, name: str, ladder: str | None = None) -> None:
-        await run(interaction, "event", ["open", name], {"ladder": ladder})
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def event_open(self, interaction: Interaction, name: str,
+                         ladder: str | None = None) -> None:
+        await self.front.run(interaction, "event", ["open", name], {"ladder": ladder})
 
     @event.command(name="close", description=text("menu_event_close"))
     @app_commands.describe(name=text("param_event_name"), ladder=text("param_ladder"))
-    async def event_close(interaction: Interaction, name: str,
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def event_close(self, interaction: Interaction, name: str,
                           ladder: str | None = None) -> None:
-        await run(interaction, "event", ["close", name], {"ladder": ladder})
+        await self.front.run(interaction, "event", ["close", name], {"ladder": ladder})
 
-    tree.add_command(event)
-
-    ladder_group = app_commands.Group(name="ladder", description=text("menu_ladder"),
-                                      default_permissions=MODERATORS)
-
-    @ladder_group.command(name="create", description=text("menu_ladder_create"))
+    @ladder.command(name="create", description=text("menu_ladder_create"))
     @app_commands.describe(name=text("param_ladder_name"), system=text("param_system"),
                            params=text("param_params"))
-    async def ladder_create(interaction: Interaction, name: str, system: str | None = None,
-                            params: str | None = None) -> None:
-        await _with_params(interaction, front, "ladder", ["create", name, system], params)
+    async def ladder_create(self, interaction: Interaction, name: str,
+                            system: str | None = None, params: str | None = None) -> None:
+        await self.with_params(interaction, "ladder", ["create", name, system], params)
 
-    tree.add_command(ladder_group)
-
-    @command(name="system", description=text("menu_system"))
+    @app_commands.command(name="system", description=text("menu_system"))
     @app_commands.describe(name=text("param_system"), params=text("param_params"),
                            ladder=text("param_ladder"))
-    @moderator
-    async def system(interaction: Interaction, name: str, params: str | None = None,
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    @app_commands.default_permissions(manage_guild=True)
+    async def system(self, interaction: Interaction, name: str, params: str | None = None,
                      ladder: str | None = None) -> None:
-        await _with_params(interaction, front, "system", [name], params, ladder)
+        await self.with_params(interaction, "system", [name], params, ladder)
 
-    @command(name="set", description=text("menu_set"))
+    @app_commands.command(name="set", description=text("menu_set"))
     @app_commands.describe(key=text("param_setting"), value=text("param_value"),
                            role=text("param_role"), ladder=text("param_ladder"))
-    @moderator
-    async def set_(interaction: Interaction, key: Setting, value: str | None = None,
+    @app_commands.choices(key=SETTINGS)
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    @app_commands.default_permissions(manage_guild=True)
+    async def set_(self, interaction: Interaction, key: str, value: str | None = None,
                    role: discord.Role | None = None, ladder: str | None = None) -> None:
         chosen = str(role.id) if role is not None else value
-        await run(interaction, "set", [key, chosen], {"ladder": ladder})
+        await self.front.run(interaction, "set", [key, chosen], {"ladder": ladder})
 
-    @command(name="settings", description=text("menu_settings"))
-    @app_commands.describe(ladder=text("param_ladder"))
-    async def settings(interaction: Interaction, ladder: str | None = None) -> None:
-        await run(interaction, "settings", [ladder])
-
-    @command(name="audit", description=text("menu_audit"))
+    @app_commands.command(name="audit", description=text("menu_audit"))
     @app_commands.describe(entries=text("param_entries"))
-    @moderator
-    async def audit(interaction: Interaction,
+    @app_commands.default_permissions(manage_guild=True)
+    async def audit(self, interaction: Interaction,
                     entries: app_commands.Range[int, 1, 100] | None = None) -> None:
-        await run(interaction, "audit", [_number(entries)])
+        await self.front.run(interaction, "audit", [_number(entries)])
 
-    @command(name="undo", description=text("menu_undo"))
-    @moderator
-    async def undo(interaction: Interaction) -> None:
-        await run(interaction, "undo")
+    @app_commands.command(name="undo", description=text("menu_undo"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def undo(self, interaction: Interaction) -> None:
+        await self.front.run(interaction, "undo")
 
-    moderator_group = app_commands.Group(name="moderator", description=text("menu_moderator"),
-                                         default_permissions=MODERATORS)
-
-    @moderator_group.command(name="add", description=text("menu_moderator_add"))
+    @moderator.command(name="add", description=text("menu_moderator_add"))
     @app_commands.describe(member=text("param_member"))
-    async def moderator_add(interaction: Interaction, member: discord.Member) -> None:
-        await run(interaction, "moderator", ["add", member])
+    async def moderator_add(self, interaction: Interaction, member: discord.Member) -> None:
+        await self.front.run(interaction, "moderator", ["add", member])
 
-    @moderator_group.command(name="remove", description=text("menu_moderator_remove"))
+    @moderator.command(name="remove", description=text("menu_moderator_remove"))
     @app_commands.describe(member=text("param_member"))
-    async def moderator_remove(interaction: Interaction, member: discord.Member) -> None:
-        await run(interaction, "moderator", ["remove", member])
+    async def moderator_remove(self, interaction: Interaction, member: discord.Member) -> None:
+        await self.front.run(interaction, "moderator", ["remove", member])
 
-    tree.add_command(moderator_group)
 
-    # Commands without a slash command of their own above (those added to bot.chat.commands
-    # since) are still reachable: their words typed as one text, as on the console.
-    defined = {c.name for c in tree.get_commands()}
-    for name, (_, usage_key) in COMMANDS.items():
-        if name not in defined and name not in NOT_ON_DISCORD:
-            tree.add_command(_typed(front, name, usage_key))
-
-    async def ladder_names(interaction: Interaction,
-                           current: str) -> list[app_commands.Choice[str]]:
-        names = await front.ladders(interaction)
-        return [app_commands.Choice(name=n, value=n) for n in names
-                if current.casefold() in n][:25]
-
-    for each in tree.walk_commands():
-        if isinstance(each, app_commands.Command) and any(
-                p.name == "ladder" for p in each.parameters):
-            each.autocomplete("ladder")(ladder_names)
+def typed_commands(front: DiscordFrontEnd,
+                   defined: Collection[str]) -> list[app_commands.Command[Any, Any, None]]:
+    """Slash commands for the commands of ``bot.chat.commands`` not ``defined`` as slash
+    commands (those added since the cogs were written): their words typed as one text."""
+    return [_typed(front, name, usage_key) for name, (_, usage_key) in COMMANDS.items()
+            if name not in defined and name not in NOT_ON_DISCORD]
 
 
 def _typed(front: DiscordFrontEnd, name: str,
@@ -292,17 +323,3 @@ def _typed(front: DiscordFrontEnd, name: str,
 
 def _number(number: int | None) -> str | None:
     return None if number is None else str(number)
-
-
-async def _with_params(interaction: Interaction, front: DiscordFrontEnd, command: str,
-                       args: list[str | None], params: str | None,
-                       ladder: str | None = None) -> None:
-    """A command taking a system's ``key=value`` parameters, typed as one text."""
-    options: dict[str, str | None] = {"ladder": ladder}
-    for word in (params or "").split():
-        key, sep, value = word.partition("=")
-        if not sep:
-            await front.run(interaction, command, [*args, word], options)  # usage refusal
-            return
-        options[key] = value
-    await front.run(interaction, command, args, options)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.chat.messages import text
+from bot.chat.actions import ID_PATTERN, Emphasis
 from bot.chat.presenter import cut, render
 from bot.scheduling.publishing import Picture
 from bot.service.errors import Refusal
@@ -26,7 +26,6 @@ from bot.service.results import (
     HeadToHead,
     History,
     Leaderboard,
-    Notice,
     Preview,
     Profile,
     Result,
@@ -110,39 +109,13 @@ def refusal_text(refusal: Refusal) -> str:
 
 # -- buttons ------------------------------------------------------------------------------------
 
-#: custom ids, as on Telegram: g:confirm|dispute:<game>, c:accept|decline:<challenge>,
-#: x:apply|cancel:<game>, t:<ladder>:<page>
-BUTTON_TEMPLATE = r"(?P<kind>[gcxt]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
-
-
-@dataclass(frozen=True, slots=True)
-class Button:
-    label: str
-    custom_id: str
-    style: discord.ButtonStyle
-
-
-def buttons(answer: Answer, page: int = 0) -> list[Button]:
-    """The buttons that go with an answer, if a person would press rather than type."""
-    primary, secondary = discord.ButtonStyle.success, discord.ButtonStyle.danger
-    if isinstance(answer, GameResult) and answer.key == "reported":
-        game = answer.game.id
-        return [Button(text("button_confirm"), f"g:confirm:{game}", primary),
-                Button(text("button_dispute"), f"g:dispute:{game}", secondary)]
-    if isinstance(answer, Notice) and answer.key == "challenge_issued":
-        challenge = answer.params["challenge"]
-        return [Button(text("button_accept"), f"c:accept:{challenge}", primary),
-                Button(text("button_decline"), f"c:decline:{challenge}", secondary)]
-    if isinstance(answer, Preview) and not answer.applied:
-        game = answer.game_id
-        return [Button(text("button_apply"), f"x:apply:{game}", primary),
-                Button(text("button_cancel"), f"x:cancel:{game}", secondary)]
-    if isinstance(answer, Leaderboard) and pages(answer) > 1:
-        paging = discord.ButtonStyle.secondary
-        row = []
-        if page > 0:
-            row.append(Button(text("button_previous"), f"t:{answer.ladder}:{page - 1}", paging))
-        if page < pages(answer) - 1:
-            row.append(Button(text("button_next"), f"t:{answer.ladder}:{page + 1}", paging))
-        return row
-    return []
+#: the custom ids of the bot's buttons (their actions' ids, ``bot.chat.actions``):
+#: g:confirm|dispute:<game>, c:accept|decline:<challenge>, x:apply|cancel:<game>,
+#: t:<ladder>:<page>; unchanged, for the buttons of messages posted long ago
+BUTTON_TEMPLATE = ID_PATTERN
+#: a button's colour: the yes of a choice green, the no red, paging grey
+STYLES = {
+    Emphasis.PRIMARY: discord.ButtonStyle.success,
+    Emphasis.SECONDARY: discord.ButtonStyle.danger,
+    Emphasis.NEUTRAL: discord.ButtonStyle.secondary,
+}

@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import os
 import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from functools import partial
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -38,14 +37,16 @@ from telegram.error import (
     Forbidden,
     InvalidToken,
     NetworkError,
-    RetryAfter,
     TelegramError,
 )
 from telegram.ext import (
+    AIORateLimiter,
     Application,
     ApplicationBuilder,
+    BaseRateLimiter,
     BaseUpdateProcessor,
     CallbackQueryHandler,
+    CommandHandler,
     ContextTypes,
     MessageHandler,
     filters,
@@ -53,6 +54,8 @@ from telegram.ext import (
 
 from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
+from bot.chat import actions
+from bot.chat.actions import Action, actions_for, page_of
 from bot.chat.commands import (
     COMMANDS,
     Answer,
@@ -63,30 +66,24 @@ from bot.chat.commands import (
     check_rate,
     execute,
     parse,
-    press_correction,
 )
 from bot.chat.messages import text
 from bot.chat.presenter import cut, render
+from bot.chat.ratelimit import RateLimiter
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.results import (
     Audit,
-    GameResult,
     HeadToHead,
     History,
     Leaderboard,
-    Notice,
     Preview,
     Result,
 )
 
 log = logging.getLogger(__name__)
-
-# python-telegram-bot 22 gives durations (RetryAfter.retry_after) as timedelta only when asked
-# to; otherwise every access warns that integers are deprecated.
-os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 PLATFORM = "telegram"
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
@@ -96,15 +93,13 @@ TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
 #: how long a chat's list of administrators is trusted before asking Telegram again
 ADMIN_TTL_SECONDS = 60.0
-#: leaderboard rows per page
-PAGE = 20
 #: seconds between long polls: under load one getUpdates then brings several updates instead of
 #: one each (fewer polls, steadier latency: p99 40-54 ms instead of 160-530 ms at 200 results/s,
 #: docs/benchmarks.md); a quiet bot still answers at once, its poll being held open
 POLL_INTERVAL = 0.005
 #: updates handled at once (one member's still one after another)
 CONCURRENT_UPDATES = 16
-#: flood-limit answers waited out before a send gives up
+#: flood-limit answers (429 RetryAfter) the rate limiter waits out before a call gives up
 RETRIES = 3
 #: commands whose first argument is a member: a reply or a text mention can name them
 NAMES_A_MEMBER = {"rating", "challenge", "report", "history", "h2h", "retire", "return"}
@@ -123,10 +118,6 @@ def file_url_for(base_url: str) -> str:
     if stem.endswith("/bot"):
         return stem[: -len("bot")] + "file/bot"
     return stem + "/file/bot"
-
-
-def _seconds(delay: int | timedelta) -> float:
-    return delay.total_seconds() if isinstance(delay, timedelta) else float(delay)
 
 
 def as_html(answer: Result | str) -> str:
@@ -150,39 +141,16 @@ def split_html(message: str, limit: int = TEXT_LIMIT) -> list[str]:
     return [f"<pre>{p}</pre>" if pre else p for p in pieces]
 
 
-def _button(label_key: str, data: str) -> InlineKeyboardButton:
-    return InlineKeyboardButton(text(label_key), callback_data=data)
+def _button(action: Action) -> InlineKeyboardButton:
+    # The action's id is the callback data: Telegram gives it back when the button is pressed.
+    return InlineKeyboardButton(text(action.label), callback_data=action.id)
 
 
 def keyboard(answer: Result | str, page: int = 0) -> InlineKeyboardMarkup | None:
-    """The buttons that go with an answer, if a person would press rather than type."""
-    if isinstance(answer, GameResult) and answer.key == "reported":
-        game = answer.game.id
-        return InlineKeyboardMarkup([[_button("button_confirm", f"g:confirm:{game}"),
-                                      _button("button_dispute", f"g:dispute:{game}")]])
-    if isinstance(answer, Notice) and answer.key == "challenge_issued":
-        challenge = answer.params["challenge"]
-        return InlineKeyboardMarkup([[_button("button_accept", f"c:accept:{challenge}"),
-                                      _button("button_decline", f"c:decline:{challenge}")]])
-    if isinstance(answer, Preview) and not answer.applied:
-        game = answer.game_id
-        return InlineKeyboardMarkup([[_button("button_apply", f"x:apply:{game}"),
-                                      _button("button_cancel", f"x:cancel:{game}")]])
-    if isinstance(answer, Leaderboard) and page >= 0:
-        pages = (len(answer.rows) + PAGE - 1) // PAGE
-        if pages > 1:
-            row = []
-            if page > 0:
-                row.append(_button("button_previous", f"t:{answer.ladder}:{page - 1}"))
-            if page < pages - 1:
-                row.append(_button("button_next", f"t:{answer.ladder}:{page + 1}"))
-            return InlineKeyboardMarkup([row])
-    return None
-
-
-def page_of(board: Leaderboard, page: int) -> Leaderboard:
-    rows = board.rows[page * PAGE:(page + 1) * PAGE]
-    return Leaderboard(board.ladder, rows, board.hidden_provisional)
+    """The buttons that go with an answer (``bot.chat.actions``) as an inline keyboard, if a
+    person would press rather than type."""
+    rows = actions_for(answer, page)
+    return InlineKeyboardMarkup([[_button(a) for a in row] for row in rows]) if rows else None
 
 
 class MemberOrderedUpdates(BaseUpdateProcessor):
@@ -232,13 +200,19 @@ class ClubApplication(Application):  # type: ignore[type-arg]
 class TelegramFrontEnd:
     """Handlers for one python-telegram-bot ``Application``, all calling one service."""
 
-    def __init__(self, service: ClubService, monotonic: Callable[[], float] = time.monotonic):
+    def __init__(self, service: ClubService, limiter: RateLimiter,
+                 monotonic: Callable[[], float] = time.monotonic):
         self.service = service
+        self.limiter = limiter
         self._monotonic = monotonic
         self._admins: dict[int, tuple[float, frozenset[int]]] = {}
 
-    def application(self, token: str, base_url: str | None = None) -> Application:  # type: ignore[type-arg]
-        """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server."""
+    def application(self, token: str, base_url: str | None = None,
+                    flood_limits: BaseRateLimiter[int] | None = None) -> Application:  # type: ignore[type-arg]
+        """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server.
+        ``flood_limits`` paces its Bot API calls; by default an ``AIORateLimiter`` keeps within
+        Telegram's flood limits (30 messages a second, 20 a minute in one group) and waits out
+        a 429 answer (RetryAfter) up to ``RETRIES`` times before a call gives up."""
         builder = (
             ApplicationBuilder()
             .token(token)
@@ -246,6 +220,7 @@ class TelegramFrontEnd:
             .request(AiohttpRequest())
             .get_updates_request(AiohttpRequest())
             .concurrent_updates(MemberOrderedUpdates())
+            .rate_limiter(flood_limits or AIORateLimiter(max_retries=RETRIES))
         )
         if base_url:
             builder = builder.base_url(base_url.rstrip("/")).base_file_url(
@@ -253,8 +228,15 @@ class TelegramFrontEnd:
             )
         app = builder.build()
         # An edited message is not sent again: only new messages are commands.
-        app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & filters.COMMAND,
-                                       self.on_command))
+        new = filters.UpdateType.MESSAGE
+        # One handler per command: python-telegram-bot takes /name and /name@this_bot (in any
+        # case) and leaves /name@other_bot to the bot it names.
+        for name in COMMANDS:
+            app.add_handler(CommandHandler(name, partial(self.on_command, command=name),
+                                           filters=new))
+        # The first handler of a group that takes an update is the only one: what comes here is
+        # a command the product does not have, or one for another bot.
+        app.add_handler(MessageHandler(new & filters.COMMAND, self.on_other_command))
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_error_handler(self.on_error)
         return app
@@ -287,9 +269,10 @@ class TelegramFrontEnd:
     # -- messages ---------------------------------------------------------------------------------
 
     @staticmethod
-    def _words(message: Message) -> tuple[str, Words]:
-        """The command and its words, with the members named by a text mention or a reply
-        carried by user id (never turned into text that a member's name could match)."""
+    def _words(message: Message, command: str) -> tuple[str, Words]:
+        """The command as typed and its words, with the members named by a text mention or
+        (for ``command``s whose first argument is a member) a reply carried by user id (never
+        turned into text that a member's name could match)."""
         line, pointed = message.text or "", Pointed()
         for entity in sorted(message.entities, key=lambda e: e.offset, reverse=True):
             if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
@@ -302,7 +285,6 @@ class TelegramFrontEnd:
                         + encoded[end:].decode("utf-16-le", errors="replace"))
         replied = message.reply_to_message
         words = line.split(maxsplit=1)
-        command = words[0][1:].split("@")[0].lower() if words else ""
         if (replied is not None and replied.from_user is not None
                 and not replied.from_user.is_bot and command in NAMES_A_MEMBER
                 and "@" not in (words[1] if len(words) > 1 else "")):
@@ -312,47 +294,60 @@ class TelegramFrontEnd:
             line = f"{words[0]} {token}{rest}"
         return parse(line, pointed)
 
-    async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A /command in a group: run it and answer in the chat."""
+    async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
+                         command: str) -> None:
+        """/``command`` (its handler's name): in a group, run it and answer in the chat; in a
+        private chat, see :meth:`_private`."""
         message, chat = update.effective_message, update.effective_chat
         if message is None or chat is None or update.effective_user is None:
             return
         if chat.type == ChatType.PRIVATE:
-            await self._private(message, context, update.effective_user.id)
+            await self._private(message, context, update.effective_user.id, command)
             return
-        addressee = (message.text or "").split(maxsplit=1)[0].partition("@")[2]
-        if addressee and addressee.casefold() != (context.bot.username or "").casefold():
-            return  # /command@other_bot is for another bot in the group
         caller = await self._caller(update, context)
         try:
-            command, words = self._words(message)
-            if command not in COMMANDS:
-                raise Refusal("bad_command", command=f"/{command}"[:40])
+            typed, words = self._words(message, command)
+            # The command is the whole first word, as on the console. Telegram's command ends at
+            # the first character a name cannot hold: /top-5 came to /top's handler, but is
+            # answered as the unknown command it is.
+            if typed not in COMMANDS:
+                raise Refusal("bad_command", command=f"/{typed}"[:40])
             user_id = update.effective_user.id
-            ctx = Context(self.service, caller,
+            ctx = Context(self.service, caller, self.limiter,
                           lambda channel: check_channel(context.bot, user_id, channel))
-            answer: Answer = await execute(ctx, command, words)
+            answer: Answer = await execute(ctx, typed, words)
         except Refusal as refusal:
             answer = render(refusal)
         except Usage as usage:
             answer = text("usage", usage=text(usage.args[0]))
         await self._answer(message, answer)
 
+    async def on_other_command(self, update: Update,
+                               context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A /command no command handler took. In a group, /name@other_bot is left to that
+        bot; anything else is answered as an unknown command. In a private chat, where only
+        this bot reads, every command gets the private chat's answer."""
+        message, chat = update.effective_message, update.effective_chat
+        if message is None or chat is None or not message.entities:
+            return
+        # the command as Telegram marks it: /name or /name@bot
+        name, _, addressee = message.parse_entity(message.entities[0])[1:].partition("@")
+        mine = addressee.casefold() in ("", (context.bot.username or "").casefold())
+        if mine or chat.type == ChatType.PRIVATE:
+            await self.on_command(update, context, name.lower())
+
     async def _private(self, message: Message, context: ContextTypes.DEFAULT_TYPE,
-                       user_id: int) -> None:
+                       user_id: int, command: str) -> None:
         """In a private chat: /rating and /history speak about the member's own standing in
         each of their clubs; any other command says where the club's commands work. Each
         counts against the member's rate limit (in this private chat), as in a club."""
         try:
-            check_rate(self.service, Caller(PLATFORM, str(message.chat.id), str(user_id), ""))
+            check_rate(self.limiter, Caller(PLATFORM, str(message.chat.id), str(user_id), ""))
         except Refusal as refusal:
-            await self._send(message.reply_text, as_html(render(refusal)),
-                             parse_mode=ParseMode.HTML)
+            await message.reply_text(as_html(render(refusal)), parse_mode=ParseMode.HTML)
             return
-        command = (message.text or "").split(maxsplit=1)[0][1:].split("@")[0].lower()
         if command not in ("rating", "history"):
-            await self._send(message.reply_text, as_html(text("telegram_private")),
-                             parse_mode=ParseMode.HTML)
+            await message.reply_text(as_html(text("telegram_private")), parse_mode=ParseMode.HTML)
             return
         user = str(user_id)
         sections = []
@@ -365,15 +360,15 @@ class TelegramFrontEnd:
             except TelegramError:
                 title = chat_id
             sections.append(text("private_club", club=title, profile=render(answer)))
-        await self._send(message.reply_text,
-                         as_html("\n\n".join(sections) or text("private_none")),
-                         parse_mode=ParseMode.HTML)
+        await message.reply_text(as_html("\n\n".join(sections) or text("private_none")),
+                                 parse_mode=ParseMode.HTML)
 
     async def _answer(self, message: Message, answer: Answer) -> None:
         if isinstance(answer, Picture):
             caption = html.escape(answer.caption[:CAPTION_LIMIT], quote=False)
-            await self._send(message.reply_photo, answer.png, caption=caption or None,
-                             parse_mode=ParseMode.HTML, filename=answer.filename, do_quote=False)
+            await message.reply_photo(answer.png, caption=caption or None,
+                                      parse_mode=ParseMode.HTML, filename=answer.filename,
+                                      do_quote=False)
             return
         shown: Result | str = answer
         if isinstance(answer, Leaderboard):
@@ -382,20 +377,13 @@ class TelegramFrontEnd:
         markup = keyboard(answer)
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
-            await self._send(message.reply_text, piece, parse_mode=ParseMode.HTML,
-                             reply_markup=markup if last else None,
-                             do_quote=False)
+            await message.reply_text(piece, parse_mode=ParseMode.HTML,
+                                     reply_markup=markup if last else None, do_quote=False)
 
     async def _send(self, call: Callable[..., Awaitable[T]], *args: object,
                     **kwargs: object) -> T:
-        """Call the Bot API, waiting out flood limits (RetryAfter) a few times."""
-        for _ in range(RETRIES):
-            try:
-                return await call(*args, **kwargs)
-            except RetryAfter as flood:
-                delay = _seconds(flood.retry_after)
-                log.warning("flood limit: waiting %.1f s", delay)
-                await asyncio.sleep(delay)
+        """Call the Bot API. Flood limits are waited out by the Application's rate limiter
+        (``AIORateLimiter``), under every call: this is only the button code's way in."""
         return await call(*args, **kwargs)
 
     # -- buttons ----------------------------------------------------------------------------------
@@ -415,8 +403,9 @@ class TelegramFrontEnd:
             return
         caller = await self._caller(update, context)
         try:
-            check_rate(self.service, caller)
-            answer, page = await self._press(caller, query)
+            check_rate(self.limiter, caller)
+            answer, page = await actions.press(self.service, caller,
+                                               actions.read(query.data or ""))
         except Refusal as refusal:
             await self._answer_press(query, render(refusal)[:200], show_alert=True)
             return
@@ -447,26 +436,6 @@ class TelegramFrontEnd:
             # Two members pressed the same button: the message already shows the answer.
             if "not modified" not in error.message.lower():
                 raise
-
-    async def _press(self, caller: Caller, query: CallbackQuery) -> tuple[Result | str, int]:
-        parts = (query.data or "").split(":", 2)
-        # Telegram does not promise that the data is one of our buttons'.
-        if len(parts) != 3 or not (parts[2].isascii() and parts[2].isdigit()):
-            raise Refusal("bad_command", command=(query.data or "")[:40])
-        kind, action, ref = parts
-        service = self.service
-        if kind == "t":  # t:<ladder>:<page>
-            return await service.leaderboard(caller, action), int(ref)
-        if kind == "g" and action in ("confirm", "dispute"):
-            game = int(ref)
-            if action == "confirm":
-                return await service.confirm(caller, game), 0
-            return await service.dispute(caller, game), 0
-        if kind == "c" and action in ("accept", "decline"):
-            return await service.answer_challenge(caller, action == "accept", int(ref)), 0
-        if kind == "x" and action in ("apply", "cancel"):
-            return await press_correction(service, caller, action, int(ref)), 0
-        raise Refusal("bad_command", command=(query.data or "")[:40])
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Anything unexpected is logged once; the member gets one short sentence."""
@@ -538,9 +507,9 @@ class TelegramBot:
 
     platform = PLATFORM
 
-    def __init__(self, service: ClubService, token: str, base_url: str | None = None,
-                 webhook: Webhook | None = None) -> None:
-        self.app = TelegramFrontEnd(service).application(token, base_url)
+    def __init__(self, service: ClubService, limiter: RateLimiter, token: str,
+                 base_url: str | None = None, webhook: Webhook | None = None) -> None:
+        self.app = TelegramFrontEnd(service, limiter).application(token, base_url)
         self.publisher = TelegramPublisher(self.app.bot)
         self._base_url = base_url
         self._webhook = webhook
@@ -593,6 +562,5 @@ class TelegramBot:
         await app.shutdown()
 
 
-# the Leaderboard's paging buttons use the ladder name; ladder names never contain ":"
 __all__ = ["TelegramBot", "TelegramFrontEnd", "TelegramPublisher", "Webhook", "file_url_for",
            "split_html", "as_html", "keyboard"]

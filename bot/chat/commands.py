@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from bot.chat.messages import text
-from bot.chat.ratelimit import limiter_for
+from bot.chat.ratelimit import RateLimiter
 from bot.chat.usecase_log import log_use_case
 from bot.scheduling.publishing import Picture
 from bot.service import heavy
@@ -89,10 +89,12 @@ async def no_other_channel(channel: str) -> None:
 
 @dataclass(slots=True)
 class Context:
-    """Who asks where, and how their platform checks a chat they name."""
+    """Who asks where, the rate limiter their commands count against (the process's one, from
+    :mod:`bot.app`), and how their platform checks a chat they name."""
 
     service: ClubService
     caller: Caller
+    limiter: RateLimiter
     check_channel: ChannelCheck = no_other_channel
 
     @property
@@ -140,12 +142,12 @@ def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
     return command, Words(args, options, members)
 
 
-def check_rate(service: ClubService, caller: Caller) -> None:
-    """Count one command or button press of ``caller`` (per platform, chat and user); raises
-    ``Refusal("rate_limited")`` past ``CLUBRATING_RATE_LIMIT``. The platform's moderators
-    are limited too, at ``bot.chat.ratelimit.MODERATOR_FACTOR`` times the rate."""
-    limiter_for(service).check((caller.platform, caller.chat_id, caller.user),
-                               moderator=caller.moderator)
+def check_rate(limiter: RateLimiter, caller: Caller) -> None:
+    """Count one command or button press of ``caller`` (per platform, chat and user) with
+    ``limiter``; raises ``Refusal("rate_limited")`` past its rate (``CLUBRATING_RATE_LIMIT``).
+    The platform's moderators are limited too, at ``bot.chat.ratelimit.MODERATOR_FACTOR`` times
+    the rate."""
+    limiter.check((caller.platform, caller.chat_id, caller.user), moderator=caller.moderator)
 
 
 async def execute(ctx: Context, command: str, words: Words) -> Answer:
@@ -153,7 +155,7 @@ async def execute(ctx: Context, command: str, words: Words) -> Answer:
     limit is refused before anything runs; every call is logged as one structured line."""
     began, outcome = time.perf_counter(), "ok"
     try:
-        check_rate(ctx.service, ctx.caller)
+        check_rate(ctx.limiter, ctx.caller)
         entry = COMMANDS.get(command)
         if entry is None:
             raise Refusal("bad_command", command=f"/{command}"[:40])

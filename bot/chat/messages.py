@@ -8,6 +8,8 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 
+from bot.service.ladder_settings import names as setting_names
+
 MESSAGES: dict[str, str] = {
     # -- refusals (nothing changed) --------------------------------------------------------------
     "not_registered": "You are not a member yet. Send /register to join.",
@@ -257,8 +259,8 @@ MESSAGES: dict[str, str] = {
     "help_event": "/event open|close NAME [ladder=NAME] - games of an event are rated together",
     "help_ladder": "/ladder create NAME [system] [key=value ...] - add a ladder",
     "help_system": "/system NAME [key=value ...] [ladder=NAME] - change the rating system",
-    "help_set": "/set auto_confirm_hours|challenge_hours|inactivity_days|hide_provisional"
-                "|announce|timezone VALUE [ladder=NAME] - change a setting",
+    "help_set": f"/set {'|'.join(setting_names(everywhere=True))} VALUE [ladder=NAME] "
+                "- change a setting",
     "help_schedule": "/schedule [ladder] [cron=\"0 9 * * MON\"] [tz=ZONE] [channel=ID|here] "
                      "[size=N], /schedule show|pause|resume [ladder] - the ladder's posts",
     "help_settings": "/settings [ladder] - a ladder's system and settings",
@@ -349,6 +351,15 @@ MESSAGES: dict[str, str] = {
     "param_role": "For moderator_role: the role",
     "param_entries": "How many entries (default 20)",
     "param_arguments": "The command's words, as in /help (members as @mentions)",
+    # -- what each ladder setting does (``bot.service.ladder_settings``; 100 characters at most,
+    # like Discord's descriptions) -----------------------------------------------------------
+    "about_auto_confirm_hours": "Hours after which an unanswered report counts as confirmed",
+    "about_challenge_hours": "Hours a challenge stays open",
+    "about_inactivity_days": "Days without a game after which a player is retired (or off)",
+    "about_hide_provisional": "Leaderboards leave provisional players out (yes/no)",
+    "about_announce": "Results are announced: new personal bests, upsets (yes/no)",
+    "about_timezone": "The IANA time zone of the ladder's posts when its schedule names none",
+    "about_moderator_role": "Discord: the role whose members moderate the club (or off)",
 }
 
 _FORMATTER = string.Formatter()

@@ -8,20 +8,18 @@ administrators, the club's moderator role) enter a tournament's results in burst
 ``MODERATOR_FACTOR`` (5) times the members' rate, but are limited too, so that a moderator's
 account (or a script run with it) cannot flood the bot either. ``CLUBRATING_RATE_LIMIT`` sets the
 members' rate as ``COMMANDS/SECONDS`` (default ``20/60``, so 100 a minute for moderators) or
-``off`` (nobody is limited); it is read when a service's limiter is first used.
+``off`` (nobody is limited): the composition root (:mod:`bot.app`) reads it once
+(:func:`parse_rate`) and gives the one :class:`RateLimiter` it makes to every front-end.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
-from weakref import WeakKeyDictionary
 
 from bot.service.clock import Clock
-from bot.service.club import ClubService
 from bot.service.errors import Refusal
 
 #: commands one member may send in one club per window: a busy evening's reports, confirmations
@@ -42,11 +40,16 @@ class Rate:
     seconds: float
 
 
-def rate_from_environment() -> Rate | None:
-    """``CLUBRATING_RATE_LIMIT``: ``20/60`` (the default), or ``off``."""
-    setting = (os.environ.get("CLUBRATING_RATE_LIMIT") or "").strip().lower()
+#: the members' rate when ``CLUBRATING_RATE_LIMIT`` is not set
+DEFAULT_RATE = Rate(DEFAULT_COMMANDS, DEFAULT_SECONDS)
+
+
+def parse_rate(text: str) -> Rate | None:
+    """The value of ``CLUBRATING_RATE_LIMIT``: ``COMMANDS/SECONDS`` (``20/60``; empty: the
+    default), or ``off`` (None: nobody is limited). Raises ``ValueError`` naming the setting."""
+    setting = text.strip().lower()
     if not setting:
-        return Rate(DEFAULT_COMMANDS, DEFAULT_SECONDS)
+        return DEFAULT_RATE
     if setting in ("off", "0", "none"):
         return None
     commands, _, seconds = setting.partition("/")
@@ -62,6 +65,10 @@ def rate_from_environment() -> Rate | None:
 
 
 class RateLimiter:
+    """The sliding windows of one process: :mod:`bot.app` makes one and gives it to every
+    front-end, so that a member's commands count alike whichever handler receives them; a rate
+    of None limits nobody."""
+
     def __init__(self, clock: Clock, rate: Rate | None) -> None:
         self._clock = clock
         self.rate = rate
@@ -94,13 +101,3 @@ class RateLimiter:
                     if not times or (now - times[-1]).total_seconds() >= self.rate.seconds]:
             del self._recent[key]
 
-
-_LIMITERS: WeakKeyDictionary[ClubService, RateLimiter] = WeakKeyDictionary()
-
-
-def limiter_for(service: ClubService) -> RateLimiter:
-    """The limiter of a service (one per service: it lives and dies with it)."""
-    limiter = _LIMITERS.get(service)
-    if limiter is None:
-        limiter = _LIMITERS[service] = RateLimiter(service.clock, rate_from_environment())
-    return limiter

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import re
 import sqlite3
 import sys
@@ -45,13 +44,13 @@ def daily_backup(database: Path, folder: Path, keep: int, now: datetime | None =
     return target
 
 
-def backup_settings() -> tuple[Path, int] | None:
-    """``CLUBRATING_BACKUP_DIR`` (daily backups on when set) and ``CLUBRATING_BACKUP_KEEP``
-    (default 7)."""
-    folder = os.environ.get("CLUBRATING_BACKUP_DIR")
+def backup_settings(folder: str | None, keep_text: str | None) -> tuple[Path, int] | None:
+    """The values of ``CLUBRATING_BACKUP_DIR`` (daily backups on when set) and
+    ``CLUBRATING_BACKUP_KEEP`` (default 7; looked at only with a folder): the folder and how
+    many to keep, or None. Raises :class:`BackupError` naming the setting."""
     if not folder:
         return None
-    keep_text = os.environ.get("CLUBRATING_BACKUP_KEEP") or str(DEFAULT_KEEP)
+    keep_text = keep_text or str(DEFAULT_KEEP)
     try:
         keep = int(keep_text)
     except ValueError:
@@ -117,10 +116,11 @@ def backup_command(args: argparse.Namespace, database: str, answers: TextIO = sy
     return f"{here} restored from {args.file}: {restore(args.file, here)}"
 
 
-def start_daily_backups(database: str) -> asyncio.Task[None] | None:
-    """The daily backup task when ``CLUBRATING_BACKUP_DIR`` is set (SQLite only); None
-    otherwise. The caller cancels it when the bot stops."""
-    settings = backup_settings()
+def start_daily_backups(database: str,
+                        settings: tuple[Path, int] | None) -> asyncio.Task[None] | None:
+    """The daily backup task when ``CLUBRATING_BACKUP_DIR`` is set (``settings``: its folder
+    and how many to keep, :func:`backup_settings`; SQLite only); None otherwise. The caller
+    cancels it when the bot stops."""
     if settings is None:
         return None
     if "://" in database:

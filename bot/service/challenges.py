@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from bot.storage.repository import NewEvent
-
+from . import events as ev
 from . import view
 from .errors import Refusal
 from .identity import Caller, Who
 from .results import Notice
 from .session import Decision
-from .state import Kind, expired
+from .state import expired
 from .view import Club
 
 #: open challenges one member may have issued at once: enough to line up an evening's games,
@@ -41,10 +40,8 @@ def challenge(
     if issued >= MAX_OPEN_CHALLENGES:
         raise Refusal("too_many_challenges", count=issued)
     expires = now + timedelta(hours=lad.settings.challenge_hours)
-    event = NewEvent(Kind.CHALLENGE_ISSUED, caller.user, now, {
-        "ladder": lad.name, "challenger": me.user, "opponent": them.user,
-        "expires_at": expires.isoformat(),
-    })
+    event = ev.new_event(ev.ChallengeIssued(lad.name, me.user, them.user, expires.isoformat()),
+                         caller.user, now)
     return [event], lambda: view.challenge_notice(club, club.state.last_id, "challenge_issued")
 
 
@@ -77,7 +74,7 @@ def answer(
         raise Refusal("challenge_expired", challenge=found.id)
     if found.status != "open":
         raise Refusal("challenge_answered", challenge=found.id, status=found.status)
-    kind = Kind.CHALLENGE_ACCEPTED if accept else Kind.CHALLENGE_DECLINED
-    event = NewEvent(kind, caller.user, now, {"challenge": found.id})
+    reply = ev.ChallengeAccepted if accept else ev.ChallengeDeclined
+    event = ev.new_event(reply(found.id), caller.user, now)
     key = "challenge_accepted" if accept else "challenge_declined"
     return [event], lambda: view.challenge_notice(club, found.id, key)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.storage.repository import JsonValue, NewEvent
 from ratings_core.model import Game
 
+from . import events as ev
 from . import parsing as parse
 from . import view
 from .errors import Refusal
@@ -20,7 +20,7 @@ from .parsing import MAX_NAME
 from .ratings import waits_for_event
 from .results import GameResult, Pending
 from .session import Decision
-from .state import GameRecord, GameStatus, Kind, Member, expired
+from .state import GameRecord, GameStatus, Member, expired
 from .view import Club
 
 
@@ -56,13 +56,10 @@ def report(
             raise Refusal("no_open_event", event=event[:MAX_NAME])
         tournament = found.name
     direct = caller.moderator
-    data: dict[str, JsonValue] = {
-        "ladder": lad.name, "player_a": first.user, "player_b": second.user,
-        "score_a": score, "handicap": points, "colour": side, "event": tournament,
-        "played_at": now.isoformat(), "reported_by": caller.user if not direct else None,
-        "direct": direct,
-    }
-    new = NewEvent(Kind.GAME_REPORTED, caller.user, now, data)
+    new = ev.new_event(ev.GameReported(
+        lad.name, first.user, second.user, score, points, side, tournament, now.isoformat(),
+        reported_by=caller.user if not direct else None, direct=direct,
+    ), caller.user, now)
 
     def answer() -> GameResult:
         game = view.game(club, club.state.last_id)
@@ -88,7 +85,7 @@ def confirm(
         raise Refusal("game_disputed", game=game.id)
     ladder = club.state.ladders[game.ladder]
     before = view.ratings(club, ladder)
-    event = NewEvent(Kind.GAME_CONFIRMED, caller.user, now, {"game": game.id})
+    event = ev.new_event(ev.GameConfirmed(game.id), caller.user, now)
 
     def answer() -> GameResult:
         if waits_for_event(ladder, game):  # rated when the event closes
@@ -111,7 +108,7 @@ def dispute(
     game = _pending_for(club, me, game_id, as_reporter=False)
     if game.status is GameStatus.DISPUTED:
         raise Refusal("game_disputed", game=game.id)
-    event = NewEvent(Kind.GAME_DISPUTED, caller.user, now, {"game": game.id}, why)
+    event = ev.new_event(ev.GameDisputed(game.id), caller.user, now, why)
     return [event], lambda: GameResult("disputed", view.line(club, game))
 
 
@@ -121,7 +118,7 @@ def withdraw(
     """A member takes back their own report before it counts."""
     me = view.me(club, caller)
     game = _pending_for(club, me, game_id, as_reporter=True)
-    event = NewEvent(Kind.GAME_WITHDRAWN, caller.user, now, {"game": game.id})
+    event = ev.new_event(ev.GameWithdrawn(game.id), caller.user, now)
     return [event], lambda: GameResult("withdrawn", view.line(club, game))
 
 

@@ -13,6 +13,7 @@ from bot.storage.repository import NewEvent
 from ratings_core.model import Step
 from ratings_core.replay import ReplayError
 
+from . import events as ev
 from . import heavy, importing, timeline, view
 from . import parsing as parse
 from .errors import Refusal
@@ -87,8 +88,7 @@ def import_history(
                           other=twin, other_row=where[twin][0])
         new_names.update((s, name) for s in shapes)
         keys[name] = f"new:{display}"
-        events.append(NewEvent(Kind.MEMBER_REGISTERED, actor, now,
-                               {"user": user, "name": display, "birth_date": None}))
+        events.append(ev.new_event(ev.MemberRegistered(user, display), actor, now))
     # Check every row against the ladder as it stands, before anything is written.
     try:
         timeline.replay_checked(ratings.system, importing.rekey(history.steps, keys),

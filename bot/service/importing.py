@@ -22,8 +22,16 @@ from ratings_core.model import (
 )
 
 from .errors import Refusal
+from .events import (
+    EventClosed,
+    EventOpened,
+    GameReported,
+    PlayerJoined,
+    PlayerRetired,
+    PlayerReturned,
+    new_event,
+)
 from .parsing import EARLIEST
-from .state import Kind
 
 
 def names_in(steps: Sequence[Step]) -> list[str]:
@@ -102,27 +110,26 @@ def import_events(
     opened: set[str],
 ) -> list[NewEvent]:
     def game(g: Game, event: str | None) -> NewEvent:
-        return NewEvent(Kind.GAME_REPORTED, actor, now, {
-            "ladder": ladder, "player_a": users[g.player_a], "player_b": users[g.player_b],
-            "score_a": g.score_a, "handicap": g.handicap,
-            "colour": COLOUR[g.first_move], "event": event,
-            "played_at": g.played_at.isoformat(), "reported_by": None, "direct": True,
-        })
+        return new_event(GameReported(
+            ladder=ladder, player_a=users[g.player_a], player_b=users[g.player_b],
+            score_a=g.score_a, handicap=g.handicap, colour=COLOUR[g.first_move], event=event,
+            played_at=g.played_at.isoformat(), reported_by=None, direct=True,
+        ), actor, now)
 
-    def member(kind: Kind, entry: Join | Retire | Return, event: str | None = None) -> NewEvent:
-        return NewEvent(kind, actor, now, {
-            "ladder": ladder, "member": users[entry.player], "event": event,
-            "played_at": entry.played_at.isoformat(),
-        })
+    def member(change: type[PlayerJoined | PlayerRetired | PlayerReturned],
+               entry: Join | Retire | Return, event: str | None = None) -> NewEvent:
+        # The row's own date and event (None for none): both keys are written.
+        return new_event(change(ladder=ladder, member=users[entry.player], event=event,
+                                played_at=entry.played_at.isoformat()), actor, now)
 
     if isinstance(step, Game):
         return [game(step, None)]
     if isinstance(step, Join):
-        return [member(Kind.PLAYER_JOINED, step)]
+        return [member(PlayerJoined, step)]
     if isinstance(step, Retire):
-        return [member(Kind.PLAYER_RETIRED, step)]
+        return [member(PlayerRetired, step)]
     if isinstance(step, Return):
-        return [member(Kind.PLAYER_RETURNED, step)]
+        return [member(PlayerReturned, step)]
     assert isinstance(step, RatingPeriod)
     name = label or "import"
     base, n = name, 1
@@ -130,18 +137,18 @@ def import_events(
         n += 1
         name = f"{base}-{n}"
     opened.add(name.casefold())
-    out = [NewEvent(Kind.EVENT_OPENED, actor, now, {"ladder": ladder, "name": name})]
+    out = [new_event(EventOpened(ladder=ladder, name=name), actor, now)]
     for event in step.events:
         if isinstance(event, Game):
             out.append(game(event, name))
         elif isinstance(event, Join):
-            out.append(member(Kind.PLAYER_JOINED, event, name))
+            out.append(member(PlayerJoined, event, name))
         elif isinstance(event, Retire):
-            out.append(member(Kind.PLAYER_RETIRED, event, name))
+            out.append(member(PlayerRetired, event, name))
         else:
             assert isinstance(event, Return)
-            out.append(member(Kind.PLAYER_RETURNED, event, name))
-    out.append(NewEvent(Kind.EVENT_CLOSED, actor, now, {"ladder": ladder, "name": name}))
+            out.append(member(PlayerReturned, event, name))
+    out.append(new_event(EventClosed(ladder=ladder, name=name), actor, now))
     return out
 
 

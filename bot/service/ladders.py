@@ -10,12 +10,13 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from bot.storage.repository import JsonValue, NewEvent
+from bot.storage.repository import JsonValue
 from ratings_core.model import Step
 from ratings_core.parameters import describe
 from ratings_core.systems import make_system, preset_params
 
 from . import evaluating, heavy, timeline, view
+from . import events as ev
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller
@@ -23,7 +24,7 @@ from .parsing import MAX_NAME
 from .ratings import player_key
 from .results import Evaluation, Leaderboard, Notice
 from .session import Decision
-from .state import DEFAULT_TIMEZONE, Kind
+from .state import DEFAULT_TIMEZONE
 from .view import Club
 
 #: ladders one club may have (the main one included): every ladder is replayed, charted and
@@ -71,8 +72,7 @@ def create_ladder(
     if len(club.state.ladders) >= MAX_LADDERS:
         raise Refusal("too_many_ladders", limit=MAX_LADDERS)
     checked = parse.system_params(system, params or {})
-    event = NewEvent(Kind.LADDER_CREATED, caller.user, now,
-                     {"ladder": key, "system": system, "params": dict(checked)})
+    event = ev.new_event(ev.LadderCreated(key, system, dict(checked)), caller.user, now)
     return [event], lambda: Notice("ladder_created", {"ladder": key, "system": system})
 
 
@@ -84,10 +84,8 @@ def set_system(
     view.require_moderator(club, caller)
     lad = view.ladder(club, ladder)
     checked = parse.system_params(system, params or {})
-    event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now, {
-        "ladder": lad.name,
-        "settings": {"system": system, "params": dict(checked)},
-    })
+    event = ev.new_event(ev.SettingsChanged(lad.name, {"system": system, "params": dict(checked)}),
+                         caller.user, now)
     return [event], lambda: Notice("system_set", {
         "ladder": lad.name, "system": system,
         "params": ", ".join(f"{k}={v}" for k, v in checked) or "defaults",
@@ -101,8 +99,7 @@ def set_setting(
     view.require_moderator(club, caller)
     lad = view.ladder(club, ladder)
     parsed = parse.setting(setting, value)
-    event = NewEvent(Kind.SETTINGS_CHANGED, caller.user, now,
-                     {"ladder": lad.name, "settings": {setting: parsed}})
+    event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)
     return [event], lambda: Notice("setting_set", {
         "ladder": lad.name, "setting": setting, "value": _shown(parsed)})
 
@@ -138,9 +135,9 @@ def set_event(
         raise Refusal("event_exists", event=found.name)
     if not open_ and (found is None or found.closed is not None):
         raise Refusal("no_open_event", event=name)
-    kind = Kind.EVENT_OPENED if open_ else Kind.EVENT_CLOSED
+    change = ev.EventOpened if open_ else ev.EventClosed
     title = name if found is None else found.name
-    event = NewEvent(kind, caller.user, now, {"ladder": lad.name, "name": title})
+    event = ev.new_event(change(lad.name, title), caller.user, now)
     key = "event_opened" if open_ else "event_closed"
 
     def answer() -> Notice:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.storage.repository import JsonValue, NewEvent
-
+from . import events as ev
 from . import heavy, timeline, view
 from . import parsing as parse
 from .errors import Refusal
@@ -20,7 +19,7 @@ from .identity import Caller, Who, valid_handle
 from .ratings import player_key
 from .results import HeadToHead, History, Notice, Profile, RatingHistory, RatingPoint
 from .session import Decision
-from .state import DEFAULT_LADDER, Kind
+from .state import DEFAULT_LADDER
 from .view import Club
 
 
@@ -40,15 +39,13 @@ def register(
     if similar is not None:
         raise Refusal("name_like", name=display, member=similar.name)
     born = parse.birth_date(birth_date, now) if birth_date else None
-    data: dict[str, JsonValue] = {
-        "user": caller.user, "name": display, "ladder": DEFAULT_LADDER,
-        "birth_date": born.isoformat() if born else None,
+    event = ev.new_event(ev.MemberRegistered(
+        caller.user, display, DEFAULT_LADDER, born.isoformat() if born else None,
         # Members are also found by their platform username: a valid one only (a full name, or
         # a number, is no handle).
-        "handle": (caller.handle if valid_handle(caller.platform, caller.handle)
-                   and caller.handle != display else None),
-    }
-    event = NewEvent(Kind.MEMBER_REGISTERED, caller.user, now, data)
+        handle=(caller.handle if valid_handle(caller.platform, caller.handle)
+                and caller.handle != display else None),
+    ), caller.user, now)
     return [event], lambda: Notice("registered", {"name": display, "ladder": DEFAULT_LADDER})
 
 
@@ -119,8 +116,7 @@ def merge(
     gone, kept = view.member(club, duplicate), view.member(club, into)
     if gone.id == kept.id:
         raise Refusal("same_member", name=kept.name)
-    event = NewEvent(Kind.PLAYERS_MERGED, caller.user, now,
-                     {"from": gone.user, "into": kept.user}, why)
+    event = ev.new_event(ev.PlayersMerged(gone.user, kept.user), caller.user, now, why)
     return [event], lambda: Notice("merged", {"from": gone.name, "into": kept.name})
 
 
@@ -141,8 +137,8 @@ def set_membership(
         raise Refusal("already_retired", name=member.name)
     if not retire and active:
         raise Refusal("not_retired", name=member.name)
-    kind = Kind.PLAYER_RETIRED if retire else Kind.PLAYER_RETURNED
-    event = NewEvent(kind, caller.user, now, {"ladder": lad.name, "member": member.user}, why)
+    change = ev.PlayerRetired if retire else ev.PlayerReturned
+    event = ev.new_event(change(lad.name, member.user), caller.user, now, why)
     key = "retired" if retire else "returned"
     return [event], lambda: Notice(key, {"name": member.name, "ladder": lad.name})
 
@@ -156,7 +152,7 @@ def name_moderator(
     member = view.member(club, who)
     if named == (member.id in club.state.moderators):
         raise Refusal("already_moderator" if named else "not_moderator", name=member.name)
-    kind = Kind.MODERATOR_NAMED if named else Kind.MODERATOR_REMOVED
-    event = NewEvent(kind, caller.user, now, {"member": member.user})
+    change = ev.ModeratorNamed if named else ev.ModeratorRemoved
+    event = ev.new_event(change(member.user), caller.user, now)
     key = "moderator_named" if named else "moderator_removed"
     return [event], lambda: Notice(key, {"name": member.name})

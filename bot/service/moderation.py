@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from bot.storage.repository import JsonValue, NewEvent, StoredEvent
+from bot.storage.repository import StoredEvent
 
+from . import events as ev
 from . import parsing as parse
 from . import view
 from .errors import Refusal
@@ -61,23 +62,27 @@ def correct(
         raise Refusal("game_voided", game=game_id)
     if game.status is GameStatus.WITHDRAWN:
         raise Refusal("game_withdrawn", game=game_id)
-    changes: dict[str, JsonValue] = {}
     corrected = replace(game, status=GameStatus.CONFIRMED, seq=game.seq or 10**18,
                         version=game.version + 1)
+    changes = ev.GameChanges()
     if correction.result is not None:
-        corrected.score_a = changes["score_a"] = parse.score(correction.result)
+        corrected.score_a = parse.score(correction.result)
+        changes = replace(changes, score_a=corrected.score_a)
     if correction.handicap is not None:
-        corrected.handicap = changes["handicap"] = parse.handicap(correction.handicap)
+        corrected.handicap = parse.handicap(correction.handicap)
+        changes = replace(changes, handicap=corrected.handicap)
     if correction.player_a is not None:
         member = view.member(club, correction.player_a)
-        corrected.player_a, changes["player_a"] = member.id, member.user
+        corrected.player_a = member.id
+        changes = replace(changes, player_a=member.user)
     if correction.player_b is not None:
         member = view.member(club, correction.player_b)
-        corrected.player_b, changes["player_b"] = member.id, member.user
+        corrected.player_b = member.id
+        changes = replace(changes, player_b=member.user)
     state = club.state
     if state.member(corrected.player_a).id == state.member(corrected.player_b).id:
         raise Refusal("not_yourself")
-    if not changes and game.status is GameStatus.CONFIRMED:
+    if changes == ev.GameChanges() and game.status is GameStatus.CONFIRMED:
         raise Refusal("nothing_to_correct")
     ladder = state.ladders[game.ladder]
     before = view.ratings(club, ladder)
@@ -85,8 +90,7 @@ def correct(
         preview = club.ratings[ladder.name].preview(state, ladder, corrected)
         moved = view.changes(club, ladder, before, preview)
         return [], lambda: Preview(game_id, moved, applied=False)
-    event = NewEvent(Kind.GAME_CORRECTED, caller.user, now,
-                     {"game": game_id, "changes": changes}, why)
+    event = ev.new_event(ev.GameCorrected(game_id, changes), caller.user, now, why)
 
     def applied() -> Preview:
         # The same numbers the preview showed: the corrected log, re-rated once.
@@ -109,8 +113,8 @@ def void(
         raise Refusal("game_voided", game=game_id)
     ladder = club.state.ladders[game.ladder]
     before = view.ratings(club, ladder)
-    kind = Kind.GAME_RESTORED if restore else Kind.GAME_VOIDED
-    event = NewEvent(kind, caller.user, now, {"game": game_id}, why)
+    change = ev.GameRestored if restore else ev.GameVoided
+    event = ev.new_event(change(game_id), caller.user, now, why)
 
     def answer() -> GameResult:
         after = view.ratings(club, ladder)
@@ -131,7 +135,7 @@ def undo(club: Club, now: datetime, caller: Caller) -> Decision[Notice]:
     target = actions[-1]
     if target.kind == Kind.LADDER_CREATED and _ladder_used(club.state, target):
         raise Refusal("ladder_in_use", ladder=str(target.data.get("ladder")))
-    event = NewEvent(Kind.ACTION_UNDONE, caller.user, now, {"target": target.id})
+    event = ev.new_event(ev.ActionUndone(target.id), caller.user, now)
     return [event], lambda: Notice("undone", {"action": str(target.kind), "id": target.id,
                                               "summary": _summary(target)})
 
@@ -140,7 +144,7 @@ def audit(club: Club, caller: Caller, limit: int) -> Audit:
     """Who did what, when and why: the latest entries of the club's log."""
     view.require_moderator(club, caller)
     log = club.state.log
-    undone = {e.data.get("target") for e in log if e.kind == Kind.ACTION_UNDONE}
+    undone = _undone(club.state)
     lines = []
     for e in log[::-1][:max(1, min(limit, 100))]:
         summary = _summary(e)
@@ -153,12 +157,19 @@ def audit(club: Club, caller: Caller, limit: int) -> Audit:
 
 def _ladder_used(state: ClubState, created: StoredEvent) -> bool:
     """Whether anything still in force happened on the ladder since ``created`` made it."""
-    undone = {e.data.get("target") for e in state.log if e.kind == Kind.ACTION_UNDONE}
+    undone = _undone(state)
     name = created.data.get("ladder")
     return any(
         e.id > created.id and e.id not in undone and e.data.get("ladder") == name
         for e in state.log
     )
+
+
+def _undone(state: ClubState) -> set[int]:
+    """The ids of the actions taken back with /undo."""
+    return {payload.target for payload in (ev.decode(e.kind, e.data) for e in state.log
+                                          if e.kind == Kind.ACTION_UNDONE)
+            if isinstance(payload, ev.ActionUndone)}
 
 
 def _summary(event: StoredEvent) -> str:

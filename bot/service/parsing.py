@@ -8,12 +8,11 @@ from __future__ import annotations
 import math
 from datetime import date, datetime
 
-from bot.storage.repository import JsonValue
 from ratings_core.parameters import with_overrides
 from ratings_core.systems import make_system, preset_params, system_names
 
 from .errors import Refusal
-from .schedules import check_timezone
+from .ladder_settings import names, parse
 
 MAX_NAME = 32
 #: the largest handicap, either way, in the ladder system's unit (stones for rs-go, rating
@@ -97,48 +96,7 @@ def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], .
     return tuple(sorted(params.items()))
 
 
-#: the settings offered to every platform (``moderator_role`` concerns Discord only, where /set
-#: offers it by name)
-SETTINGS = ("auto_confirm_hours", "challenge_hours", "inactivity_days", "hide_provisional",
-            "announce", "timezone")
-#: numeric settings and their largest sensible value
-_LIMITS = {"auto_confirm_hours": 24.0 * 365, "challenge_hours": 24.0 * 365,
-           "inactivity_days": 3650.0}
-
-
-def setting(name: str, text: str) -> JsonValue:
-    """A ladder setting's value from what a moderator typed."""
-    value = text.strip().casefold()
-    bad = Refusal("bad_setting", setting=name, text=text[:20])
-    if name == "inactivity_days" and value in ("off", "none", "never"):
-        return None
-    if name in _LIMITS:
-        out_of_range = Refusal("bad_setting_number", setting=name, text=text[:20],
-                               limit=f"{_LIMITS[name]:g}" + (" (or off)"
-                                                             if name == "inactivity_days" else ""))
-        try:
-            number = float(value)
-        except ValueError:
-            raise out_of_range from None
-        if not (math.isfinite(number) and 0 < number <= _LIMITS[name]):
-            raise out_of_range
-        return number
-    if name == "timezone":
-        return check_timezone(text)
-    if name in ("hide_provisional", "announce"):
-        if value in ("yes", "true", "on"):
-            return True
-        if value in ("no", "false", "off"):
-            return False
-        raise bad
-    if name == "moderator_role":
-        if value in ("off", "none"):
-            return None
-        # a role's id, or its mention as Discord writes one into a command's text (<@&id>)
-        role = value.removeprefix("<@&").removesuffix(">")
-        if not (role.isascii() and role.isdigit() and len(role) <= 20):
-            raise bad
-        return role
-    raise Refusal("unknown_setting", setting=name[:MAX_NAME], settings=", ".join(SETTINGS))
-
-
+#: the settings every platform's /set offers (``ladder_settings.names`` has Discord's too)
+SETTINGS = names(everywhere=True)
+#: a ladder setting's value from what a moderator typed (the table's reader)
+setting = parse

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.storage.repository import NewEvent
-
+from . import events as ev
 from . import news, timeline, view
 from . import schedules as sched
 from .errors import Refusal
 from .identity import Caller
 from .results import Digest, ScheduleInfo
 from .session import Decision
-from .state import Kind
 from .view import Club
 
 
@@ -36,9 +34,7 @@ def set_schedule(
                             sched.timezone_of(lad, zone), now)
     target = current.channel if channel is None else sched.check_channel(channel)
     rows = current.size if size is None else sched.check_size(size)
-    event = NewEvent(Kind.SCHEDULE_SET, caller.user, now, {
-        "ladder": lad.name, "cron": expr, "timezone": zone, "channel": target, "size": rows,
-    })
+    event = ev.new_event(ev.ScheduleSet(lad.name, expr, zone, target, rows), caller.user, now)
     return [event], lambda: view.schedule_info(club, lad, now, "schedule_set")
 
 
@@ -57,8 +53,8 @@ def pause_schedule(
     if club.state.schedule(lad).paused == paused:
         raise Refusal("schedule_already_paused" if paused else "schedule_not_paused",
                       ladder=lad.name)
-    kind = Kind.SCHEDULE_PAUSED if paused else Kind.SCHEDULE_RESUMED
-    event = NewEvent(kind, caller.user, now, {"ladder": lad.name}, view.reason(reason))
+    change = ev.SchedulePaused if paused else ev.ScheduleResumed
+    event = ev.new_event(change(lad.name), caller.user, now, view.reason(reason))
     key = "schedule_paused" if paused else "schedule_resumed"
     return [event], lambda: view.schedule_info(club, lad, now, key)
 

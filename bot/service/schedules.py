@@ -5,7 +5,9 @@ The service's times are naive UTC (the clock's). A schedule's cron expression is
 zone, so a post at 09:00 stays at 09:00 local time across daylight-saving changes; the fire
 times come from APScheduler's :class:`CronTrigger` (``get_next_fire_time``), the same rule the
 running scheduler wakes up by, computed here from an injected ``now`` so tests can use a fake
-clock.
+clock. (croniter was tried instead, issue 14: it differs around daylight-saving gaps and on
+single-value ranges, tests/service/test_cron.py pins where; APScheduler 3 has no API of its own
+for cron's weekday numbers nor for a previous fire time, hence ``_weekdays`` and ``latest_fire``.)
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
 
 from .errors import Refusal
+from .ladder_settings import check_timezone as check_timezone  # the zone setting's reader
 from .state import DEFAULT_TIMEZONE, ClubState, Ladder
 
 #: the shortest time allowed between two posts: a schedule is a digest, not a stream
@@ -77,18 +80,6 @@ def cron_trigger(cron: str, timezone: str) -> CronTrigger:
         raise ValueError(f"a cron expression has 5 fields, not {len(fields)}")
     fields[4] = _weekdays(fields[4])
     return CronTrigger.from_crontab(" ".join(fields), timezone=ZoneInfo(timezone))
-
-
-def check_timezone(text: str) -> str:
-    """An IANA time zone name (Europe/Berlin, UTC), or a refusal naming it."""
-    name = text.strip()
-    try:
-        if not name or len(name) > 64:
-            raise ValueError(name)
-        ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):
-        raise Refusal("bad_timezone", text=name[:64]) from None
-    return name
 
 
 def check_cron(cron: str, timezone: str, now: datetime) -> str:

@@ -24,6 +24,7 @@ from typing import TypeVar
 from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository, StoredEvent
 from ratings_core.replay import Checkpoint
 
+from . import events as ev
 from . import heavy, view
 from .clock import Clock
 from .errors import Refusal
@@ -299,16 +300,16 @@ class Session:
         unanswered reports, retirements for inactivity."""
         state = club.state
         if not state.ladders:
-            return [NewEvent(Kind.LADDER_CREATED, SYSTEM_ACTOR, now,
-                             {"ladder": DEFAULT_LADDER, "system": DEFAULT_SYSTEM, "params": {}})]
+            return [ev.new_event(ev.LadderCreated(DEFAULT_LADDER, DEFAULT_SYSTEM), SYSTEM_ACTOR,
+                                 now)]
         due: list[NewEvent] = []
         for game in state.open_reports.values():
             hours = state.ladders[game.ladder].settings.auto_confirm_hours
             if game.status is GameStatus.PENDING and now >= game.reported_at + timedelta(
                 hours=hours
             ):
-                due.append(NewEvent(Kind.GAME_AUTO_CONFIRMED, SYSTEM_ACTOR, now,
-                                    {"game": game.id}, f"unanswered for {hours:g} h"))
+                due.append(ev.new_event(ev.GameAutoConfirmed(game.id), SYSTEM_ACTOR, now,
+                                        f"unanswered for {hours:g} h"))
         for ladder in state.ladders.values():
             days = ladder.settings.inactivity_days
             if days is not None:
@@ -317,9 +318,8 @@ class Session:
                     if (player.status == "active" and last is not None
                             and now - last >= timedelta(days=days)):
                         member = state.members[member_of_key(key)]
-                        due.append(NewEvent(Kind.PLAYER_RETIRED, SYSTEM_ACTOR, now,
-                                            {"ladder": ladder.name, "member": member.user},
-                                            f"no game for {days:g} days"))
+                        due.append(ev.new_event(ev.PlayerRetired(ladder.name, member.user),
+                                                SYSTEM_ACTOR, now, f"no game for {days:g} days"))
         return due
 
     def _announcing(
@@ -327,7 +327,8 @@ class Session:
     ) -> tuple[list[int], dict[str, Checkpoint]]:
         """The games due to auto-confirm, and the ratings before them of the ladders that
         announce."""
-        ids = [int(str(e.data["game"])) for e in due if e.kind == Kind.GAME_AUTO_CONFIRMED]
+        ids = [payload.game for payload in (ev.decode(e.kind, e.data) for e in due)
+               if isinstance(payload, ev.GameAutoConfirmed)]
         names = sorted({club.state.games[g].ladder for g in ids})
         return ids, {name: view.ratings(club, club.state.ladders[name]) for name in names
                      if club.state.ladders[name].settings.announce}

@@ -20,13 +20,15 @@ import pytest
 
 from bot.adapters.discord import DiscordPublisher
 from bot.adapters.discord_render import CONTENT_LIMIT
-from bot.app import front_ends_from_environment, serve
+from bot.app import build_front_ends, serve
 from bot.chat.commands import COMMANDS, Context, Words
 from bot.chat.messages import text
+from bot.chat.ratelimit import RateLimiter
 from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.service.identity import UserRef
+from bot.settings import Settings
 from bot.storage.sqlite import SqliteRepository
 from tests.chat import START
 from tests.discord_harness import (
@@ -493,18 +495,20 @@ async def test_a_button_in_a_private_message_is_refused(
 
 
 async def test_clubrating_run_serves_discord_from_the_environment(
-        tmp_path: Path, dc: FakeDiscord, club: Club, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, dc: FakeDiscord, club: Club) -> None:
     """``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` point the bot at another Discord (here
     the fake), ``DISCORD_GUILD_ID`` syncs its commands to one guild; the stop event ends it."""
-    monkeypatch.setenv("DISCORD_API_BASE", dc.api_base)
-    monkeypatch.setenv("DISCORD_GATEWAY_URL", dc.gateway_url)
-    monkeypatch.setenv("DISCORD_GUILD_ID", str(GUILD))
-    repository = await SqliteRepository.open(tmp_path / "club.db")
+    settings = Settings.from_environment({
+        "DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": dc.api_base,
+        "DISCORD_GATEWAY_URL": dc.gateway_url, "DISCORD_GUILD_ID": str(GUILD),
+        "CLUBRATING_DB": str(tmp_path / "club.db")})
+    repository = await SqliteRepository.open(settings.database)
     stop = asyncio.Event()
     with discord_defaults_kept():
         service = ClubService(repository, FakeClock(START))
-        front_ends = front_ends_from_environment(service, None, TOKEN)
-        serving = asyncio.create_task(serve(service, repository, front_ends, stop))
+        limiter = RateLimiter(service.clock, settings.rate)
+        front_ends = build_front_ends(service, limiter, settings)
+        serving = asyncio.create_task(serve(service, repository, front_ends, stop, settings))
         try:
             await asyncio.wait_for(dc.identified.wait(), 10)
             assert dc.sync_calls == [GUILD]

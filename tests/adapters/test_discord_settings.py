@@ -5,10 +5,9 @@ or a Discord moderator could never change it."""
 from __future__ import annotations
 
 import dataclasses
-import typing
 from pathlib import Path
 
-from bot.adapters.discord_commands import Setting
+from bot.adapters.discord_commands import SETTINGS
 from bot.chat.messages import text
 from bot.service import parsing
 from bot.service.errors import Refusal
@@ -22,11 +21,11 @@ SET_ELSEWHERE = {"system", "params"}
 
 def test_set_offers_every_setting_of_a_ladder() -> None:
     settings = {f.name for f in dataclasses.fields(LadderSettings)} - SET_ELSEWHERE
-    assert set(typing.get_args(Setting)) == settings
+    assert {choice.value for choice in SETTINGS} == settings
 
 
 def test_the_service_knows_every_setting_offered() -> None:
-    for name in typing.get_args(Setting):
+    for name in (choice.value for choice in SETTINGS):
         try:
             parsing.setting(name, "not a value \N{SNOWMAN}")
         except Refusal as refusal:
@@ -41,7 +40,7 @@ async def test_a_moderator_sets_announce_and_timezone_on_discord(tmp_path: Path)
         ada = dc.member(guild, dc.user(810000000000000011, "ada"), managers)
         await dc.dispatch("GUILD_CREATE", guild.payload())
         choices = [c["value"] for c in dc._synced(guild, "set")["options"][0]["choices"]]
-        assert choices == list(typing.get_args(Setting))
+        assert choices == [choice.value for choice in SETTINGS]
         for key, value, shown in [("announce", "yes", "yes"),
                                   ("timezone", "Europe/Berlin", "Europe/Berlin")]:
             answer = await say(bot, guild, ada, "set", key=key, value=value)

@@ -46,6 +46,7 @@ from bot.charts import pictures
 from bot.chat.commands import COMMANDS
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
 from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
@@ -172,6 +173,7 @@ def recording(outcome: Outcome) -> Callable[..., Any]:
 @dataclass
 class ConsoleRunner:
     service: ClubService
+    limiter: RateLimiter
     platform: str = "console"
     outcome: Outcome = field(default_factory=Outcome)
     consoles: dict[str, Console] = field(default_factory=dict)
@@ -185,7 +187,7 @@ class ConsoleRunner:
             def caller(self) -> Caller:
                 return Caller("console", chat, self.user, self.user, self.moderator)
 
-        self.consoles[chat] = ChatConsole(self.service)
+        self.consoles[chat] = ChatConsole(self.service, self.limiter)
         return chat
 
     def caller(self, chat: str, role: str) -> Caller:
@@ -386,7 +388,8 @@ class DiscordRunner:
 async def console_runner(path: Path) -> AsyncIterator[ConsoleRunner]:
     repository = await SqliteRepository.open(path)
     try:
-        yield ConsoleRunner(ClubService(repository, FakeClock(START)))
+        clock = FakeClock(START)
+        yield ConsoleRunner(ClubService(repository, clock), RateLimiter(clock, DEFAULT_RATE))
     finally:
         await repository.close()
 

@@ -23,6 +23,7 @@ import pytest
 from bot import app
 from bot.chat.messages import text
 from bot.ops.redaction import MASK, RedactSecrets, redact_in_logs
+from bot.settings import secret_from_environment
 from tests.discord_harness import discord_defaults_kept
 from tests.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.fake_telegram import FakeTelegram
@@ -66,13 +67,13 @@ def test_a_token_comes_from_the_environment_or_a_file(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TELEGRAM_TOKEN", raising=False)
     monkeypatch.delenv("TELEGRAM_TOKEN_FILE", raising=False)
-    assert app.secret_from_environment("TELEGRAM_TOKEN") is None
+    assert secret_from_environment("TELEGRAM_TOKEN") is None
     secret = tmp_path / "token"
     secret.write_text(f"{TOKEN}\n", encoding="utf-8")
     monkeypatch.setenv("TELEGRAM_TOKEN_FILE", str(secret))
-    assert app.secret_from_environment("TELEGRAM_TOKEN") == TOKEN
+    assert secret_from_environment("TELEGRAM_TOKEN") == TOKEN
     monkeypatch.setenv("TELEGRAM_TOKEN", "from-the-variable-itself")
-    assert app.secret_from_environment("TELEGRAM_TOKEN") == "from-the-variable-itself"
+    assert secret_from_environment("TELEGRAM_TOKEN") == "from-the-variable-itself"
 
 
 @pytest.mark.parametrize("content", [None, "", b"\xff\xfe" + TOKEN.encode()])
@@ -87,7 +88,7 @@ def test_an_unreadable_token_file_is_named_but_never_quoted(
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     monkeypatch.setenv("DISCORD_TOKEN_FILE", str(secret))
     with pytest.raises(SystemExit) as stopped:
-        app.secret_from_environment("DISCORD_TOKEN")
+        secret_from_environment("DISCORD_TOKEN")
     message = str(stopped.value)
     assert message.startswith("clubrating: DISCORD_TOKEN_FILE: ") and str(secret) in message
     assert "SECRET" not in message

@@ -1,5 +1,5 @@
 """Start-up in the process: every setting checked before anything connects, each failure one
-line without a secret (:class:`bot.app.StartupError`, :class:`DatabaseUnavailable`), and the
+line without a secret (:class:`bot.settings.StartupError`, :class:`DatabaseUnavailable`), and the
 members' data in files only their owner reads, whatever the umask. ``tests/system/
 test_attack_startup.py`` runs the same as processes."""
 
@@ -19,8 +19,11 @@ from telegram.error import InvalidToken, NetworkError
 from bot import app, cli
 from bot.adapters.discord import DiscordBot
 from bot.adapters.telegram import TelegramBot
+from bot.chat.ratelimit import Rate, RateLimiter
 from bot.ops.backup import daily_backup
 from bot.ops.redaction import MASK, redact_in_logs, scrub
+from bot.service.clock import SystemClock
+from bot.settings import Settings, StartupError
 from bot.storage.backends import describe, is_postgres, open_repository
 from bot.storage.errors import DatabaseUnavailable
 from bot.storage.sqlite import SqliteRepository
@@ -56,9 +59,11 @@ def test_good_settings_pass_and_give_the_tokens(clean: pytest.MonkeyPatch, tmp_p
                         "DISCORD_GUILD_ID": "900000000000000001",
                         "DISCORD_GATEWAY_URL": "wss://gateway.example/"}.items():
         clean.setenv(name, value)
-    assert app.check_settings() == (TOKEN, None)
-    assert app.listen_address() == ("::", 8443)
-    assert app.guild_from_environment() == 900000000000000001
+    settings = Settings.from_environment()
+    assert (settings.telegram_token, settings.discord_token) == (TOKEN, None)
+    assert settings.rate == Rate(30, 60.0) and settings.backups == (Path("backups"), 3)
+    assert settings.telegram_webhook_listen == ("::", 8443)
+    assert settings.discord_guild_id == 900000000000000001
     assert not (tmp_path / "club.db").exists()  # checking opens nothing
 
 
@@ -80,8 +85,8 @@ def test_a_bad_setting_is_named_in_one_line(clean: pytest.MonkeyPatch, name: str
                                             value: str) -> None:
     clean.setenv("CLUBRATING_BACKUP_DIR", "backups")
     clean.setenv(name, value)
-    with pytest.raises(app.StartupError) as refused:
-        app.check_settings()
+    with pytest.raises(StartupError) as refused:
+        Settings.from_environment()
     message = str(refused.value)
     assert message.startswith(name) and "\n" not in message
     if "TOKEN" in name or name == "TELEGRAM_WEBHOOK_SECRET":
@@ -94,8 +99,8 @@ def test_a_database_setting_is_checked_before_opening(clean: pytest.MonkeyPatch,
     for target, expected in ((tmp_path, "is a folder"),
                              (tmp_path / "missing" / "club.db", "does not exist")):
         clean.setenv("CLUBRATING_DB", str(target))
-        with pytest.raises(app.StartupError, match=expected):
-            app.check_settings()
+        with pytest.raises(StartupError, match=expected):
+            Settings.from_environment()
 
 
 # -- secrets in addresses -------------------------------------------------------------------------
@@ -215,9 +220,10 @@ async def test_backups_and_restores_are_the_owners_alone(tmp_path: Path) -> None
 def test_a_platform_failure_names_the_setting_never_the_token(
         clean: pytest.MonkeyPatch, platform: str, error: Exception, expected: str) -> None:
     redact_in_logs(TOKEN)
-    # The front-ends only keep the service (None here): nothing is started.
-    front = (TelegramBot(None, TOKEN) if platform == "telegram"  # type: ignore[arg-type]
-             else DiscordBot(None, TOKEN))  # type: ignore[arg-type]
+    # The front-ends only keep the service (None here) and the limiter: nothing is started.
+    limiter = RateLimiter(SystemClock(), None)
+    front = (TelegramBot(None, limiter, TOKEN) if platform == "telegram"  # type: ignore[arg-type]
+             else DiscordBot(None, limiter, TOKEN))  # type: ignore[arg-type]
     message = scrub(str(app.platform_failure(front, error)))
     assert expected in message and TOKEN not in message and "SECRET" not in message
 

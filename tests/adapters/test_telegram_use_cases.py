@@ -694,6 +694,8 @@ REFUSALS: list[tuple[str, str, str]] = [
     # unknown commands and unusable ones
     ("alice", "/frobnicate", text("bad_command", command="/frobnicate")),
     ("alice", "/frobnicate@clubrating_bot", text("bad_command", command="/frobnicate")),
+    # Telegram's command is /top (a name holds no "-"), the word typed is /top-5
+    ("alice", "/top-5", text("bad_command", command="/top-5")),
     ("alice", "/report", text("usage", usage=text("help_report"))),
     ("alice", "/h2h", text("usage", usage=text("help_h2h"))),
     ("ada", "/event start spring", text("usage", usage=text("help_event"))),
@@ -751,6 +753,7 @@ async def test_what_is_not_for_the_bot_gets_no_answer(bot: Running) -> None:
     before = await club_state(bot, g)
     await bot.tg.send(g, c.alice, "hello everyone")  # no command
     await bot.tg.send(g, c.alice, "/report@another_bot @bob win")  # another bot's command
+    await bot.tg.send(g, c.alice, "/frobnicate@another_bot")  # one the product does not have
     await quiet(bot, g, c.alice)
     assert await club_state(bot, g) == before
 

@@ -9,6 +9,7 @@ import aiohttp
 
 from bot.adapters.telegram import TelegramBot, Webhook
 from bot.chat.messages import text
+from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.storage.sqlite import SqliteRepository
@@ -27,7 +28,8 @@ async def test_updates_arrive_by_webhook_with_the_secret(tmp_path: Path) -> None
     service = ClubService(repository, FakeClock(START))
     hook = Webhook("https://bot.example.org/telegram/hook", "127.0.0.1", free_port(), "s3cret")
     async with FakeTelegram(token=TOKEN) as tg:
-        bot = TelegramBot(service, TOKEN, f"{tg.url}/bot", hook)
+        bot = TelegramBot(service, RateLimiter(service.clock, DEFAULT_RATE), TOKEN,
+                          f"{tg.url}/bot", hook)
         await bot.start()
         try:
             assert tg.webhook is not None

@@ -16,12 +16,13 @@ from bot.chat.ratelimit import (
     MODERATOR_FACTOR,
     Rate,
     RateLimiter,
-    rate_from_environment,
+    parse_rate,
 )
 from bot.service.clock import FakeClock
 from bot.service.club import MAX_OPEN_CHALLENGES, MAX_REASON
 from bot.service.errors import Refusal
 from bot.service.parsing import MAX_NAME
+from bot.settings import Settings
 from tests.chat import Transcript, open_club
 from tests.fake_telegram import Chat, User
 from tests.telegram_harness import press, running_bot, say
@@ -85,10 +86,8 @@ def test_moderators_are_limited_too_at_a_higher_rate() -> None:
         limiter.check(key)
 
 
-async def test_button_presses_and_private_commands_count_on_telegram(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CLUBRATING_RATE_LIMIT", "3/60")
-    async with running_bot(tmp_path / "club.db") as bot:
+async def test_button_presses_and_private_commands_count_on_telegram(tmp_path: Path) -> None:
+    async with running_bot(tmp_path / "club.db", rate=Rate(3, 60.0)) as bot:
         ada = bot.tg.user(1, "Ada", "ada_admin")
         alice, bob = bot.tg.user(2, "Alice", "alice"), bot.tg.user(3, "Bob", "bob")
         group = bot.tg.group(-100, "Club", admins=[ada])
@@ -122,20 +121,17 @@ async def test_button_presses_and_private_commands_count_on_telegram(
     (None, Rate(20, 60.0)), ("5/10", Rate(5, 10.0)), ("30", Rate(30, 60.0)), ("off", None),
 ])
 def test_the_rate_comes_from_the_environment(setting: str | None, rate: Rate | None,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    if setting is None:
-        monkeypatch.delenv("CLUBRATING_RATE_LIMIT", raising=False)
-    else:
-        monkeypatch.setenv("CLUBRATING_RATE_LIMIT", setting)
-    assert rate_from_environment() == rate
+                                             tmp_path: Path) -> None:
+    environ = {"CLUBRATING_DB": str(tmp_path / "club.db")}
+    if setting is not None:
+        environ["CLUBRATING_RATE_LIMIT"] = setting
+    assert Settings.from_environment(environ).rate == rate
 
 
 @pytest.mark.parametrize("setting", ["fast", "0/10", "5/-1", "5/nan"])
-def test_a_bad_rate_is_refused_naming_the_variable(setting: str,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CLUBRATING_RATE_LIMIT", setting)
+def test_a_bad_rate_is_refused_naming_the_variable(setting: str) -> None:
     with pytest.raises(ValueError, match="CLUBRATING_RATE_LIMIT"):
-        rate_from_environment()
+        parse_rate(setting)
 
 
 async def test_the_rate_limit_answers_on_telegram(tmp_path: Path) -> None:

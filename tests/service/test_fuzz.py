@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from bot.chat.commands import COMMANDS, Context, Usage, execute, parse
 from bot.chat.messages import MESSAGES
 from bot.chat.presenter import render
+from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
 from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
@@ -153,11 +154,12 @@ async def say_all(path: Path, said: list[tuple[str, str]]) -> None:
     repository = await SqliteRepository.open(path)
     try:
         service = ClubService(repository, FakeClock(START + timedelta(hours=1)))
+        limiter = RateLimiter(service.clock, DEFAULT_RATE)
         for who, line in said:
             before = await log_of(repository)
             try:
                 command, words = parse(line)
-                answer = await execute(Context(service, caller(who)), command, words)
+                answer = await execute(Context(service, caller(who), limiter), command, words)
             except Refusal as refusal:
                 assert refusal.key in MESSAGES
                 assert render(refusal).strip()

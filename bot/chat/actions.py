@@ -1,0 +1,175 @@
+"""Every button the bot shows, defined once for every chat front-end.
+
+A button is an :class:`Action`: what a press does (confirm or dispute a game, accept or decline a
+challenge, apply or cancel a correction, show a page of a ladder's leaderboard), the message key
+of its label, and whether it is the primary or the secondary choice of a pair (front-ends map
+that to a style or a colour). :func:`actions_for` gives the buttons that go with an answer,
+:meth:`Action.parse` reads a pressed button's id back, and :func:`press` runs the press.
+
+An action's id is what a chat stores with the button (Telegram's callback data, Discord's custom
+id): ``g:confirm:12``, ``c:accept:3``, ``x:apply:12``, ``t:main:2``. Messages posted long ago
+carry these ids, so they never change: a press after an upgrade still works.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+
+from bot.chat.commands import Answer, press_correction
+from bot.service.club import Caller, ClubService
+from bot.service.errors import Refusal
+from bot.service.results import GameResult, Leaderboard, Notice, Preview, Result
+
+#: leaderboard rows per page
+PAGE = 20
+#: every button id: its group, then its verb (a page's: the ladder's name, and ladder names never
+#: contain ":"), then the game, challenge or page number. Discord's template for the custom ids
+#: of old messages too, so it never changes; a chat's data not matching it is not ours.
+ID_PATTERN = r"(?P<kind>[gcxt]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
+_ID = re.compile(ID_PATTERN)
+
+
+class Group(StrEnum):
+    """What a button acts on: the first part of its id."""
+
+    GAME = "g"
+    CHALLENGE = "c"
+    CORRECTION = "x"
+    PAGE = "t"
+
+
+class Emphasis(Enum):
+    """How a button stands out: the yes and the no of a choice, or a plain move (paging)."""
+
+    PRIMARY = "primary"
+    SECONDARY = "secondary"
+    NEUTRAL = "neutral"
+
+
+#: the verb of a page button (its id names the ladder instead)
+SHOW = "show"
+#: each group's verbs, with their label's message key and emphasis
+_CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
+    Group.GAME: {"confirm": ("button_confirm", Emphasis.PRIMARY),
+                 "dispute": ("button_dispute", Emphasis.SECONDARY)},
+    Group.CHALLENGE: {"accept": ("button_accept", Emphasis.PRIMARY),
+                      "decline": ("button_decline", Emphasis.SECONDARY)},
+    Group.CORRECTION: {"apply": ("button_apply", Emphasis.PRIMARY),
+                       "cancel": ("button_cancel", Emphasis.SECONDARY)},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """What one press does: ``verb`` on game or challenge ``ref`` (or on the correction of game
+    ``ref``), or show page ``ref`` of ``ladder``'s leaderboard. ``label`` (a message key) and
+    ``emphasis`` say how the button looks; they are not part of what it does (a page button's id
+    does not say whether it pointed back or on, so a parsed one has no label)."""
+
+    group: Group
+    verb: str
+    ref: int
+    ladder: str = ""
+    label: str = field(default="", compare=False)
+    emphasis: Emphasis = field(default=Emphasis.NEUTRAL, compare=False)
+
+    @classmethod
+    def choice(cls, group: Group, verb: str, ref: int) -> Action:
+        """One of a pair of choices (confirm or dispute game ``ref``, ...)."""
+        label, emphasis = _CHOICES[group][verb]
+        return cls(group, verb, ref, label=label, emphasis=emphasis)
+
+    @classmethod
+    def page(cls, ladder: str, page: int, label: str = "") -> Action:
+        """Show page ``page`` of ``ladder``'s leaderboard."""
+        return cls(Group.PAGE, SHOW, page, ladder, label=label)
+
+    @property
+    def key(self) -> str:
+        """The middle of its id: the verb, or a page button's ladder."""
+        return self.ladder if self.group is Group.PAGE else self.verb
+
+    @property
+    def id(self) -> str:
+        """What the chat stores with the button and gives back when it is pressed."""
+        return f"{self.group}:{self.key}:{self.ref}"
+
+    @classmethod
+    def parse(cls, pressed: str) -> Action | None:
+        """The action a pressed button's id names, or None when it names none of ours (Telegram
+        does not promise that a callback query's data is any button's)."""
+        match = _ID.fullmatch(pressed)
+        if match is None:
+            return None
+        group, key, ref = Group(match["kind"]), match["action"], int(match["ref"])
+        if group is Group.PAGE:
+            return cls.page(key, ref)
+        if key not in _CHOICES[group]:
+            return None
+        return cls.choice(group, key, ref)
+
+
+def read(pressed: str) -> Action:
+    """The action a pressed button's id names; refused (as an unknown command) when it names
+    none of ours."""
+    action = Action.parse(pressed)
+    if action is None:
+        raise Refusal("bad_command", command=pressed[:40])
+    return action
+
+
+def page_of(board: Leaderboard, page: int) -> Leaderboard:
+    """Page ``page`` (from 0) of a leaderboard: the rows a page button shows."""
+    rows = board.rows[page * PAGE:(page + 1) * PAGE]
+    return Leaderboard(board.ladder, rows, board.hidden_provisional)
+
+
+def pages(board: Leaderboard) -> int:
+    """How many pages a leaderboard has (at least one)."""
+    return max(1, (len(board.rows) + PAGE - 1) // PAGE)
+
+
+def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
+    """The buttons that go with an answer, in rows, where a person would press rather than
+    type: none for most answers. ``page`` is the leaderboard page the answer shows."""
+    if isinstance(answer, GameResult) and answer.key == "reported":
+        return [_pair(Group.GAME, "confirm", "dispute", answer.game.id)]
+    if isinstance(answer, Notice) and answer.key == "challenge_issued":
+        challenge = answer.params["challenge"]  # the service's number: an int
+        if isinstance(challenge, int):
+            return [_pair(Group.CHALLENGE, "accept", "decline", challenge)]
+    if isinstance(answer, Preview) and not answer.applied:
+        return [_pair(Group.CORRECTION, "apply", "cancel", answer.game_id)]
+    if isinstance(answer, Leaderboard) and page >= 0 and pages(answer) > 1:
+        row = []
+        if page > 0:
+            row.append(Action.page(answer.ladder, page - 1, "button_previous"))
+        if page < pages(answer) - 1:
+            row.append(Action.page(answer.ladder, page + 1, "button_next"))
+        return [row]
+    return []
+
+
+def _pair(group: Group, yes: str, no: str, ref: int) -> list[Action]:
+    return [Action.choice(group, yes, ref), Action.choice(group, no, ref)]
+
+
+async def press(service: ClubService, caller: Caller, action: Action) -> tuple[Result | str, int]:
+    """Run a press: the caller acts as themselves, and the service refuses (raises
+    :class:`Refusal`) what they may not do. Gives the answer and the leaderboard page it
+    shows (0 for any other answer)."""
+    ref = action.ref
+    if action.group is Group.PAGE:
+        board = await service.leaderboard(caller, action.ladder)
+        return board, ref if isinstance(board, Leaderboard) else 0
+    if action.group is Group.GAME and action.verb == "confirm":
+        return await service.confirm(caller, ref), 0
+    if action.group is Group.GAME and action.verb == "dispute":
+        return await service.dispute(caller, ref), 0
+    if action.group is Group.CHALLENGE and action.verb in ("accept", "decline"):
+        return await service.answer_challenge(caller, action.verb == "accept", ref), 0
+    if action.group is Group.CORRECTION and action.verb in ("apply", "cancel"):
+        return await press_correction(service, caller, action.verb, ref), 0
+    raise Refusal("bad_command", command=action.id[:40])

@@ -1,0 +1,422 @@
+"""The typed payloads of a club's events: one frozen dataclass per kind, and their JSON.
+
+The log stores an event as its kind and a JSON object (``StoredEvent.data``). This module is the
+one place that knows those objects: :func:`decode` reads a stored one, :func:`encode` writes one
+with exactly the keys, key order and values the writers have always produced (a new event's
+stored text is what an earlier build wrote for it), and :func:`new_event` makes the storage's
+:class:`NewEvent` from a payload::
+
+    new_event(GameConfirmed(game=7), caller.user, now)
+
+A field is named as its JSON key, and lists in the key order the writers use, except where a key
+is no Python identifier (``players_merged``'s ``"from"``): the field's metadata names its key.
+Values stay as stored: members by their platform user id, times and dates as ISO text. Fields
+that some writers leave out (the import, or an earlier build) have defaults, and their keys are
+written only when the field they go with is set (:func:`_with`), so each writer's shape comes
+back as it was written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from bot.storage.repository import JsonValue, NewEvent
+
+
+class Kind(StrEnum):
+    """Every kind of event in a club's log."""
+
+    LADDER_CREATED = "ladder_created"
+    SETTINGS_CHANGED = "settings_changed"
+    MEMBER_REGISTERED = "member_registered"
+    PLAYER_JOINED = "player_joined"
+    PLAYER_RETIRED = "player_retired"
+    PLAYER_RETURNED = "player_returned"
+    PLAYERS_MERGED = "players_merged"
+    MODERATOR_NAMED = "moderator_named"
+    MODERATOR_REMOVED = "moderator_removed"
+    CHALLENGE_ISSUED = "challenge_issued"
+    CHALLENGE_ACCEPTED = "challenge_accepted"
+    CHALLENGE_DECLINED = "challenge_declined"
+    GAME_REPORTED = "game_reported"
+    GAME_CONFIRMED = "game_confirmed"
+    GAME_AUTO_CONFIRMED = "game_auto_confirmed"
+    GAME_DISPUTED = "game_disputed"
+    GAME_WITHDRAWN = "game_withdrawn"
+    GAME_CORRECTED = "game_corrected"
+    GAME_VOIDED = "game_voided"
+    GAME_RESTORED = "game_restored"
+    EVENT_OPENED = "event_opened"
+    EVENT_CLOSED = "event_closed"
+    ACTION_UNDONE = "action_undone"
+    SCHEDULE_SET = "schedule_set"
+    SCHEDULE_PAUSED = "schedule_paused"
+    SCHEDULE_RESUMED = "schedule_resumed"
+
+
+#: moderator actions that /undo can take back
+UNDOABLE = frozenset(
+    {
+        Kind.LADDER_CREATED,
+        Kind.SETTINGS_CHANGED,
+        Kind.PLAYER_RETIRED,
+        Kind.PLAYER_RETURNED,
+        Kind.PLAYERS_MERGED,
+        Kind.MODERATOR_NAMED,
+        Kind.MODERATOR_REMOVED,
+        Kind.GAME_CORRECTED,
+        Kind.GAME_VOIDED,
+        Kind.GAME_RESTORED,
+        Kind.EVENT_OPENED,
+        Kind.EVENT_CLOSED,
+        Kind.SCHEDULE_SET,
+        Kind.SCHEDULE_PAUSED,
+        Kind.SCHEDULE_RESUMED,
+    }
+)
+
+#: field metadata: the JSON key of a field named otherwise
+_KEY = "key"
+#: field metadata: the field whose value decides whether this field's key is written
+_WRITTEN_WITH = "written_with"
+
+
+def _with(anchor: str) -> dict[str, str]:
+    """Metadata of a field whose key is written only while field ``anchor`` (the field itself,
+    or another one) is not None: what a writer leaves out is left out again."""
+    return {_WRITTEN_WITH: anchor}
+
+
+# -- ladders and members ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LadderCreated:
+    """A ladder rated by ``system`` with ``params`` (name to value, as typed)."""
+
+    KIND: ClassVar[Kind] = Kind.LADDER_CREATED
+    ladder: str
+    system: str
+    params: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged:
+    """Some of a ladder's settings changed: ``settings`` maps a LadderSettings field to its new
+    value (``params`` as a name-to-value object)."""
+
+    KIND: ClassVar[Kind] = Kind.SETTINGS_CHANGED
+    ladder: str
+    settings: dict[str, JsonValue]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRegistered:
+    """A member joined the club. Registering in the chat also joins ``ladder`` (the main one)
+    and may name the platform ``handle``; the import registers the names of its file without
+    either, and so wrote neither key. ``birth_date`` is ISO text."""
+
+    KIND: ClassVar[Kind] = Kind.MEMBER_REGISTERED
+    user: str
+    name: str
+    ladder: str | None = field(default=None, metadata=_with("ladder"))
+    birth_date: str | None = None
+    handle: str | None = field(default=None, metadata=_with("ladder"))
+
+
+@dataclass(frozen=True, slots=True)
+class _MembershipChange:
+    """A member joined, left or came back to a ladder. A row of an imported history keeps its
+    own date (``played_at``, ISO text) and its rating event (``event``, None for none); a
+    change made in the chat happens when it is written and has neither key."""
+
+    ladder: str
+    member: str
+    event: str | None = field(default=None, metadata=_with("played_at"))
+    played_at: str | None = field(default=None, metadata=_with("played_at"))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined(_MembershipChange):
+    KIND: ClassVar[Kind] = Kind.PLAYER_JOINED
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRetired(_MembershipChange):
+    KIND: ClassVar[Kind] = Kind.PLAYER_RETIRED
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerReturned(_MembershipChange):
+    KIND: ClassVar[Kind] = Kind.PLAYER_RETURNED
+
+
+@dataclass(frozen=True, slots=True)
+class PlayersMerged:
+    """The duplicate record ``from_`` (key ``"from"``) folded into the member ``into``."""
+
+    KIND: ClassVar[Kind] = Kind.PLAYERS_MERGED
+    from_: str = field(metadata={_KEY: "from"})
+    into: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorNamed:
+    KIND: ClassVar[Kind] = Kind.MODERATOR_NAMED
+    member: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorRemoved:
+    KIND: ClassVar[Kind] = Kind.MODERATOR_REMOVED
+    member: str
+
+
+# -- challenges ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeIssued:
+    """``challenger`` challenged ``opponent``; open until ``expires_at`` (ISO text)."""
+
+    KIND: ClassVar[Kind] = Kind.CHALLENGE_ISSUED
+    ladder: str
+    challenger: str
+    opponent: str
+    expires_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeAccepted:
+    KIND: ClassVar[Kind] = Kind.CHALLENGE_ACCEPTED
+    challenge: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeDeclined:
+    KIND: ClassVar[Kind] = Kind.CHALLENGE_DECLINED
+    challenge: int
+
+
+# -- games -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameReported:
+    """A game: ``score_a`` is the first player's. A member's report (``reported_by``) waits for
+    the opponent; a ``direct`` one (a moderator's, an import's) counts at once."""
+
+    KIND: ClassVar[Kind] = Kind.GAME_REPORTED
+    ladder: str
+    player_a: str
+    player_b: str
+    score_a: float
+    handicap: float
+    colour: str | None
+    event: str | None
+    played_at: str
+    reported_by: str | None = None
+    direct: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfirmed:
+    KIND: ClassVar[Kind] = Kind.GAME_CONFIRMED
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameAutoConfirmed:
+    """A report nobody answered in time counts, as if confirmed."""
+
+    KIND: ClassVar[Kind] = Kind.GAME_AUTO_CONFIRMED
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameDisputed:
+    KIND: ClassVar[Kind] = Kind.GAME_DISPUTED
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameWithdrawn:
+    KIND: ClassVar[Kind] = Kind.GAME_WITHDRAWN
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameChanges:
+    """What a correction changes in a game: only the fields set are written."""
+
+    score_a: float | None = field(default=None, metadata=_with("score_a"))
+    handicap: float | None = field(default=None, metadata=_with("handicap"))
+    player_a: str | None = field(default=None, metadata=_with("player_a"))
+    player_b: str | None = field(default=None, metadata=_with("player_b"))
+
+
+@dataclass(frozen=True, slots=True)
+class GameCorrected:
+    KIND: ClassVar[Kind] = Kind.GAME_CORRECTED
+    game: int
+    changes: GameChanges
+
+
+@dataclass(frozen=True, slots=True)
+class GameVoided:
+    KIND: ClassVar[Kind] = Kind.GAME_VOIDED
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameRestored:
+    KIND: ClassVar[Kind] = Kind.GAME_RESTORED
+    game: int
+
+
+# -- rating events (tournaments), undo, schedules --------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EventOpened:
+    """A rating event: its games are rated together when it closes."""
+
+    KIND: ClassVar[Kind] = Kind.EVENT_OPENED
+    ladder: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class EventClosed:
+    KIND: ClassVar[Kind] = Kind.EVENT_CLOSED
+    ladder: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionUndone:
+    """The moderator action with event id ``target`` is taken back."""
+
+    KIND: ClassVar[Kind] = Kind.ACTION_UNDONE
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleSet:
+    """A ladder's posting schedule; ``timezone`` and ``channel`` None: the defaults."""
+
+    KIND: ClassVar[Kind] = Kind.SCHEDULE_SET
+    ladder: str
+    cron: str
+    timezone: str | None
+    channel: str | None
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulePaused:
+    KIND: ClassVar[Kind] = Kind.SCHEDULE_PAUSED
+    ladder: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleResumed:
+    KIND: ClassVar[Kind] = Kind.SCHEDULE_RESUMED
+    ladder: str
+
+
+Event = (
+    LadderCreated | SettingsChanged | MemberRegistered | PlayerJoined | PlayerRetired
+    | PlayerReturned | PlayersMerged | ModeratorNamed | ModeratorRemoved | ChallengeIssued
+    | ChallengeAccepted | ChallengeDeclined | GameReported | GameConfirmed | GameAutoConfirmed
+    | GameDisputed | GameWithdrawn | GameCorrected | GameVoided | GameRestored | EventOpened
+    | EventClosed | ActionUndone | ScheduleSet | SchedulePaused | ScheduleResumed
+)
+
+#: the payload class of each kind
+CLASSES: dict[str, type[Event]] = {
+    cls.KIND: cls
+    for cls in (
+        LadderCreated, SettingsChanged, MemberRegistered, PlayerJoined, PlayerRetired,
+        PlayerReturned, PlayersMerged, ModeratorNamed, ModeratorRemoved, ChallengeIssued,
+        ChallengeAccepted, ChallengeDeclined, GameReported, GameConfirmed, GameAutoConfirmed,
+        GameDisputed, GameWithdrawn, GameCorrected, GameVoided, GameRestored, EventOpened,
+        EventClosed, ActionUndone, ScheduleSet, SchedulePaused, ScheduleResumed,
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    key: str
+    #: the field whose None leaves this one's key out, if any
+    written_with: str | None
+
+
+def _fields(cls: type) -> tuple[_Field, ...]:
+    return tuple(
+        _Field(f.name, f.metadata.get(_KEY, f.name), f.metadata.get(_WRITTEN_WITH))
+        for f in dataclasses.fields(cls)
+    )
+
+
+#: each payload class's fields in key order (GameChanges is written inside GameCorrected)
+_FIELDS: dict[type, tuple[_Field, ...]] = {
+    cls: _fields(cls) for cls in (*CLASSES.values(), GameChanges)
+}
+#: field names by JSON key, for the classes whose keys are not all their fields' names (a
+#: field's name is no key of theirs)
+_RENAMED: dict[type, dict[str, str]] = {
+    cls: {f.key: f.name for f in fields}
+    for cls, fields in _FIELDS.items()
+    if any(f.key != f.name for f in fields)
+}
+
+
+def decode(kind: str, data: dict[str, JsonValue]) -> Event:
+    """The typed payload of a stored event. Values are taken as stored, unchecked (the log holds
+    only what the service wrote, and the fold reads every event of a club at start); a kind or
+    a key this build does not know, or a missing key without a default, raises ValueError."""
+    cls = CLASSES.get(kind)
+    if cls is None:
+        raise ValueError(f"unknown event kind {kind!r}")
+    values: dict[str, Any] = data
+    try:
+        if cls is GameCorrected:  # the one payload with an object inside
+            return GameCorrected(values["game"], GameChanges(**values["changes"]))
+        renamed = _RENAMED.get(cls)
+        if renamed is not None:
+            values = {renamed[key]: value for key, value in values.items()}
+        return cls(**values)
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"{kind} event with data {data!r}: {error}") from None
+
+
+def _json(payload: object) -> dict[str, JsonValue]:
+    data: dict[str, JsonValue] = {}
+    for f in _FIELDS[type(payload)]:
+        value = getattr(payload, f.name)
+        if f.written_with is not None and getattr(payload, f.written_with) is None:
+            if value is not None:  # would be lost: the key is not written without its anchor
+                raise ValueError(f"{type(payload).__name__}.{f.name} needs {f.written_with}")
+            continue
+        data[f.key] = _json(value) if isinstance(value, GameChanges) else value
+    return data
+
+
+def encode(event: Event) -> tuple[Kind, dict[str, JsonValue]]:
+    """The kind and the JSON object stored for ``event``: the keys in field order, values as
+    they are (the storage writes them with ``json.dumps``)."""
+    return event.KIND, _json(event)
+
+
+def new_event(event: Event, actor: str, at: datetime, reason: str = "") -> NewEvent:
+    """The event to append to a club's log: ``event`` by ``actor`` at ``at``, with ``reason``
+    (a moderator's why, or what the bot did by itself)."""
+    kind, data = encode(event)
+    return NewEvent(kind, actor, at, data, reason)

@@ -1,0 +1,197 @@
+"""A ladder's settings, in one table: what /set accepts, how a value is read and shown.
+
+Each setting a moderator may change with /set has one :class:`Setting` row in :data:`SETTINGS`:
+its name, its type, its bounds, its default (read from :class:`LadderSettings`, so the two never
+disagree) and the message key of its help text. Parsing (/set), the list of names (Discord's
+choices, the unknown-setting refusal, /help) and the /settings view all follow from the table,
+so a new setting is one row here and one field of :class:`LadderSettings`.
+
+The rating system and its parameters are ladder settings too, but /system sets them: they are
+not in the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.storage.repository import JsonValue
+from ratings_core.systems import DEFAULT_SYSTEM
+
+from .errors import Refusal
+
+#: the zone of a ladder whose timezone setting is off (``bot.service.state.DEFAULT_TIMEZONE``
+#: is the same value; it cannot be imported from there, ``state`` imports this module)
+DEFAULT_TIMEZONE = "UTC"
+#: an unknown setting's name is cut to a name's length (``parsing.MAX_NAME``) in the refusal
+_NAME_SHOWN = 32
+_OFF = ("off", "none", "never")
+_YES = ("yes", "true", "on")
+_NO = ("no", "false", "off")
+
+
+@dataclass(frozen=True, slots=True)
+class LadderSettings:
+    system: str = DEFAULT_SYSTEM
+    params: tuple[tuple[str, str], ...] = ()
+    #: hours after which an unanswered report counts as confirmed
+    auto_confirm_hours: float = 24.0
+    #: hours a challenge stays open
+    challenge_hours: float = 48.0
+    #: days without a game after which a player is retired; None: never
+    inactivity_days: float | None = None
+    #: leaderboards leave provisional players out instead of marking them
+    hide_provisional: bool = False
+    #: the platform's id of a role whose holders moderate the club (Discord); read from the
+    #: main ladder, like the club's other club-wide choices
+    moderator_role: str | None = None
+    #: results on the ladder are announced (new personal bests, upsets)
+    announce: bool = False
+    #: the IANA time zone of the ladder's posting schedule when the schedule names none
+    timezone: str | None = None
+
+
+class Type(StrEnum):
+    """What a setting's value is, which decides how it is read from a moderator's text."""
+
+    #: a number of hours above 0 and at most the setting's limit
+    HOURS = "hours"
+    #: a number of days above 0 and at most the setting's limit, or off (None)
+    DAYS_OR_OFF = "days-or-off"
+    #: yes or no (True, False)
+    YES_NO = "yes/no"
+    #: a platform's role id, or its mention <@&id>; or off (None)
+    ROLE = "role id"
+    #: an IANA time zone name
+    ZONE = "IANA zone"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One row of the table: a setting /set may change."""
+
+    name: str
+    type: Type
+    #: the message key of what the setting does (``bot.chat.messages``)
+    help: str
+    #: the largest value a number may have (numbers are always above 0)
+    limit: float | None = None
+    #: the only platform that offers the setting (None: every platform)
+    platform: str | None = None
+    #: what /settings shows when the value is None (None: "off")
+    fallback: str | None = None
+
+    @property
+    def default(self) -> JsonValue:
+        """The value of a ladder on which nobody set it."""
+        value: JsonValue = getattr(_DEFAULTS, self.name)
+        return value
+
+
+_DEFAULTS = LadderSettings()
+
+#: every setting /set changes, in the order /help and the refusals list them
+SETTINGS: tuple[Setting, ...] = (
+    Setting("auto_confirm_hours", Type.HOURS, "about_auto_confirm_hours", limit=24.0 * 365),
+    Setting("challenge_hours", Type.HOURS, "about_challenge_hours", limit=24.0 * 365),
+    Setting("inactivity_days", Type.DAYS_OR_OFF, "about_inactivity_days", limit=3650.0),
+    Setting("hide_provisional", Type.YES_NO, "about_hide_provisional"),
+    Setting("announce", Type.YES_NO, "about_announce"),
+    Setting("timezone", Type.ZONE, "about_timezone", fallback=DEFAULT_TIMEZONE),
+    # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
+    # it by name, the other platforms' lists leave it out
+    Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord"),
+)
+_BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def names(*, everywhere: bool = False) -> tuple[str, ...]:
+    """The settings /set accepts (Discord's choices); ``everywhere``: only those every platform
+    offers (what /help and the unknown-setting refusal list)."""
+    return tuple(s.name for s in SETTINGS if not (everywhere and s.platform))
+
+
+def check_timezone(text: str) -> str:
+    """An IANA time zone name (Europe/Berlin, UTC), or a refusal naming it."""
+    name = text.strip()
+    try:
+        if not name or len(name) > 64:
+            raise ValueError(name)
+        ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        raise Refusal("bad_timezone", text=name[:64]) from None
+    return name
+
+
+def parse(name: str, text: str) -> JsonValue:
+    """A ladder setting's value from what a moderator typed, or a refusal saying why not."""
+    setting = _BY_NAME.get(name)
+    if setting is None:
+        raise Refusal("unknown_setting", setting=name[:_NAME_SHOWN],
+                      settings=", ".join(names(everywhere=True)))
+    value = text.strip().casefold()
+    bad = Refusal("bad_setting", setting=name, text=text[:20])
+    match setting.type:
+        case Type.HOURS | Type.DAYS_OR_OFF:
+            return _number(setting, value, text)
+        case Type.YES_NO:
+            if value in _YES:
+                return True
+            if value in _NO:
+                return False
+            raise bad
+        case Type.ZONE:
+            return check_timezone(text)
+        case Type.ROLE:
+            if value in _OFF[:2]:
+                return None
+            # a role's id, or its mention as Discord writes one into a command's text (<@&id>)
+            role = value.removeprefix("<@&").removesuffix(">")
+            if not (role.isascii() and role.isdigit() and len(role) <= 20):
+                raise bad
+            return role
+
+
+def _number(setting: Setting, value: str, text: str) -> float | None:
+    """A number above 0 and at most the setting's limit; off for days-or-off."""
+    off = setting.type is Type.DAYS_OR_OFF
+    if off and value in _OFF:
+        return None
+    assert setting.limit is not None
+    out_of_range = Refusal("bad_setting_number", setting=setting.name, text=text[:20],
+                           limit=f"{setting.limit:g}" + (" (or off)" if off else ""))
+    try:
+        number = float(value)
+    except ValueError:
+        raise out_of_range from None
+    if not (math.isfinite(number) and 0 < number <= setting.limit):
+        raise out_of_range
+    return number
+
+
+def shown(value: JsonValue) -> str:
+    """A setting's value as a moderator types it: 24 (not 24.0), yes/no, off."""
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def view(settings: LadderSettings) -> dict[str, str]:
+    """The settings every platform offers as /settings shows them, by name."""
+    fields: dict[str, str] = {}
+    for setting in SETTINGS:
+        if setting.platform:
+            continue
+        value: JsonValue = getattr(settings, setting.name)
+        # a zone left off is the default zone's
+        fields[setting.name] = (setting.fallback if setting.fallback is not None and not value
+                                else shown(value))
+    return fields
+

@@ -1,5 +1,6 @@
 """Answers as Discord messages: embeds for profiles, results and tables, plain text for the rest,
-a picture as an embed image with its PNG attached, and the buttons that go with an answer.
+a picture as an embed image with its PNG attached; the buttons (``bot.chat.actions``) get their
+Discord style here.
 
 Everything a member typed (display names above all) is shown as text only: markdown escaped,
 mentions broken by a zero-width space, and every message is sent with
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.chat.actions import ID_PATTERN, Emphasis
+from bot.chat.actions import ID_PATTERN, Emphasis, page_of
 from bot.chat.presenter import cut, render
 from bot.scheduling.publishing import Picture
 from bot.service.errors import Refusal
@@ -37,8 +38,6 @@ DESCRIPTION_LIMIT = 4096
 TITLE_LIMIT = 256
 _FENCE = "```\n{}\n```"
 _TABLE_ROOM = DESCRIPTION_LIMIT - len(_FENCE.format(""))
-#: leaderboard rows per page
-PAGE = 20
 #: answers shown as a monospaced table in an embed
 TABLES = (Leaderboard, History, HeadToHead, Audit, Preview)
 #: embed colours: results green, profiles blue, tables grey
@@ -70,15 +69,6 @@ def harmless(shown: str) -> str:
 def _in_table(shown: str) -> str:
     # Inside a code block only a run of backticks could end it early.
     return discord.utils.escape_mentions(shown.replace("`", "`\u200b"))
-
-
-def page_of(board: Leaderboard, page: int) -> Leaderboard:
-    rows = board.rows[page * PAGE:(page + 1) * PAGE]
-    return Leaderboard(board.ladder, rows, board.hidden_provisional)
-
-
-def pages(board: Leaderboard) -> int:
-    return max(1, (len(board.rows) + PAGE - 1) // PAGE)
 
 
 def pieces(answer: Answer, page: int = 0) -> list[Piece]:

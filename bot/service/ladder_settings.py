@@ -19,7 +19,7 @@ from enum import StrEnum
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.storage.repository import JsonValue
-from ratings_core.systems import DEFAULT_SYSTEM
+from ratings_core.systems import DEFAULT_SYSTEM as DEFAULT_SYSTEM  # re-exported
 
 from .errors import Refusal
 

@@ -10,12 +10,11 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from bot.storage.repository import JsonValue
 from ratings_core.model import Step
 from ratings_core.parameters import describe
 from ratings_core.systems import make_system, preset_params
 
-from . import evaluating, heavy, timeline, view
+from . import evaluating, heavy, ladder_settings, timeline, view
 from . import events as ev
 from . import parsing as parse
 from .errors import Refusal
@@ -24,7 +23,6 @@ from .parsing import MAX_NAME
 from .ratings import player_key
 from .results import Evaluation, Leaderboard, Notice
 from .session import Decision
-from .state import DEFAULT_TIMEZONE
 from .view import Club
 
 #: ladders one club may have (the main one included): every ladder is replayed, charted and
@@ -98,10 +96,10 @@ def set_setting(
     """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...)."""
     view.require_moderator(club, caller)
     lad = view.ladder(club, ladder)
-    parsed = parse.setting(setting, value)
+    parsed = ladder_settings.parse(setting, value)
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)
     return [event], lambda: Notice("setting_set", {
-        "ladder": lad.name, "setting": setting, "value": _shown(parsed)})
+        "ladder": lad.name, "setting": setting, "value": ladder_settings.shown(parsed)})
 
 
 def settings(club: Club, ladder: str | None) -> Notice:
@@ -112,12 +110,7 @@ def settings(club: Club, ladder: str | None) -> Notice:
     described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
     return Notice("settings", {
         "ladder": lad.name, "system": s.system, "params": described,
-        "auto_confirm_hours": _shown(s.auto_confirm_hours),
-        "challenge_hours": _shown(s.challenge_hours),
-        "inactivity_days": _shown(s.inactivity_days),
-        "hide_provisional": _shown(s.hide_provisional),
-        "announce": _shown(s.announce),
-        "timezone": s.timezone or DEFAULT_TIMEZONE,
+        **ladder_settings.view(s),
         "ladders": ", ".join(sorted(club.state.ladders)),
     })
 
@@ -159,15 +152,4 @@ def evaluation(
     name, current = lad.name, lad.settings.system
     steps: list[Step] = list(club.ratings[lad.name].steps)
     return name, lambda deadline: evaluating.compare(name, current, steps, deadline.check)
-
-
-def _shown(value: JsonValue) -> str:
-    """A setting's value as a moderator types it: 24 (not 24.0), yes/no, off."""
-    if value is None:
-        return "off"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
 

@@ -18,11 +18,14 @@ from bot.storage.repository import StoredEvent
 from . import events
 from .events import UNDOABLE as UNDOABLE  # re-exported: imported from here
 from .events import Kind as Kind  # re-exported: imported from here
-from .ladder_settings import LadderSettings as LadderSettings  # re-exported: imported from here
+
+# re-exported: imported from here
+from .ladder_settings import DEFAULT_SYSTEM as DEFAULT_SYSTEM
+from .ladder_settings import DEFAULT_TIMEZONE as DEFAULT_TIMEZONE
+from .ladder_settings import LadderSettings as LadderSettings
 from .lookalike import skeletons
 
 DEFAULT_LADDER = "main"
-DEFAULT_SYSTEM = "club"
 
 
 class GameStatus(StrEnum):
@@ -114,7 +117,6 @@ class Ladder:
 
 #: a ladder's posting schedule unless its moderators set one: Mondays 09:00 (issue 6)
 DEFAULT_CRON = "0 9 * * MON"
-DEFAULT_TIMEZONE = "UTC"
 #: rows of the leaderboard in a scheduled post
 DEFAULT_DIGEST_SIZE = 10
 

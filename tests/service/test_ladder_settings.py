@@ -47,8 +47,6 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
         24.0, 48.0, None, False, False, None, None]
-    assert state.LadderSettings is LadderSettings
-    assert state.DEFAULT_TIMEZONE == ladder_settings.DEFAULT_TIMEZONE
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 

@@ -1,13 +1,18 @@
-"""``clubrating run`` killed with SIGKILL while members confirm results in a Telegram group: no
+"""``clubrating run`` killed with SIGKILL while members confirm results in its Telegram groups: no
 result the bot acknowledged is lost or counted twice, and the database it leaves serves a restart.
+
+One bot process serves ``GROUPS`` groups, each its own club of four members who play each other
+once (six games a group). The bot keeps within Telegram's limit of 20 messages a minute in one
+group (every Bot API call naming the group counts), so the results are spread over the groups:
+each group hears from one bot process well under 20 times, and nothing waits on that pacing.
 
 A result is acknowledged when the bot's edit of the report message saying "Game #n confirmed"
 has reached the fake Bot API: that is what the members saw. Every pair of members plays at most
-once in the whole test, so a game is known in the exported history by its pair alone; a report
-the fake delivers again after a kill (Telegram keeps updates until the next ``getUpdates``
-offset confirms them) must not make a second game. After each restart the test delivers every
-report and press since the previous start again, as Telegram would had the kill come before the
-bot's next ``getUpdates``.
+once in the whole test, so a game is known in its club's exported history by its pair alone; a
+report the fake delivers again after a kill (Telegram keeps updates until the next
+``getUpdates`` offset confirms them) must not make a second game. After each restart the test
+delivers every report and press since the previous start again, in every group, as Telegram
+would had the kill come before the bot's next ``getUpdates``.
 """
 
 from __future__ import annotations
@@ -31,10 +36,16 @@ from tests.fake_telegram import TOKEN, Chat, FakeTelegram, User
 from .clubs import FRIDAY, GROUP, chess_club, telegram_bot
 from .process import Bot, FakeClock, clubrating
 
-#: usernames: none is a part of another
-NAMES = ["ann", "ben", "cid", "dot", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou"]
-#: per round: how many of its confirmations are acknowledged before the kill
-KILL_AFTER = (3, 9, 14)
+#: how many groups (clubs) the one bot process serves
+GROUPS = 8
+#: the members of group n are these with n after them: no username is a part of another
+NAMES = ("ann", "ben", "cid", "dot")
+#: per round (a third of every group's games): how many of its confirmations, in all the
+#: groups, are acknowledged before the kill
+KILL_AFTER = (2, 6, 10)
+#: the most Bot API calls naming one group that one bot process may make here: under
+#: Telegram's 20 a minute, so no answer waits on the bot's pacing
+PACED_AFTER = 20
 REPORTED = re.compile(r"Game #(\d+): (\w+) beat (\w+)\. (\w+), please /confirm")
 CONFIRMED = re.compile(r"Game #(\d+) confirmed: (\w+) beat (\w+)\.")
 
@@ -43,47 +54,73 @@ Pair = tuple[str, str]  # (winner, loser)
 
 @dataclass
 class Group:
-    """What the members see of the bot in the group, and their presses of Confirm: every
+    """What the members of one group see of the bot there, and their presses of Confirm: every
     report message is confirmed by its opponent as soon as it appears."""
 
-    tg: FakeTelegram
     chat: Chat
     members: dict[str, User]
-    folder: Path
-    clock: FakeClock
     games: dict[int, Pair] = field(default_factory=dict)  # reported, by game number
     pressed: set[int] = field(default_factory=set)
     acknowledged: dict[int, Pair] = field(default_factory=dict)
-    updates: list[int] = field(default_factory=list)  # of reports and presses, since a restart
+    sent: int = 0  # reports sent (not delivered again)
     seen: int = 0
+
+    async def look(self, tg: FakeTelegram, updates: list[int]) -> None:
+        """Read the group's new outputs and press Confirm on each new report."""
+        outputs = tg.outputs(self.chat)
+        for output in outputs[self.seen:]:
+            if output.kind == "send" and (found := REPORTED.match(output.plain)):
+                game, opponent = int(found[1]), found[4]
+                self.games.setdefault(game, (found[2], found[3]))
+                assert self.games[game] == (found[2], found[3]), output.plain
+                updates.append(await tg.press(self.chat, self.members[opponent], output,
+                                              f"g:confirm:{game}"))
+                self.pressed.add(game)
+            elif output.kind == "edit" and (found := CONFIRMED.match(output.plain)):
+                self.acknowledged[int(found[1])] = (found[2], found[3])
+        self.seen = len(outputs)
+
+
+@dataclass
+class Groups:
+    """The groups of the one bot process, its folder and clock."""
+
+    tg: FakeTelegram
+    groups: list[Group]
+    folder: Path
+    clock: FakeClock
+    updates: list[int] = field(default_factory=list)  # of reports and presses, since a restart
 
     def bot(self) -> Bot:
         return telegram_bot(self.tg, self.folder, self.clock, CLUBRATING_RATE_LIMIT="off")
 
     async def follow(self) -> None:
-        """Read the group's new outputs and press Confirm on each new report, until cancelled."""
+        """Every group's members at work, until cancelled."""
         while True:
-            outputs = self.tg.outputs(self.chat)
-            for output in outputs[self.seen:]:
-                if output.kind == "send" and (found := REPORTED.match(output.plain)):
-                    game, opponent = int(found[1]), found[4]
-                    self.games.setdefault(game, (found[2], found[3]))
-                    assert self.games[game] == (found[2], found[3]), output.plain
-                    self.updates.append(await self.tg.press(
-                        self.chat, self.members[opponent], output, f"g:confirm:{game}"))
-                    self.pressed.add(game)
-                elif output.kind == "edit" and (found := CONFIRMED.match(output.plain)):
-                    self.acknowledged[int(found[1])] = (found[2], found[3])
-            self.seen = len(outputs)
+            for group in self.groups:
+                await group.look(self.tg, self.updates)
             await asyncio.sleep(0.005)
+
+    def acknowledged(self) -> int:
+        return sum(len(group.acknowledged) for group in self.groups)
+
+    def settled(self) -> bool:
+        """Every report sent so far was answered, and its game confirmed."""
+        return all(len(group.games) == group.sent and group.acknowledged == group.games
+                   for group in self.groups)
 
 
 @pytest.fixture
-async def group(tmp_path: Path) -> AsyncIterator[Group]:
+async def groups(tmp_path: Path) -> AsyncIterator[Groups]:
     async with FakeTelegram(token=TOKEN) as tg:
-        chat = chess_club(tg, tg.user(1, "Ada", "ada"))
-        members = {name: tg.user(10 + n, name.title(), name) for n, name in enumerate(NAMES)}
-        yield Group(tg, chat, members, tmp_path, FakeClock(tmp_path, FRIDAY))
+        ada = tg.user(1, "Ada", "ada")
+        chats = [chess_club(tg, ada)] + [
+            tg.group(GROUP - n, f"Chess club {n + 1}", admins=[ada], creator=ada)
+            for n in range(1, GROUPS)]
+        yield Groups(tg, [Group(chat, {f"{name}{n + 1}": tg.user(
+            100 + 10 * n + k, f"{name.title()} {n + 1}", f"{name}{n + 1}")
+            for k, name in enumerate(NAMES)}) for n, chat in enumerate(chats)],
+            tmp_path, FakeClock(tmp_path, FRIDAY))
 
 
 async def until(condition: Callable[[], bool], follower: asyncio.Task[None], what: str,
@@ -96,11 +133,11 @@ async def until(condition: Callable[[], bool], follower: asyncio.Task[None], wha
         await asyncio.sleep(0.005)
 
 
-async def quiet(tg: FakeTelegram, chat: Chat, follower: asyncio.Task[None],
-                seconds: float = 1.5) -> None:
-    """Wait until the bot has said and answered nothing for ``seconds``."""
-    def activity() -> tuple[int, int]:
-        return len(tg.outputs(chat)), len(tg.callback_answers)
+async def quiet(groups: Groups, follower: asyncio.Task[None], seconds: float = 1.5) -> None:
+    """Wait until the bot has said and answered nothing in any group for ``seconds``."""
+    def activity() -> tuple[int, ...]:
+        return (len(groups.tg.callback_answers),
+                *(len(groups.tg.outputs(group.chat)) for group in groups.groups))
 
     last, since = activity(), asyncio.get_running_loop().time()
     while asyncio.get_running_loop().time() - since < seconds:
@@ -111,9 +148,16 @@ async def quiet(tg: FakeTelegram, chat: Chat, follower: asyncio.Task[None],
             last, since = activity(), asyncio.get_running_loop().time()
 
 
-async def exported(bot: Bot) -> Counter[Pair]:
-    """The games of ``clubrating export``, as (winner, loser) counts."""
-    done = await asyncio.to_thread(clubrating, bot.env, "export", "--chat", f"telegram:{GROUP}")
+def calls_per_group(tg: FakeTelegram, start: int, end: int | None) -> Counter[int]:
+    """The Bot API calls naming a group among the calls ``start`` to ``end``, by group."""
+    return Counter(int(params["chat_id"]) for _, params in tg.calls[start:end]
+                   if str(params.get("chat_id", "")).startswith("-"))
+
+
+async def exported(bot: Bot, chat: Chat) -> Counter[Pair]:
+    """The games of ``clubrating export`` for the club of ``chat``, as (winner, loser) counts."""
+    done = await asyncio.to_thread(clubrating, bot.env, "export", "--chat",
+                                   f"telegram:{chat.id}")
     assert done.returncode == 0, done.stderr
     games: Counter[Pair] = Counter()
     for row in csv.DictReader(io.StringIO(done.stdout)):
@@ -126,84 +170,112 @@ async def exported(bot: Bot) -> Counter[Pair]:
 
 
 def check(history: Counter[Pair], group: Group) -> None:
-    """Every acknowledged result exactly once; no pair twice; no pair under two numbers."""
+    """Every acknowledged result exactly once; no pair twice; no pair under two numbers; only
+    the group's own members."""
     twice = {pair: n for pair, n in history.items() if n > 1}
-    assert not twice, f"games counted twice: {twice}"
+    assert not twice, f"games counted twice in {group.chat.id}: {twice}"
     pairs = Counter(frozenset(pair) for pair in history)
     assert max(pairs.values(), default=1) == 1, f"a pair played twice: {pairs}"
     numbers = Counter(group.games.values())
     assert max(numbers.values(), default=1) == 1, f"a report made two games: {group.games}"
     lost = {game: pair for game, pair in group.acknowledged.items() if pair not in history}
-    assert not lost, f"acknowledged results lost: {lost}"
-    assert set(history) <= set(group.games.values()), "a game nobody reported"
+    assert not lost, f"acknowledged results lost in {group.chat.id}: {lost}"
+    assert set(history) <= set(group.games.values()), f"a game nobody reported: {history}"
+    assert {name for pair in history for name in pair} <= set(group.members), history
 
 
-async def test_sigkill_during_confirmations_loses_no_acknowledged_result(group: Group) -> None:
+async def test_sigkill_during_confirmations_loses_no_acknowledged_result(groups: Groups) -> None:
     rng = random.Random(20261120)
-    pairs = list(combinations(NAMES, 2))
-    rng.shuffle(pairs)
-    rounds = [pairs[n::len(KILL_AFTER)] for n in range(len(KILL_AFTER))]
-    bot = group.bot()
+    rounds: list[list[tuple[Group, str, str]]] = [[] for _ in KILL_AFTER]
+    for group in groups.groups:
+        pairs = list(combinations(group.members, 2))
+        rng.shuffle(pairs)
+        for n, games in enumerate(rounds):
+            games += [(group, a, b) for a, b in pairs[n::len(KILL_AFTER)]]
+    for games in rounds:
+        rng.shuffle(games)  # the groups' reports interleaved
+    tg = groups.tg
+    bot = groups.bot()
+    starts = [len(tg.calls)]
     await bot.start()
-    follower = asyncio.create_task(group.follow())
+    follower = asyncio.create_task(groups.follow())
     try:
-        for member in group.members.values():  # all at once
-            await group.tg.send(group.chat, member, "/register")
-        await until(lambda: sum(o.plain.startswith("Welcome, ")
-                                for o in group.tg.outputs(group.chat)) == len(NAMES),
+        for group in groups.groups:  # all at once
+            for member in group.members.values():
+                await tg.send(group.chat, member, "/register")
+        await until(lambda: all(sum(o.plain.startswith("Welcome, ") for o in tg.outputs(g.chat))
+                                == len(NAMES) for g in groups.groups),
                     follower, "every member registered")
 
         in_flight: list[int] = []  # per kill: presses made since the last kill, unacknowledged
-        unacknowledged: set[int] = set()
+        unacknowledged: set[tuple[int, int]] = set()
         at_kills: list[int] = []  # results acknowledged when each kill came
         for games, kill_after in zip(rounds, KILL_AFTER, strict=True):
-            acknowledged = len(group.acknowledged)
-            for a, b in games:  # a burst of reports, the loser reporting every other time
+            acknowledged = groups.acknowledged()
+            for group, a, b in games:  # a burst of reports, the loser reporting every other time
                 reporter, line = (a, f"/report @{b} win") if rng.random() < 0.5 else (
                     b, f"/report @{a} loss")
-                group.updates.append(await group.tg.send(group.chat, group.members[reporter],
-                                                         line))
-            await until(lambda: len(group.acknowledged) - acknowledged >= kill_after,  # noqa: B023
+                groups.updates.append(await tg.send(group.chat, group.members[reporter], line))
+                group.sent += 1
+            await until(lambda: groups.acknowledged() - acknowledged >= kill_after,  # noqa: B023
                         follower, f"{kill_after} confirmations acknowledged")
-            fresh = group.pressed - set(group.acknowledged) - unacknowledged
+            fresh = {(group.chat.id, game) for group in groups.groups
+                     for game in group.pressed - set(group.acknowledged)} - unacknowledged
             in_flight.append(len(fresh))
-            at_kills.append(len(group.acknowledged))
+            at_kills.append(groups.acknowledged())
             unacknowledged |= fresh
             assert await bot.kill() == -9
 
-            with sqlite3.connect(group.folder / "club.db") as db:
+            with sqlite3.connect(groups.folder / "club.db") as db:
                 assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-            check(await exported(bot), group)
+            histories = await asyncio.gather(*(exported(bot, g.chat) for g in groups.groups))
+            for group, history in zip(groups.groups, histories, strict=True):
+                check(history, group)
+            starts.append(len(tg.calls))
             await bot.start()  # on what the kill left; updates not yet confirmed come again
             # The kill might have come before getUpdates confirmed any of them: every report
             # and press since the last start comes again (same update_id), and changes nothing.
-            for update in group.updates:
-                await group.tg.redeliver(update)
-            group.updates.clear()
-            await quiet(group.tg, group.chat, follower)  # the next kill comes in its own burst
+            for update in groups.updates:
+                await tg.redeliver(update)
+            groups.updates.clear()
+            # the next kill comes in its own burst
+            await until(groups.settled, follower, "every report so far answered and confirmed")
+            await quiet(groups, follower)
 
         # After the last restart (and the deliveries again) every report was answered and
-        # confirmed: each reported game counts exactly once, and the board says so.
-        assert group.acknowledged == group.games
-        history = await exported(bot)
-        check(history, group)
-        assert set(history) == set(group.games.values()) and len(history) == len(pairs)
+        # confirmed: each reported game counts exactly once, and every board says so.
+        exports = 0
+        histories = await asyncio.gather(*(exported(bot, g.chat) for g in groups.groups))
+        for group, history in zip(groups.groups, histories, strict=True):
+            assert group.acknowledged == group.games
+            check(history, group)
+            assert set(history) == set(group.games.values())
+            assert len(history) == len(NAMES) * (len(NAMES) - 1) // 2
+            exports += sum(history.values())
 
-        board_at = len(group.tg.outputs(group.chat))
-        await group.tg.send(group.chat, group.members["ann"], "/top")
+            board_at = len(tg.outputs(group.chat))
+            await tg.send(group.chat, next(iter(group.members.values())), "/top")
 
-        def boards() -> list[str]:
-            return [o.plain for o in group.tg.outputs(group.chat)[board_at:]
-                    if o.kind == "send" and o.plain.startswith("  1. ", o.plain.find("\n") + 1)]
+            def boards(chat: Chat = group.chat, after: int = board_at) -> list[str]:
+                return [o.plain for o in tg.outputs(chat)[after:] if o.kind == "send"
+                        and o.plain.startswith("  1. ", o.plain.find("\n") + 1)]
 
-        await until(lambda: bool(boards()), follower, "the answer to /top")
-        board = boards()[0]
-        counts = [int(n) for n in re.findall(r"\((\d+)\)$", board, re.MULTILINE)]
-        assert len(counts) == len(NAMES) and sum(counts) == 2 * sum(history.values()), board
+            await until(lambda: bool(boards()), follower, "the answer to /top")  # noqa: B023
+            board = boards()[0]
+            counts = [int(n) for n in re.findall(r"\((\d+)\)$", board, re.MULTILINE)]
+            assert len(counts) == len(NAMES), board
+            assert sum(counts) == 2 * sum(history.values()), board
+            assert all(name in board for name in group.members), board
+
+        calls = [calls_per_group(tg, start, end)
+                 for start, end in zip(starts, [*starts[1:], None], strict=True)]
+        busiest = max(max(counter.values()) for counter in calls)
         print(f"\nSIGKILLs {len(KILL_AFTER)}, acknowledged at the kills {at_kills}, presses in "
-              f"flight at the kills {in_flight}, acknowledged in all {len(group.acknowledged)}, "
-              f"games exported {sum(history.values())}")
+              f"flight at the kills {in_flight}, acknowledged in all {groups.acknowledged()}, "
+              f"games exported {exports} in {GROUPS} groups, most calls naming one group by "
+              f"one process {busiest}")
         assert all(in_flight), f"a kill came with no confirmation in flight: {in_flight}"
+        assert busiest <= PACED_AFTER, f"a group was paced: {calls}"
         assert await bot.stop() == 0
         assert "Traceback" not in bot.text(), bot.text()
     finally:

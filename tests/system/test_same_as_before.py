@@ -1,0 +1,57 @@
+"""The redesign of issue 14 (the service split by use case, typed events, one button protocol,
+one settings table, settings read once) changed no answer, no stored event and no export.
+
+``data/redesign-76c8ccb.*`` was written by the build before it (commit 76c8ccb) from the console
+session beside it, with the wall clock frozen at 2026-11-20 10:00 UTC by libfaketime: 82 lines
+that use every kind of use case (registrations, reports by members and by a moderator,
+confirmations, a dispute, a challenge, a correction previewed, cancelled and applied, a void and
+a restore, a second ladder, an event rated together, retire and return, settings, the system's
+K, a schedule set, paused and resumed, a moderator named, two undos, the audit, boards,
+profiles, histories, the digest, refusals, a merge and an evaluation). ``.answers`` is what that
+build answered, ``.events.jsonl`` every row it stored, ``.export.csv`` its ``clubrating export``.
+Today's build must give the same, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from .process import LIBFAKETIME, clubrating, environment
+
+DATA = Path(__file__).parent / "data"
+BEFORE = "redesign-76c8ccb"
+
+
+@pytest.fixture
+def frozen(tmp_path: Path) -> dict[str, str]:
+    """The environment of a console session at a wall clock that stands still."""
+    assert LIBFAKETIME is not None, "libfaketime is missing: apt-get install faketime"
+    return environment(tmp_path, None, LD_PRELOAD=LIBFAKETIME, FAKETIME="2026-11-20 10:00:00",
+                       FAKETIME_DONT_FAKE_MONOTONIC="1", TZ="UTC")
+
+
+def test_the_same_session_answers_stores_and_exports_as_the_build_before(
+    tmp_path: Path, frozen: dict[str, str]
+) -> None:
+    session = (DATA / f"{BEFORE}.session").read_text(encoding="utf-8")
+    shown = clubrating(frozen, "run", input=session)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (DATA / f"{BEFORE}.answers").read_text(encoding="utf-8")
+
+    with sqlite3.connect(tmp_path / "club.db") as db:
+        stored = [list(row) for row in db.execute(
+            "SELECT id, club_id, kind, actor, at, data, reason FROM events ORDER BY id")]
+    db.close()
+    expected = [json.loads(line) for line in
+                (DATA / f"{BEFORE}.events.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(stored) == len(expected) == 40
+    for row, before in zip(stored, expected, strict=True):
+        assert row == before  # the data column compared as the stored JSON text
+
+    exported = clubrating(frozen, "export", "--chat", "console:local")
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout == (DATA / f"{BEFORE}.export.csv").read_text(encoding="utf-8")

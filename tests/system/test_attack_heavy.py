@@ -2,8 +2,11 @@
 club whose ladder holds 100,000 games (imported with ``clubrating import`` before the start).
 While that club's ``/evaluate`` runs (into its 30 s cap: a history this long is for ``clubrating
 evaluate``), and its ``/chart`` of a member with 50,000 games is worked out and drawn meanwhile,
-a member of another group asks ``/top`` again and again: every answer comes within a second.
-(100,000 games go in with ``clubrating import`` in some 20 s; the test takes about a minute.)"""
+a member of other groups asks ``/top`` again and again: every answer comes within a second.
+She asks in eight groups in turn, so that no group gets more than Telegram's 20 messages a minute
+(the bot keeps to that limit: a ninth answer in one group would wait its turn, which is no delay
+of the heavy work's making). (100,000 games go in with ``clubrating import`` in some 20 s; the
+test takes about a minute.)"""
 
 from __future__ import annotations
 
@@ -23,7 +26,9 @@ from tests.long_history import last_game, write_events
 from .clubs import FRIDAY, telegram_bot
 from .process import CLUBRATING, Bot, FakeClock
 
-BIG, OTHER = -1001, -1002
+BIG = -1001
+#: the other groups, asked in turn: each gets an answer every 4 s at most, under 20 a minute
+OTHERS = tuple(range(-1002, -1010, -1))
 #: the big club's history: 100,000 games among 200 players, p000 in every second one, the last
 #: a year before FRIDAY
 GAMES = 100_000
@@ -37,10 +42,10 @@ class Clubs:
     folder: Path
     bot: Bot
     big: Chat
-    other: Chat
+    others: list[Chat]
     ada: User  # the big group's administrator: a moderator
     bea: User  # a member of the big group
-    zoe: User  # a member of the other group
+    zoe: User  # a member of the other groups
 
     async def say(self, chat: Chat, user: User, line: str, timeout: float = 10.0) -> Output:
         await self.tg.send(chat, user, line)
@@ -63,14 +68,16 @@ async def clubs(tmp_path: Path) -> AsyncIterator[Clubs]:
         assert f"Imported {GAMES} games" in imported.stdout
         ada, bea, zoe = tg.user(1, "Ada", "ada"), tg.user(2, "Bea", "bea"), tg.user(3, "Zoe", "zoe")
         big = tg.group(BIG, "Big club", admins=[ada], creator=ada)
-        other = tg.group(OTHER, "Small club", admins=[zoe], creator=zoe)
+        others = [tg.group(chat, f"Small club {n}", admins=[zoe], creator=zoe)
+                  for n, chat in enumerate(OTHERS, start=1)]
         await bot.start()
         # The scheduler's first reading of every club (the big one's 100,000 events) is done.
         await bot.wait_log(r"scheduled posts: \d+ plans")
-        clubs = Clubs(tg, tmp_path, bot, big, other, ada, bea, zoe)
+        clubs = Clubs(tg, tmp_path, bot, big, others, ada, bea, zoe)
         try:
-            answer = await clubs.say(other, zoe, "/register")
-            assert answer.plain.startswith("Welcome, zoe"), answer.plain
+            for other in others:
+                answer = await clubs.say(other, zoe, "/register")
+                assert answer.plain.startswith("Welcome, zoe"), answer.plain
             yield clubs
         finally:
             assert await bot.stop() == 0
@@ -95,11 +102,12 @@ async def test_heavy_work_in_one_club_never_delays_another_clubs_answers(clubs: 
         return came
 
     heavy_answers = asyncio.create_task(answers())
-    # Meanwhile zoe asks /top in the other club over and over.
+    # Meanwhile zoe asks /top in the other clubs over and over.
     waits: list[tuple[float, float]] = []  # (when asked, how long the answer took)
     while not heavy_answers.done():
         sent = loop.time()
-        board = await clubs.say(clubs.other, clubs.zoe, "/top", timeout=10.0)
+        other = clubs.others[len(waits) % len(clubs.others)]
+        board = await clubs.say(other, clubs.zoe, "/top", timeout=10.0)
         waits.append((sent, loop.time() - sent))
         assert "zoe" in board.plain, board.plain
         await asyncio.sleep(0.5)
@@ -110,12 +118,12 @@ async def test_heavy_work_in_one_club_never_delays_another_clubs_answers(clubs: 
     assert chart.kind == "photo" and "p000 (main)" in chart.plain, chart.plain
     assert evaluation.plain == text("evaluation_too_slow", ladder="main",
                                     seconds=f"{heavy.EVALUATE_SECONDS:g}")
-    # Every /top of the other club was answered within a second, all along.
+    # Every /top of the other clubs was answered within a second, all along.
     during_chart = [took for sent, took in waits if sent < charted]
     during_evaluation = [took for sent, took in waits if charted <= sent < evaluated]
     print(f"\n/chart answered {charted - asked:.1f} s after /evaluate was asked, /evaluate "
           f"{evaluated - asked:.1f} s after")
-    print(f"/top in another club: {len(during_chart)} answers while /chart and /evaluate ran, "
+    print(f"/top in other clubs: {len(during_chart)} answers while /chart and /evaluate ran, "
           f"the slowest in {max(during_chart):.3f} s; {len(during_evaluation)} while /evaluate "
           f"alone ran, the slowest in {max(during_evaluation):.3f} s")
     assert len(during_chart) >= 2 and len(during_evaluation) >= 10, waits

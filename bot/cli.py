@@ -228,7 +228,7 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         "systems": [
             {
                 "system": system.name,
-                "params": dataclasses.asdict(preset_params(system)),  # type: ignore[call-overload]
+                "params": dataclasses.asdict(preset_params(system)),
                 "logloss": scores.logloss,
                 "brier": scores.brier,
                 "accuracy": scores.accuracy,

@@ -18,9 +18,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import Field, dataclass
 from datetime import date, datetime
-from typing import Protocol
+from typing import Any, ClassVar, Protocol
 
 from .model import Game, PlayerState
 from .parameters import first_move_param, param, require
@@ -265,6 +265,9 @@ glicko_expected = expected_score
 
 
 class DeviationParams(Protocol):
+    #: a parameter dataclass (a ParameterSet, as RatingSystem.params is)
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
     @property
     def initial_deviation(self) -> float: ...
 

@@ -11,9 +11,17 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
-P = TypeVar("P")
+
+class ParameterSet(Protocol):
+    """A system's parameters: a frozen dataclass of :func:`param` fields (what the type checker
+    needs to know to read and replace its fields)."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+
+P = TypeVar("P", bound=ParameterSet)
 
 
 def param(default: Any, doc: str) -> Any:
@@ -27,11 +35,11 @@ def first_move_param(default: float = 0.0) -> Any:
                           "above its rating (issue 7; fitted values in docs/accuracy.md)")
 
 
-def describe(params: object) -> dict[str, tuple[object, str]]:
+def describe(params: ParameterSet) -> dict[str, tuple[object, str]]:
     """Each parameter's current value and its documentation line."""
     return {
         f.name: (getattr(params, f.name), str(f.metadata.get("doc", "")))
-        for f in dataclasses.fields(params)  # type: ignore[arg-type]
+        for f in dataclasses.fields(params)
     }
 
 
@@ -76,7 +84,7 @@ def _convert(name: str, text: str, kind: Any) -> object:
 def with_overrides(params: P, overrides: Mapping[str, str]) -> P:
     """A copy of ``params`` with the named fields parsed from text; validation runs again."""
     hints = typing.get_type_hints(type(params))
-    known = {f.name for f in dataclasses.fields(params)}  # type: ignore[arg-type]
+    known = {f.name for f in dataclasses.fields(params)}
     changes: dict[str, object] = {}
     for name, text in overrides.items():
         if name not in known:
@@ -84,7 +92,7 @@ def with_overrides(params: P, overrides: Mapping[str, str]) -> P:
                 f"unknown parameter {name!r}; known parameters: {', '.join(sorted(known))}"
             )
         changes[name] = _convert(name, text, hints[name])
-    return dataclasses.replace(params, **changes)  # type: ignore[type-var]
+    return dataclasses.replace(params, **changes)
 
 
 def require(condition: bool, name: str, rule: str) -> None:

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from .curves import logistic_expected
 from .model import Game, PlayerState
+from .parameters import ParameterSet
 from .table import Table
 
 
@@ -35,7 +36,7 @@ class RatingSystem(ABC):
     #: whether every game must carry its solving time in seconds
     uses_seconds: ClassVar[bool] = False
     #: the preset's parameters: a frozen dataclass built with ``parameters.param`` fields
-    params: object
+    params: ParameterSet
 
     @property
     def pool(self) -> PoolRule | None:

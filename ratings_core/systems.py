@@ -10,7 +10,7 @@ from .fqe import QuebecSystem
 from .glicko import Glicko
 from .glicko2 import Glicko2
 from .linear import LinearElo, TaisenElo
-from .parameters import with_overrides
+from .parameters import ParameterSet, with_overrides
 from .rsgo import RussianGo
 from .system import RatingSystem
 from .tactics import Tactics
@@ -74,9 +74,9 @@ def make_system(name: str, overrides: Mapping[str, str] | None = None) -> Rating
     return cls(params)  # type: ignore[call-arg]
 
 
-def preset_params(system: RatingSystem) -> object:
+def preset_params(system: RatingSystem) -> ParameterSet:
     """The parameter dataclass of a system instance."""
     params = getattr(system, "params", None)
-    if params is None or not dataclasses.is_dataclass(params):
+    if params is None or not dataclasses.is_dataclass(params) or isinstance(params, type):
         raise TypeError(f"system {system.name!r} has no parameter dataclass")
     return params

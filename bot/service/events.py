@@ -19,6 +19,7 @@ back as it was written.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -337,17 +338,8 @@ Event = (
     | EventClosed | ActionUndone | ScheduleSet | SchedulePaused | ScheduleResumed
 )
 
-#: the payload class of each kind
-CLASSES: dict[str, type[Event]] = {
-    cls.KIND: cls
-    for cls in (
-        LadderCreated, SettingsChanged, MemberRegistered, PlayerJoined, PlayerRetired,
-        PlayerReturned, PlayersMerged, ModeratorNamed, ModeratorRemoved, ChallengeIssued,
-        ChallengeAccepted, ChallengeDeclined, GameReported, GameConfirmed, GameAutoConfirmed,
-        GameDisputed, GameWithdrawn, GameCorrected, GameVoided, GameRestored, EventOpened,
-        EventClosed, ActionUndone, ScheduleSet, SchedulePaused, ScheduleResumed,
-    )
-}
+#: the payload class of each kind (every member of :data:`Event`)
+CLASSES: dict[str, type[Event]] = {cls.KIND: cls for cls in typing.get_args(Event)}
 
 
 @dataclass(frozen=True, slots=True)

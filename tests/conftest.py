@@ -113,7 +113,12 @@ SLOW_MODULES = {"test_permissions", "test_replay", "test_crash_safety", "test_fu
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark what needs a PostgreSQL server (``-m postgres``) and what is slow (``-m slow``)."""
     for item in items:
-        if "postgres_server" in getattr(item, "fixturenames", ()):
+        # the PostgreSQL fixtures, asked for by name or through a backend fixture (``database``,
+        # ``repository``) on its "postgresql" turn
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "postgres_server" in getattr(item, "fixturenames", ()) or any(
+            params.get(backend) == "postgresql" for backend in ("database", "repository")
+        ):
             item.add_marker(pytest.mark.postgres)
         if Path(str(item.fspath)).stem in SLOW_MODULES or "system" in Path(str(item.fspath)).parts:
             item.add_marker(pytest.mark.slow)

@@ -30,8 +30,11 @@ def report(
     ladder: str | None,
 ) -> Decision[GameResult]:
     """Report a game: ``result`` is the first player's (the caller's, or ``player``'s when a
-    moderator reports for two members). A member's report waits for the opponent; a
-    moderator's counts at once."""
+    moderator reports for two members).
+
+    Whoever reports their own game waits for the opponent to confirm it, moderators too: a
+    result counts at once only when a moderator records it for two other members (a club
+    night's results from the score sheet)."""
     if player is not None:
         view.require_moderator(club, caller)
         first = view.member(club, player)
@@ -43,6 +46,13 @@ def report(
     score = parse.score(result)
     points = parse.handicap(handicap)
     side = parse.colour(colour)
+    me = club.state.member_of_user(caller.user)
+    direct = player is not None and (me is None or me.id not in (first.id, second.id))
+    if not direct and player is not None and me is not None and second.id == me.id:
+        # A moderator's own game named second (/report @alice @me win): reported as theirs,
+        # from their side, so that alice is the one who confirms it.
+        first, second, score, points = second, first, 1.0 - score, -points
+        side = {"white": "black", "black": "white"}.get(side or "")
     lad = view.ladder(club, ladder)
     before = view.ratings(club, lad)
     try:
@@ -55,7 +65,6 @@ def report(
         if found is None or found.closed is not None:
             raise Refusal("no_open_event", event=event[:MAX_NAME])
         tournament = found.name
-    direct = caller.moderator
     new = ev.new_event(ev.GameReported(
         lad.name, first.user, second.user, score, points, side, tournament, now.isoformat(),
         reported_by=caller.user if not direct else None, direct=direct,

@@ -140,3 +140,25 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
     games = [row for row in csv.DictReader(io.StringIO(history)) if row["kind"] in ("", "game")]
     assert [(g["player_a"], g["player_b"], g["score_a"]) for g in games] == [
         ("alice", "bob", "0.5")]
+
+
+async def test_a_moderators_own_game_waits_for_the_opponent(club: DiscordClub) -> None:
+    """Issue 15: ada manages the server (a moderator), yet her own /report waits for bob like
+    anyone's; only a result she records for two other members counts at once."""
+    bot = await club.bot().start()
+    try:
+        await club.register(club.ada, club.bob, club.alice, club.carol)
+        report = await club.say(club.ada, "report", opponent=club.bob, result="win")
+        assert re.fullmatch(r"Game #\d+: ada beat bob\. bob, please /confirm or /dispute\.",
+                            report.plain), report.plain
+        assert [label for row in report.buttons for label, _ in row] == ["Confirm", "Dispute"]
+        board = await club.say(club.carol, "top")
+        assert all(line.endswith("(0)") for line in board.plain.splitlines()[1:]), board.plain
+        confirmed = await club.press(club.bob, report, button(report, "Confirm"))
+        assert "ada: 1500 -> 1536?" in confirmed.plain, confirmed.plain
+        recorded = await club.say(club.ada, "report", player=club.alice, opponent=club.carol,
+                                  result="win")
+        assert "recorded: alice beat carol" in recorded.plain, recorded.plain
+        assert club.dc.errors == []
+    finally:
+        assert await bot.stop() == 0

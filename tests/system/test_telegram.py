@@ -144,3 +144,32 @@ async def test_the_daily_backup_appears_in_the_backup_folder(club: TelegramClub)
     assert sorted(p.name[:19] for p in backups.glob("clubrating-*.db")) == [
         "clubrating-20261120", "clubrating-20261121"]
     assert await bot.stop() == 0
+
+
+async def test_a_moderators_own_game_waits_for_the_opponent(club: TelegramClub) -> None:
+    """Issue 15: ada runs the group (a moderator), yet her own /report waits for bob like
+    anyone's; only a result she records for two other members counts at once."""
+    bot = await club.bot().start()
+    try:
+        await club.register(club.ada, club.bob, club.alice, club.carol)
+        report = await club.say(club.ada, "/report @bob win")
+        assert re.fullmatch(r"Game #\d+: ada beat bob\. bob, please /confirm or /dispute\.",
+                            report.plain), report.plain
+        assert [label for row in report.buttons for label, _ in row] == ["Confirm", "Dispute"]
+        board = await club.say(club.carol, "/top")
+        assert all(line.endswith("(0)") for line in board.plain.splitlines()[1:]), board.plain
+        # ada cannot confirm her own report (a short alert); bob's press counts it.
+        seen = len(club.tg.callback_answers)
+        await club.tg.press(club.group, club.ada, report, button(report, "Confirm"))
+        for _ in range(1000):
+            if len(club.tg.callback_answers) > seen:
+                break
+            await asyncio.sleep(0.01)
+        assert club.tg.callback_answers[seen].get("show_alert") is True
+        confirmed = await club.press(club.bob, report, button(report, "Confirm"))
+        assert confirmed.kind == "edit" and "ada: 1500 -> 1536?" in confirmed.plain
+        # A result between two other members counts at once.
+        recorded = await club.say(club.ada, "/report @alice @carol win")
+        assert "recorded: alice beat carol" in recorded.plain and "1536?" in recorded.plain
+    finally:
+        assert await bot.stop() == 0

@@ -1,0 +1,51 @@
+"""A moderator's own game waits for the opponent like anyone's (issue 15): a result counts at
+once only when a moderator records it for two other members."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.chat import Transcript, open_club
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[Transcript]:
+    async with open_club(tmp_path / "club.db") as club:
+        for name in ("ann", "bob", "cid"):
+            await club.as_(name, "/register")
+        await club.as_("ann!")  # ann is a moderator from now on
+        yield club
+
+
+async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confirms(
+    chat: Transcript,
+) -> None:
+    assert await chat.say("/report @bob win") == (
+        "Game #5: ann beat bob. bob, please /confirm or /dispute.")
+    assert "(0)" in await chat.say("/top")  # nothing counted yet
+    assert await chat.say("/confirm 5") == "Game #5 is for your opponent to confirm or dispute."
+    assert await chat.as_("bob", "/confirm 5") == "\n".join([
+        "Game #5 confirmed: ann beat bob.", "ann: 1500 -> 1536?", "bob: 1500 -> 1464?"])
+
+
+async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
+    chat: Transcript,
+) -> None:
+    # "/report @bob @ann win" by ann: bob beat ann, her own game, so bob confirms it. It is
+    # kept from ann's side (ann lost), with the handicap and colour turned round: the same
+    # ratings as when a third moderator records it (bob gave 50 points and had White).
+    assert await chat.say("/report @bob @ann win handicap=50 colour=white") == (
+        "Game #5: bob beat ann. bob, please /confirm or /dispute.")
+    assert await chat.as_("bob", "/confirm 5") == "\n".join([
+        "Game #5 confirmed: bob beat ann.", "ann: 1500 -> 1462?", "bob: 1500 -> 1538?"])
+    reported = (await chat.as_("ann!", "/audit 2")).splitlines()[-1]
+    assert reported.startswith("#5 ") and ("player_a=ann, player_b=bob, score_a=0.0, "
+                                           "handicap=-50.0, colour=black") in reported, reported
+
+
+async def test_a_result_for_two_other_members_counts_at_once(chat: Transcript) -> None:
+    assert await chat.say("/report @bob @cid win") == "\n".join([
+        "Game #5 recorded: bob beat cid.", "bob: 1500 -> 1536?", "cid: 1500 -> 1464?"])

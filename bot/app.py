@@ -1,8 +1,9 @@
 """Starting the bot: the database, the service, and the front-ends the environment asks for.
 
 The composition root: the environment is read here, once (:class:`bot.settings.Settings`), and
-what it says is passed down - the database to open, the one rate limiter every front-end shares,
-the platforms' addresses, the daily backups.
+what it says is passed down - the database to open, the one rate limiter the chat platforms
+share (the console, the operator's own terminal, is never limited), the platforms' addresses,
+the daily backups.
 """
 
 from __future__ import annotations
@@ -172,17 +173,21 @@ async def run() -> None:
     chat."""
     settings = Settings.from_environment()
     service, repository = await open_service(settings.database)
-    # One limiter for the process: a member's commands count alike on every front-end's handler.
-    limiter = RateLimiter(service.clock, settings.rate)
     try:
         if settings.telegram_token or settings.discord_token:
             from .charts.pictures import prepare as prepare_pictures
 
+            # One limiter for the process: a member's commands count alike on every
+            # front-end's handler.
+            limiter = RateLimiter(service.clock, settings.rate)
             await prepare_pictures()  # matplotlib and fonts loaded, then out of the GC's way
             await serve(service, repository, build_front_ends(service, limiter, settings),
                         stop_on_signals(), settings)
             return
-        await run_console_chat(service, repository, limiter, settings.database)
+        # The console is the operator's own terminal: nobody there is rate-limited, whatever
+        # CLUBRATING_RATE_LIMIT says (it is the platforms' members' rate).
+        await run_console_chat(service, repository, RateLimiter(service.clock, None),
+                               settings.database)
     finally:
         await repository.close()
 

@@ -16,7 +16,14 @@ from bot.chat.presenter import render
 from bot.ops.backup import add_backup_parsers, backup_command
 from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
 from bot.ops.redaction import scrub
-from bot.service.history_csv import CsvError, History, read_events, read_players, write_events
+from bot.service.history_csv import (
+    CsvError,
+    History,
+    cell_error,
+    read_events,
+    read_players,
+    write_events,
+)
 from ratings_core.evaluation import Tuning, evaluate, tune
 from ratings_core.model import Game, Step, events_of, games_of
 from ratings_core.parameters import describe
@@ -33,10 +40,13 @@ from ratings_core.systems import (
 )
 
 from .app import open_service, run
-from .service.club import Caller
+from .service.club import Caller, ClubService
 from .service.errors import Refusal
+from .service.parsing import system_params
 from .settings import StartupError, database_from_environment
+from .storage.backends import is_postgres
 from .storage.errors import DatabaseUnavailable
+from .storage.repository import Repository
 from .storage.sqlite_backup import BackupError
 
 log = logging.getLogger(__name__)
@@ -105,10 +115,15 @@ def _parser() -> argparse.ArgumentParser:
 
     load = commands.add_parser(
         "import", help="append a history from EVENTS.csv to a ladder",
-        description="Append a history in the EVENTS.csv format; any bad row refuses the file.",
+        description="Append a history in the EVENTS.csv format, by the chat's rules (names, "
+                    "handicaps, dates); any bad row refuses the file, and so does a file "
+                    "whose rows the ladder has imported before, unless --allow-duplicates.",
     )
     load.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
     load.add_argument("--ladder", default=None)
+    load.add_argument("--allow-duplicates", action="store_true",
+                      help="import the file even if the ladder has these rows from an "
+                           "earlier import")
     load.add_argument("file", type=Path, metavar="FILE")
     _schedule_parser(commands)
     add_backup_parsers(commands)
@@ -126,8 +141,23 @@ def _overrides(pairs: Sequence[str]) -> dict[str, str]:
     return overrides
 
 
+def _typed_system(name: str, overrides: dict[str, str]) -> RatingSystem:
+    """The preset ``name`` with the parameters given by --set: a value outside its parameter's
+    bounds is refused with the chat's sentence (issue 15); other problems as make_system says."""
+    if name in PRESETS:
+        try:
+            system_params(name, overrides)
+        except Refusal as refusal:
+            if refusal.key.startswith("parameter_out_of_range"):
+                raise UsageError(render(refusal)) from None
+    try:
+        return make_system(name, overrides)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def _check_fits(system: RatingSystem, history: History, file: str) -> None:
-    """Refuse games the chosen system cannot rate, naming the row."""
+    """Refuse games the chosen system cannot rate, naming the row and the column."""
     for position, step in enumerate(history.steps):
         for k, event in enumerate(events_of(step)):
             if isinstance(event, Game):
@@ -135,14 +165,14 @@ def _check_fits(system: RatingSystem, history: History, file: str) -> None:
                     system.check(event)
                 except ValueError as error:
                     row = history.row_of(position, k)
-                    raise UsageError(f"{file} row {row}: {error}") from None
+                    cell = cell_error(str(error))
+                    if cell is None:
+                        raise CsvError(file, row, str(error)) from None
+                    raise CsvError(file, row, cell.problem, cell.column) from None
 
 
 def replay_command(args: argparse.Namespace) -> dict[str, object]:
-    try:
-        system = make_system(args.system, _overrides(args.overrides))
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    system = _typed_system(args.system, _overrides(args.overrides))
     roster = read_players(args.players) if args.players else None
     history = read_events(args.events)
     _check_fits(system, history, args.events.name)
@@ -156,7 +186,8 @@ def replay_command(args: argparse.Namespace) -> dict[str, object]:
         )
     except ReplayError as error:
         row = history.row_of(error.position, error.event_index)
-        raise UsageError(f"{args.events.name} row {row}: {error.message}") from None
+        column = history.column_of(error.position, error.event_index, error.message)
+        raise CsvError(args.events.name, row, error.message, column) from None
     except ValueError as error:
         raise UsageError(f"{args.events.name}: {error}") from None
     return standings_json(system, result)
@@ -189,10 +220,7 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         raise UsageError(f"--test-fraction must be in (0, 1], not {args.test_fraction}")
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
     overrides = _overrides(args.overrides)
-    try:
-        systems = [make_system(name, _known(name, overrides)) for name in names]
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    systems = [_typed_system(name, _known(name, overrides)) for name in names]
     if not systems:
         raise UsageError("--systems names no system")
     unused = set(overrides) - {key for name in names for key in _known(name, overrides)}
@@ -301,9 +329,54 @@ def _chat(text: str) -> tuple[str, str]:
     return platform, chat_id
 
 
+def _no_club(platform: str, chat_id: str) -> UsageError:
+    return UsageError(f"no club {platform}:{chat_id} in DB")
+
+
+async def _reader(platform: str, chat_id: str) -> tuple[ClubService, Repository]:
+    """The service for a command that only reads the chat's club (``export``,
+    ``schedule show``): a chat without a club is :func:`_no_club`, and nothing is created for
+    it, neither its club nor the SQLite file itself."""
+    database = database_from_environment()
+    if not is_postgres(database) and "://" not in database and not Path(database).exists():
+        raise UsageError(f"no club {platform}:{chat_id} in DB (there is no database file "
+                         f"{database}; CLUBRATING_DB names it)")
+    service, repository = await open_service(database)
+    try:
+        found = await repository.find_club(platform, chat_id)
+    except BaseException:
+        await repository.close()
+        raise
+    if found is None:
+        await repository.close()
+        raise _no_club(platform, chat_id)
+    return service, repository
+
+
+def _check_output(output: Path | None) -> None:
+    """``export --output``: a file in a folder that exists (checked before the database is
+    opened, so that a typing mistake costs nothing)."""
+    if output is None:
+        return
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a folder; name a file in it, e.g. "
+                         f"{output / 'EVENTS.csv'}")
+    if not output.parent.is_dir():
+        raise UsageError(f"--output {output}: there is no folder {output.parent}")
+
+
+def _write_output(output: Path, text: str) -> None:
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"--output {output}: cannot write the file "
+                         f"({error.strerror or error})") from None
+
+
 async def export_command(args: argparse.Namespace) -> str:
     platform, chat_id = _chat(args.chat)
-    service, repository = await open_service(database_from_environment())
+    _check_output(args.output)
+    service, repository = await _reader(platform, chat_id)
     try:
         steps, names, labels = await service.export_history(platform, chat_id, args.ladder)
     except Refusal as refusal:
@@ -315,13 +388,18 @@ async def export_command(args: argparse.Namespace) -> str:
 
 async def import_command(args: argparse.Namespace) -> str:
     platform, chat_id = _chat(args.chat)
-    history = read_events(args.file)
+    history = dataclasses.replace(read_events(args.file),
+                                  allow_duplicates=args.allow_duplicates)
     service, repository = await open_service(database_from_environment())
     try:
         answer = await service.import_history(platform, chat_id, history, history.labels,
                                               args.ladder)
     except Refusal as refusal:
-        raise UsageError(f"{args.file.name}: {render(refusal)}") from None
+        # A refused row names the file itself (and its row and column); the file as a whole
+        # is named here.
+        shown = render(refusal)
+        raise UsageError(shown if "file" in refusal.params
+                         else f"{args.file.name}: {shown}") from None
     finally:
         await repository.close()
     return render(answer)
@@ -358,7 +436,10 @@ async def schedule_command(args: argparse.Namespace) -> str:
     """``clubrating schedule set|show|pause|resume``: the chat's use cases, as an operator."""
     platform, chat_id = _chat(args.chat)
     caller = Caller(platform, chat_id, OPERATOR, OPERATOR, moderator=True)
-    service, repository = await open_service(database_from_environment())
+    if args.action == "show":  # a reader: it creates no club for a chat that has none
+        service, repository = await _reader(platform, chat_id)
+    else:
+        service, repository = await open_service(database_from_environment())
     try:
         if args.action == "set":
             answer = await service.set_schedule(caller, args.ladder, cron=args.cron,
@@ -391,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.output is None:
                 sys.stdout.write(csv_text)
             else:
-                args.output.write_text(csv_text, encoding="utf-8")
+                _write_output(args.output, csv_text)
         elif args.command == "import":
             sys.stdout.write(asyncio.run(import_command(args)) + "\n")
         elif args.command == "schedule":

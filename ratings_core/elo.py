@@ -153,15 +153,23 @@ class EloParams:
     curve: Literal["logistic", "normal"] = param(
         "logistic", "expected-score curve: logistic (USCF/FIDE today) or normal (Elo's original)"
     )
-    k: float = param(32.0, "K for weaker and less experienced players (seed 000)")
-    k_master: float = param(16.0, "K for masters and veterans (seed 000)")
-    master_rating: float = param(2400.0, "rating that makes a master for good (seed 000)")
-    veteran_games: int | None = param(None, "games after which K drops to k_master; none: never")
-    adult_rating: float = param(1600.0, "starting rating of an adult (seed 000)")
-    junior_rating: float = param(1200.0, "starting rating of a player under junior_age (seed 000)")
-    junior_age: int = param(14, "age below which a newcomer starts at junior_rating (seed 000)")
-    floor: float | None = param(1200.0, "nobody drops below this (seed 000); none: no floor")
-    ratchet: float | None = param(1400.0, "once passed, never drop below it (seed 000); none: off")
+    k: float = param(32.0, "K for weaker and less experienced players (seed 000)",
+                     low=1, high=400)
+    k_master: float = param(16.0, "K for masters and veterans (seed 000)", low=1, high=400)
+    master_rating: float = param(2400.0, "rating that makes a master for good (seed 000)",
+                                 low=0, high=4000)
+    veteran_games: int | None = param(None, "games after which K drops to k_master; none: never",
+                                      low=0, high=1000)
+    adult_rating: float = param(1600.0, "starting rating of an adult (seed 000)",
+                                low=0, high=4000)
+    junior_rating: float = param(1200.0, "starting rating of a player under junior_age (seed 000)",
+                                 low=0, high=4000)
+    junior_age: int = param(14, "age below which a newcomer starts at junior_rating (seed 000)",
+                            low=0, high=30)
+    floor: float | None = param(1200.0, "nobody drops below this (seed 000); none: no floor",
+                                low=0, high=4000)
+    ratchet: float | None = param(1400.0, "once passed, never drop below it (seed 000); none: off",
+                                  low=0, high=4000)
     first_move_advantage: float = first_move_param()
 
     def __post_init__(self) -> None:
@@ -285,14 +293,21 @@ CLUB_FIRST_MOVE = 30.0
 
 @dataclass(frozen=True, slots=True)
 class ClubParams:
-    base: float = param(1500.0, "league mean that newcomers start from (seed 002, SPEC 3.7)")
-    k: float = param(32.0, "K for most players (seed 000)")
-    k_master: float = param(16.0, "K once a player has reached master_rating (seed 000)")
-    master_rating: float = param(2400.0, "rating that lowers K for good (seed 000)")
-    provisional_games: int = param(24, "games rated provisionally, as Quebec's 24 (seed 003)")
-    prior_games: float = param(10.0, "weight of the starting rating, in games, while provisional")
-    performance_cap: float = param(400.0, "limit of a performance around Ravg (seed 002)")
-    pool_cap: float = param(200.0, "most a newcomer's start may differ from base (SPEC 3.7)")
+    base: float = param(1500.0, "league mean that newcomers start from (seed 002, SPEC 3.7)",
+                        low=0, high=4000)
+    k: float = param(32.0, "K for most players (seed 000)", low=1, high=400)
+    k_master: float = param(16.0, "K once a player has reached master_rating (seed 000)",
+                            low=1, high=400)
+    master_rating: float = param(2400.0, "rating that lowers K for good (seed 000)",
+                                 low=0, high=4000)
+    provisional_games: int = param(24, "games rated provisionally, as Quebec's 24 (seed 003)",
+                                   low=0, high=100)
+    prior_games: float = param(10.0, "weight of the starting rating, in games, while provisional",
+                               low=0, high=100)
+    performance_cap: float = param(400.0, "limit of a performance around Ravg (seed 002)",
+                                   low=0, high=1000)
+    pool_cap: float = param(200.0, "most a newcomer's start may differ from base (SPEC 3.7)",
+                            low=0, high=1000)
     first_move_advantage: float = first_move_param(CLUB_FIRST_MOVE)
 
     def __post_init__(self) -> None:
@@ -412,10 +427,12 @@ class ClubElo(RatingSystem):
 
 @dataclass(frozen=True, slots=True)
 class AsymmetricParams:
-    initial: float = param(1500.0, "starting rating (the conventional average, seed 002)")
-    k: float = param(32.0, "K of the underlying logistic Elo (seed 002)")
+    initial: float = param(1500.0, "starting rating (the conventional average, seed 002)",
+                           low=0, high=4000)
+    k: float = param(32.0, "K of the underlying logistic Elo (seed 002)", low=1, high=400)
     loss_factor: float = param(
-        0.75, "share of a computed loss that is taken; wins count in full (seed 002: 81Dojo)"
+        0.75, "share of a computed loss that is taken; wins count in full (seed 002: 81Dojo)",
+        low=0.01, high=1,
     )
     first_move_advantage: float = first_move_param()
 

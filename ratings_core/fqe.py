@@ -152,23 +152,31 @@ def match_capped(change: float, cap: float, is_match: bool) -> float:
 
 @dataclass(frozen=True, slots=True)
 class QuebecParams:
-    k: float = param(32.0, "K of the permanent-rating formula Ca + 32 (R - Rp) (seed 003)")
+    k: float = param(32.0, "K of the permanent-rating formula Ca + 32 (R - Rp) (seed 003)",
+                     low=1, high=400)
     unrated_opponent: float = param(
-        1100.0, "rating an unrated opponent counts as, and a newcomer's shown rating (seed 003)"
+        1100.0, "rating an unrated opponent counts as, and a newcomer's shown rating (seed 003)",
+        low=0, high=4000,
     )
     adjustment_threshold: float = param(
-        1200.0, "a first performance below this gets half the gap added (seed 003)"
+        1200.0, "a first performance below this gets half the gap added (seed 003)",
+        low=0, high=4000,
     )
     provisional_games: int = param(
-        24, "a rating is provisional while the player has at most this many games (seed 003)"
+        24, "a rating is provisional while the player has at most this many games (seed 003)",
+        low=0, high=100,
     )
-    bonus_rounds: int = param(4, "fewest rounds of an event that can earn a bonus (seed 003)")
-    bonus_limit: float = param(24.0, "gain above which a 4-round event earns bonus (seed 003)")
-    bonus_step: float = param(2.0, "rise of the bonus limit per extra round (seed 003)")
+    bonus_rounds: int = param(4, "fewest rounds of an event that can earn a bonus (seed 003)",
+                              low=1, high=100)
+    bonus_limit: float = param(24.0, "gain above which a 4-round event earns bonus (seed 003)",
+                               low=0, high=1000)
+    bonus_step: float = param(2.0, "rise of the bonus limit per extra round (seed 003)",
+                              low=0, high=100)
     halving_threshold: float = param(
-        2300.0, "rating above which further changes are halved (seed 003)"
+        2300.0, "rating above which further changes are halved (seed 003)", low=0, high=4000,
     )
-    match_cap: float = param(50.0, "largest gain from a match against one opponent (seed 003)")
+    match_cap: float = param(50.0, "largest gain from a match against one opponent (seed 003)",
+                             low=0, high=1000)
 
     def __post_init__(self) -> None:
         require(self.k > 0, "k", "must be positive")

@@ -203,30 +203,37 @@ def check_deviation_bounds(
 
 @dataclass(frozen=True, slots=True)
 class GlickoParams:
-    initial: float = param(1500.0, "starting rating of a newcomer (Glickman: unrated -> 1500)")
+    initial: float = param(1500.0, "starting rating of a newcomer (Glickman: unrated -> 1500)",
+                           low=0, high=4000)
     initial_deviation: float = param(
-        350.0, "starting RD of a newcomer (Glickman: unrated -> 350, the spread of all players)"
+        350.0, "starting RD of a newcomer (Glickman: unrated -> 350, the spread of all players)",
+        low=1, high=1000,
     )
     max_deviation: float = param(
-        350.0, "RD never grows past a newcomer's (Glickman step 1: min(..., 350))"
+        350.0, "RD never grows past a newcomer's (Glickman step 1: min(..., 350))",
+        low=1, high=1000,
     )
     min_deviation: float = param(
         30.0,
         "RD floor after every update (ours): the RD never collapses, so a very active "
         "player's rating keeps moving (lichess uses 45)",
+        low=1, high=1000,
     )
     c: float = param(
         63.2,
         "RD growth per rating period (Glickman's example: from a typical RD of 50 back to 350 "
         "in 30 periods, c = sqrt((350^2 - 50^2) / 30) = 63.2)",
+        low=0, high=1000,
     )
     period_days: float = param(
-        30.0, "length of one rating period in days (ours: a club month); elapsed time / this = t"
+        30.0, "length of one rating period in days (ours: a club month); elapsed time / this = t",
+        low=1, high=365,
     )
     provisional_deviation: float = param(
         110.0,
         "RD above which a rating is shown as provisional (lichess: 110, where the 95% interval "
         "r +/- 2 RD is wider than +/- 220 points, more than a 200-point class either side)",
+        low=0, high=1000,
     )
     first_move_advantage: float = first_move_param()
 

@@ -196,36 +196,44 @@ def glicko2_update(
 
 @dataclass(frozen=True, slots=True)
 class Glicko2Params:
-    initial: float = param(1500.0, "starting rating of a newcomer (Glickman 2013 step 1: 1500)")
+    initial: float = param(1500.0, "starting rating of a newcomer (Glickman 2013 step 1: 1500)",
+                           low=0, high=4000)
     initial_deviation: float = param(
-        350.0, "starting RD of a newcomer (Glickman 2013 step 1: 350)"
+        350.0, "starting RD of a newcomer (Glickman 2013 step 1: 350)", low=1, high=1000,
     )
     initial_volatility: float = param(
-        0.06, "starting volatility of a newcomer (Glickman 2013 step 1: 0.06)"
+        0.06, "starting volatility of a newcomer (Glickman 2013 step 1: 0.06)",
+        low=0.001, high=1,
     )
     tau: float = param(
         0.5,
         "how fast volatility may change (Glickman 2013: choose 0.3..1.2, smaller is steadier; "
         "0.5 is his example's value)",
+        low=0.05, high=2,
     )
     max_deviation: float = param(
-        350.0, "RD never exceeds a newcomer's, not even after long absence (as Glicko-1)"
+        350.0, "RD never exceeds a newcomer's, not even after long absence (as Glicko-1)",
+        low=1, high=1000,
     )
     min_deviation: float = param(
-        30.0, "RD floor after every update (ours, as glicko): a rating never freezes"
+        30.0, "RD floor after every update (ours, as glicko): a rating never freezes",
+        low=1, high=1000,
     )
     max_volatility: float = param(
         0.1,
         "volatility ceiling after every update (lichess and liglicko2: 0.1, past which a "
         "rating may never settle again)",
+        low=0.001, high=1,
     )
     period_days: float = param(
-        30.0, "length of one rating period in days (ours: a club month); elapsed time / this = t"
+        30.0, "length of one rating period in days (ours: a club month); elapsed time / this = t",
+        low=1, high=365,
     )
     provisional_deviation: float = param(
         110.0,
         "RD above which a rating is shown as provisional (lichess: 110, where the 95% interval "
         "r +/- 2 RD is wider than +/- 220 points, more than a 200-point class either side)",
+        low=0, high=1000,
     )
     first_move_advantage: float = first_move_param()
 

@@ -54,10 +54,13 @@ def linear_change(
 
 @dataclass(frozen=True, slots=True)
 class LinearParams:
-    initial: float = param(1500.0, "starting rating (the conventional average, seed 002)")
-    k: float = param(32.0, "K of the linear formula: 32 at Shogi Club 24, 24 at TAISEN (seed 002)")
-    min_change: int = param(1, "smallest change of a decided game (seed 002: 1)")
-    max_change: int = param(31, "largest change of a game (seed 002: 31 with K = 32)")
+    initial: float = param(1500.0, "starting rating (the conventional average, seed 002)",
+                           low=0, high=4000)
+    k: float = param(32.0, "K of the linear formula: 32 at Shogi Club 24, 24 at TAISEN (seed 002)",
+                     low=1, high=400)
+    min_change: int = param(1, "smallest change of a decided game (seed 002: 1)", low=0, high=400)
+    max_change: int = param(31, "largest change of a game (seed 002: 31 with K = 32)",
+                            low=0, high=400)
 
     def __post_init__(self) -> None:
         require(self.k > 0, "k", "must be positive")

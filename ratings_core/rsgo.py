@@ -450,33 +450,47 @@ def anomaly_widening(deviation: float, rating: float, k_an: float, *, penalty: f
 @dataclass(frozen=True, slots=True)
 class RussianGoParams:
     initial: float = param(
-        1000.0, "placeholder rating of a newcomer before their first period (shown provisional)"
+        1000.0, "placeholder rating of a newcomer before their first period (shown provisional)",
+        low=-900, high=2990,
     )
     scale_ratio: float = param(
-        9.0, "D / a of the win curve: a = 100 at D = 900 (about 1 dan), the EGF's a at 2100"
+        9.0, "D / a of the win curve: a = 100 at D = 900 (about 1 dan), the EGF's a at 2100",
+        low=1, high=50,
     )
     absence_growth: float = param(
-        40.0, "c: deviation growth per period away; d/12 = 100 at 1800 reaches S* in ~4 years"
+        40.0, "c: deviation growth per period away; d/12 = 100 at 1800 reaches S* in ~4 years",
+        low=0, high=1000,
     )
-    period_days: float = param(30.0, "days in one period of absence for step 1 (a month)")
-    z_low: float = param(2.0, "|z| up to which a period's result is ordinary (K_an = 0)")
-    z_high: float = param(4.0, "|z| from which a period's result is fully anomalous (K_an = 1)")
-    anomaly_penalty: float = param(3.0, "M in Ks = sqrt(1 + M K_an^2) (001); 3: K_an = 1 doubles S")
+    period_days: float = param(30.0, "days in one period of absence for step 1 (a month)",
+                               low=1, high=365)
+    z_low: float = param(2.0, "|z| up to which a period's result is ordinary (K_an = 0)",
+                         low=0, high=20)
+    z_high: float = param(4.0, "|z| from which a period's result is fully anomalous (K_an = 1)",
+                          low=0, high=20)
+    anomaly_penalty: float = param(3.0, "M in Ks = sqrt(1 + M K_an^2) (001); 3: K_an = 1 doubles S",
+                                   low=0, high=100)
     small_sample: int = param(
-        6, "games below which a newcomer's performance is shrunk and a player is provisional (001)"
+        6, "games below which a newcomer's performance is shrunk and a player is provisional (001)",
+        low=1, high=100,
     )
     anomaly_min_games: int = param(
-        6, "fewest games against rated players for a period to be judged anomalous (001: N < 6)"
+        6, "fewest games against rated players for a period to be judged anomalous (001: N < 6)",
+        low=1, high=100,
     )
     expert_trust: float = param(
-        1.0, "K_st of ratings listed without a deviation: S = d / (12 sqrt(K_st)) (seed 001)"
+        1.0, "K_st of ratings listed without a deviation: S = d / (12 sqrt(K_st)) (seed 001)",
+        low=0.01, high=1,
     )
     performance_margin: float = param(
-        500.0, "a performance is searched this far beyond the opponents' ratings (5 stones)"
+        500.0, "a performance is searched this far beyond the opponents' ratings (5 stones)",
+        low=1, high=3000,
     )
-    rating_min: float = param(0.0, "lowest rating, about 21 kyu on the EGF scale (20 kyu = 100)")
-    rating_max: float = param(2950.0, "highest rating, so that d >= 50 stays positive")
-    min_deviation: float = param(1.0, "smallest deviation, so that 1/S^2 stays finite")
+    rating_min: float = param(0.0, "lowest rating, about 21 kyu on the EGF scale (20 kyu = 100)",
+                              low=-900, high=2990)
+    rating_max: float = param(2950.0, "highest rating, so that d >= 50 stays positive",
+                              low=-900, high=2990)
+    min_deviation: float = param(1.0, "smallest deviation, so that 1/S^2 stays finite",
+                                 low=0.1, high=1000)
 
     def __post_init__(self) -> None:
         require(self.scale_ratio > 0, "scale_ratio", "must be positive")

@@ -62,7 +62,10 @@ def system_names() -> list[str]:
 def make_system(name: str, overrides: Mapping[str, str] | None = None) -> RatingSystem:
     """The preset ``name`` with ``overrides`` (parameter name -> text) applied.
 
-    Raises ``ValueError`` for an unknown system, an unknown parameter or a bad value.
+    Raises ``ValueError`` for an unknown system, an unknown parameter or a bad value. The
+    parameters' bounds are not checked: a ladder's stored parameters (its log) load and rate as
+    they always did, whatever was accepted when they were typed. What people type now is held to
+    the bounds first (:func:`ratings_core.parameters.out_of_bounds`).
     """
     cls = PRESETS.get(name)
     if cls is None:

@@ -70,17 +70,22 @@ class Attempt(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class TacticsParams:
     initial: float = param(
-        1500.0, "starting rating of users and problems alike (the conventional average)"
+        1500.0, "starting rating of users and problems alike (the conventional average)",
+        low=0, high=4000,
     )
     target_seconds: float = param(
-        30.0, "time T at which ratings hold: Chess Tempo's average solving time (seed 004)"
+        30.0, "time T at which ratings hold: Chess Tempo's average solving time (seed 004)",
+        low=1, high=86400,
     )
     doubling_points: float = param(
-        125.0, "K: points a user gains for each doubling of the time taken (seed 004)"
+        125.0, "K: points a user gains for each doubling of the time taken (seed 004)",
+        low=0, high=1000,
     )
-    time_cap: float = param(400.0, "largest time adjustment either way (seed 004's graph)")
+    time_cap: float = param(400.0, "largest time adjustment either way (seed 004's graph)",
+                            low=0, high=2000)
     result_points: float = param(
-        400.0, "added for a success, taken for a failure: 800 (s - 0.5) (seed 004)"
+        400.0, "added for a success, taken for a failure: 800 (s - 0.5) (seed 004)",
+        low=0, high=2000,
     )
 
     def __post_init__(self) -> None:

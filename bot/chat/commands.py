@@ -23,6 +23,9 @@ from bot.service import heavy
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef, Who
+from bot.service.ladder_settings import SETTINGS
+from bot.service.moderation import MAX_AUDIT
+from bot.service.parsing import RESULTS
 from bot.service.results import Leaderboard, RatingHistory, Result
 from bot.service.schedules import check_channel
 
@@ -40,6 +43,8 @@ class Words:
     args: list[str]
     options: dict[str, str]
     members: dict[int | str, UserRef] = field(default_factory=dict)
+    #: the options given more than once (their first value is in ``options``), in typed order
+    repeated: list[str] = field(default_factory=list)
 
     def take(self, key: str) -> str | None:
         return self.options.pop(key, None)
@@ -126,10 +131,20 @@ def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
         raise Refusal("bad_command", command=(words[0] if words else line)[:40])
     command = words[0][1:].split("@")[0].lower()
     rest = words[1:]
-    args = [w for w in rest if "=" not in w or w.startswith("@")]
-    options = dict(w.split("=", 1) for w in rest if "=" in w and not w.startswith("@"))
+    options: dict[str, str] = {}
+    repeated: list[str] = []
+    entry = COMMANDS.get(command)
+    if entry is not None and entry.text:  # a reason: every word is a word of it, = or not
+        args = rest
+    else:
+        args = [w for w in rest if "=" not in w or w.startswith("@")]
+        for key, value in (w.split("=", 1) for w in rest if "=" in w and not w.startswith("@")):
+            if key in options:
+                repeated.append(key)
+            else:
+                options[key] = value
     if pointed is None or not pointed.refs:
-        return command, Words(args, options)
+        return command, Words(args, options, repeated=repeated)
     members: dict[int | str, UserRef] = {}
     for n, word in enumerate(args):
         if word in pointed.refs:
@@ -139,7 +154,7 @@ def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
         if value in pointed.refs:
             members[key] = pointed.refs[value]
         options[key] = pointed.unmark(value)
-    return command, Words(args, options, members)
+    return command, Words(args, options, members, repeated)
 
 
 def check_rate(limiter: RateLimiter, caller: Caller) -> None:
@@ -159,11 +174,16 @@ async def execute(ctx: Context, command: str, words: Words) -> Answer:
         entry = COMMANDS.get(command)
         if entry is None:
             raise Refusal("bad_command", command=f"/{command}"[:40])
-        handler, usage_key = entry
         try:
-            return await handler(ctx, words)
+            entry.check(words)
+            return await entry.handler(ctx, words)
         except Usage:
-            raise Usage(usage_key) from None
+            raise Usage(entry.usage) from None
+        except UnknownOption as unknown:
+            raise entry.unknown(command, unknown.args[0]) from None
+        except ExtraWord as extra:
+            raise Refusal("extra_word", word=extra.args[0][:40],
+                          usage=text(entry.usage)) from None
     except Refusal as refusal:
         outcome = f"refused:{refusal.key}"
         raise
@@ -183,6 +203,92 @@ class Usage(Exception):
     """The command's words do not fit its usage line (``args[0]``: its message key)."""
 
 
+class UnknownOption(Exception):
+    """A ``key=value`` the command does not take (``args[0]``: the key); :func:`execute`
+    refuses it naming the options the command takes."""
+
+
+class ExtraWord(Exception):
+    """A word past those the command reads (``args[0]``: the first such word); :func:`execute`
+    refuses it with the command's usage line."""
+
+
+class Command(tuple[Handler, str]):
+    """One entry of :data:`COMMANDS`: its handler and the message key of its usage line (the
+    pair, as a tuple), and what else it takes, declared once for the checks of :func:`execute`
+    and for ``/help NAME``.
+
+    - ``options``: the ``key=value`` options it takes, in the order help and refusals name
+      them; any other key is refused before the handler runs (unless ``params``), and so is a
+      key given twice;
+    - ``params``: the message key describing the further ``key=value`` parameters the handler
+      reads itself (a rating system's; ``/set``'s ``SETTING=VALUE``), or None;
+    - ``text``: its words are free text (a reason): a word holding ``=`` is a word of it;
+    - ``example``: the message key of one example of its use;
+    - ``also``: the message keys of further usage lines (a moderator's form).
+    """
+
+    options: tuple[str, ...]
+    params: str | None
+    text: bool
+    example: str
+    also: tuple[str, ...]
+
+    def __new__(cls, handler: Handler, usage: str, example: str, *,
+                options: tuple[str, ...] = (), params: str | None = None, text: bool = False,
+                also: tuple[str, ...] = ()) -> Command:
+        entry = super().__new__(cls, (handler, usage))
+        entry.options, entry.params, entry.text = options, params, text
+        entry.example, entry.also = example, also
+        return entry
+
+    @property
+    def handler(self) -> Handler:
+        return self[0]
+
+    @property
+    def usage(self) -> str:
+        return self[1]
+
+    def check(self, words: Words) -> None:
+        """Refuses an option the command does not take, then one given twice."""
+        if self.params is None:
+            for key in words.options:
+                if key not in self.options:
+                    raise UnknownOption(key)
+        if words.repeated:
+            raise Refusal("option_twice", option=_shown_key(words.repeated[0]))
+
+    def unknown(self, command: str, key: str) -> Refusal:
+        """The refusal of option ``key``, naming those the command takes."""
+        if not self.options:
+            return Refusal("unknown_option_none", option=_shown_key(key), command=f"/{command}")
+        return Refusal("unknown_option", option=_shown_key(key), command=f"/{command}",
+                       options=", ".join(f"{o}=" for o in self.options))
+
+
+def _shown_key(key: str) -> str:
+    """An option's key as a refusal shows it (a word ``=x`` has no key: it shows as ``=``)."""
+    return key[:32] or "="
+
+
+def _at_most(words: Words, count: int) -> None:
+    """The command reads ``count`` words at most: the first word past them is refused."""
+    if len(words.args) > count:
+        raise ExtraWord(words.args[count])
+
+
+def _ladder_word(words: Words) -> str | None:
+    """The ladder named by the only word or by ``ladder=``; both at once name it twice."""
+    _at_most(words, 1)
+    ladder = words.take("ladder")
+    if not words.args:
+        return ladder
+    if ladder is not None:
+        raise Refusal("option_twice", option="ladder")
+    return words.args[0]
+
+
 def _number(word: str) -> int:
     try:
         value = int(word.lstrip("#"))
@@ -194,22 +300,26 @@ def _number(word: str) -> int:
 
 
 def _optional_number(words: Words) -> int | None:
+    _at_most(words, 1)
     return _number(words.args[0]) if words.args else None
 
 
 def _one(words: Words) -> str:
-    if len(words.args) != 1:
+    if not words.args:
         raise Usage
+    _at_most(words, 1)
     return words.args[0]
 
 
 def _one_member(words: Words) -> Who:
-    if len(words.args) != 1:
+    if not words.args:
         raise Usage
+    _at_most(words, 1)
     return words.who(0)
 
 
 def _optional_member(words: Words) -> Who | None:
+    _at_most(words, 1)
     return words.who(0) if words.args else None
 
 
@@ -223,8 +333,7 @@ async def _rating(ctx: Context, words: Words) -> Result:
 
 
 async def _top(ctx: Context, words: Words) -> Result:
-    ladder = words.args[0] if words.args else words.take("ladder")
-    return await ctx.service.leaderboard(ctx.caller, ladder)
+    return await ctx.service.leaderboard(ctx.caller, _ladder_word(words))
 
 
 async def _challenge(ctx: Context, words: Words) -> Result:
@@ -244,15 +353,22 @@ async def _decline(ctx: Context, words: Words) -> Result:
 async def _report(ctx: Context, words: Words) -> Result:
     options = {key: words.take(key) for key in ("handicap", "colour", "event", "ladder")}
     player: Who | None
-    if len(words.args) == 2:
+    if len(words.args) == 2 or len(words.args) > 2 and _is_result(words, 1):
+        _at_most(words, 2)  # @member RESULT: a word more is extra
         opponent, result = words.who(0), words.args[1]
         player = None
-    elif len(words.args) == 3:
+    elif len(words.args) >= 3:  # @player @opponent RESULT (moderators)
+        _at_most(words, 3)
         player, opponent, result = words.who(0), words.who(1), words.args[2]
     else:
         raise Usage
     return await ctx.service.report(ctx.caller, opponent, result, player=player,
                                         **options)
+
+
+def _is_result(words: Words, index: int) -> bool:
+    """The ``index``-th word is typed as a result (win, loss, draw...), not a member."""
+    return index not in words.members and words.args[index].strip().casefold() in RESULTS
 
 
 async def _confirm(ctx: Context, words: Words) -> Result:
@@ -280,12 +396,14 @@ async def _h2h(ctx: Context, words: Words) -> Result:
 
 
 async def _pending(ctx: Context, words: Words) -> Result:
+    _at_most(words, 0)
     return await ctx.service.pending(ctx.caller)
 
 
 async def _correct(ctx: Context, words: Words) -> Result | str:
     if not words.args:
         raise Usage
+    _at_most(words, 2)
     game = _number(words.args[0])
     result = words.args[1] if len(words.args) > 1 else None
     correction = Correction(result, words.take_who("a"), words.take_who("b"),
@@ -294,13 +412,16 @@ async def _correct(ctx: Context, words: Words) -> Result | str:
 
 
 async def _apply(ctx: Context, words: Words) -> Result | str:
+    _at_most(words, 0)
     applied = await ctx.service.apply_correction(ctx.caller)
     return text("no_preview") if applied is None else applied
 
 
 async def _cancel(ctx: Context, words: Words) -> str:
+    _at_most(words, 0)
     game = await ctx.service.cancel_correction(ctx.caller)
-    return text("no_preview") if game is None else text("correction_cancelled", game=game)
+    return (text("no_preview_to_cancel") if game is None
+            else text("correction_cancelled", game=game))
 
 
 async def press_correction(service: ClubService, caller: Caller, action: str,
@@ -329,8 +450,9 @@ async def _restore(ctx: Context, words: Words) -> Result:
 
 
 async def _merge(ctx: Context, words: Words) -> Result:
-    if len(words.args) != 2:
+    if len(words.args) < 2:
         raise Usage
+    _at_most(words, 2)
     return await ctx.service.merge(ctx.caller, words.who(0), words.who(1))
 
 
@@ -347,16 +469,18 @@ async def _return(ctx: Context, words: Words) -> Result:
 
 
 async def _event(ctx: Context, words: Words) -> Result:
-    if len(words.args) != 2 or words.args[0] not in ("open", "close"):
+    if len(words.args) < 2 or words.args[0] not in ("open", "close"):
         raise Usage
+    _at_most(words, 2)
     return await ctx.service.set_event(
         ctx.caller, words.args[1], words.args[0] == "open", words.take("ladder")
     )
 
 
 async def _ladder(ctx: Context, words: Words) -> Result:
-    if len(words.args) not in (2, 3) or words.args[0] != "create":
+    if len(words.args) < 2 or words.args[0] != "create":
         raise Usage
+    _at_most(words, 3)
     system = words.args[2] if len(words.args) == 3 else "club"
     return await ctx.service.create_ladder(ctx.caller, words.args[1], system,
                                                words.options)
@@ -371,32 +495,41 @@ async def _set(ctx: Context, words: Words) -> Result:
     ladder = words.take("ladder")
     if not words.args and len(words.options) == 1:  # /set announce=yes reads as /set announce yes
         words.args.extend(words.options.popitem())
-    if len(words.args) != 2:
+    elif words.args and words.options:  # SETTING=VALUE stands for the words, not beside them
+        raise UnknownOption(next(iter(words.options)))
+    if len(words.args) < 2:
         raise Usage
+    _at_most(words, 2)
     return await ctx.service.set_setting(ctx.caller, words.args[0], words.args[1], ladder)
 
 
 async def _settings(ctx: Context, words: Words) -> Result:
-    ladder = words.args[0] if words.args else words.take("ladder")
-    return await ctx.service.settings(ctx.caller, ladder)
+    return await ctx.service.settings(ctx.caller, _ladder_word(words))
 
 
 async def _audit(ctx: Context, words: Words) -> Result:
-    return await ctx.service.audit(ctx.caller, _optional_number(words) or 20)
+    count = 20
+    if words.args:  # how many entries: the service says what is allowed
+        try:
+            count = int(words.args[0])
+        except ValueError:
+            raise Refusal("bad_audit_size", limit=MAX_AUDIT, text=words.args[0][:20]) from None
+    return await ctx.service.audit(ctx.caller, count)
 
 
 async def _evaluate(ctx: Context, words: Words) -> Result:
-    ladder = words.args[0] if words.args else words.take("ladder")
-    return await ctx.service.evaluate(ctx.caller, ladder)
+    return await ctx.service.evaluate(ctx.caller, _ladder_word(words))
 
 
 async def _undo(ctx: Context, words: Words) -> Result:
+    _at_most(words, 0)
     return await ctx.service.undo(ctx.caller)
 
 
 async def _moderator(ctx: Context, words: Words) -> Result:
-    if len(words.args) != 2 or words.args[0] not in ("add", "remove"):
+    if len(words.args) < 2 or words.args[0] not in ("add", "remove"):
         raise Usage
+    _at_most(words, 2)
     return await ctx.service.name_moderator(ctx.caller, words.who(1), words.args[0] == "add")
 
 
@@ -404,10 +537,12 @@ async def _schedule(ctx: Context, words: Words) -> Result:
     """``/schedule [ladder] cron=... tz=... channel=... size=...`` sets; ``/schedule show|pause|
     resume [ladder]``; a bare ``/schedule`` shows."""
     action = words.args[0] if words.args and words.args[0] in _SCHEDULE_ACTIONS else None
+    _at_most(words, 2 if action else 1)
     rest = words.args[1:] if action else words.args
-    if len(rest) > 1:
-        raise Usage
-    ladder = rest[0] if rest else words.take("ladder")
+    ladder = words.take("ladder")
+    if rest and ladder is not None:
+        raise Refusal("option_twice", option="ladder")
+    ladder = rest[0] if rest else ladder
     changes = {key: words.take(key) for key in ("cron", "tz", "channel", "size")}
     if words.options or (action and any(v is not None for v in changes.values())):
         raise Usage
@@ -431,8 +566,7 @@ _SCHEDULE_ACTIONS = ("show", "pause", "resume")
 
 
 async def _digest(ctx: Context, words: Words) -> Result:
-    ladder = words.args[0] if words.args else words.take("ladder")
-    return await ctx.service.digest(ctx.caller, ladder)
+    return await ctx.service.digest(ctx.caller, _ladder_word(words))
 
 
 def _theme(words: Words) -> str:
@@ -454,8 +588,7 @@ async def _chart(ctx: Context, words: Words) -> Picture:
     from bot.charts.pictures import render_chart  # matplotlib loads with the first picture
 
     theme, ladder = _theme(words), words.take("ladder")
-    if len(words.args) > 2:
-        raise Usage
+    _at_most(words, 2)
     whos: list[Who | None] = [words.who(n) for n in range(len(words.args))] or [None]
     if len(whos) == 2 and _same(whos[0], whos[1]):
         raise Refusal("same_member", name=words.args[0][:40])
@@ -477,7 +610,7 @@ async def _card(ctx: Context, words: Words) -> Picture | str:
     from bot.charts.pictures import render_card
 
     theme = _theme(words)
-    ladder = words.args[0] if words.args else words.take("ladder")
+    ladder = _ladder_word(words)
     board = await ctx.service.leaderboard(ctx.caller, ladder)
     assert isinstance(board, Leaderboard)
     if not board.rows:
@@ -493,9 +626,48 @@ async def _card(ctx: Context, words: Words) -> Picture | str:
 
 
 async def _help(ctx: Context, words: Words) -> str:
-    lines = [text("help_title"), *(text(key) for key in MEMBER_HELP)]
-    lines += [text("help_moderator_title"), *(text(key) for key in MODERATOR_HELP)]
+    """The commands that work on the caller's platform; ``/help NAME``: one command's usage,
+    options and an example."""
+    _at_most(words, 1)
+    platform = ctx.caller.platform
+    if words.args:
+        return command_help(words.args[0], platform)
+    lines = [text("help_title"), *_listed(MEMBER_HELP, platform)]
+    lines += [text("help_moderator_title"), *_listed(MODERATOR_HELP, platform)]
     return "\n".join(lines)
+
+
+def _listed(keys: list[str], platform: str) -> list[str]:
+    """The usage lines of ``keys`` offered on ``platform``, and after /set's line those of the
+    settings only that platform has (Discord's moderator_role)."""
+    lines = []
+    for key in keys:
+        if FRONT_END_ONLY.get(key, platform) != platform:
+            continue
+        lines.append(text(key))
+        if key == "help_set":
+            lines += [text("help_set_platform", setting=s.name, about=text(s.help))
+                      for s in SETTINGS if s.platform == platform]
+    return lines
+
+
+def command_help(name: str, platform: str) -> str:
+    """``/help NAME`` (with or without the slash) on ``platform``: the command's usage
+    line(s), the options it takes (from its entry in :data:`COMMANDS`) and one example."""
+    name = name.removeprefix("/").split("@")[0].lower()
+    if name == "as" and platform == FRONT_END_ONLY["help_as"]:
+        return "\n".join([text("help_as"), text("help_options_none"),
+                          text("help_example", example=text("example_as"))])
+    entry = COMMANDS.get(name)
+    if entry is None:
+        raise Refusal("bad_command", command=f"/{name}"[:40])
+    taken = [f"{option}=" for option in entry.options]
+    if entry.params is not None:
+        taken.append(text(entry.params))
+    options = (text("help_options", options=", ".join(taken)) if taken
+               else text("help_options_none"))
+    return "\n".join([*(text(key) for key in (entry.usage, *entry.also)), options,
+                      text("help_example", example=text(entry.example))])
 
 
 MEMBER_HELP = [
@@ -508,45 +680,53 @@ MODERATOR_HELP = [
     "help_return", "help_event", "help_ladder", "help_system", "help_set", "help_settings",
     "help_audit", "help_undo", "help_moderator", "help_schedule", "help_evaluate",
 ]
+#: help lines of what one front-end reads itself (no command of the table) -> its platform
+FRONT_END_ONLY = {"help_as": "console"}
 
-#: command -> (handler, message key of its usage line)
-COMMANDS: dict[str, tuple[Handler, str]] = {
-    "register": (_register, "help_register"),
-    "rating": (_rating, "help_rating"),
-    "top": (_top, "help_top"),
-    "challenge": (_challenge, "help_challenge"),
-    "accept": (_accept, "help_accept"),
-    "decline": (_decline, "help_decline"),
-    "report": (_report, "help_report"),
-    "confirm": (_confirm, "help_confirm"),
-    "dispute": (_dispute, "help_dispute"),
-    "withdraw": (_withdraw, "help_withdraw"),
-    "history": (_history, "help_history"),
-    "h2h": (_h2h, "help_h2h"),
-    "pending": (_pending, "help_pending"),
-    "chart": (_chart, "help_chart"),
-    "card": (_card, "help_card"),
-    "help": (_help, "help_help"),
-    "start": (_help, "help_help"),
-    "correct": (_correct, "help_correct"),
-    "apply": (_apply, "help_correct"),
-    "cancel": (_cancel, "help_correct"),
-    "void": (_void, "help_void"),
-    "restore": (_restore, "help_restore"),
-    "merge": (_merge, "help_merge"),
-    "retire": (_retire, "help_retire"),
-    "return": (_return, "help_return"),
-    "event": (_event, "help_event"),
-    "ladder": (_ladder, "help_ladder"),
-    "system": (_system, "help_system"),
-    "set": (_set, "help_set"),
-    "settings": (_settings, "help_settings"),
-    "audit": (_audit, "help_audit"),
-    "evaluate": (_evaluate, "help_evaluate"),
-    "undo": (_undo, "help_undo"),
-    "moderator": (_moderator, "help_moderator"),
-    "schedule": (_schedule, "help_schedule"),
-    "digest": (_digest, "help_digest"),
+_LADDER = ("ladder",)
+#: command -> its entry: handler, usage line's message key, example's message key, and the
+#: options it takes (see :class:`Command`)
+COMMANDS: dict[str, Command] = {
+    "register": Command(_register, "help_register", "example_register", options=("birth",)),
+    "rating": Command(_rating, "help_rating", "example_rating", options=_LADDER),
+    "top": Command(_top, "help_top", "example_top", options=_LADDER),
+    "challenge": Command(_challenge, "help_challenge", "example_challenge", options=_LADDER),
+    "accept": Command(_accept, "help_accept", "example_accept"),
+    "decline": Command(_decline, "help_decline", "example_decline"),
+    "report": Command(_report, "help_report", "example_report",
+                      options=("handicap", "colour", "event", "ladder"),
+                      also=("help_mod_report",)),
+    "confirm": Command(_confirm, "help_confirm", "example_confirm"),
+    "dispute": Command(_dispute, "help_dispute", "example_dispute", text=True),
+    "withdraw": Command(_withdraw, "help_withdraw", "example_withdraw"),
+    "history": Command(_history, "help_history", "example_history", options=_LADDER),
+    "h2h": Command(_h2h, "help_h2h", "example_h2h", options=_LADDER),
+    "pending": Command(_pending, "help_pending", "example_pending"),
+    "chart": Command(_chart, "help_chart", "example_chart", options=("ladder", "theme")),
+    "card": Command(_card, "help_card", "example_card", options=("ladder", "theme")),
+    "help": Command(_help, "help_help", "example_help"),
+    "start": Command(_help, "help_help", "example_start"),
+    "correct": Command(_correct, "help_correct", "example_correct",
+                       options=("a", "b", "handicap")),
+    "apply": Command(_apply, "help_correct", "example_apply"),
+    "cancel": Command(_cancel, "help_correct", "example_cancel"),
+    "void": Command(_void, "help_void", "example_void", text=True),
+    "restore": Command(_restore, "help_restore", "example_restore"),
+    "merge": Command(_merge, "help_merge", "example_merge"),
+    "retire": Command(_retire, "help_retire", "example_retire", options=_LADDER),
+    "return": Command(_return, "help_return", "example_return", options=_LADDER),
+    "event": Command(_event, "help_event", "example_event", options=_LADDER),
+    "ladder": Command(_ladder, "help_ladder", "example_ladder", params="help_params_system"),
+    "system": Command(_system, "help_system", "example_system", options=_LADDER,
+                      params="help_params_system"),
+    "set": Command(_set, "help_set", "example_set", options=_LADDER,
+                   params="help_params_setting"),
+    "settings": Command(_settings, "help_settings", "example_settings", options=_LADDER),
+    "audit": Command(_audit, "help_audit", "example_audit"),
+    "evaluate": Command(_evaluate, "help_evaluate", "example_evaluate", options=_LADDER),
+    "undo": Command(_undo, "help_undo", "example_undo"),
+    "moderator": Command(_moderator, "help_moderator", "example_moderator"),
+    "schedule": Command(_schedule, "help_schedule", "example_schedule",
+                        options=("cron", "tz", "channel", "size", "ladder")),
+    "digest": Command(_digest, "help_digest", "example_digest", options=_LADDER),
 }
-
-

@@ -20,6 +20,8 @@ MESSAGES: dict[str, str] = {
     "bad_name": "A name needs letters, at most {limit} characters, and may not start with @.",
     "name_too_long": "That name is too long: {limit} characters at most.",
     "bad_date": "Give a birth date as YYYY-MM-DD, from 1900-01-01 to yesterday (not {text}).",
+    "birth_date_future": "A birth date cannot be today or later ({text}); give it as "
+                         "YYYY-MM-DD, up to yesterday.",
     "name_a_member": "Name a member, e.g. @bob.",
     "unknown_member": "There is no member called {name}. /top lists everyone.",
     "unknown_ladder": "There is no ladder {ladder}. Ladders: {ladders}.",
@@ -43,12 +45,13 @@ MESSAGES: dict[str, str] = {
     "bad_event_name": "An event name has letters, digits, - or _, at most {limit} characters.",
     "challenge_exists": "You already have an open challenge (#{challenge}) with {opponent}.",
     "no_challenge": "Nobody has challenged you.",
-    "which_challenge": "You have several challenges ({ids}); say which, e.g. /accept {ids}.",
+    "which_challenge": "You have several challenges ({ids}); say which, e.g. /{command} "
+                       "{first}.",
     "not_your_challenge": "Challenge #{challenge} is not addressed to you.",
     "challenge_expired": "Challenge #{challenge} has expired.",
     "challenge_answered": "Challenge #{challenge} was already {status}.",
     "nothing_pending": "You have no report waiting for you.",
-    "which_game": "Several games are waiting ({ids}); say which, e.g. /confirm {ids}.",
+    "which_game": "Several games are waiting ({ids}); say which, e.g. /{command} {first}.",
     "not_your_game": "You did not play game #{game}.",
     "not_yours_to_answer": "Game #{game} is for your opponent to confirm or dispute.",
     "not_your_report": "Only the member who reported game #{game} can withdraw it.",
@@ -68,21 +71,43 @@ MESSAGES: dict[str, str] = {
     "too_many_ladders": "A club has at most {limit} ladders; this one has {limit} already.",
     "unknown_system": "There is no rating system {system}. Systems: {systems}.",
     "bad_parameter": "Bad parameter: {problem}.",
-    "parameter_out_of_range": "Bad parameter: parameter {parameter!r} must be from {low} to "
-                              "{high}, not {text!r}.",
+    # a rating system's parameter typed outside its bounds (ratings_core's, issue 15)
+    "parameter_out_of_range": "{parameter} is a number from {low} to {high} (not {text}).",
+    "parameter_out_of_range_whole": "{parameter} is a whole number from {low} to {high} "
+                                    "(not {text}).",
+    "parameter_out_of_range_or_none": "{parameter} is a number from {low} to {high}, or none "
+                                      "(not {text}).",
+    "parameter_out_of_range_whole_or_none": "{parameter} is a whole number from {low} to "
+                                            "{high}, or none (not {text}).",
     "unknown_setting": "There is no setting {setting}. Settings: {settings}.",
     "bad_setting": "That is not a valid value for {setting}: {text}.",
     "bad_setting_number": "{setting} takes a number above 0 and at most {limit} (not {text}).",
-    "import_row": "Row {row} of the file: {problem}. Nothing was imported.",
-    "import_bad_date": "Row {row} of the file: played_at must be a day from {first} to {last} "
+    # clubrating import: a refused row names the file, the row and the column
+    "import_row": "{file} row {row}, column {column}: {problem}. Nothing was imported.",
+    "import_bad_date": "{file} row {row}, column {column}: must be a day from {first} to {last} "
                        "(tomorrow in the ladder's time zone, {zone}), not {text!r}. Nothing was "
                        "imported.",
-    "import_like_member": "Row {row} of the file: {column} {name!r} looks too much like the "
+    "import_like_member": "{file} row {row}, column {column}: {name!r} looks too much like the "
                           "member {member!r}. Nothing was imported.",
-    "import_like_row": "Row {row} of the file: {column} {name!r} looks too much like {other!r} "
-                       "of row {other_row}. Nothing was imported.",
+    "import_like_row": "{file} row {row}, column {column}: {name!r} looks too much like "
+                       "{other!r} of row {other_row}. Nothing was imported.",
+    "import_bad_name": "{file} row {row}, column {column}: {name!r} is no member's name and "
+                       "cannot be a new one: a name needs letters, only printable characters, "
+                       "and may not start with @. Nothing was imported.",
+    "import_name_too_long": "{file} row {row}, column {column}: {name!r} is no member's name "
+                            "and cannot be a new one: a name has {limit} characters at most. "
+                            "Nothing was imported.",
+    "import_name_taken": "{file} row {row}, column {column}: {name!r} was imported before and "
+                         "is now {member!r}; write {member!r} instead. Nothing was imported.",
+    "import_duplicate": "{file} has the same rows as {earlier}, imported into {ladder} on "
+                        "{day}. Nothing was imported; to import them again, add "
+                        "--allow-duplicates.",
     "bad_command": "Unknown command {command}. Send /help for the list.",
     "usage": "Usage: {usage}",
+    "unknown_option": "Unknown option {option}; {command} takes {options}",
+    "unknown_option_none": "Unknown option {option}; {command} takes no options",
+    "option_twice": "{option} is given twice; give it once.",
+    "extra_word": "Extra word {word}. Usage: {usage}",
     "bad_number": "{text} is not a game or challenge number.",
     "input_too_long": "That message is too long ({limit} characters at most).",
     "bad_theme": "The theme must be dark or light (not {text}).",
@@ -108,8 +133,13 @@ MESSAGES: dict[str, str] = {
     "challenge_declined": "{opponent} declines {challenger}'s challenge #{challenge}.",
     "reported": "Game #{id}: {result}. {opponent}, please /confirm or /dispute.",
     "recorded": "Game #{id} recorded: {result}.",
+    "never_counted": "Game #{game} never counted (it was voided before anyone confirmed it): "
+                     "there is nothing to restore.",
+    "held_for_event": "It counts when event {event} closes: its games are rated together.",
     "confirmed": "Game #{id} confirmed: {result}.",
-    "disputed": "Game #{id} is disputed: {result}. A moderator will settle it.",
+    "disputed": "Game #{id} is disputed: {result}. A moderator will settle it; it waits in "
+                "their /pending.",
+    "disputed_moderators": "The club's moderators: {names}.",
     "withdrawn": "Game #{id} withdrawn: {result}.",
     "voided": "Game #{id} is now void: {result}.",
     "restored": "Game #{id} counts again: {result}.",
@@ -156,6 +186,11 @@ MESSAGES: dict[str, str] = {
     "pending_confirm": "To confirm or dispute: {games}",
     "pending_waiting": "Your reports waiting: {games}",
     "pending_none": "Nothing waiting for you.",
+    "pending_disputes": "Disputes to settle:",
+    "pending_dispute": "{game}, because: {reason}. Settle: /correct {id} win|loss|draw, or "
+                       "/void {id}",
+    "pending_dispute_no_reason": "{game}, no reason given. Settle: /correct {id} "
+                                 "win|loss|draw, or /void {id}",
     "result_win": "{a} beat {b}",
     "result_draw": "{a} drew with {b}",
     "retired_mark": " (retired)",
@@ -223,6 +258,8 @@ MESSAGES: dict[str, str] = {
     "console_as": "You are now {user}{role}.",
     "console_moderator": " (moderator)",
     "no_preview": "There is no correction to apply. Start one with /correct.",
+    "no_preview_to_cancel": "There is no correction to cancel.",
+    "bad_audit_size": "/audit shows 1 to {limit} entries, not {text}.",
     "correction_cancelled": "Correction of game #{game} cancelled; nothing changed.",
     "apply_hint": "Send /apply to make this correction, or /cancel.",
     "internal_error": "Something went wrong on our side; it has been logged. Nothing changed.",
@@ -246,7 +283,7 @@ MESSAGES: dict[str, str] = {
     "help_chart": "/chart [@member] [@member2] [ladder=NAME] [theme=dark|light] - rating over "
                   "time as a picture (two members overlaid)",
     "help_card": "/card [ladder] [theme=dark|light] - the leaderboard as a picture",
-    "help_help": "/help - this list",
+    "help_help": "/help [command] - this list, or one command's options and an example",
     "help_as": "/as NAME[!] - speak as NAME in the console (! for a moderator)",
     "help_mod_report": "/report @a @b win|loss|draw ... - record a game at once",
     "help_correct": "/correct number [win|loss|draw] [a=@member] [b=@member] [handicap=N] "
@@ -269,6 +306,51 @@ MESSAGES: dict[str, str] = {
     "help_undo": "/undo - take back the latest moderator action",
     "help_moderator": "/moderator add|remove @member - name a member moderator of the club "
                       "(group administrators only)",
+    # a setting only one platform has (``ladder_settings.Setting.platform``), listed there only
+    "help_set_platform": "/set {setting} VALUE - {about}",
+    # /help NAME: the usage line(s), then the options (``bot.chat.commands.COMMANDS``), then:
+    "help_options": "Options: {options}",
+    "help_options_none": "Options: none",
+    "help_params_system": "the rating system's parameters as key=value",
+    "help_params_setting": "SETTING=VALUE for SETTING VALUE",
+    "help_example": "Example: {example}",
+    "example_register": "/register Ada Lovelace birth=1990-12-10",
+    "example_rating": "/rating @bob ladder=blitz",
+    "example_top": "/top blitz",
+    "example_challenge": "/challenge @bob",
+    "example_accept": "/accept 2",
+    "example_decline": "/decline 2",
+    "example_report": "/report @bob win colour=white",
+    "example_confirm": "/confirm 6",
+    "example_dispute": "/dispute 6 bob won that game, not me",
+    "example_withdraw": "/withdraw 6",
+    "example_history": "/history @bob",
+    "example_h2h": "/h2h @bob ladder=blitz",
+    "example_pending": "/pending",
+    "example_chart": "/chart @alice @bob theme=light",
+    "example_card": "/card blitz theme=light",
+    "example_help": "/help report",
+    "example_start": "/start",
+    "example_as": "/as alice!",
+    "example_correct": "/correct 7 loss handicap=2",
+    "example_apply": "/apply",
+    "example_cancel": "/cancel",
+    "example_void": "/void 7 wrong pairing",
+    "example_restore": "/restore 7",
+    "example_merge": "/merge @bob2 @bob",
+    "example_retire": "/retire @bob",
+    "example_return": "/return @bob",
+    "example_event": "/event open spring-cup",
+    "example_ladder": "/ladder create blitz elo k=24",
+    "example_system": "/system club k=24",
+    "example_set": "/set auto_confirm_hours 48",
+    "example_settings": "/settings blitz",
+    "example_audit": "/audit 50",
+    "example_evaluate": "/evaluate blitz",
+    "example_undo": "/undo",
+    "example_moderator": "/moderator add @bob",
+    "example_schedule": "/schedule cron=\"0 9 * * MON\" tz=Europe/Berlin",
+    "example_digest": "/digest blitz",
     # -- Telegram -------------------------------------------------------------------------------
     "telegram_private": "Add me to your club's group and use the commands there; /help there "
                         "lists them. Here, /rating and /history show your standing in each of "

@@ -108,7 +108,12 @@ def _(answer: GameResult) -> str:
     game = answer.game
     opponent = game.player_b
     lines = [text(answer.key, id=game.id, result=result_text(game), opponent=opponent)]
+    if answer.moderators:
+        lines.append(text("disputed_moderators", names=", ".join(answer.moderators)))
+    if answer.held:
+        lines.append(text("held_for_event", event=answer.held))
     lines.extend(_change(c) for c in answer.changes)
+    lines.extend(text("returned", name=name, ladder=game.ladder) for name in answer.back)
     lines.extend(text(n.key, n.params) for n in answer.announcements)
     return "\n".join(lines)
 
@@ -202,6 +207,13 @@ def _(answer: Pending) -> str:
         lines.append(text("pending_waiting",
                           games="; ".join(_game_line(g) for g in answer.waiting)))
     lines.extend(text(n.key, n.params) for n in answer.challenges)
+    if answer.disputes:
+        lines.append(text("pending_disputes"))
+        for dispute in answer.disputes:
+            game = dispute.game
+            lines.append(text("pending_dispute", game=_game_line(game), reason=dispute.reason,
+                              id=game.id) if dispute.reason else
+                         text("pending_dispute_no_reason", game=_game_line(game), id=game.id))
     return "\n".join(lines) or text("pending_none")
 
 

@@ -68,7 +68,8 @@ def answer(
                 raise Refusal("challenge_expired", challenge=lapsed[-1].id)
             raise Refusal("no_challenge")
         if len(mine) > 1:
-            raise Refusal("which_challenge", ids=", ".join(str(c.id) for c in mine))
+            raise Refusal("which_challenge", ids=", ".join(str(c.id) for c in mine),
+                          command="accept" if accept else "decline", first=mine[0].id)
         found = mine[0]
     if expired(found, now):
         raise Refusal("challenge_expired", challenge=found.id)

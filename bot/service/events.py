@@ -57,6 +57,7 @@ class Kind(StrEnum):
     SCHEDULE_SET = "schedule_set"
     SCHEDULE_PAUSED = "schedule_paused"
     SCHEDULE_RESUMED = "schedule_resumed"
+    HISTORY_IMPORTED = "history_imported"
 
 
 #: moderator actions that /undo can take back
@@ -330,12 +331,26 @@ class ScheduleResumed:
     ladder: str
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryImported:
+    """``clubrating import`` appended the history of ``file`` (its name) to ``ladder``, the
+    events before this one; ``fingerprint`` is what its rows say
+    (:meth:`bot.service.history_csv.History.fingerprint`), so that the same history is not
+    imported twice by mistake."""
+
+    KIND: ClassVar[Kind] = Kind.HISTORY_IMPORTED
+    ladder: str
+    fingerprint: str
+    file: str
+
+
 Event = (
     LadderCreated | SettingsChanged | MemberRegistered | PlayerJoined | PlayerRetired
     | PlayerReturned | PlayersMerged | ModeratorNamed | ModeratorRemoved | ChallengeIssued
     | ChallengeAccepted | ChallengeDeclined | GameReported | GameConfirmed | GameAutoConfirmed
     | GameDisputed | GameWithdrawn | GameCorrected | GameVoided | GameRestored | EventOpened
     | EventClosed | ActionUndone | ScheduleSet | SchedulePaused | ScheduleResumed
+    | HistoryImported
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

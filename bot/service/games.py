@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ratings_core.model import Game
+from ratings_core.replay import Checkpoint
 
 from . import events as ev
 from . import parsing as parse
@@ -17,10 +18,10 @@ from . import view
 from .errors import Refusal
 from .identity import Caller, Who
 from .parsing import MAX_NAME
-from .ratings import waits_for_event
-from .results import GameResult, Pending
+from .ratings import player_key, waits_for_event
+from .results import Dispute, GameResult, Pending
 from .session import Decision
-from .state import GameRecord, GameStatus, Member, expired
+from .state import GameRecord, GameStatus, Ladder, Member, expired
 from .view import Club
 
 
@@ -73,13 +74,8 @@ def report(
     def answer() -> GameResult:
         game = view.game(club, club.state.last_id)
         if not direct:
-            return GameResult("reported", view.line(club, game))
-        if waits_for_event(lad, game):
-            return GameResult("recorded", view.line(club, game))
-        after = view.ratings(club, lad)
-        changes = view.changes(club, lad, before, after, [first.id, second.id])
-        return GameResult("recorded", view.line(club, game), changes,
-                          view.announce(club, lad, before, after, [game]))
+            return GameResult("reported", view.line(club, game), held=tournament)
+        return _counted(club, lad, game, "recorded", before)
 
     return [new], answer
 
@@ -89,23 +85,36 @@ def confirm(
 ) -> Decision[GameResult]:
     """The opponent confirms a reported result; it counts from now."""
     me = view.me(club, caller)
-    game = _pending_for(club, me, game_id, as_reporter=False)
+    game = _pending_for(club, me, game_id, as_reporter=False, command="confirm")
     if game.status is GameStatus.DISPUTED:
         raise Refusal("game_disputed", game=game.id)
     ladder = club.state.ladders[game.ladder]
     before = view.ratings(club, ladder)
     event = ev.new_event(ev.GameConfirmed(game.id), caller.user, now)
 
-    def answer() -> GameResult:
-        if waits_for_event(ladder, game):  # rated when the event closes
-            return GameResult("confirmed", view.line(club, game))
-        after = view.ratings(club, ladder)
-        players = [club.state.member(game.player_a).id, club.state.member(game.player_b).id]
-        return GameResult("confirmed", view.line(club, game),
-                          view.changes(club, ladder, before, after, players),
-                          view.announce(club, ladder, before, after, [game]))
+    return [event], lambda: _counted(club, ladder, game, "confirmed", before)
 
-    return [event], answer
+
+def _counted(
+    club: Club, ladder: Ladder, game: GameRecord, key: str, before: Checkpoint
+) -> GameResult:
+    """The answer when a game counts: the players' rating changes, what the ladder announces,
+    and a retired player who played being back; or, in an open event, that it waits for the
+    event to close (its games are rated together then)."""
+    line = view.line(club, game)
+    if waits_for_event(ladder, game):
+        return GameResult(key, line, held=game.event)
+    after = view.ratings(club, ladder)
+    players = [club.state.member(game.player_a), club.state.member(game.player_b)]
+    back = [p.name for p in players if _retired(before, p) and not _retired(after, p)]
+    return GameResult(key, line, view.changes(club, ladder, before, after,
+                                              [p.id for p in players]),
+                      view.announce(club, ladder, before, after, [game]), back=back)
+
+
+def _retired(ratings: Checkpoint, member: Member) -> bool:
+    state = ratings.state(player_key(member.id))
+    return state is not None and state.status != "active"
 
 
 def dispute(
@@ -114,11 +123,15 @@ def dispute(
     """The opponent disputes a reported result; a moderator settles it."""
     me = view.me(club, caller)
     why = view.reason(reason)
-    game = _pending_for(club, me, game_id, as_reporter=False)
+    game = _pending_for(club, me, game_id, as_reporter=False, command="dispute")
     if game.status is GameStatus.DISPUTED:
         raise Refusal("game_disputed", game=game.id)
     event = ev.new_event(ev.GameDisputed(game.id), caller.user, now, why)
-    return [event], lambda: GameResult("disputed", view.line(club, game))
+    # The club's named moderators, by name: they find it in their /pending too.
+    moderators = sorted((club.state.member(m).name for m in club.state.moderators),
+                        key=str.casefold)
+    return [event], lambda: GameResult("disputed", view.line(club, game),
+                                       moderators=moderators)
 
 
 def withdraw(
@@ -126,15 +139,23 @@ def withdraw(
 ) -> Decision[GameResult]:
     """A member takes back their own report before it counts."""
     me = view.me(club, caller)
-    game = _pending_for(club, me, game_id, as_reporter=True)
+    game = _pending_for(club, me, game_id, as_reporter=True, command="withdraw")
     event = ev.new_event(ev.GameWithdrawn(game.id), caller.user, now)
     return [event], lambda: GameResult("withdrawn", view.line(club, game))
 
 
 def pending(club: Club, now: datetime, caller: Caller) -> Pending:
-    """The caller's open business: reports to answer, own reports waiting, challenges."""
-    me = view.me(club, caller)
+    """The caller's open business: reports to answer, own reports waiting, challenges; for a
+    moderator (registered or not), every disputed game with its reason, oldest first."""
     state = club.state
+    disputes = []
+    if view.is_moderator(club, caller):
+        disputes = [Dispute(view.line(club, g), g.dispute or "")
+                    for g in state.open_reports.values()
+                    if g.status is GameStatus.DISPUTED and not g.voided]  # void settles it
+        if state.member_of_user(caller.user) is None:
+            return Pending([], [], [], disputes)
+    me = view.me(club, caller)
     to_confirm, waiting = [], []
     for game in state.open_reports.values():
         if state.member(game.player_b).id == me.id and game.status is GameStatus.PENDING:
@@ -147,11 +168,14 @@ def pending(club: Club, now: datetime, caller: Caller) -> Pending:
         if c.status == "open" and not expired(c, now)
         and me.id in (state.member(c.challenger).id, state.member(c.opponent).id)
     ]
-    return Pending(to_confirm, waiting, challenges)
+    return Pending(to_confirm, waiting, challenges, disputes)
 
 
-def _pending_for(club: Club, me: Member, game_id: int | None, *, as_reporter: bool) -> GameRecord:
-    """The game a confirm, dispute or withdraw is about: the given id, or the only one."""
+def _pending_for(
+    club: Club, me: Member, game_id: int | None, *, as_reporter: bool, command: str
+) -> GameRecord:
+    """The game a confirm, dispute or withdraw (``command``) is about: the given id, or the
+    only one (several: a refusal showing the command with the first of them)."""
     state = club.state
     if game_id is not None:
         game = view.game(club, game_id)
@@ -180,5 +204,6 @@ def _pending_for(club: Club, me: Member, game_id: int | None, *, as_reporter: bo
     if not candidates:
         raise Refusal("nothing_pending")
     if len(candidates) > 1:
-        raise Refusal("which_game", ids=", ".join(str(g.id) for g in candidates))
+        raise Refusal("which_game", ids=", ".join(str(g.id) for g in candidates),
+                      command=command, first=candidates[0].id)
     return candidates[0]

@@ -47,9 +47,14 @@ def import_history(
     club: Club, now: datetime, history: History, labels: list[str], ladder: str | None,
     actor: str, deadline: heavy.Deadline,
 ) -> Decision[Notice]:
-    """Append a history read from EVENTS.csv: every row is checked by replaying it on top of the
-    ladder first; one bad row refuses the whole file and nothing is stored (the check stops at
-    ``deadline``)."""
+    """Append a history read from EVENTS.csv, by the rules of the chat: a new player's name is
+    one /register takes, handicaps and dates are within the chat's bounds (the reading of the
+    file checked them; the dates here: up to tomorrow in the ladder's time zone), every game
+    one the ladder's system rates, and every row is checked by replaying it on top of the
+    ladder first (the check stops at ``deadline``). A history the ladder has imported already
+    is refused unless ``history.allow_duplicates``. One bad row refuses the whole file, naming
+    the file, the row and the column, and nothing is stored. The import is recorded with the
+    history's fingerprint (:class:`~bot.service.events.HistoryImported`)."""
     lad = view.ladder(club, ladder)
     view.ratings(club, lad)
     ratings = club.ratings[lad.name]
@@ -60,31 +65,37 @@ def import_history(
         # The log keeps no solving times (nor does the chat report any): games stored
         # without them would break every later rating of the ladder.
         raise Refusal("system_cannot_rate", system=lad.settings.system)
-    importing.check_dates(history, lad.settings.timezone or DEFAULT_TIMEZONE, now)
+    zone = lad.settings.timezone or DEFAULT_TIMEZONE
+    importing.fingerprint_check(history, lad, zone)
+    importing.check_dates(history, zone, now)
+    importing.check_games(history, ratings.system)
     keys: dict[str, str] = {}
     events: list[NewEvent] = []
     where = importing.first_seen(history)
     #: the file's new names, by their skeletons: two of them may not look alike either
     new_names: dict[str, str] = {}
     members_like = club.state.look_alikes()
+    file = history.file
     for name in importing.names_in(history.steps):
         member = by_name.get(name.casefold())
         if member is not None:
             keys[name] = player_key(member.id)
             continue
-        display = parse.display_name(name)
-        user = f"import:{display}"
-        if club.state.member_of_user(user) is not None:
-            raise Refusal("name_taken", name=display)
         row, column = where[name]
+        display = _new_name(name, file, row, column)
+        user = f"import:{display}"
+        earlier = club.state.member_of_user(user)
+        if earlier is not None:
+            raise Refusal("import_name_taken", file=file, row=row, column=column, name=name,
+                          member=earlier.name)
         similar = club.state.member_like(display, members_like)
         shapes = skeletons(display)
         twin = next((new_names[s] for s in shapes if s in new_names), None)
         if similar is not None:
-            raise Refusal("import_like_member", row=row, column=column, name=name,
+            raise Refusal("import_like_member", file=file, row=row, column=column, name=name,
                           member=similar.name)
         if twin is not None:
-            raise Refusal("import_like_row", row=row, column=column, name=name,
+            raise Refusal("import_like_row", file=file, row=row, column=column, name=name,
                           other=twin, other_row=where[twin][0])
         new_names.update((s, name) for s in shapes)
         keys[name] = f"new:{display}"
@@ -95,11 +106,14 @@ def import_history(
                                 ratings.final, deadline.check)
     except ReplayError as error:
         # Positions count on from the ladder's own steps; names go back to the file's.
-        row = history.row_of(error.position - ratings.final.position, error.event_index)
+        position = error.position - ratings.final.position
+        row = history.row_of(position, error.event_index)
         problem = error.message
         for name, key in keys.items():
             problem = problem.replace(repr(key), repr(name))
-        raise Refusal("import_row", row=row, problem=problem) from None
+        raise Refusal("import_row", file=file, row=row,
+                      column=history.column_of(position, error.event_index, problem),
+                      problem=problem) from None
     users = {name: (by_name[name.casefold()].user if name.casefold() in by_name
                     else f"import:{parse.display_name(name)}") for name in keys}
     opened: set[str] = {key for key in lad.tournaments}
@@ -107,6 +121,20 @@ def import_history(
         events.extend(
             importing.import_events(step, label, lad.name, users, actor, now, opened)
         )
+    if history.steps:
+        events.append(ev.new_event(ev.HistoryImported(lad.name, history.fingerprint(), file),
+                                   actor, now))
     count = sum(1 for e in events if e.kind == Kind.GAME_REPORTED)
     return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
                                                "steps": len(history.steps)})
+
+
+def _new_name(name: str, file: str, row: int, column: str) -> str:
+    """A name of the file that is no member's, as the new member's name: the rule of /register
+    (:func:`bot.service.parsing.display_name`), refused naming its first row and column."""
+    try:
+        return parse.display_name(name)
+    except Refusal as refusal:
+        key = "import_name_too_long" if refusal.key == "name_too_long" else "import_bad_name"
+        raise Refusal(key, file=file, row=row, column=column, name=name,
+                      limit=parse.MAX_NAME) from None

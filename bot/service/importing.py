@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.service.history_csv import History
+from bot.service.history_csv import History, cell_error
 from bot.storage.repository import NewEvent
 from ratings_core.model import (
     COLOUR,
@@ -20,6 +20,7 @@ from ratings_core.model import (
     Step,
     events_of,
 )
+from ratings_core.system import RatingSystem
 
 from .errors import Refusal
 from .events import (
@@ -32,6 +33,7 @@ from .events import (
     new_event,
 )
 from .parsing import EARLIEST
+from .state import Ladder
 
 
 def names_in(steps: Sequence[Step]) -> list[str]:
@@ -74,9 +76,42 @@ def check_dates(history: History, zone: str, now: datetime) -> None:
     for position, step in enumerate(history.steps):
         for k, event in enumerate(events_of(step)):
             if not start <= event.played_at < end:
-                raise Refusal("import_bad_date", row=history.row_of(position, k),
+                raise Refusal("import_bad_date", file=history.file,
+                              row=history.row_of(position, k), column="played_at",
                               first=EARLIEST.isoformat(), last=last.isoformat(), zone=zone,
                               text=event.played_at.isoformat())
+
+
+def check_games(history: History, system: RatingSystem) -> None:
+    """Refuse the first game the ladder's system cannot rate (as the chat refuses its report),
+    naming its row and column."""
+    for position, step in enumerate(history.steps):
+        for k, event in enumerate(events_of(step)):
+            if not isinstance(event, Game):
+                continue
+            try:
+                system.check(event)
+            except ValueError as error:
+                # The systems name the column first (``handicap must be 0: ...``); one that
+                # names none refuses the game for its result.
+                cell = cell_error(str(error))
+                raise Refusal("import_row", file=history.file, row=history.row_of(position, k),
+                              column=cell.column if cell else "score_a",
+                              problem=cell.problem if cell else str(error)) from None
+
+
+def fingerprint_check(history: History, ladder: Ladder, zone: str) -> None:
+    """Refuse a history ``ladder`` has imported already (the same rows, whatever the file),
+    unless the operator allows it (``--allow-duplicates``)."""
+    if not history.steps:  # a file of no rows adds nothing, however often it comes
+        return
+    earlier = ladder.imported.get(history.fingerprint())
+    if earlier is None or history.allow_duplicates:
+        return
+    at, file = earlier
+    day = at.replace(tzinfo=UTC).astimezone(ZoneInfo(zone)).date()
+    raise Refusal("import_duplicate", file=history.file, earlier=file, ladder=ladder.name,
+                  day=day.isoformat())
 
 
 def rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:

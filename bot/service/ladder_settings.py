@@ -162,7 +162,7 @@ def _number(setting: Setting, value: str, text: str) -> float | None:
         return None
     assert setting.limit is not None
     out_of_range = Refusal("bad_setting_number", setting=setting.name, text=text[:20],
-                           limit=f"{setting.limit:g}" + (" (or off)" if off else ""))
+                           limit=f"{setting.limit:g}" + (", or off" if off else ""))
     try:
         number = float(value)
     except ValueError:

@@ -24,6 +24,9 @@ from .session import SYSTEM_ACTOR, Decision
 from .state import ClubState, GameStatus, Kind
 from .view import Club
 
+#: the most entries one /audit shows
+MAX_AUDIT = 100
+
 
 @dataclass(frozen=True, slots=True)
 class Correction:
@@ -109,6 +112,9 @@ def void(
     game = view.game(club, game_id)
     if restore and not game.voided:
         raise Refusal("game_not_voided", game=game_id)
+    if restore and game.status is not GameStatus.CONFIRMED:
+        # voided before it ever counted (a disputed report, say): there is nothing to restore
+        raise Refusal("never_counted", game=game_id)
     if not restore and game.voided:
         raise Refusal("game_voided", game=game_id)
     ladder = club.state.ladders[game.ladder]
@@ -143,10 +149,12 @@ def undo(club: Club, now: datetime, caller: Caller) -> Decision[Notice]:
 def audit(club: Club, caller: Caller, limit: int) -> Audit:
     """Who did what, when and why: the latest entries of the club's log."""
     view.require_moderator(club, caller)
+    if not 1 <= limit <= MAX_AUDIT:
+        raise Refusal("bad_audit_size", limit=MAX_AUDIT, text=str(limit)[:20])
     log = club.state.log
     undone = _undone(club.state)
     lines = []
-    for e in log[::-1][:max(1, min(limit, 100))]:
+    for e in log[::-1][:limit]:
         summary = _summary(e)
         if e.id in undone:
             summary += " (undone)"

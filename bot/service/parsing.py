@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from datetime import date, datetime
 
-from ratings_core.parameters import with_overrides
+from ratings_core.parameters import out_of_bounds, with_overrides
 from ratings_core.systems import make_system, preset_params, system_names
 
 from .errors import Refusal
@@ -23,8 +23,6 @@ MAX_HANDICAP = 1000.0
 EARLIEST = date(1900, 1, 1)
 #: a puzzle's solving time (tactics) is above 0 and at most a day
 MAX_SECONDS = 86400.0
-#: a rating system's numeric parameter, either way (/system, /ladder create)
-MAX_PARAMETER = 10000.0
 RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw": 0.5}
 
 
@@ -45,7 +43,9 @@ def birth_date(text: str, now: datetime) -> date:
         born = date.fromisoformat(text.strip())
     except ValueError:
         raise Refusal("bad_date", text=text[:20]) from None
-    if born >= now.date() or born < EARLIEST:
+    if born >= now.date():
+        raise Refusal("birth_date_future", text=text[:20])
+    if born < EARLIEST:
         raise Refusal("bad_date", text=text[:20])
     return born
 
@@ -79,20 +79,26 @@ def colour(text: str | None) -> str | None:
 
 
 def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The parameters a person typed for the system ``name`` (/system, /ladder create, the
+    command line's --set), each within its bounds (``ratings_core``'s, stated in the refusal).
+    Only what is typed is checked: a ladder's stored parameters load as they are."""
     if name not in system_names():
         raise Refusal("unknown_system", system=name[:MAX_NAME], systems=", ".join(system_names()))
-    for key, text in params.items():
-        try:
-            number = float(text)
-        except ValueError:
-            continue  # not a number: the parameter's own type decides below
-        if abs(number) > MAX_PARAMETER:  # nan passes here and is refused below
-            raise Refusal("parameter_out_of_range", parameter=key[:MAX_NAME],
-                          low=f"{-MAX_PARAMETER:g}", high=f"{MAX_PARAMETER:g}", text=text[:20])
+    preset = preset_params(make_system(name))
     try:
-        with_overrides(preset_params(make_system(name)), params)
+        violated = out_of_bounds(preset, params)
+        if violated is None:
+            with_overrides(preset, params)
     except ValueError as error:
         raise Refusal("bad_parameter", problem=str(error)) from None
+    if violated is not None:
+        bounds, text = violated
+        key = {(False, False): "parameter_out_of_range",
+               (True, False): "parameter_out_of_range_whole",
+               (False, True): "parameter_out_of_range_or_none",
+               (True, True): "parameter_out_of_range_whole_or_none"}[bounds.whole, bounds.optional]
+        raise Refusal(key, parameter=bounds.name, low=f"{bounds.low:g}", high=f"{bounds.high:g}",
+                      text=text[:20])
     return tuple(sorted(params.items()))
 
 

@@ -55,6 +55,12 @@ class GameResult:
     changes: list[RatingChange] = field(default_factory=list)
     #: what the ladder announces about it (new personal bests, upsets), when it announces
     announcements: list[Notice] = field(default_factory=list)
+    #: a dispute's answer: the club's named moderators, who settle it (by name, no mention)
+    moderators: list[str] = field(default_factory=list)
+    #: the open event the game waits for: rated with its other games when it closes
+    held: str | None = None
+    #: retired players who played it, and are back on the ladder
+    back: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,12 +181,22 @@ class Evaluation:
 
 
 @dataclass(frozen=True, slots=True)
+class Dispute:
+    """A disputed game, and the reason its opponent gave."""
+
+    game: GameLine
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Pending:
-    """A member's open business: reports to answer, own reports waiting, challenges."""
+    """A member's open business: reports to answer, own reports waiting, challenges; for a
+    moderator, the disputes waiting to be settled too."""
 
     to_confirm: list[GameLine]
     waiting: list[GameLine]
     challenges: list[Notice]
+    disputes: list[Dispute] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +258,8 @@ _TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         Notice, RatingChange, GameLine, GameResult, Standing, Leaderboard, Profile, History,
-        HeadToHead, Preview, AuditLine, Audit, Pending, SystemScore, Evaluation, RatingPoint,
-        RatingHistory,
+        HeadToHead, Preview, AuditLine, Audit, Dispute, Pending, SystemScore, Evaluation,
+        RatingPoint, RatingHistory,
         DigestRow, Retiring, Digest, ScheduleInfo,
     )
 }

@@ -65,6 +65,8 @@ class GameRecord:
     voided: bool = False
     #: bumped by every correction, so cached rating inputs know to rebuild
     version: int = 0
+    #: why the opponent disputed it (for the moderators' queue), while it is disputed
+    dispute: str | None = None
 
     @property
     def counts(self) -> bool:
@@ -113,6 +115,9 @@ class Ladder:
     #: bumped whenever the rating inputs change in a way other than appending
     generation: int = 0
     created_at: datetime | None = None
+    #: the histories ``clubrating import`` appended, by fingerprint: when and from which file
+    #: first
+    imported: dict[str, tuple[datetime, str]] = field(default_factory=dict)
 
 
 #: a ladder's posting schedule unless its moderators set one: Mondays 09:00 (issue 6)
@@ -255,6 +260,7 @@ class ClubState:
                 game = self.games.get(event.game)
                 if game is not None:
                     game.status = GameStatus.DISPUTED
+                    game.dispute = stored.reason
             case events.GameWithdrawn():
                 game = self.games.get(event.game)
                 if game is not None:
@@ -320,6 +326,9 @@ class ClubState:
                 # Posts missed while paused are not made up for: due again only from now on.
                 name, current = self._schedule_of(event.ladder)
                 self.schedules[name] = dataclasses.replace(current, paused=False, since=stored.at)
+            case events.HistoryImported():
+                self.ladders[event.ladder].imported.setdefault(
+                    event.fingerprint, (stored.at, event.file))
             case events.ActionUndone():
                 # An undo changes what came before it: only build() folds it, by leaving its
                 # target out.

@@ -150,13 +150,17 @@ def game(club: Club, game_id: int) -> GameRecord:
     return found
 
 
-def require_moderator(club: Club, caller: Caller) -> None:
+def is_moderator(club: Club, caller: Caller) -> bool:
     """Moderators are the platform's (admins, a role: ``caller.moderator``) plus the members the
     club has named."""
     if caller.moderator:
-        return
+        return True
     mine = club.state.member_of_user(caller.user)
-    if mine is None or mine.id not in club.state.moderators:
+    return mine is not None and mine.id in club.state.moderators
+
+
+def require_moderator(club: Club, caller: Caller) -> None:
+    if not is_moderator(club, caller):
         raise Refusal("moderators_only")
 
 

@@ -238,6 +238,12 @@ class PostgresRepository:
         assert found is not None
         return int(found)
 
+    async def find_club(self, platform: str, chat_id: str) -> int | None:
+        found = await self._pool.fetchval(
+            "SELECT id FROM clubs WHERE platform = $1 AND chat_id = $2", platform, chat_id
+        )
+        return None if found is None else int(found)
+
     async def clubs(self) -> list[tuple[int, str, str]]:
         rows = await self._pool.fetch("SELECT id, platform, chat_id FROM clubs ORDER BY id")
         return [(int(r["id"]), str(r["platform"]), str(r["chat_id"])) for r in rows]

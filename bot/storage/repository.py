@@ -60,6 +60,11 @@ class Repository(Protocol):
         """The club of a chat, created on first contact."""
         ...
 
+    async def find_club(self, platform: str, chat_id: str) -> int | None:
+        """The club of a chat, None when the chat has none: a lookup that never creates one
+        (for readers such as ``clubrating export``, which must leave the database as it was)."""
+        ...
+
     async def clubs(self) -> list[tuple[int, str, str]]:
         """Every club as (id, platform, chat id)."""
         ...

@@ -186,6 +186,13 @@ class SqliteRepository:
         assert row is not None
         return int(row[0])
 
+    async def find_club(self, platform: str, chat_id: str) -> int | None:
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "SELECT id FROM clubs WHERE platform = ? AND chat_id = ?", (platform, chat_id)
+            ))
+        return int(rows[0][0]) if rows else None
+
     async def clubs(self) -> list[tuple[int, str, str]]:
         async with self._lock, self._connection.execute(
             "SELECT id, platform, chat_id FROM clubs ORDER BY id"

@@ -316,7 +316,8 @@ async def test_console_chart_and_card_write_files(tmp_path: Path) -> None:
 
         assert await chat.say("/chart @alice @ALICE") == text("same_member", name="@alice")
         assert await chat.say("/chart theme=sepia") == text("bad_theme", text="sepia")
-        assert await chat.say("/chart @a @b @c") == text("usage", usage=text("help_chart"))
+        assert await chat.say("/chart @a @b @c") == text("extra_word", word="@c",
+                                                         usage=text("help_chart"))
         assert (await chat.say("/card nosuch")).startswith("There is no ladder nosuch")
         await chat.as_("mod!", "/ladder create blitz")
         assert await chat.say("/card blitz") == text("leaderboard_empty", ladder="blitz")

@@ -83,30 +83,36 @@ def test_event_rows_are_rated_together(tmp_path: Path, capsys: pytest.CaptureFix
     assert ratings[1]["A"] < 1532.0  # the second game from A's raised rating
 
 
+#: bad files: the row and the column named ("" when the problem is the header or the whole
+#: row), and the problem
 BAD_EVENTS = [
-    ("played_at,player_a,player_b,score_a\n2024-01-01,a,b,1", None, "missing column event"),
-    (HEADER + "\n2024-01-01,,a,b,2", 1, "score_a must be 1, 0.5 or 0"),
-    (HEADER + "\n2024-01-01,,a,b,NaN", 1, "score_a"),
-    (HEADER + "\n2024-01-01,,a,b,1\n2024-01-02,,a,a,1", 2, "against themself"),
-    (HEADER + "\nyesterday,,a,b,1", 1, "played_at must be an ISO 8601"),
-    (HEADER + ",handicap\n2024-01-01,,a,b,1,inf", 1, "handicap must be a finite number"),
-    (HEADER + ",kind\n2024-01-01,,a,,,leave", 1, "kind must be one of"),
-    (HEADER + ",kind\n2024-01-01,,a,b,1,\n2024-01-02,,a,,,return", 2, "not retired"),
+    ("played_at,player_a,player_b,score_a\n2024-01-01,a,b,1", None, "", "missing column event"),
+    (HEADER + "\n2024-01-01,,a,b,2", 1, "score_a", "must be 1, 0.5 or 0"),
+    (HEADER + "\n2024-01-01,,a,b,NaN", 1, "score_a", "must be a finite number"),
+    (HEADER + "\n2024-01-01,,a,b,1\n2024-01-02,,a,a,1", 2, "player_b", "against themself"),
+    (HEADER + "\nyesterday,,a,b,1", 1, "played_at", "must be an ISO 8601"),
+    (HEADER + ",handicap\n2024-01-01,,a,b,1,inf", 1, "handicap", "must be a finite number"),
+    (HEADER + ",kind\n2024-01-01,,a,,,leave", 1, "kind", "must be one of"),
+    (HEADER + ",kind\n2024-01-01,,a,b,1,\n2024-01-02,,a,,,return", 2, "player_a",
+     "not retired"),
     (HEADER + ",kind\n2024-01-01,,a,b,1,\n2024-01-02,,a,,,retire\n2024-01-03,,a,b,0,", 3,
-     "retired"),
-    (HEADER + ",kind\n2024-01-01,,a,b,1,retire", 1, "must be empty"),
-    (HEADER + ",komi\n2024-01-01,,a,b,1,6.5", None, "unknown column komi"),
-    (HEADER + ",colour\n2024-01-01,,a,b,1,red", 1, "colour must be white, black or empty"),
-    (HEADER + "\n2024-01-01,,a,b", 1, "4 values for 5 columns"),
-    (HEADER + "\n2024-01-01,,," + "x" * 500 + ",1", 1, "player_a is empty"),
-    (HEADER + "\n2024-01-01,,a," + "x" * 500 + ",1", 1, "longer than 100"),
-    ("", None, "empty"),
+     "player_a", "retired"),
+    (HEADER + ",kind\n2024-01-01,,a,b,1,\n2024-01-02,,b,,,retire\n2024-01-03,,a,b,0,", 3,
+     "player_b", "retired"),
+    (HEADER + ",kind\n2024-01-01,,a,b,1,retire", 1, "player_b", "must be empty"),
+    (HEADER + ",komi\n2024-01-01,,a,b,1,6.5", None, "", "unknown column komi"),
+    (HEADER + ",colour\n2024-01-01,,a,b,1,red", 1, "colour", "must be white, black or empty"),
+    (HEADER + "\n2024-01-01,,a,b", 1, "", "4 values for 5 columns"),
+    (HEADER + "\n2024-01-01,,," + "x" * 500 + ",1", 1, "player_a", "is empty"),
+    (HEADER + "\n2024-01-01,,a," + "x" * 500 + ",1", 1, "player_b", "longer than 100"),
+    ("", None, "", "empty"),
 ]
 
 
-@pytest.mark.parametrize(("text", "row", "message"), BAD_EVENTS)
+@pytest.mark.parametrize(("text", "row", "column", "message"), BAD_EVENTS)
 def test_bad_events_exit_with_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, row: int | None, message: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, row: int | None, column: str,
+    message: str,
 ) -> None:
     path = tmp_path / "EVENTS.csv"
     path.write_text(text, encoding="utf-8")
@@ -115,18 +121,22 @@ def test_bad_events_exit_with_one_line(
     assert out == ""  # no partial JSON
     assert err.count("\n") == 1 and "EVENTS.csv" in err and message in err
     if row is not None:
-        assert f"row {row}:" in err
+        place = f"EVENTS.csv row {row}, column {column}: " if column else f"row {row}: "
+        assert place in err
 
 
 BAD_PLAYERS = [
-    ("player,rating,status\na,1500,banned", "status must be active or retired"),
-    ("player,rating\na,fast", "rating must be a number"),
-    ("player,rating\na,NaN", "rating must be a finite number"),
-    ("player,rating,games\na,1500,-3", "games must be a whole number"),
-    ("player,rating,deviation\na,1500,0", "deviation must be positive"),
-    ("player,rating\na,1500\na,1600", "listed twice"),
+    ("player,rating,status\na,1500,banned", "row 1, column status: must be active or retired"),
+    ("player,rating\na,fast", "row 1, column rating: must be a number"),
+    ("player,rating\na,NaN", "row 1, column rating: must be a finite number"),
+    ("player,rating,games\na,1500,-3", "row 1, column games: must be a whole number"),
+    ("player,rating,deviation\na,1500,0", "row 1, column deviation: must be positive"),
+    ("player,rating\na,1500\na,1600", "row 2, column player: 'a' is listed twice"),
     ("player,games\na,3", "missing column rating"),
-    ("player,rating,birth_date\na,1500,13/05/2010", "birth_date must be an ISO 8601 date"),
+    ("player,rating,birth_date\na,1500,13/05/2010",
+     "row 1, column birth_date: must be an ISO 8601 date"),
+    ("player,rating,status\na,,retired", "row 1, column status: must be empty: a player "
+                                          "without a rating can only give a birth_date"),
 ]
 
 
@@ -147,7 +157,7 @@ def test_bad_players_exit_with_one_line(
         (["--system", "trueskill"], "unknown rating system 'trueskill'"),
         (["--set", "kk=3"], "unknown parameter 'kk'"),
         (["--set", "k=fast"], "parameter 'k' must be a number"),
-        (["--set", "k=-5"], "parameter 'k' must be positive"),
+        (["--set", "k=-5"], "k is a number from 1 to 400 (not -5)."),
         (["--set", "k"], "--set takes KEY=VALUE"),
         (["--system", "elo", "--set", "curve=cubic"], "must be one of logistic, normal"),
     ],
@@ -164,8 +174,9 @@ def test_bad_options_exit_with_one_line(
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ("2024-01-01,,ann,mate-in-2,1,", "seconds is required by tactics"),
-        ("2024-01-01,,ann,mate-in-2,0.5,20", "score_a must be 1 (solved) or 0 (failed)"),
+        ("2024-01-01,,ann,mate-in-2,1,", "column seconds: is required by tactics"),
+        ("2024-01-01,,ann,mate-in-2,0.5,20",
+         "column score_a: must be 1 (solved) or 0 (failed)"),
     ],
 )
 def test_tactics_needs_times_and_decided_attempts(
@@ -175,7 +186,7 @@ def test_tactics_needs_times_and_decided_attempts(
                    + rows)
     code, out, err = run(capsys, "replay", "--system", "tactics", str(events))
     assert code != 0 and out == ""
-    assert err.count("\n") == 1 and "EVENTS.csv row 2:" in err and message in err
+    assert err.count("\n") == 1 and f"EVENTS.csv row 2, {message}" in err
 
 
 def test_tactics_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,7 +21,7 @@ import pytest
 from bot.adapters.discord import DiscordPublisher
 from bot.adapters.discord_render import CONTENT_LIMIT
 from bot.app import build_front_ends, serve
-from bot.chat.commands import COMMANDS, Context, Words
+from bot.chat.commands import COMMANDS, Command, Context, Words
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.scheduling.publishing import Picture
@@ -146,7 +146,8 @@ async def test_a_dispute_and_a_decline_by_button(bot: Running, club: Club) -> No
     assert declined.plain == "alice declines bob's challenge #4."
     report = await say(bot, club.guild, club.alice, "report", opponent=club.bob, result="draw")
     disputed = await press(bot, club.guild, club.bob, report, "g:dispute:6")
-    assert disputed.plain == "Game #6 is disputed: alice drew with bob. A moderator will settle it."
+    assert disputed.plain == ("Game #6 is disputed: alice drew with bob. A moderator will settle "
+                              "it; it waits in their /pending.")
     assert disputed.buttons == []  # the buttons are gone; typing does no better
     again = await say(bot, club.guild, club.bob, "confirm", number=6)
     assert again.ephemeral and again.plain == text("game_disputed", game=6)
@@ -251,7 +252,8 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
                        ladder="blitz")).startswith("Game #18: carol drew with Alice L")
     assert (await said(alice, "pending")).startswith("To confirm or dispute: #18")
     assert await said(alice, "dispute", number=18, reason="we never played") == (
-        "Game #18 is disputed: carol drew with Alice L. A moderator will settle it.")
+        "Game #18 is disputed: carol drew with Alice L. A moderator will settle it; it waits in "
+        "their /pending.")
     assert "#13 2024-03-01 Alice L beat bob, handicap 50, night" in await said(
         bob, "history", member=alice)
     assert (await said(alice, "h2h", member=bob)).startswith("Alice L vs bob (main): 1W 0D 0L")
@@ -293,7 +295,7 @@ async def test_refusals_are_answered_to_the_asker_alone(bot: Running, club: Club
                                                    ladders="main")),
         (club.alice, "undo", {}, text("moderators_only")),
         (club.ada, "system", {"name": "club", "params": "k"}, text(
-            "usage", usage=text("help_system"))),
+            "extra_word", word="k", usage=text("help_system"))),
     ]
     for member, command, options, expected in cases:
         answer = await say(bot, g, member, command, **options)
@@ -365,7 +367,7 @@ async def test_a_picture_answer_is_an_embed_with_its_png(bot: Running, club: Clu
     async def chart(ctx: Context, words: Words) -> Picture:
         return Picture(PNG, "main.png", "The main ladder, *this week*")
 
-    monkeypatch.setitem(COMMANDS, "top", (chart, "help_top"))
+    monkeypatch.setitem(COMMANDS, "top", Command(chart, "help_top", "example_top"))
     answer = await say(bot, club.guild, club.alice, "top")
     assert answer.files == [("main.png", PNG)]
     [embed] = answer.embeds
@@ -444,7 +446,8 @@ async def test_a_command_without_its_own_slash_command_takes_typed_words(
         shown = [w.user if isinstance(w, UserRef) else f"text:{w}" for w in named]
         return f"{ctx.caller.user} {shown} {sorted(words.options.items())}"
 
-    monkeypatch.setitem(COMMANDS, "echo", (echo, "help_help"))
+    monkeypatch.setitem(COMMANDS, "echo", Command(echo, "help_help", "example_help",
+                                                  options=("ladder",)))
     async with running_bot(tmp_path / "club.db", dc=dc) as running:
         answer = await say(running, club.guild, club.alice, "echo",
                            arguments=f"<@{club.bob.id}> 'two words' @{club.bob.id} "

@@ -222,17 +222,18 @@ def test_output_writes_the_file(
 #: bad files, the row named and the problem (data rows count from 1 after the header)
 BAD = [
     ("score of 2", "2024-03-01,,ann,bob,1,,\n2024-03-02,,ann,bob,2,,\n",
-     "BAD.csv row 2: score_a must be 1, 0.5 or 0, not '2'"),
+     "BAD.csv row 2, column score_a: must be 1, 0.5 or 0, not '2'"),
     ("self-play", "2024-03-01,,ann,bob,1,,\n2024-03-02,,carl,carl,1,,\n",
-     "BAD.csv row 2: player 'carl' cannot play against themself"),
+     "BAD.csv row 2, column player_b: player 'carl' cannot play against themself"),
 ]
-#: rows that are well-formed but cannot apply to the ladder; refused by the service
+#: rows that are well-formed but cannot apply to the ladder; refused by the service, naming the
+#: file, the row and the column
 BAD_FOR_LADDER = [
     ("retired player plays", "2024-03-01,,zed,ann,1,,\n2024-03-02,,zed,,,,retire\n"
-     "2024-03-03,,ann,dora,1,,\n2024-03-04,,dora,zed,0.5,,\n", 4,
+     "2024-03-03,,ann,dora,1,,\n2024-03-04,,dora,zed,0.5,,\n", 4, "player_b",
      "player 'zed' is retired; a 'return' must come before their games"),
     ("return of an active player", "2024-03-01,,zed,ann,1,,\n2024-03-02,,ann,,,,return\n", 2,
-     "player 'ann' is not retired"),
+     "player_a", "player 'ann' is not retired"),
 ]
 
 
@@ -250,49 +251,49 @@ def test_a_bad_row_refuses_the_whole_file(
     assert export(capsys) == before
 
 
-@pytest.mark.parametrize(("case", "rows", "row", "problem"), BAD_FOR_LADDER,
+@pytest.mark.parametrize(("case", "rows", "row", "column", "problem"), BAD_FOR_LADDER,
                          ids=[b[0] for b in BAD_FOR_LADDER])
 def test_a_row_that_cannot_apply_refuses_a_first_import(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, rows: str,
-    row: int, problem: str,
+    row: int, column: str, problem: str,
 ) -> None:
-    before = export(capsys)
-    count = stored_events(db)
     code, out, err = run(capsys, "import", "--chat", CONSOLE,
                          str(write(tmp_path, "BAD.csv", HEADER + "\n" + rows)))
     assert (code, out) == (2, "")
-    refusal = text("import_row", row=row, problem="PROBLEM")
+    refusal = text("import_row", file="BAD.csv", row=row, column=column, problem="PROBLEM")
     start, end = refusal.split("PROBLEM")
-    assert err.startswith(f"clubrating: BAD.csv: {start}") and err.endswith(end + "\n")
+    assert err.startswith(f"clubrating: {start}") and err.endswith(end + "\n")
     assert err.count("\n") == 1
-    assert stored_events(db) == count
-    assert export(capsys) == before
+    # nothing of the file: the club holds only the main ladder it began with
+    assert stored_events(db) == 1
+    assert export(capsys) == HEADER + "\n"
 
 
-@pytest.mark.parametrize(("case", "rows", "row", "problem"), BAD_FOR_LADDER,
+@pytest.mark.parametrize(("case", "rows", "row", "column", "problem"), BAD_FOR_LADDER,
                          ids=[b[0] for b in BAD_FOR_LADDER])
 def test_the_refusal_names_players_as_the_file_does(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, rows: str,
-    row: int, problem: str,
+    row: int, column: str, problem: str,
 ) -> None:
     code, out, err = run(capsys, "import", "--chat", CONSOLE,
                          str(write(tmp_path, "BAD.csv", HEADER + "\n" + rows)))
-    refusal = text("import_row", row=row, problem=problem)
-    assert (code, out, err) == (2, "", f"clubrating: BAD.csv: {refusal}\n")
+    refusal = text("import_row", file="BAD.csv", row=row, column=column, problem=problem)
+    assert (code, out, err) == (2, "", f"clubrating: {refusal}\n")
+    assert err.startswith(f"clubrating: BAD.csv row {row}, column {column}: ")
 
 
-@pytest.mark.parametrize(("case", "rows", "row", "problem"), BAD_FOR_LADDER,
+@pytest.mark.parametrize(("case", "rows", "row", "column", "problem"), BAD_FOR_LADDER,
                          ids=[b[0] for b in BAD_FOR_LADDER])
 def test_a_row_that_cannot_apply_refuses_an_import_on_top_of_a_history(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, rows: str,
-    row: int, problem: str,
+    row: int, column: str, problem: str,
 ) -> None:
     assert import_(capsys, tmp_path, GAMES) == 0
     before, count = export(capsys), stored_events(db)
     code, out, err = run(capsys, "import", "--chat", CONSOLE,
                          str(write(tmp_path, "BAD.csv", HEADER + "\n" + rows)))
-    refusal = text("import_row", row=row, problem=problem)
-    assert (code, out, err) == (2, "", f"clubrating: BAD.csv: {refusal}\n")
+    refusal = text("import_row", file="BAD.csv", row=row, column=column, problem=problem)
+    assert (code, out, err) == (2, "", f"clubrating: {refusal}\n")
     assert stored_events(db) == count
     assert export(capsys) == before
 
@@ -313,10 +314,11 @@ def test_unknown_ladder_is_a_one_line_error(
 ) -> None:
     events = write(tmp_path, "EVENTS.csv", GAMES)
     refusal = text("unknown_ladder", ladder="blitz", ladders="main")
-    assert run(capsys, "export", "--chat", CONSOLE, "--ladder", "blitz") == (
-        2, "", f"clubrating: {refusal}\n")
+    # (an export creates nothing: before the import there is no club to export from)
     assert run(capsys, "import", "--chat", CONSOLE, "--ladder", "blitz", str(events)) == (
         2, "", f"clubrating: EVENTS.csv: {refusal}\n")
+    assert run(capsys, "export", "--chat", CONSOLE, "--ladder", "blitz") == (
+        2, "", f"clubrating: {refusal}\n")
     assert export(capsys) == HEADER + "\n"
 
 
@@ -365,43 +367,43 @@ async def test_pool_example_of_seed_002_through_import(
 #: values outside every door's bounds: refused by the reading of the file, the row and the
 #: column named, whatever the ladder (`clubrating replay` refuses them alike)
 OUT_OF_BOUNDS = [
-    ("handicap 1e308", "2024-03-01,,ann,bob,1,1e308,,",
-     "handicap must be from -1000 to 1000 (in the system's unit), not '1e308'"),
-    ("handicap -1001", "2024-03-01,,ann,bob,1,-1001,,",
-     "handicap must be from -1000 to 1000 (in the system's unit), not '-1001'"),
-    ("date 0001-01-01", "0001-01-01,,ann,bob,1,,,",
-     "played_at must be 1900-01-01 or later, not '0001-01-01'"),
-    ("date 1899-12-31", "1899-12-31T23:59:59,,ann,bob,1,,,",
-     "played_at must be 1900-01-01 or later, not '1899-12-31T23:59:59'"),
-    ("year 1 with a time zone", "0001-01-01T00:00:00+01:00,,ann,bob,1,,,",
-     "played_at is out of range, not '0001-01-01T00:00:00+01:00'"),
-    ("year 9999 with a time zone", "9999-12-31T23:00:00-05:00,,ann,bob,1,,,",
-     "played_at is out of range, not '9999-12-31T23:00:00-05:00'"),
-    ("seconds -1", "2024-03-01,,ann,bob,1,,,-1",
-     "seconds must be above 0 and at most 86400, not '-1'"),
-    ("seconds 0", "2024-03-01,,ann,bob,1,,,0",
-     "seconds must be above 0 and at most 86400, not '0'"),
-    ("seconds 86401", "2024-03-01,,ann,bob,1,,,86401",
-     "seconds must be above 0 and at most 86400, not '86401'"),
+    ("handicap 1e308", "2024-03-01,,ann,bob,1,1e308,,", "handicap",
+     "must be from -1000 to 1000 (in the system's unit), not '1e308'"),
+    ("handicap -1001", "2024-03-01,,ann,bob,1,-1001,,", "handicap",
+     "must be from -1000 to 1000 (in the system's unit), not '-1001'"),
+    ("date 0001-01-01", "0001-01-01,,ann,bob,1,,,", "played_at",
+     "must be 1900-01-01 or later, not '0001-01-01'"),
+    ("date 1899-12-31", "1899-12-31T23:59:59,,ann,bob,1,,,", "played_at",
+     "must be 1900-01-01 or later, not '1899-12-31T23:59:59'"),
+    ("year 1 with a time zone", "0001-01-01T00:00:00+01:00,,ann,bob,1,,,", "played_at",
+     "is out of range, not '0001-01-01T00:00:00+01:00'"),
+    ("year 9999 with a time zone", "9999-12-31T23:00:00-05:00,,ann,bob,1,,,", "played_at",
+     "is out of range, not '9999-12-31T23:00:00-05:00'"),
+    ("seconds -1", "2024-03-01,,ann,bob,1,,,-1", "seconds",
+     "must be above 0 and at most 86400, not '-1'"),
+    ("seconds 0", "2024-03-01,,ann,bob,1,,,0", "seconds",
+     "must be above 0 and at most 86400, not '0'"),
+    ("seconds 86401", "2024-03-01,,ann,bob,1,,,86401", "seconds",
+     "must be above 0 and at most 86400, not '86401'"),
 ]
 
 
-@pytest.mark.parametrize(("case", "row", "problem"), OUT_OF_BOUNDS,
+@pytest.mark.parametrize(("case", "row", "column", "problem"), OUT_OF_BOUNDS,
                          ids=[b[0] for b in OUT_OF_BOUNDS])
 def test_a_value_out_of_bounds_refuses_the_whole_file(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, row: str,
-    problem: str,
+    column: str, problem: str,
 ) -> None:
     assert import_(capsys, tmp_path, GAMES) == 0
     before, count = export(capsys), stored_events(db)
     content = f"{HEADER},seconds\n2024-02-01,,ann,bob,0,,,\n{row}\n2024-03-02,,bob,ann,1,,,\n"
     path = write(tmp_path, "BAD.csv", content)
-    assert run(capsys, "import", "--chat", CONSOLE, str(path)) == (
-        2, "", f"clubrating: BAD.csv row 2: {problem}\n")
+    line = f"clubrating: BAD.csv row 2, column {column}: {problem}\n"
+    assert run(capsys, "import", "--chat", CONSOLE, str(path)) == (2, "", line)
     assert stored_events(db) == count
     assert export(capsys) == before
     # `clubrating replay` reads the file alike: the same one line, exit 2.
-    assert run(capsys, "replay", str(path)) == (2, "", f"clubrating: BAD.csv row 2: {problem}\n")
+    assert run(capsys, "replay", str(path)) == (2, "", line)
 
 
 def tomorrow_in(zone: str) -> date:
@@ -421,10 +423,10 @@ def test_a_game_after_tomorrow_refuses_the_whole_file(
     code, out, err = run(capsys, "import", "--chat", CONSOLE,
                          str(write(tmp_path, "BAD.csv", HEADER + "\n" + rows)))
     moment = datetime.fromisoformat(played_at).isoformat()
-    refusal = text("import_row", row=2, problem=(
-        f"played_at must be a day from 1900-01-01 to {last} (tomorrow in the ladder's time zone, "
+    refusal = text("import_row", file="BAD.csv", row=2, column="played_at", problem=(
+        f"must be a day from 1900-01-01 to {last} (tomorrow in the ladder's time zone, "
         f"UTC), not '{moment}'"))
-    assert (code, out, err) == (2, "", f"clubrating: BAD.csv: {refusal}\n")
+    assert (code, out, err) == (2, "", f"clubrating: {refusal}\n")
     assert stored_events(db) == count
     assert export(capsys) == before
 
@@ -455,18 +457,18 @@ def test_a_look_alike_of_a_members_name_refuses_the_whole_file(
     before, count = export(capsys), stored_events(db)
     for rows, row, problem in [
         # a Cyrillic а in ann; fullwidth ｂｏｂ
-        ("2024-03-01,,bob,\u0430nn,1,,\n", 1, "player_b '\u0430nn' looks too much like the "
-                                            "member 'ann'"),
+        ("2024-03-01,,bob,\u0430nn,1,,\n", 1, "column player_b: '\u0430nn' looks too much "
+                                            "like the member 'ann'"),
         ("2024-03-01,,ann,carl,1,,\n2024-03-02,,\uff42\uff4f\uff42,,,,join\n", 2,
-         "player_a '\uff42\uff4f\uff42' looks too much like the member 'bob'"),
+         "column player_a: '\uff42\uff4f\uff42' looks too much like the member 'bob'"),
         # two new names of the file that look alike: the second is refused
         ("2024-03-01,,eve,ann,1,,\n2024-03-02,,ann,\u0435ve,1,,\n", 2,
-         "player_b '\u0435ve' looks too much like 'eve' of row 1"),
+         "column player_b: '\u0435ve' looks too much like 'eve' of row 1"),
     ]:
         code, out, err = run(capsys, "import", "--chat", CONSOLE,
                              str(write(tmp_path, "NAMES.csv", HEADER + "\n" + rows)))
-        refusal = text("import_row", row=row, problem=problem)
-        assert (code, out, err) == (2, "", f"clubrating: NAMES.csv: {refusal}\n")
+        line = f"clubrating: NAMES.csv row {row}, {problem}. Nothing was imported.\n"
+        assert (code, out, err) == (2, "", line)
         assert stored_events(db) == count
         assert export(capsys) == before
     # The very names of the members (in any case) are theirs: their games are imported.

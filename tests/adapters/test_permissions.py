@@ -83,7 +83,7 @@ MATRIX: dict[str, str] = {
     "/history":                         "DAAADD",
     "/history @bob":                    "AAAAAA",
     "/h2h @bob":                        "DAADDD",
-    "/pending":                         "DAAADD",
+    "/pending":                         "DAAAAD",  # a moderator's: the disputes to settle
     "/challenge @dave":                 "DDAADD",
     "/accept {challenge}":              "DDDADD",
     "/decline {challenge}":             "DDDADD",
@@ -488,7 +488,7 @@ async def run_cell(runner: Runner, line: str, role: str) -> tuple[bool, str]:
     shown = await runner.say(chat, role, line.format(**ids))
     outcome = runner.outcome
     refused = (not outcome.called or outcome.refused is not None
-               or outcome.answer == text("no_preview"))
+               or outcome.answer in (text("no_preview"), text("no_preview_to_cancel")))
     if refused:
         assert await log_size(runner, chat) == before, f"{line} as {role} was refused but wrote"
         if outcome.refused is not None:

@@ -111,6 +111,8 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
                       "channel": None, "size": 10}),
     ("schedule_paused", {"ladder": "main"}),
     ("schedule_resumed", {"ladder": "main"}),
+    # clubrating import, after the events of the file's rows
+    ("history_imported", {"ladder": "main", "fingerprint": "9f86d081884c7d65", "file": "E.csv"}),
 ]
 
 

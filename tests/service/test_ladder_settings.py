@@ -84,10 +84,10 @@ def test_the_view_is_what_settings_showed() -> None:
                                "(not nan)."),
     ("challenge_hours", "off", "challenge_hours takes a number above 0 and at most 8760 "
                                "(not off)."),
-    ("inactivity_days", "3651", "inactivity_days takes a number above 0 and at most 3650 "
-                                "(or off) (not 3651)."),
-    ("inactivity_days", "inf", "inactivity_days takes a number above 0 and at most 3650 "
-                               "(or off) (not inf)."),
+    ("inactivity_days", "3651", "inactivity_days takes a number above 0 and at most 3650, "
+                                "or off (not 3651)."),
+    ("inactivity_days", "inf", "inactivity_days takes a number above 0 and at most 3650, "
+                               "or off (not inf)."),
     ("hide_provisional", "maybe", "That is not a valid value for hide_provisional: maybe."),
     ("announce", "2", "That is not a valid value for announce: 2."),
     ("moderator_role", "never", "That is not a valid value for moderator_role: never."),
@@ -134,8 +134,9 @@ def old_setting(name: str, text: str) -> JsonValue:
     if name == "inactivity_days" and value in ("off", "none", "never"):
         return None
     if name in OLD_LIMITS:
+        # issue 15 changed the wording (not the rule): "3650, or off" as parameters' "or none"
         out_of_range = Refusal("bad_setting_number", setting=name, text=text[:20],
-                               limit=f"{OLD_LIMITS[name]:g}" + (" (or off)"
+                               limit=f"{OLD_LIMITS[name]:g}" + (", or off"
                                                                 if name == "inactivity_days"
                                                                 else ""))
         try:

@@ -49,3 +49,31 @@ async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
 async def test_a_result_for_two_other_members_counts_at_once(chat: Transcript) -> None:
     assert await chat.say("/report @bob @cid win") == "\n".join([
         "Game #5 recorded: bob beat cid.", "bob: 1500 -> 1536?", "cid: 1500 -> 1464?"])
+
+
+async def test_a_dispute_names_the_clubs_moderators_and_waits_in_their_pending(
+    chat: Transcript,
+) -> None:
+    await chat.as_("mod!", "/moderator add @cid")
+    await chat.as_("ann", "/report @bob win")
+    assert await chat.as_("bob", "/dispute 6 I won on time") == "\n".join([
+        "Game #6 is disputed: ann beat bob. A moderator will settle it; it waits in their "
+        "/pending.",
+        "The club's moderators: cid."])
+    await chat.as_("bob", "/report @ann draw")
+    await chat.as_("ann", "/dispute 8")
+    queue = "\n".join([
+        "Disputes to settle:",
+        "#6 2024-03-01 ann beat bob [disputed], because: I won on time. Settle: /correct 6 "
+        "win|loss|draw, or /void 6",
+        "#8 2024-03-01 bob drew with ann [disputed], no reason given. Settle: /correct 8 "
+        "win|loss|draw, or /void 8"])
+    # cid, a moderator the club named, and a platform moderator who never registered
+    assert await chat.as_("cid", "/pending") == queue
+    assert await chat.as_("ops!", "/pending") == queue
+    # a member sees only their own business
+    assert await chat.as_("bob", "/pending") == (
+        "Your reports waiting: #8 2024-03-01 bob drew with ann [disputed]")
+    # settled from the list: the game leaves the queue
+    await chat.as_("ops!", "/void 6 never played")
+    assert "#6" not in await chat.as_("ops!", "/pending")

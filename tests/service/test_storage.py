@@ -44,6 +44,17 @@ async def test_clubs_are_created_once_per_chat(repository: Repository) -> None:
     assert await repository.clubs() == [(a, "telegram", "-100"), (b, "discord", "-100")]
 
 
+async def test_finding_a_club_never_creates_one(repository: Repository) -> None:
+    assert await repository.find_club("telegram", "123") is None
+    assert await repository.clubs() == []
+    made = await repository.club_id("telegram", "123", NOW)
+    assert await repository.find_club("telegram", "123") == made
+    # another platform's chat of the same id, or another chat, is still nobody's
+    assert await repository.find_club("discord", "123") is None
+    assert await repository.find_club("telegram", "1234") is None
+    assert await repository.clubs() == [(made, "telegram", "123")]
+
+
 async def test_append_and_read_back_in_order(repository: Repository) -> None:
     club = await repository.club_id("console", "local", NOW)
     async with repository.transaction(club, 0) as tx:

@@ -262,7 +262,8 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
     await register(chat, "alice", "bob")
     await chat.as_("alice", "/report @bob win")
     assert await chat.as_("bob", "/dispute I won on time") == (
-        "Game #4 is disputed: alice beat bob. A moderator will settle it."
+        "Game #4 is disputed: alice beat bob. A moderator will settle it; it waits in "
+        "their /pending."
     )
     assert await chat.say("/confirm") == text("nothing_pending")
     assert await chat.say("/confirm 4") == text("game_disputed", game=4)
@@ -543,9 +544,10 @@ async def test_games_of_an_event_are_rated_together_when_it_closes(chat: Transcr
         "Event spring is open: report its games with event=spring."
     )
     await chat.as_("alice", "/report @bob win event=spring")
-    assert await chat.as_("bob", "/confirm") == "Game #9 confirmed: alice beat bob."
+    held = "It counts when event spring closes: its games are rated together."
+    assert await chat.as_("bob", "/confirm") == f"Game #9 confirmed: alice beat bob.\n{held}"
     assert await chat.as_("mod!", "/report @carol @dave draw event=spring") == (
-        "Game #11 recorded: carol drew with dave."
+        f"Game #11 recorded: carol drew with dave.\n{held}"
     )
     await chat.as_("carol", "/report @alice win event=spring")
     await chat.as_("alice", "/confirm")

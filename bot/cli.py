@@ -388,12 +388,11 @@ async def export_command(args: argparse.Namespace) -> str:
 
 async def import_command(args: argparse.Namespace) -> str:
     platform, chat_id = _chat(args.chat)
-    history = dataclasses.replace(read_events(args.file),
-                                  allow_duplicates=args.allow_duplicates)
+    history = read_events(args.file)
     service, repository = await open_service(database_from_environment())
     try:
         answer = await service.import_history(platform, chat_id, history, history.labels,
-                                              args.ladder)
+                                              args.ladder, allow_duplicates=args.allow_duplicates)
     except Refusal as refusal:
         # A refused row names the file itself (and its row and column); the file as a whole
         # is named here.

@@ -168,8 +168,9 @@ class MemberCommands(_Commands):
         await self.front.run(interaction, "settings", [ladder])
 
     @app_commands.command(name="help", description=text("menu_help"))
-    async def help_(self, interaction: Interaction) -> None:
-        await self.front.run(interaction, "help")
+    @app_commands.describe(command=text("param_help_command"))
+    async def help_(self, interaction: Interaction, command: str | None = None) -> None:
+        await self.front.run(interaction, "help", [command])
 
 
 class ModeratorCommands(_Commands):

@@ -408,6 +408,7 @@ MESSAGES: dict[str, str] = {
     "param_name": "Your name in the club (default: your display name)",
     "param_birth": "Birth date YYYY-MM-DD (elo's junior start)",
     "param_member": "The member",
+    "param_help_command": "A command to explain, with its options and an example (report)",
     "param_member_optional": "The member (default: you)",
     "param_ladder": "The ladder (default: main)",
     "param_challenge": "The challenge's number (needed when several wait)",

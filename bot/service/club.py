@@ -285,13 +285,14 @@ class ClubService:
 
     async def import_history(
         self, platform: str, chat_id: str, history: CsvHistory, labels: list[str],
-        ladder: str | None = None, actor: str = "import",
+        ladder: str | None = None, actor: str = "import", *, allow_duplicates: bool = False,
     ) -> Notice:
         """Checked in a worker thread, within ``heavy.IMPORT_SECONDS``."""
         caller = Caller(platform, chat_id, actor, actor, moderator=True)
         deadline = heavy.Deadline(heavy.IMPORT_SECONDS, "import_too_slow")
         return await self._session.execute(caller, lambda club, now: history_io.import_history(
-            club, now, history, labels, ladder, actor, deadline), off_loop=deadline)
+            club, now, history, labels, ladder, actor, deadline, allow_duplicates),
+            off_loop=deadline)
 
 
 __all__ = ["MAX_OPEN_CHALLENGES", "MAX_REASON", "SYSTEM_ACTOR", "Caller", "ClubService",

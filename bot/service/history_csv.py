@@ -94,9 +94,6 @@ class History:
     labels: list[str]
     #: the file's name, as refusals name it
     file: str = "EVENTS.csv"
-    #: ``clubrating import --allow-duplicates``: the operator imports this history into a ladder
-    #: that has it already (:meth:`fingerprint`), knowingly
-    allow_duplicates: bool = False
 
     def row_of(self, position: int, event_index: int | None) -> int:
         rows = self.rows[position]

@@ -45,16 +45,17 @@ def export(club: Club, ladder: str | None) -> Export:
 
 def import_history(
     club: Club, now: datetime, history: History, labels: list[str], ladder: str | None,
-    actor: str, deadline: heavy.Deadline,
+    actor: str, deadline: heavy.Deadline, allow_duplicates: bool = False,
 ) -> Decision[Notice]:
     """Append a history read from EVENTS.csv, by the rules of the chat: a new player's name is
     one /register takes, handicaps and dates are within the chat's bounds (the reading of the
     file checked them; the dates here: up to tomorrow in the ladder's time zone), every game
     one the ladder's system rates, and every row is checked by replaying it on top of the
     ladder first (the check stops at ``deadline``). A history the ladder has imported already
-    is refused unless ``history.allow_duplicates``. One bad row refuses the whole file, naming
-    the file, the row and the column, and nothing is stored. The import is recorded with the
-    history's fingerprint (:class:`~bot.service.events.HistoryImported`)."""
+    is refused unless ``allow_duplicates`` (the operator imports it again, knowingly). One bad
+    row refuses the whole file, naming the file, the row and the column, and nothing is stored.
+    The import is recorded with the history's fingerprint
+    (:class:`~bot.service.events.HistoryImported`)."""
     lad = view.ladder(club, ladder)
     view.ratings(club, lad)
     ratings = club.ratings[lad.name]
@@ -66,7 +67,8 @@ def import_history(
         # without them would break every later rating of the ladder.
         raise Refusal("system_cannot_rate", system=lad.settings.system)
     zone = lad.settings.timezone or DEFAULT_TIMEZONE
-    importing.fingerprint_check(history, lad, zone)
+    if not allow_duplicates:
+        importing.fingerprint_check(history, lad, zone)
     importing.check_dates(history, zone, now)
     importing.check_games(history, ratings.system)
     keys: dict[str, str] = {}

@@ -101,12 +101,11 @@ def check_games(history: History, system: RatingSystem) -> None:
 
 
 def fingerprint_check(history: History, ladder: Ladder, zone: str) -> None:
-    """Refuse a history ``ladder`` has imported already (the same rows, whatever the file),
-    unless the operator allows it (``--allow-duplicates``)."""
+    """Refuse a history ``ladder`` has imported already (the same rows, whatever the file)."""
     if not history.steps:  # a file of no rows adds nothing, however often it comes
         return
     earlier = ladder.imported.get(history.fingerprint())
-    if earlier is None or history.allow_duplicates:
+    if earlier is None:
         return
     at, file = earlier
     day = at.replace(tzinfo=UTC).astimezone(ZoneInfo(zone)).date()

@@ -46,9 +46,10 @@ class Club:
         path.write_text(content, encoding="utf-8", newline="")
         return read_events(path)
 
-    async def import_(self, history: History, ladder: str | None = None) -> str:
-        return render(await self.service.import_history(PLATFORM, CHAT, history,
-                                                        history.labels, ladder))
+    async def import_(self, history: History, ladder: str | None = None,
+                      allow_duplicates: bool = False) -> str:
+        return render(await self.service.import_history(
+            PLATFORM, CHAT, history, history.labels, ladder, allow_duplicates=allow_duplicates))
 
     async def refused(self, history: History) -> str:
         """The refusal, and that nothing was stored."""
@@ -210,8 +211,8 @@ async def test_a_file_of_no_rows_is_no_duplicate(club: Club) -> None:
 
 async def test_allow_duplicates_imports_it_again(club: Club) -> None:
     await club.import_(club.file(GAMES))
-    again = dataclasses.replace(club.file(GAMES), allow_duplicates=True)
-    assert await club.import_(again) == text("imported", games=4, steps=3, ladder="main")
+    assert await club.import_(club.file(GAMES), allow_duplicates=True) == text(
+        "imported", games=4, steps=3, ladder="main")
     games = [e for e in await club.stored() if e.kind == Kind.GAME_REPORTED]
     assert len(games) == 8
 

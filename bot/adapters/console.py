@@ -12,10 +12,11 @@ import logging
 from pathlib import Path
 from typing import TextIO
 
-from bot.chat.commands import Context, Usage, Words, execute, parse
+from bot.chat.commands import Context, execute, parse
 from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.chat.ratelimit import RateLimiter
+from bot.chat.words import Usage, Words
 from bot.scheduling.publishing import Picture
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
@@ -75,7 +76,8 @@ class Console:
         if isinstance(answer, Picture):
             return await self._save(answer)
         if isinstance(answer, Preview) and not answer.applied:
-            return render(answer) + "\n" + text("apply_hint")
+            hint = "apply_hint_undo" if answer.undo is not None else "apply_hint"
+            return render(answer) + "\n" + text(hint)
         return render(answer)
 
     async def _save(self, picture: Picture) -> str:

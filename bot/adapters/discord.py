@@ -38,18 +38,10 @@ from bot.adapters.discord_render import (
     refusal_text,
 )
 from bot.chat import actions
-from bot.chat.commands import (
-    ChannelCheck,
-    Context,
-    Pointed,
-    Usage,
-    Words,
-    check_rate,
-    execute,
-    parse,
-)
+from bot.chat.commands import ChannelCheck, Context, check_rate, execute, parse
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
+from bot.chat.words import Pointed, Usage, Words
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal

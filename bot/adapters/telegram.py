@@ -56,20 +56,11 @@ from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.chat import actions
 from bot.chat.actions import Action, actions_for, page_of
-from bot.chat.commands import (
-    COMMANDS,
-    Answer,
-    Context,
-    Pointed,
-    Usage,
-    Words,
-    check_rate,
-    execute,
-    parse,
-)
+from bot.chat.commands import COMMANDS, Answer, Context, check_rate, execute, parse
 from bot.chat.messages import text
 from bot.chat.presenter import cut, render
 from bot.chat.ratelimit import RateLimiter
+from bot.chat.words import Pointed, Usage, Words
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal

@@ -126,7 +126,7 @@ def leaderboard_card(
     rank_x, name_x = PAD + 46, PAD + 62
     name_columns = int((rating_x - 90 - name_x) / (_EM_ADVANCE * TEXT_PX))
 
-    put(PAD, TITLE_PX / 2, fonts.shown(title), fonts.properties(TITLE_TEXT_PX, DPI),
+    put(PAD, TITLE_PX / 2, fonts.shown_sentence(title), fonts.properties(TITLE_TEXT_PX, DPI),
         colours.text, "left")
     header_y = TITLE_PX + HEADER_PX / 2
     put(rank_x, header_y, "#", small, colours.muted)
@@ -147,7 +147,7 @@ def leaderboard_card(
     baseline = (ROW_PX + digit_height(body)) / 2
     for n, row in enumerate(rows):
         figure.text(*at(name_x, top + n * ROW_PX + baseline),
-                    fonts.shown(fonts.fitted(row.name, name_columns)), va="baseline", ha="left",
+                    fonts.laid_out(fonts.fitted(row.name, name_columns)), va="baseline", ha="left",
                     fontproperties=names, color=colours.text)
     column(rating_x, [f"{row.rating:.0f}" + ("?" if row.provisional else "") for row in rows],
            bold, colours.text)

@@ -12,15 +12,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Literal
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.backend_bases import RendererBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.text import Annotation
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.transforms import Bbox
 
 from bot.chat.messages import text
 
@@ -32,13 +37,20 @@ from .theme import Theme, theme_named
 DPI = 100
 WIDTH, HEIGHT = 1000, 600
 #: margins in pixels around the plot: room for the title, the legend and the axes' labels
-LEFT, RIGHT, TOP, BOTTOM = 86, 24, 78, 60
+LEFT, RIGHT, TOP, BOTTOM = 86, 44, 78, 60
 TITLE_PX = 28
 TEXT_PX = 17
 #: series longer than this are drawn as a plain line (markers would merge into a blur)
 MARKERS_UP_TO = 40
-SHADE_ALPHA = 0.12
+SHADE_ALPHA = 0.18
 BAND_ALPHA = 0.2
+#: the least span of the rating axis, in rating points: a one-game or flat history is drawn
+#: against a readable scale rather than magnified into tenths of a point
+MIN_SPAN = 100
+#: room in pixels above the highest point of the data for a peak's label
+HEADROOM_PX = 40
+#: a name in the legend is cut to this many Latin-letter widths
+LEGEND_NAME_COLUMNS = 24
 
 
 #: matplotlib's default date epoch (rcParams["date.epoch"]), which its date axis counts from
@@ -77,13 +89,25 @@ def _provisional_spans(times: Sequence[float], flags: Sequence[bool],
 
 def rating_chart(series: Sequence[Series], title: str, theme: Theme | str = "light") -> bytes:
     """The chart of one or two players' series as PNG bytes."""
+    colours = theme_named(theme)
+    return png_bytes(chart_figure(series, title, colours), DPI, colours.background)
+
+
+def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "light") -> Figure:
+    """The chart of one or two players' series, drawn (its canvas attached) but not encoded.
+
+    The peak marked is each player's highest *established* rating
+    (:attr:`~bot.charts.data.Series.established_peak`); a player who was never established
+    gets no mark. The y axis spans at least :data:`MIN_SPAN` rating points, in whole numbers
+    without an offset, so a one-game or flat history is still a readable chart. Peak labels are
+    placed so that they stay inside the plot and clear of each other."""
     if not 1 <= len(series) <= 2:
         raise ValueError(f"series must hold one or two players, not {len(series)}")
     if not all(s.points for s in series):
         raise ValueError("every series needs at least one point")
     colours = theme_named(theme)
     figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI, facecolor=colours.background)
-    FigureCanvasAgg(figure)
+    canvas = FigureCanvasAgg(figure)
     axes = figure.add_axes((LEFT / WIDTH, BOTTOM / HEIGHT, 1 - (LEFT + RIGHT) / WIDTH,
                             1 - (TOP + BOTTOM) / HEIGHT))
     body = fonts.properties(TEXT_PX, DPI, names=False)
@@ -96,6 +120,7 @@ def rating_chart(series: Sequence[Series], title: str, theme: Theme | str = "lig
     left_edge, right_edge = first - margin, last + margin
     legend: list[Line2D | Patch] = []
     shaded = banded = False
+    peaks: list[tuple[float, float, str]] = []
 
     for index, one in enumerate(series):
         colour = colours.line(index)
@@ -105,47 +130,119 @@ def rating_chart(series: Sequence[Series], title: str, theme: Theme | str = "lig
             deviation = np.array([math.nan if p.deviation is None else p.deviation
                                   for p in one.points])
             axes.fill_between(times, ratings - deviation, ratings + deviation, color=colour,
-                              alpha=BAND_ALPHA, linewidth=0)
+                              alpha=BAND_ALPHA, linewidth=0, gid=f"band-{index}")
             banded = True
         spans = _provisional_spans(times.tolist(), [p.provisional for p in one.points],
                                    right_edge)
         for start, end in spans:
-            axes.axvspan(start, end, color=colour, alpha=SHADE_ALPHA, linewidth=0)
+            axes.axvspan(start, end, color=colours.provisional, alpha=SHADE_ALPHA, linewidth=0,
+                         gid=f"provisional-{index}")
         shaded = shaded or bool(spans)
         marker = "o" if len(times) <= MARKERS_UP_TO else None
         axes.plot(times, ratings, color=colour, linewidth=2.2, marker=marker, markersize=4.5,
                   zorder=3)
-        legend.append(Line2D([], [], color=colour, linewidth=2.2, label=fonts.shown(one.name)))
-        peak = one.peak
-        assert peak is not None
-        peak_time = date2num(peak.at)
-        axes.scatter([peak_time], [peak.rating], marker="*", s=260, color=colour,
-                     edgecolors=colours.background, linewidths=1.2, zorder=4)
-        axes.annotate(text("chart_peak", rating=f"{peak.rating:.0f}"), (peak_time, peak.rating),
-                      xytext=(0, 12), textcoords="offset points", ha="center",
-                      fontproperties=body, color=colour, zorder=5)
+        legend.append(Line2D([], [], color=colour, linewidth=2.2,
+                             label=fonts.laid_out(fonts.fitted(one.name, LEGEND_NAME_COLUMNS))))
+        peak = one.established_peak
+        if peak is not None:
+            peaks.append((date2num(peak.at), peak.rating, colour))
 
-    # One entry per kind of shading, in the first player's colour (the second's is alike).
+    # One entry per kind of shading: the band in the first player's colour (the second's is
+    # alike), the provisional stretch in its own hue.
     if banded:
-        legend.append(Patch(color=colours.line(0), alpha=BAND_ALPHA + 0.1,
-                            label=text("chart_deviation")))
+        legend.append(Patch(color=colours.line(0), alpha=BAND_ALPHA, label=text("chart_deviation"),
+                            gid="legend-deviation"))
     if shaded:
-        legend.append(Patch(color=colours.line(0), alpha=SHADE_ALPHA + 0.1,
-                            label=text("chart_provisional")))
+        legend.append(Patch(color=colours.provisional, alpha=SHADE_ALPHA,
+                            label=text("chart_provisional"), gid="legend-provisional"))
     axes.set_xlim(left_edge, right_edge)
-    low, high = axes.get_ylim()
-    axes.set_ylim(low, high + (high - low) * 0.08)  # room for the peak's label
+    axes.set_ylim(*_rating_range(axes.get_ylim(), axes_height=HEIGHT - TOP - BOTTOM))
     locator = AutoDateLocator()  # type: ignore[no-untyped-call]
     axes.xaxis.set_major_locator(locator)
     axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+    axes.yaxis.set_major_formatter(FuncFormatter(_rating_tick))
     _style(axes, colours, body)
     axes.set_ylabel(text("chart_rating_axis"), fontproperties=body, color=colours.muted)
     axes.legend(handles=legend, loc="upper left", prop=names, frameon=False,
                 labelcolor=colours.text, ncols=len(legend), bbox_to_anchor=(0, 1.12))
-    figure.text(LEFT / WIDTH, 1 - 22 / HEIGHT, fonts.shown(title), va="center", ha="left",
-                fontproperties=fonts.properties(TITLE_PX, DPI), color=colours.text)
+    heading = figure.text(LEFT / WIDTH, 1 - 22 / HEIGHT, fonts.shown_sentence(title),
+                          va="center", ha="left", fontproperties=fonts.properties(TITLE_PX, DPI),
+                          color=colours.text, gid="title")
+    renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]
+    room = WIDTH - LEFT - RIGHT
+    width = heading.get_window_extent(renderer).width
+    if width > room:  # two long names: a smaller title rather than a cut one
+        heading.set_fontsize(TITLE_PX * 72 / DPI * room / width)
+    _mark_peaks(axes, peaks, colours, body, renderer)
+    return figure
 
-    return png_bytes(figure, DPI, colours.background)
+
+def _rating_tick(value: float, _position: object) -> str:
+    return f"{value:.0f}".replace("-", "\u2212")
+
+
+def _rating_range(limits: tuple[float, float], axes_height: float) -> tuple[float, float]:
+    """The y range to show: the data's (as matplotlib autoscaled it), widened about its middle
+    to at least :data:`MIN_SPAN` points, then with :data:`HEADROOM_PX` above for a peak's
+    label."""
+    low, high = limits
+    if high - low < MIN_SPAN:
+        middle = (low + high) / 2
+        low, high = middle - MIN_SPAN / 2, middle + MIN_SPAN / 2
+    high += (high - low) * HEADROOM_PX / (axes_height - HEADROOM_PX)
+    return low, high
+
+
+_Place = tuple[float, float, Literal["left", "center", "right"], Literal["bottom", "center", "top"]]
+
+#: where a peak's label may go, tried in order: offset from the star in points, and alignment
+_PLACES: tuple[_Place, ...] = (
+    (0, 9, "center", "bottom"), (-4, 9, "right", "bottom"), (4, 9, "left", "bottom"),
+    (0, -9, "center", "top"), (-4, -9, "right", "top"), (4, -9, "left", "top"),
+    (11, 0, "left", "center"), (-11, 0, "right", "center"),
+    (0, 27, "center", "bottom"), (0, -27, "center", "top"),
+)
+
+
+def _mark_peaks(axes: Axes, peaks: Sequence[tuple[float, float, str]], colours: Theme,
+                font: FontProperties, renderer: RendererBase) -> None:
+    """A star at each peak and its label where it lies inside the plot and clear of the labels
+    already placed (the first such place of :data:`_PLACES`; else the first clear of them)."""
+    inside = axes.get_window_extent(renderer)
+    placed: list[Bbox] = []
+    for index, (when, rating, colour) in enumerate(peaks):
+        axes.scatter([when], [rating], marker="*", s=260, color=colour,
+                     edgecolors=colours.background, linewidths=1.2, zorder=4,
+                     gid=f"peak-{index}")
+        label = axes.annotate(text("chart_peak", rating=f"{rating:.0f}"), (when, rating),
+                              xytext=_PLACES[0][:2], textcoords="offset points",
+                              fontproperties=font, color=colour, zorder=5,
+                              gid=f"peak-label-{index}")
+        chosen: _Place | None = None
+        for place in _PLACES:
+            box = _placed(label, place, renderer)
+            clear = not any(box.overlaps(other) for other in placed)
+            if clear and _within(box, inside):
+                chosen = place
+                break
+            if clear and chosen is None:
+                chosen = place
+        placed.append(_placed(label, chosen or _PLACES[0], renderer))
+
+
+def _placed(label: Annotation, place: _Place,
+            renderer: RendererBase) -> Bbox:
+    dx, dy, ha, va = place
+    label.xyann = (dx, dy)
+    label.set_horizontalalignment(ha)
+    label.set_verticalalignment(va)
+    return label.get_window_extent(renderer)
+
+
+def _within(box: Bbox, outer: Bbox) -> bool:
+    return bool(box.x0 >= outer.x0 and box.x1 <= outer.x1 and box.y0 >= outer.y0
+                and box.y1 <= outer.y1)
 
 
 def _style(axes: Axes, colours: Theme, font: FontProperties) -> None:

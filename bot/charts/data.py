@@ -46,10 +46,23 @@ class Series:
 
     @property
     def peak(self) -> ChartPoint | None:
-        """The highest rating reached (the first time it was reached)."""
+        """The highest rating reached, provisional or not (the first time it was reached): the
+        peak /rating shows. Charts mark :attr:`established_peak`."""
         best: ChartPoint | None = None
         for point in self.points:
             if best is None or point.rating > best.rating:
+                best = point
+        return best
+
+    @property
+    def established_peak(self) -> ChartPoint | None:
+        """The highest rating reached while established (not provisional), the first time it
+        was reached: the peak a chart marks and its caption names. A provisional rating is the
+        system's first guess and often overshoots, so it is no peak; ``None`` while the player
+        was never established (the chart then marks no peak and its caption says so)."""
+        best: ChartPoint | None = None
+        for point in self.points:
+            if not point.provisional and (best is None or point.rating > best.rating):
                 best = point
         return best
 

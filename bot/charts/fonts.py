@@ -5,8 +5,13 @@ DejaVu Sans, bundled with matplotlib, covers Latin, Cyrillic, Greek and Hebrew; 
 Chinese, Korean) need a CJK font from the system. Without one the pictures are still made, with
 boxes for the missing glyphs, and a warning says which package to install.
 
-Agg draws text in storage order, left to right; python-bidi's ``get_display`` reorders a
-Hebrew or Arabic name into the order it is read (Unicode Bidirectional Algorithm, UAX #9).
+Right-to-left names: matplotlib 3.11 lays text out with libraqm, which applies the Unicode
+Bidirectional Algorithm (UAX #9) itself, so text is given to it in logical order (reordering it
+first with python-bidi, as for older matplotlib, draws Hebrew names backwards). A line of the
+interface's left-to-right sentences starts with a LEFT-TO-RIGHT MARK, so that a title whose
+first word is a Hebrew name is not laid out as a right-to-left paragraph. Without libraqm
+(matplotlib before 3.11 drew text in storage order) python-bidi's ``get_display`` reorders.
+The leaderboard card's names still go through :func:`shown` (see there).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import unicodedata
 from bidi import get_display  # type: ignore[import-untyped]
 from matplotlib import font_manager
 from matplotlib.font_manager import FontProperties
+from matplotlib.ft2font import FT2Font
 
 log = logging.getLogger(__name__)
 
@@ -93,11 +99,37 @@ def _discover() -> tuple[str, ...]:
     return (BASE_FAMILY, found[0])
 
 
+#: LEFT-TO-RIGHT MARK: a strong left-to-right character without a glyph (UAX #9, 2.6)
+LRM = "\u200e"
+#: matplotlib lays text out with libraqm (3.11 and later), which reorders bidirectional text
+LAYOUT_REORDERS = hasattr(FT2Font, "_layout")
+
+
 def shown(name: str) -> str:
-    """A name in the order it is drawn: right-to-left runs reversed for display (UAX #9)."""
+    """A name with its right-to-left runs reversed (python-bidi's ``get_display``), as
+    matplotlib before 3.11 needed it (a layout that does not reorder by itself): what
+    :func:`laid_out` gives there."""
     if _RIGHT_TO_LEFT.search(name) is None:
         return name
     return str(get_display(name))
+
+
+def laid_out(name: str) -> str:
+    """A name as it is given to matplotlib to be drawn in reading order (UAX #9): as it is,
+    when matplotlib's layout reorders it itself, else reordered by :func:`shown`."""
+    return name if LAYOUT_REORDERS else shown(name)
+
+
+def shown_sentence(line: str) -> str:
+    """A line of the interface's own (left-to-right) language, as it is given to matplotlib: laid
+    out on a left-to-right base, so a title that starts with a Hebrew name still reads
+    "name · ladder", not "ladder · name" as a paragraph whose direction is guessed from its
+    first letter would."""
+    if _RIGHT_TO_LEFT.search(line) is None:
+        return line
+    if LAYOUT_REORDERS:
+        return LRM + line
+    return str(get_display(line, base_dir="L"))
 
 
 def _width(char: str) -> int:

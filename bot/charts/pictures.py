@@ -55,11 +55,15 @@ def chart_picture(
     first = histories[0]
     if len(histories) == 1:
         title = text("chart_title", name=first.name, ladder=first.ladder)
-        last, peak = series[0].points[-1], series[0].peak
-        assert peak is not None
-        caption = text("chart_caption", name=first.name, ladder=first.ladder,
-                       rating=rating_text(last.rating, last.provisional, last.deviation),
-                       peak=rating_text(peak.rating, False))
+        # The peak the chart marks: the highest established rating (none while provisional).
+        last, peak = series[0].points[-1], series[0].established_peak
+        rating = rating_text(last.rating, last.provisional, last.deviation)
+        if peak is None:
+            caption = text("chart_caption_unestablished", name=first.name, ladder=first.ladder,
+                           rating=rating)
+        else:
+            caption = text("chart_caption", name=first.name, ladder=first.ladder,
+                           rating=rating, peak=rating_text(peak.rating, False))
         filename = f"rating-{_slug(first.name)}-{first.ladder}.png"
     else:
         other = histories[1]

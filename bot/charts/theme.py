@@ -17,6 +17,9 @@ class Theme:
     up: str  # a rating that rose
     down: str  # a rating that fell
     lines: tuple[str, str]  # first and second player of a chart
+    #: a chart's provisional stretch: a hue of its own, so its legend entry is not taken for
+    #: the deviation band (drawn in the player's colour)
+    provisional: str
 
     def line(self, index: int) -> str:
         return self.lines[index % len(self.lines)]
@@ -27,10 +30,12 @@ class Theme:
 DARK = Theme(
     name="dark", background="#17212b", stripe="#1f2c39", text="#e9eef3", muted="#9fb0c0",
     grid="#2e3f50", up="#5ad08f", down="#ff7b7b", lines=("#5eb0ff", "#ffb547"),
+    provisional="#e3b341",
 )
 LIGHT = Theme(
     name="light", background="#ffffff", stripe="#f0f3f6", text="#1b1f24", muted="#57606a",
     grid="#d8dee4", up="#1a7f37", down="#cf222e", lines=("#0969da", "#bc4c00"),
+    provisional="#d4a72c",
 )
 THEMES = {theme.name: theme for theme in (DARK, LIGHT)}
 

@@ -1,14 +1,15 @@
 """Every button the bot shows, defined once for every chat front-end.
 
 A button is an :class:`Action`: what a press does (confirm or dispute a game, accept or decline a
-challenge, apply or cancel a correction, show a page of a ladder's leaderboard), the message key
-of its label, and whether it is the primary or the secondary choice of a pair (front-ends map
-that to a style or a colour). :func:`actions_for` gives the buttons that go with an answer,
-:meth:`Action.parse` reads a pressed button's id back, and :func:`press` runs the press.
+challenge, apply or cancel a correction, approve or decline a claim of an imported record, show
+a page of a ladder's leaderboard), the message key of its label, and whether it is the primary
+or the secondary choice of a pair (front-ends map that to a style or a colour).
+:func:`actions_for` gives the buttons that go with an answer, :meth:`Action.parse` reads a
+pressed button's id back, and :func:`press` runs the press.
 
 An action's id is what a chat stores with the button (Telegram's callback data, Discord's custom
-id): ``g:confirm:12``, ``c:accept:3``, ``x:apply:12``, ``t:main:2``. Messages posted long ago
-carry these ids, so they never change: a press after an upgrade still works.
+id): ``g:confirm:12``, ``c:accept:3``, ``x:apply:12``, ``k:approve:40``, ``t:main:2``. Messages
+posted long ago carry these ids, so they never change: a press after an upgrade still works.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from bot.service.results import GameResult, Leaderboard, Notice, Preview, Result
 #: leaderboard rows per page
 PAGE = 20
 #: every button id: its group, then its verb (a page's: the ladder's name, and ladder names never
-#: contain ":"), then the game, challenge or page number. Discord's template for the custom ids
-#: of old messages too, so it never changes; a chat's data not matching it is not ours.
-ID_PATTERN = r"(?P<kind>[gcxt]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
+#: contain ":"), then the game, challenge, claim or page number. Discord's template for the
+#: custom ids of old messages too, so it only grows; a chat's data not matching it is not ours.
+ID_PATTERN = r"(?P<kind>[gcxtk]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
 _ID = re.compile(ID_PATTERN)
 
 
@@ -38,6 +39,7 @@ class Group(StrEnum):
     CHALLENGE = "c"
     CORRECTION = "x"
     PAGE = "t"
+    CLAIM = "k"
 
 
 class Emphasis(Enum):
@@ -58,6 +60,8 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
                       "decline": ("button_decline", Emphasis.SECONDARY)},
     Group.CORRECTION: {"apply": ("button_apply", Emphasis.PRIMARY),
                        "cancel": ("button_cancel", Emphasis.SECONDARY)},
+    Group.CLAIM: {"approve": ("button_approve", Emphasis.PRIMARY),
+                  "decline": ("button_decline", Emphasis.SECONDARY)},
 }
 
 
@@ -140,6 +144,10 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
         challenge = answer.params["challenge"]  # the service's number: an int
         if isinstance(challenge, int):
             return [_pair(Group.CHALLENGE, "accept", "decline", challenge)]
+    if isinstance(answer, Notice) and answer.key == "claim_requested":
+        claim = answer.params["claim"]  # the claim's number: an int
+        if isinstance(claim, int):
+            return [_pair(Group.CLAIM, "approve", "decline", claim)]
     if isinstance(answer, Preview) and not answer.applied:
         return [_pair(Group.CORRECTION, "apply", "cancel", answer.game_id)]
     if isinstance(answer, Leaderboard) and page >= 0 and pages(answer) > 1:
@@ -170,6 +178,8 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
         return await service.dispute(caller, ref), 0
     if action.group is Group.CHALLENGE and action.verb in ("accept", "decline"):
         return await service.answer_challenge(caller, action.verb == "accept", ref), 0
+    if action.group is Group.CLAIM and action.verb in ("approve", "decline"):
+        return await service.claim(caller, action.verb, ref), 0
     if action.group is Group.CORRECTION and action.verb in ("apply", "cancel"):
         return await press_correction(service, caller, action.verb, ref), 0
     raise Refusal("bad_command", command=action.id[:40])

@@ -3,84 +3,47 @@
 A front-end turns a message into a command name and words (``parse``), builds a
 :class:`Context` (who asks, where), and calls :func:`execute`. The answer is a service result or
 a catalogue sentence; a refusal is raised as :class:`~bot.service.errors.Refusal` and an unusable
-command as :class:`Usage` (carrying the usage line's message key).
+command as :class:`~bot.chat.words.Usage` (carrying the usage line's message key). Reading the
+words is :mod:`bot.chat.words`'s; ``/help`` is :mod:`bot.chat.help`'s, from :data:`COMMANDS`.
 """
 
 from __future__ import annotations
 
-import secrets
 import shlex
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
+from bot.chat.help import MEMBER_HELP, MODERATOR_HELP, command_help, listed
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.usecase_log import log_use_case
+from bot.chat.words import (
+    MAX_LINE,
+    ExtraWord,
+    Pointed,
+    UnknownOption,
+    Usage,
+    Words,
+    at_most,
+    ladder_word,
+    number,
+    one,
+    one_member,
+    optional_member,
+    optional_number,
+    shown_key,
+)
 from bot.scheduling.publishing import Picture
 from bot.service import heavy
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef, Who
-from bot.service.ladder_settings import SETTINGS
 from bot.service.moderation import MAX_AUDIT
 from bot.service.parsing import RESULTS
 from bot.service.results import Leaderboard, RatingHistory, Result
 from bot.service.schedules import check_channel
-
-#: longer messages are refused before they are parsed
-MAX_LINE = 2000
-
-
-@dataclass(slots=True)
-class Words:
-    """A command's words: positional arguments and key=value options, and the members among
-    them that the platform pointed at (a mention, a reply, the member picker), by the index
-    of their word in ``args`` or by option key: :meth:`who` gives those as a
-    :class:`~bot.service.identity.UserRef`, found by user id whatever their word's text."""
-
-    args: list[str]
-    options: dict[str, str]
-    members: dict[int | str, UserRef] = field(default_factory=dict)
-    #: the options given more than once (their first value is in ``options``), in typed order
-    repeated: list[str] = field(default_factory=list)
-
-    def take(self, key: str) -> str | None:
-        return self.options.pop(key, None)
-
-    def who(self, index: int) -> Who:
-        """The member named by the ``index``-th word."""
-        return self.members.get(index) or self.args[index]
-
-    def take_who(self, key: str) -> Who | None:
-        """The member named by option ``key``, taken out of the options."""
-        text = self.options.pop(key, None)
-        return self.members.pop(key, None) or text
-
-
-class Pointed:
-    """Members the platform pointed at in one message's text (a Telegram text mention or
-    reply, a Discord ``<@id>``): each is written into the text as a token nobody can type (it
-    holds a random number of this message), and :func:`parse` turns the token's word back into
-    the member's :class:`~bot.service.identity.UserRef`."""
-
-    def __init__(self) -> None:
-        self.refs: dict[str, UserRef] = {}
-        self._nonce = secrets.token_hex(8)
-
-    def mark(self, ref: UserRef) -> str:
-        token = f"@{self._nonce}.{len(self.refs)}."
-        self.refs[token] = ref
-        return token
-
-    def unmark(self, word: str) -> str:
-        """A word with the tokens in it shown as their members' names (a mention inside
-        quoted text is only text)."""
-        for token, ref in self.refs.items():
-            word = word.replace(token, ref.shown)
-        return word
-
 
 #: checks that the caller runs the chat or channel they name (an id) and that the bot may post
 #: there; raises a :class:`Refusal` saying which fails (each front-end asks its platform)
@@ -199,20 +162,6 @@ async def execute(ctx: Context, command: str, words: Words) -> Answer:
                      time.perf_counter() - began)
 
 
-class Usage(Exception):
-    """The command's words do not fit its usage line (``args[0]``: its message key)."""
-
-
-class UnknownOption(Exception):
-    """A ``key=value`` the command does not take (``args[0]``: the key); :func:`execute`
-    refuses it naming the options the command takes."""
-
-
-class ExtraWord(Exception):
-    """A word past those the command reads (``args[0]``: the first such word); :func:`execute`
-    refuses it with the command's usage line."""
-
-
 class Command(tuple[Handler, str]):
     """One entry of :data:`COMMANDS`: its handler and the message key of its usage line (the
     pair, as a tuple), and what else it takes, declared once for the checks of :func:`execute`
@@ -257,70 +206,14 @@ class Command(tuple[Handler, str]):
                 if key not in self.options:
                     raise UnknownOption(key)
         if words.repeated:
-            raise Refusal("option_twice", option=_shown_key(words.repeated[0]))
+            raise Refusal("option_twice", option=shown_key(words.repeated[0]))
 
     def unknown(self, command: str, key: str) -> Refusal:
         """The refusal of option ``key``, naming those the command takes."""
         if not self.options:
-            return Refusal("unknown_option_none", option=_shown_key(key), command=f"/{command}")
-        return Refusal("unknown_option", option=_shown_key(key), command=f"/{command}",
+            return Refusal("unknown_option_none", option=shown_key(key), command=f"/{command}")
+        return Refusal("unknown_option", option=shown_key(key), command=f"/{command}",
                        options=", ".join(f"{o}=" for o in self.options))
-
-
-def _shown_key(key: str) -> str:
-    """An option's key as a refusal shows it (a word ``=x`` has no key: it shows as ``=``)."""
-    return key[:32] or "="
-
-
-def _at_most(words: Words, count: int) -> None:
-    """The command reads ``count`` words at most: the first word past them is refused."""
-    if len(words.args) > count:
-        raise ExtraWord(words.args[count])
-
-
-def _ladder_word(words: Words) -> str | None:
-    """The ladder named by the only word or by ``ladder=``; both at once name it twice."""
-    _at_most(words, 1)
-    ladder = words.take("ladder")
-    if not words.args:
-        return ladder
-    if ladder is not None:
-        raise Refusal("option_twice", option="ladder")
-    return words.args[0]
-
-
-def _number(word: str) -> int:
-    try:
-        value = int(word.lstrip("#"))
-    except ValueError:
-        raise Refusal("bad_number", text=word[:20]) from None
-    if value <= 0:
-        raise Refusal("bad_number", text=word[:20])
-    return value
-
-
-def _optional_number(words: Words) -> int | None:
-    _at_most(words, 1)
-    return _number(words.args[0]) if words.args else None
-
-
-def _one(words: Words) -> str:
-    if not words.args:
-        raise Usage
-    _at_most(words, 1)
-    return words.args[0]
-
-
-def _one_member(words: Words) -> Who:
-    if not words.args:
-        raise Usage
-    _at_most(words, 1)
-    return words.who(0)
-
-
-def _optional_member(words: Words) -> Who | None:
-    _at_most(words, 1)
-    return words.who(0) if words.args else None
 
 
 async def _register(ctx: Context, words: Words) -> Result:
@@ -329,24 +222,24 @@ async def _register(ctx: Context, words: Words) -> Result:
 
 
 async def _rating(ctx: Context, words: Words) -> Result:
-    return await ctx.service.profile(ctx.caller, _optional_member(words), words.take("ladder"))
+    return await ctx.service.profile(ctx.caller, optional_member(words), words.take("ladder"))
 
 
 async def _top(ctx: Context, words: Words) -> Result:
-    return await ctx.service.leaderboard(ctx.caller, _ladder_word(words))
+    return await ctx.service.leaderboard(ctx.caller, ladder_word(words))
 
 
 async def _challenge(ctx: Context, words: Words) -> Result:
-    return await ctx.service.challenge(ctx.caller, _one_member(words), words.take("ladder"))
+    return await ctx.service.challenge(ctx.caller, one_member(words), words.take("ladder"))
 
 
 async def _accept(ctx: Context, words: Words) -> Result:
-    return await ctx.service.answer_challenge(ctx.caller, True, _optional_number(words))
+    return await ctx.service.answer_challenge(ctx.caller, True, optional_number(words))
 
 
 async def _decline(ctx: Context, words: Words) -> Result:
     return await ctx.service.answer_challenge(
-        ctx.caller, False, _optional_number(words)
+        ctx.caller, False, optional_number(words)
     )
 
 
@@ -354,11 +247,11 @@ async def _report(ctx: Context, words: Words) -> Result:
     options = {key: words.take(key) for key in ("handicap", "colour", "event", "ladder")}
     player: Who | None
     if len(words.args) == 2 or len(words.args) > 2 and _is_result(words, 1):
-        _at_most(words, 2)  # @member RESULT: a word more is extra
+        at_most(words, 2)  # @member RESULT: a word more is extra
         opponent, result = words.who(0), words.args[1]
         player = None
     elif len(words.args) >= 3:  # @player @opponent RESULT (moderators)
-        _at_most(words, 3)
+        at_most(words, 3)
         player, opponent, result = words.who(0), words.who(1), words.args[2]
     else:
         raise Usage
@@ -372,39 +265,39 @@ def _is_result(words: Words, index: int) -> bool:
 
 
 async def _confirm(ctx: Context, words: Words) -> Result:
-    return await ctx.service.confirm(ctx.caller, _optional_number(words))
+    return await ctx.service.confirm(ctx.caller, optional_number(words))
 
 
 async def _dispute(ctx: Context, words: Words) -> Result:
     game = None
     reason = words.args
     if reason and reason[0].lstrip("#").isdigit():
-        game, reason = _number(reason[0]), reason[1:]
+        game, reason = number(reason[0]), reason[1:]
     return await ctx.service.dispute(ctx.caller, game, " ".join(reason))
 
 
 async def _withdraw(ctx: Context, words: Words) -> Result:
-    return await ctx.service.withdraw(ctx.caller, _optional_number(words))
+    return await ctx.service.withdraw(ctx.caller, optional_number(words))
 
 
 async def _history(ctx: Context, words: Words) -> Result:
-    return await ctx.service.history(ctx.caller, _optional_member(words), words.take("ladder"))
+    return await ctx.service.history(ctx.caller, optional_member(words), words.take("ladder"))
 
 
 async def _h2h(ctx: Context, words: Words) -> Result:
-    return await ctx.service.head_to_head(ctx.caller, _one_member(words), words.take("ladder"))
+    return await ctx.service.head_to_head(ctx.caller, one_member(words), words.take("ladder"))
 
 
 async def _pending(ctx: Context, words: Words) -> Result:
-    _at_most(words, 0)
+    at_most(words, 0)
     return await ctx.service.pending(ctx.caller)
 
 
 async def _correct(ctx: Context, words: Words) -> Result | str:
     if not words.args:
         raise Usage
-    _at_most(words, 2)
-    game = _number(words.args[0])
+    at_most(words, 2)
+    game = number(words.args[0])
     result = words.args[1] if len(words.args) > 1 else None
     correction = Correction(result, words.take_who("a"), words.take_who("b"),
                             words.take("handicap"))
@@ -412,66 +305,79 @@ async def _correct(ctx: Context, words: Words) -> Result | str:
 
 
 async def _apply(ctx: Context, words: Words) -> Result | str:
-    _at_most(words, 0)
+    at_most(words, 0)
     applied = await ctx.service.apply_correction(ctx.caller)
     return text("no_preview") if applied is None else applied
 
 
 async def _cancel(ctx: Context, words: Words) -> str:
-    _at_most(words, 0)
-    game = await ctx.service.cancel_correction(ctx.caller)
-    return (text("no_preview_to_cancel") if game is None
-            else text("correction_cancelled", game=game))
+    at_most(words, 0)
+    cancelled = await ctx.service.cancel_correction(ctx.caller)
+    return (text("no_preview_to_cancel") if cancelled is None
+            else text(cancelled.key, cancelled.params))
 
 
 async def press_correction(service: ClubService, caller: Caller, action: str,
                            game: int) -> Result | str:
-    """The Apply or Cancel button under the preview of ``game``. The button of an older
-    preview (of another game), or one pressed when nothing waits, is refused."""
+    """The Apply or Cancel button under the preview of ``game`` (or of an /undo of action
+    ``game``). The button of an older preview (of another game), or one pressed when nothing
+    waits, is refused."""
     if action == "apply":
         applied = await service.apply_correction(caller, game)
         if applied is None:
             raise Refusal("no_preview")
         return applied
-    if await service.cancel_correction(caller, game) is None:
+    cancelled = await service.cancel_correction(caller, game)
+    if cancelled is None:
         raise Refusal("no_preview")
-    return text("correction_cancelled", game=game)
+    return text(cancelled.key, cancelled.params)
 
 
 async def _void(ctx: Context, words: Words) -> Result:
     if not words.args:
         raise Usage
-    return await ctx.service.void(ctx.caller, _number(words.args[0]),
+    return await ctx.service.void(ctx.caller, number(words.args[0]),
                                       " ".join(words.args[1:]))
 
 
 async def _restore(ctx: Context, words: Words) -> Result:
-    return await ctx.service.void(ctx.caller, _number(_one(words)), restore=True)
+    return await ctx.service.void(ctx.caller, number(one(words)), restore=True)
 
 
 async def _merge(ctx: Context, words: Words) -> Result:
     if len(words.args) < 2:
         raise Usage
-    _at_most(words, 2)
+    at_most(words, 2)
     return await ctx.service.merge(ctx.caller, words.who(0), words.who(1))
 
 
 async def _retire(ctx: Context, words: Words) -> Result:
     return await ctx.service.set_membership(
-        ctx.caller, _one_member(words), True, words.take("ladder")
+        ctx.caller, one_member(words), True, words.take("ladder")
     )
 
 
 async def _return(ctx: Context, words: Words) -> Result:
     return await ctx.service.set_membership(
-        ctx.caller, _one_member(words), False, words.take("ladder")
+        ctx.caller, one_member(words), False, words.take("ladder")
     )
+
+
+async def _claim(ctx: Context, words: Words) -> Result:
+    """``/claim NAME`` asks to be an imported player; a moderator's ``/claim approve NAME`` or
+    ``/claim decline NAME`` answers (as the buttons do)."""
+    answer = len(words.args) > 1 and words.args[0].lower() in ("approve", "decline")
+    if not words.args:
+        raise Usage
+    at_most(words, 2 if answer else 1)
+    verb = words.args[0].lower() if answer else "request"
+    return await ctx.service.claim(ctx.caller, verb, words.who(1 if answer else 0))
 
 
 async def _event(ctx: Context, words: Words) -> Result:
     if len(words.args) < 2 or words.args[0] not in ("open", "close"):
         raise Usage
-    _at_most(words, 2)
+    at_most(words, 2)
     return await ctx.service.set_event(
         ctx.caller, words.args[1], words.args[0] == "open", words.take("ladder")
     )
@@ -480,7 +386,7 @@ async def _event(ctx: Context, words: Words) -> Result:
 async def _ladder(ctx: Context, words: Words) -> Result:
     if len(words.args) < 2 or words.args[0] != "create":
         raise Usage
-    _at_most(words, 3)
+    at_most(words, 3)
     system = words.args[2] if len(words.args) == 3 else "club"
     return await ctx.service.create_ladder(ctx.caller, words.args[1], system,
                                                words.options)
@@ -488,7 +394,7 @@ async def _ladder(ctx: Context, words: Words) -> Result:
 
 async def _system(ctx: Context, words: Words) -> Result:
     ladder = words.take("ladder")
-    return await ctx.service.set_system(ctx.caller, _one(words), words.options, ladder)
+    return await ctx.service.set_system(ctx.caller, one(words), words.options, ladder)
 
 
 async def _set(ctx: Context, words: Words) -> Result:
@@ -499,12 +405,12 @@ async def _set(ctx: Context, words: Words) -> Result:
         raise UnknownOption(next(iter(words.options)))
     if len(words.args) < 2:
         raise Usage
-    _at_most(words, 2)
+    at_most(words, 2)
     return await ctx.service.set_setting(ctx.caller, words.args[0], words.args[1], ladder)
 
 
 async def _settings(ctx: Context, words: Words) -> Result:
-    return await ctx.service.settings(ctx.caller, _ladder_word(words))
+    return await ctx.service.settings(ctx.caller, ladder_word(words))
 
 
 async def _audit(ctx: Context, words: Words) -> Result:
@@ -518,18 +424,18 @@ async def _audit(ctx: Context, words: Words) -> Result:
 
 
 async def _evaluate(ctx: Context, words: Words) -> Result:
-    return await ctx.service.evaluate(ctx.caller, _ladder_word(words))
+    return await ctx.service.evaluate(ctx.caller, ladder_word(words))
 
 
 async def _undo(ctx: Context, words: Words) -> Result:
-    _at_most(words, 0)
+    at_most(words, 0)
     return await ctx.service.undo(ctx.caller)
 
 
 async def _moderator(ctx: Context, words: Words) -> Result:
     if len(words.args) < 2 or words.args[0] not in ("add", "remove"):
         raise Usage
-    _at_most(words, 2)
+    at_most(words, 2)
     return await ctx.service.name_moderator(ctx.caller, words.who(1), words.args[0] == "add")
 
 
@@ -537,7 +443,7 @@ async def _schedule(ctx: Context, words: Words) -> Result:
     """``/schedule [ladder] cron=... tz=... channel=... size=...`` sets; ``/schedule show|pause|
     resume [ladder]``; a bare ``/schedule`` shows."""
     action = words.args[0] if words.args and words.args[0] in _SCHEDULE_ACTIONS else None
-    _at_most(words, 2 if action else 1)
+    at_most(words, 2 if action else 1)
     rest = words.args[1:] if action else words.args
     ladder = words.take("ladder")
     if rest and ladder is not None:
@@ -566,7 +472,7 @@ _SCHEDULE_ACTIONS = ("show", "pause", "resume")
 
 
 async def _digest(ctx: Context, words: Words) -> Result:
-    return await ctx.service.digest(ctx.caller, _ladder_word(words))
+    return await ctx.service.digest(ctx.caller, ladder_word(words))
 
 
 def _theme(words: Words) -> str:
@@ -588,7 +494,7 @@ async def _chart(ctx: Context, words: Words) -> Picture:
     from bot.charts.pictures import render_chart  # matplotlib loads with the first picture
 
     theme, ladder = _theme(words), words.take("ladder")
-    _at_most(words, 2)
+    at_most(words, 2)
     whos: list[Who | None] = [words.who(n) for n in range(len(words.args))] or [None]
     if len(whos) == 2 and _same(whos[0], whos[1]):
         raise Refusal("same_member", name=words.args[0][:40])
@@ -610,7 +516,7 @@ async def _card(ctx: Context, words: Words) -> Picture | str:
     from bot.charts.pictures import render_card
 
     theme = _theme(words)
-    ladder = _ladder_word(words)
+    ladder = ladder_word(words)
     board = await ctx.service.leaderboard(ctx.caller, ladder)
     assert isinstance(board, Leaderboard)
     if not board.rows:
@@ -628,60 +534,14 @@ async def _card(ctx: Context, words: Words) -> Picture | str:
 async def _help(ctx: Context, words: Words) -> str:
     """The commands that work on the caller's platform; ``/help NAME``: one command's usage,
     options and an example."""
-    _at_most(words, 1)
+    at_most(words, 1)
     platform = ctx.caller.platform
     if words.args:
-        return command_help(words.args[0], platform)
-    lines = [text("help_title"), *_listed(MEMBER_HELP, platform)]
-    lines += [text("help_moderator_title"), *_listed(MODERATOR_HELP, platform)]
+        return command_help(words.args[0], platform, COMMANDS)
+    lines = [text("help_title"), *listed(MEMBER_HELP, platform)]
+    lines += [text("help_moderator_title"), *listed(MODERATOR_HELP, platform)]
     return "\n".join(lines)
 
-
-def _listed(keys: list[str], platform: str) -> list[str]:
-    """The usage lines of ``keys`` offered on ``platform``, and after /set's line those of the
-    settings only that platform has (Discord's moderator_role)."""
-    lines = []
-    for key in keys:
-        if FRONT_END_ONLY.get(key, platform) != platform:
-            continue
-        lines.append(text(key))
-        if key == "help_set":
-            lines += [text("help_set_platform", setting=s.name, about=text(s.help))
-                      for s in SETTINGS if s.platform == platform]
-    return lines
-
-
-def command_help(name: str, platform: str) -> str:
-    """``/help NAME`` (with or without the slash) on ``platform``: the command's usage
-    line(s), the options it takes (from its entry in :data:`COMMANDS`) and one example."""
-    name = name.removeprefix("/").split("@")[0].lower()
-    if name == "as" and platform == FRONT_END_ONLY["help_as"]:
-        return "\n".join([text("help_as"), text("help_options_none"),
-                          text("help_example", example=text("example_as"))])
-    entry = COMMANDS.get(name)
-    if entry is None:
-        raise Refusal("bad_command", command=f"/{name}"[:40])
-    taken = [f"{option}=" for option in entry.options]
-    if entry.params is not None:
-        taken.append(text(entry.params))
-    options = (text("help_options", options=", ".join(taken)) if taken
-               else text("help_options_none"))
-    return "\n".join([*(text(key) for key in (entry.usage, *entry.also)), options,
-                      text("help_example", example=text(entry.example))])
-
-
-MEMBER_HELP = [
-    "help_register", "help_rating", "help_top", "help_challenge", "help_accept", "help_decline",
-    "help_report", "help_confirm", "help_dispute", "help_withdraw", "help_history", "help_h2h",
-    "help_pending", "help_chart", "help_card", "help_digest", "help_help", "help_as",
-]
-MODERATOR_HELP = [
-    "help_mod_report", "help_correct", "help_void", "help_restore", "help_merge", "help_retire",
-    "help_return", "help_event", "help_ladder", "help_system", "help_set", "help_settings",
-    "help_audit", "help_undo", "help_moderator", "help_schedule", "help_evaluate",
-]
-#: help lines of what one front-end reads itself (no command of the table) -> its platform
-FRONT_END_ONLY = {"help_as": "console"}
 
 _LADDER = ("ladder",)
 #: command -> its entry: handler, usage line's message key, example's message key, and the
@@ -715,6 +575,7 @@ COMMANDS: dict[str, Command] = {
     "merge": Command(_merge, "help_merge", "example_merge"),
     "retire": Command(_retire, "help_retire", "example_retire", options=_LADDER),
     "return": Command(_return, "help_return", "example_return", options=_LADDER),
+    "claim": Command(_claim, "help_claim", "example_claim", also=("help_claim_answer",)),
     "event": Command(_event, "help_event", "example_event", options=_LADDER),
     "ladder": Command(_ladder, "help_ladder", "example_ladder", params="help_params_system"),
     "system": Command(_system, "help_system", "example_system", options=_LADDER,

@@ -31,6 +31,13 @@ MESSAGES: dict[str, str] = {
     "platform_moderators_only": "Only the group's administrators can name moderators.",
     "already_moderator": "{name} is already a moderator.",
     "not_moderator": "{name} is not a moderator of the club.",
+    "claim_not_imported": "{name} is no imported player: only a player of an imported history "
+                          "can be claimed.",
+    "claim_taken": "{name} is claimed already.",
+    "claim_waiting": "{member}'s claim to be {name} waits for a moderator already.",
+    "claim_has_games": "You have games as {member}: only a member without games can claim an "
+                       "imported player. A moderator can /merge {member} into {name} instead.",
+    "no_claim": "No claim to be {name} waits for an answer.",
     "too_long": "That text is too long: {limit} characters at most.",
     "rate_limited": "Easy there! That is a lot of commands at once; try again in {seconds} s.",
     "too_many_challenges": "You have {count} open challenges already; wait for answers first.",
@@ -132,6 +139,15 @@ MESSAGES: dict[str, str] = {
                           "Play, then /report the result.",
     "challenge_declined": "{opponent} declines {challenger}'s challenge #{challenge}.",
     "reported": "Game #{id}: {result}. {opponent}, please /confirm or /dispute.",
+    # the report's second line: everything confirmed beside the result, and its deadline
+    "report_terms": "Ladder {ladder}, {handicap}, {colour}, {event}; counts on {deadline} "
+                    "unless disputed.",
+    "terms_no_handicap": "no handicap",
+    "terms_handicap": "handicap {handicap} given by {name}",
+    "terms_no_colour": "colours not given",
+    "terms_colour": "{name} played {colour}",
+    "terms_no_event": "no event",
+    "terms_event": "event {event}",
     "recorded": "Game #{id} recorded: {result}.",
     "never_counted": "Game #{game} never counted (it was voided before anyone confirmed it): "
                      "there is nothing to restore.",
@@ -144,6 +160,11 @@ MESSAGES: dict[str, str] = {
     "voided": "Game #{id} is now void: {result}.",
     "restored": "Game #{id} counts again: {result}.",
     "merged": "{from} is merged into {into}: their games are {into}'s now.",
+    "claim_requested": "{member} asks to be {name}, the imported player ({games} games). A "
+                       "moderator: Approve or Decline, or /claim approve {name}.",
+    "claim_approved": "{member} is {name} now: the imported player's games and ratings are "
+                      "theirs.",
+    "claim_declined": "{member}'s claim to be {name} is declined.",
     "retired": "{name} is retired from {ladder}.",
     "returned": "{name} is back on {ladder}.",
     "event_opened": "Event {event} is open: report its games with event={event}.",
@@ -156,6 +177,12 @@ MESSAGES: dict[str, str] = {
                 "before retirement: {inactivity_days}; hide provisional: {hide_provisional}; "
                 "announce results: {announce}; time zone: {timezone}. Ladders: {ladders}.",
     "undone": "Undone: {action} #{id} ({summary}).",
+    # /undo: the action taken back is said as /audit says it (a said_* sentence below)
+    "undo_done": "Undone #{id}: {what}.",
+    "undo_preview": "Undoing #{id} ({what}) would change:",
+    "undo_applied": "Undone #{id}: {what}. Ratings changed:",
+    "undo_cancelled": "Undo of #{id} cancelled; nothing changed.",
+    "undo_moved": "#{id} is no longer the latest action; nothing was undone. Send /undo again.",
     "moderator_named": "{name} is now a moderator of the club.",
     "moderator_removed": "{name} is no longer a moderator of the club.",
     "imported": "Imported {games} games ({steps} entries) into {ladder}.",
@@ -174,6 +201,50 @@ MESSAGES: dict[str, str] = {
     "game_line": "#{id} {date} {result}{extra}",
     "h2h": "{name} vs {other} ({ladder}): {wins}W {draws}D {losses}L",
     "audit_line": "#{id} {at} {actor}: {kind} {summary}{reason}",
+    "audit_said": "#{id} {at} {what}{reason}{undone}",
+    "audit_because": ", because: {reason}",
+    "audit_undone": " (undone)",
+    # what each kind of log entry says ({who}: who did it), in /audit and /undo
+    "said_ladder_created": "{who} created the {ladder} ladder, rated by {system} ({params})",
+    "said_system_changed": "{who} changed the {ladder} ladder's rating system to {system} "
+                           "({params}); every game was re-rated",
+    "said_settings_changed": "{who} set the {ladder} ladder's {settings}",
+    "said_member_registered": "{name} joined the club",
+    "said_member_added": "{who} added {name} to the club",
+    "said_player_joined": "{member} joined the {ladder} ladder",
+    "said_player_retired": "{who} retired {member} from the {ladder} ladder",
+    "said_player_returned": "{who} brought {member} back to the {ladder} ladder",
+    "said_players_merged": "{who} merged the duplicate record {duplicate} into {into}",
+    "said_moderator_named": "{who} named {member} a moderator of the club",
+    "said_moderator_removed": "{who} removed {member} as a moderator of the club",
+    "said_claim_requested": "{claimant} claimed the imported player {member}",
+    "said_claim_approved": "{who} approved the claim #{claim}",
+    "said_claim_declined": "{who} declined the claim #{claim}",
+    "said_challenge_issued": "{who} challenged {opponent} on the {ladder} ladder",
+    "said_challenge_accepted": "{who} accepted challenge #{challenge}",
+    "said_challenge_declined": "{who} declined challenge #{challenge}",
+    "said_game_reported": "{who} reported game #{game} on {ladder}: {a} beat {b}{extra}",
+    "said_game_reported_draw": "{who} reported game #{game} on {ladder}: {a} drew with "
+                               "{b}{extra}",
+    "said_game_recorded": "{who} recorded game #{game} on {ladder}: {a} beat {b}{extra}",
+    "said_game_recorded_draw": "{who} recorded game #{game} on {ladder}: {a} drew with "
+                               "{b}{extra}",
+    "said_game_confirmed": "{who} confirmed game #{game}",
+    "said_game_auto_confirmed": "game #{game} counted by itself",
+    "said_game_disputed": "{who} disputed game #{game}",
+    "said_game_withdrawn": "{who} withdrew game #{game}",
+    "said_game_corrected": "{who} corrected game #{game}: {changes}",
+    "said_game_voided": "{who} voided game #{game}",
+    "said_game_restored": "{who} restored game #{game}",
+    "said_event_opened": "{who} opened event {event} on the {ladder} ladder",
+    "said_event_closed": "{who} closed event {event} on the {ladder} ladder; its games were "
+                         "rated together",
+    "said_action_undone": "{who} undid #{target}",
+    "said_schedule_set": "{who} set the {ladder} ladder's posts: top {size} at \"{cron}\" "
+                         "({timezone}){channel}",
+    "said_schedule_paused": "{who} paused the {ladder} ladder's posts",
+    "said_schedule_resumed": "{who} resumed the {ladder} ladder's posts",
+    "said_history_imported": "{who} imported {file} into the {ladder} ladder",
     "evaluation_head": "Which system predicts {ladder}'s games best (the last 30% of its history, "
                        "{games} games, each predicted from the games before it; lower is better):",
     "evaluation_line": "{rank}. {system}: log-loss {logloss:.3f}, Brier {brier:.3f}{current}",
@@ -248,6 +319,8 @@ MESSAGES: dict[str, str] = {
     "chart_title": "{name} · {ladder}",
     "chart_title_two": "{name} and {other} · {ladder}",
     "chart_caption": "{name} ({ladder}): {rating} now, peak {peak}",
+    "chart_caption_unestablished": "{name} ({ladder}): {rating} now, still provisional, so no "
+                                   "peak yet",
     "chart_peak": "peak {rating}",
     "chart_provisional": "provisional",
     "chart_deviation": "± deviation",
@@ -262,6 +335,7 @@ MESSAGES: dict[str, str] = {
     "bad_audit_size": "/audit shows 1 to {limit} entries, not {text}.",
     "correction_cancelled": "Correction of game #{game} cancelled; nothing changed.",
     "apply_hint": "Send /apply to make this correction, or /cancel.",
+    "apply_hint_undo": "Send /apply to undo it, or /cancel.",
     "internal_error": "Something went wrong on our side; it has been logged. Nothing changed.",
     "help_title": "Commands:",
     "help_moderator_title": "Moderator commands:",
@@ -280,6 +354,9 @@ MESSAGES: dict[str, str] = {
     "help_h2h": "/h2h @member [ladder=NAME] - your record against a member",
     "help_pending": "/pending - what waits for you",
     "help_digest": "/digest [ladder] - what changed since the last scheduled post",
+    "help_claim": "/claim NAME - ask to be the imported player NAME (a moderator approves)",
+    "help_claim_answer": "/claim approve|decline NAME - answer a member's claim of an imported "
+                         "player",
     "help_chart": "/chart [@member] [@member2] [ladder=NAME] [theme=dark|light] - rating over "
                   "time as a picture (two members overlaid)",
     "help_card": "/card [ladder] [theme=dark|light] - the leaderboard as a picture",
@@ -351,6 +428,7 @@ MESSAGES: dict[str, str] = {
     "example_moderator": "/moderator add @bob",
     "example_schedule": "/schedule cron=\"0 9 * * MON\" tz=Europe/Berlin",
     "example_digest": "/digest blitz",
+    "example_claim": "/claim Ann",
     # -- Telegram -------------------------------------------------------------------------------
     "telegram_private": "Add me to your club's group and use the commands there; /help there "
                         "lists them. Here, /rating and /history show your standing in each of "
@@ -375,6 +453,7 @@ MESSAGES: dict[str, str] = {
     "button_dispute": "Dispute",
     "button_accept": "Accept",
     "button_decline": "Decline",
+    "button_approve": "Approve",
     "button_apply": "Apply",
     "button_cancel": "Cancel",
     "button_previous": "« Previous",

@@ -3,13 +3,17 @@ what chat front-ends send."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from functools import singledispatch
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.chat.messages import text
 from bot.service import evaluating
 from bot.service.errors import Refusal
 from bot.service.results import (
     Audit,
+    AuditLine,
     Digest,
     Evaluation,
     GameLine,
@@ -49,6 +53,51 @@ def cut(shown: str, limit: int) -> list[str]:
     return pieces
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _local(instant: str, zone: str) -> datetime | None:
+    """An ISO instant (naive: UTC) on the zone's wall clock; None for text that is not one
+    (what answers stored before carried)."""
+    try:
+        moment = datetime.fromisoformat(instant)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(ZoneInfo(zone))
+    except (ZoneInfoNotFoundError, ValueError):
+        return moment.astimezone(UTC)
+
+
+def when(instant: str, zone: str) -> str:
+    """Every time people read, in one format: the zone's wall clock with the zone, without
+    seconds (Tue 24 Nov 22:26 CET)."""
+    local = _local(instant, zone)
+    if local is None:
+        return instant
+    return (f"{_DAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} "
+            f"{local:%H:%M} {local.tzname()}")
+
+
+def day(instant: str, zone: str) -> str:
+    """The date of an instant in the zone (YYYY-MM-DD); a bare date as it is."""
+    local = _local(instant, zone) if "T" in instant else None
+    return instant if local is None else local.date().isoformat()
+
+
+def _params(params: Mapping[str, object]) -> Mapping[str, object]:
+    """A notice's parameters to show: its instants (``*_at``) in its ``zone``, when it names
+    one."""
+    zone = params.get("zone")
+    if not isinstance(zone, str):
+        return params
+    return {k: when(v, zone) if k.endswith("_at") and isinstance(v, str) else v
+            for k, v in params.items()}
+
+
 def rating_text(rating: float | None, provisional: bool, deviation: float | None = None) -> str:
     """1480, 1480? while provisional, or 1480 ±45 where the system keeps a deviation."""
     if rating is None:
@@ -78,8 +127,23 @@ def _game_line(game: GameLine) -> str:
         extra += f" [{game.status}]"
     if game.voided:
         extra += " [void]"
-    return text("game_line", id=game.id, date=game.played_at, result=result_text(game),
-                extra=extra)
+    return text("game_line", id=game.id, date=day(game.played_at, game.zone),
+                result=result_text(game), extra=extra)
+
+
+def _terms(game: GameLine, counts_at: str) -> str:
+    """Everything a report's opponent confirms beside the result, and when it counts by
+    itself."""
+    if game.handicap:
+        giver = game.player_a if game.handicap > 0 else game.player_b
+        handicap = text("terms_handicap", handicap=f"{abs(game.handicap):g}", name=giver)
+    else:
+        handicap = text("terms_no_handicap")
+    colour = (text("terms_colour", name=game.player_a, colour=game.colour) if game.colour
+              else text("terms_no_colour"))
+    event = text("terms_event", event=game.event) if game.event else text("terms_no_event")
+    return text("report_terms", ladder=game.ladder, handicap=handicap, colour=colour,
+                event=event, deadline=when(counts_at, game.zone))
 
 
 def _change(change: RatingChange) -> str:
@@ -100,7 +164,7 @@ def _(answer: Refusal) -> str:
 
 @render.register
 def _(answer: Notice) -> str:
-    return text(answer.key, answer.params)
+    return text(answer.key, _params(answer.params))
 
 
 @render.register
@@ -108,13 +172,15 @@ def _(answer: GameResult) -> str:
     game = answer.game
     opponent = game.player_b
     lines = [text(answer.key, id=game.id, result=result_text(game), opponent=opponent)]
+    if answer.counts_at:
+        lines.append(_terms(game, answer.counts_at))
     if answer.moderators:
         lines.append(text("disputed_moderators", names=", ".join(answer.moderators)))
     if answer.held:
         lines.append(text("held_for_event", event=answer.held))
     lines.extend(_change(c) for c in answer.changes)
     lines.extend(text("returned", name=name, ladder=game.ladder) for name in answer.back)
-    lines.extend(text(n.key, n.params) for n in answer.announcements)
+    lines.extend(text(n.key, _params(n.params)) for n in answer.announcements)
     return "\n".join(lines)
 
 
@@ -165,7 +231,14 @@ def _(answer: HeadToHead) -> str:
 
 @render.register
 def _(answer: Preview) -> str:
-    lines = [text("applied" if answer.applied else "preview", game=answer.game_id)]
+    if answer.undo is not None:
+        what = text(answer.undo.key, answer.undo.params)
+        if not answer.rates:  # applied at once: it moved no rating
+            return text("undo_done", id=answer.game_id, what=what)
+        lines = [text("undo_applied" if answer.applied else "undo_preview", id=answer.game_id,
+                      what=what)]
+    else:
+        lines = [text("applied" if answer.applied else "preview", game=answer.game_id)]
     lines.extend(_change(c) for c in answer.changes)
     if not answer.changes:
         lines.append(text("no_change"))
@@ -174,11 +247,17 @@ def _(answer: Preview) -> str:
 
 @render.register
 def _(answer: Audit) -> str:
-    return "\n".join(
-        text("audit_line", id=line.id, at=line.at, actor=line.actor, kind=line.kind,
-             summary=line.summary, reason=f" ({line.reason})" if line.reason else "")
-        for line in answer.lines
-    )
+    return "\n".join(_audit_line(line) for line in answer.lines)
+
+
+def _audit_line(line: AuditLine) -> str:
+    at = when(line.at, line.zone)
+    if line.what is None:  # an answer stored before entries were said as sentences
+        return text("audit_line", id=line.id, at=at, actor=line.actor, kind=line.kind,
+                    summary=line.summary, reason=f" ({line.reason})" if line.reason else "")
+    return text("audit_said", id=line.id, at=at, what=text(line.what.key, line.what.params),
+                reason=text("audit_because", reason=line.reason) if line.reason else "",
+                undone=text("audit_undone") if line.undone else "")
 
 
 @render.register
@@ -206,7 +285,7 @@ def _(answer: Pending) -> str:
     if answer.waiting:
         lines.append(text("pending_waiting",
                           games="; ".join(_game_line(g) for g in answer.waiting)))
-    lines.extend(text(n.key, n.params) for n in answer.challenges)
+    lines.extend(text(n.key, _params(n.params)) for n in answer.challenges)
     if answer.disputes:
         lines.append(text("pending_disputes"))
         for dispute in answer.disputes:
@@ -221,7 +300,8 @@ def _(answer: Pending) -> str:
 def _(answer: ScheduleInfo) -> str:
     where = (text("schedule_channel", channel=answer.channel) if answer.channel
              else text("schedule_here"))
-    upcoming = answer.next_post or text("schedule_is_paused")
+    upcoming = (when(answer.next_post, answer.timezone) if answer.next_post
+                else text("schedule_is_paused"))
     return "\n".join([
         text(answer.key, ladder=answer.ladder),
         text("schedule_line", size=answer.size, cron=answer.cron, timezone=answer.timezone,
@@ -240,9 +320,8 @@ def _moved(change: RatingChange) -> str:
 
 @render.register
 def _(answer: Digest) -> str:
-    since = answer.since.replace("T", " ")
-    lines = [text("digest_title", ladder=answer.ladder, since=f"{since} UTC") if since
-             else text("digest_title_first", ladder=answer.ladder)]
+    lines = [text("digest_title", ladder=answer.ladder, since=when(answer.since, answer.zone))
+             if answer.since else text("digest_title_first", ladder=answer.ladder)]
     width = max((len(row.standing.name) for row in answer.rows), default=0)
     for row in answer.rows:
         at = row.standing

@@ -3,8 +3,7 @@
 A thin facade: each method hands its use case, a decision in the module of its topic, to the
 :class:`~bot.service.session.Session`, which runs it under the club's lock in one transaction.
 Heavy reads (a chart, a past leaderboard, an evaluation) take a frozen copy under the lock and
-are worked out in a worker thread within a deadline (:mod:`bot.service.heavy`).
-"""
+are worked out in a worker thread within a deadline (:mod:`bot.service.heavy`)."""
 
 from __future__ import annotations
 
@@ -114,6 +113,9 @@ class ClubService:
         return await self._session.execute(
             caller, lambda club, now: members.name_moderator(club, now, caller, who, named))
 
+    async def claim(self, caller: Caller, verb: str, target: Who | int) -> Notice:
+        return await self._session.execute(caller, members.claim(caller, verb, target))
+
     # -- games and challenges --------------------------------------------------------------------
 
     async def report(
@@ -169,7 +171,7 @@ class ClubService:
     async def apply_correction(self, caller: Caller, game_id: int | None = None) -> Result | None:
         return await self._corrections.apply(caller, game_id)
 
-    async def cancel_correction(self, caller: Caller, game_id: int | None = None) -> int | None:
+    async def cancel_correction(self, caller: Caller, game_id: int | None = None) -> Notice | None:
         return await self._corrections.cancel(caller, game_id)
 
     async def void(
@@ -178,9 +180,8 @@ class ClubService:
         return await self._session.execute(caller, lambda club, now: moderation.void(
             club, now, caller, game_id, reason, restore))
 
-    async def undo(self, caller: Caller) -> Notice:
-        return await self._session.execute(
-            caller, lambda club, now: moderation.undo(club, now, caller))
+    async def undo(self, caller: Caller) -> Preview:
+        return await self._corrections.undo(caller)
 
     async def audit(self, caller: Caller, limit: int = 20) -> Audit:
         return await self._session.look(
@@ -230,7 +231,6 @@ class ClubService:
             club, now, caller, name, open_, ladder))
 
     async def evaluate(self, caller: Caller, ladder: str | None = None) -> Evaluation:
-        """Worked out in a worker thread, within ``heavy.EVALUATE_SECONDS``."""
         name, work = await self._session.look(
             caller, lambda club, now: ladders.evaluation(club, caller, ladder))
         return await heavy.run(work, heavy.Deadline(heavy.EVALUATE_SECONDS,

@@ -1,14 +1,19 @@
 """A moderator's correction of a game: previewed first (every rating that would change), kept
 beside the log as the moderator's pending correction, and applied once when they press Apply,
 whichever process gets the press and however much later.
+
+An /undo that would move ratings is previewed and kept the same way: its kept JSON is
+``{"undo": id}`` (the action it takes back), where a correction's is :meth:`Correction.kept`.
 """
 
 from __future__ import annotations
 
+import json
+
 from . import moderation
 from .identity import Caller
 from .moderation import Correction
-from .results import Preview, Result, decode
+from .results import Notice, Preview, Result, decode
 from .session import Session
 
 
@@ -48,11 +53,41 @@ class Corrections:
         if taken is None:
             return None
         game, kept = taken
+        undo = _undo_of(kept)
+        if undo is not None:
+            return await self._session.execute(caller, lambda club, now: moderation.undo(
+                club, now, caller, apply=True, target_id=undo))
         return await self.correct(caller, game, Correction.from_kept(kept), apply=True)
 
-    async def cancel(self, caller: Caller, game_id: int | None) -> int | None:
-        """Drop the caller's pending correction (of ``game_id`` when given); its game, or None
-        when there was none."""
+    async def undo(self, caller: Caller) -> Preview:
+        """Take back the latest moderator action; one that would move ratings is only previewed,
+        and kept as the caller's pending correction (replacing an earlier one) for
+        :meth:`apply` or :meth:`cancel`."""
+        answer = await self._session.execute(
+            caller, lambda club, now: moderation.undo(club, now, caller))
+        if not answer.applied:
+            club_id = await self._session.club_id(caller.platform, caller.chat_id)
+            await self._session.repository.keep_preview(
+                club_id, caller.user, answer.game_id, json.dumps({"undo": answer.game_id}),
+                self._session.clock.now())
+        return answer
+
+    async def cancel(self, caller: Caller, game_id: int | None) -> Notice | None:
+        """Drop the caller's pending correction or undo (of ``game_id`` when given): what was
+        cancelled, or None when there was none."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         taken = await self._session.repository.take_preview(club_id, caller.user, game_id)
-        return None if taken is None else taken[0]
+        if taken is None:
+            return None
+        game, kept = taken
+        undo = _undo_of(kept)
+        if undo is not None:
+            return Notice("undo_cancelled", {"id": undo})
+        return Notice("correction_cancelled", {"game": game})
+
+
+def _undo_of(kept: str) -> int | None:
+    """The action a kept undo takes back; None for a kept correction."""
+    fields = json.loads(kept)
+    undo = fields.get("undo") if isinstance(fields, dict) else None
+    return undo if isinstance(undo, int) else None

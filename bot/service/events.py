@@ -58,6 +58,9 @@ class Kind(StrEnum):
     SCHEDULE_PAUSED = "schedule_paused"
     SCHEDULE_RESUMED = "schedule_resumed"
     HISTORY_IMPORTED = "history_imported"
+    CLAIM_REQUESTED = "claim_requested"
+    CLAIM_APPROVED = "claim_approved"
+    CLAIM_DECLINED = "claim_declined"
 
 
 #: moderator actions that /undo can take back
@@ -78,6 +81,7 @@ UNDOABLE = frozenset(
         Kind.SCHEDULE_SET,
         Kind.SCHEDULE_PAUSED,
         Kind.SCHEDULE_RESUMED,
+        Kind.CLAIM_APPROVED,
     }
 )
 
@@ -176,6 +180,31 @@ class ModeratorNamed:
 class ModeratorRemoved:
     KIND: ClassVar[Kind] = Kind.MODERATOR_REMOVED
     member: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRequested:
+    """The member ``claimant`` (a registered member without games) asks to be the imported
+    record ``member`` (its user key, ``import:NAME``); a moderator approves or declines."""
+
+    KIND: ClassVar[Kind] = Kind.CLAIM_REQUESTED
+    member: str
+    claimant: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimApproved:
+    """The claim with event id ``claim`` is approved: the claimant's platform user is the
+    imported record's user from now on, and their own record (no games) is folded into it."""
+
+    KIND: ClassVar[Kind] = Kind.CLAIM_APPROVED
+    claim: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimDeclined:
+    KIND: ClassVar[Kind] = Kind.CLAIM_DECLINED
+    claim: int
 
 
 # -- challenges ------------------------------------------------------------------------------
@@ -350,7 +379,7 @@ Event = (
     | ChallengeAccepted | ChallengeDeclined | GameReported | GameConfirmed | GameAutoConfirmed
     | GameDisputed | GameWithdrawn | GameCorrected | GameVoided | GameRestored | EventOpened
     | EventClosed | ActionUndone | ScheduleSet | SchedulePaused | ScheduleResumed
-    | HistoryImported
+    | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

@@ -7,7 +7,7 @@ decision over the club's state (:mod:`bot.service.session`).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ratings_core.model import Game
 from ratings_core.replay import Checkpoint
@@ -74,7 +74,10 @@ def report(
     def answer() -> GameResult:
         game = view.game(club, club.state.last_id)
         if not direct:
-            return GameResult("reported", view.line(club, game), held=tournament)
+            # unanswered, it counts by itself after the ladder's auto_confirm_hours
+            counts_at = now + timedelta(hours=lad.settings.auto_confirm_hours)
+            return GameResult("reported", view.line(club, game), held=tournament,
+                              counts_at=counts_at.isoformat(timespec="minutes"))
         return _counted(club, lad, game, "recorded", before)
 
     return [new], answer

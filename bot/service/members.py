@@ -19,7 +19,7 @@ from .identity import Caller, Who, valid_handle
 from .ratings import player_key
 from .results import HeadToHead, History, Notice, Profile, RatingHistory, RatingPoint
 from .session import Decision
-from .state import DEFAULT_LADDER
+from .state import DEFAULT_LADDER, Claim, GameStatus, Member
 from .view import Club
 
 
@@ -156,3 +156,80 @@ def name_moderator(
     event = ev.new_event(change(member.user), caller.user, now)
     key = "moderator_named" if named else "moderator_removed"
     return [event], lambda: Notice(key, {"name": member.name})
+
+
+# -- claiming an imported record ----------------------------------------------------------------
+
+#: the user key of a record ``clubrating import`` registered (:mod:`bot.service.history_io`)
+IMPORTED = "import:"
+
+
+def claim(
+    caller: Caller, verb: str, target: Who | int
+) -> Callable[[Club, datetime], Decision[Notice]]:
+    """``/claim NAME`` (``verb`` "request"): a registered member without games asks to be the
+    imported player NAME; a moderator answers ("approve" or "decline", ``target`` the name or
+    the claim's number from a button). On approval the claimant's platform user becomes the
+    record's user: its games and ratings are theirs, and their own empty record is folded into
+    it (:class:`~bot.service.events.ClaimApproved`, which ``/undo`` takes back). No rating
+    changes. Only a member who is registered can claim: the claimant is a record of the club
+    before and, after an undo, again."""
+
+    def decide(club: Club, now: datetime) -> Decision[Notice]:
+        if verb == "request":
+            return _request_claim(club, now, caller, str(target) if isinstance(target, int)
+                                  else target)
+        return _answer_claim(club, now, caller, verb == "approve", target)
+
+    return decide
+
+
+def _games(club: Club, member: Member) -> int:
+    """How many games (not withdrawn) ``member`` played or has waiting, on any ladder."""
+    state = club.state
+    return sum(1 for g in state.games.values() if g.status is not GameStatus.WITHDRAWN
+               and member.id in (state.member(g.player_a).id, state.member(g.player_b).id))
+
+
+def _request_claim(club: Club, now: datetime, caller: Caller, name: Who) -> Decision[Notice]:
+    me = view.me(club, caller)
+    record = view.member(club, name)
+    claims = club.state.claims.values()
+    if any(c.record == record.id and c.status == "approved" for c in claims):
+        raise Refusal("claim_taken", name=record.name)
+    if not record.user.startswith(IMPORTED):
+        raise Refusal("claim_not_imported", name=record.name)
+    waiting = next((c for c in claims if c.status == "open"
+                    and (c.record == record.id or c.claimant == me.id)), None)
+    if waiting is not None:
+        raise Refusal("claim_waiting", name=club.state.member(waiting.record).name,
+                      member=club.state.member(waiting.claimant).name)
+    if _games(club, me):
+        raise Refusal("claim_has_games", member=me.name, name=record.name)
+    event = ev.new_event(ev.ClaimRequested(record.user, me.user), caller.user, now)
+    games = _games(club, record)
+    return [event], lambda: Notice("claim_requested", {
+        "claim": club.state.last_id, "member": me.name, "name": record.name, "games": games})
+
+
+def _answer_claim(club: Club, now: datetime, caller: Caller, approve: bool,
+                  target: Who | int) -> Decision[Notice]:
+    view.require_moderator(club, caller)
+    state = club.state
+    found: Claim | None
+    if isinstance(target, int):
+        found = state.claims.get(target)
+        shown = f"#{target}" if found is None else state.member(found.record).name
+    else:
+        record = view.member(club, target)
+        found = next((c for c in state.claims.values()
+                      if c.record == record.id and c.status == "open"), None)
+        shown = record.name
+    if found is None or found.status != "open":
+        raise Refusal("no_claim", name=shown)
+    record_name = state.members[found.record].name
+    claimant = state.member(found.claimant)
+    change = ev.ClaimApproved if approve else ev.ClaimDeclined
+    event = ev.new_event(change(found.id), caller.user, now)
+    key = "claim_approved" if approve else "claim_declined"
+    return [event], lambda: Notice(key, {"member": claimant.name, "name": record_name})

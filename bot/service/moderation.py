@@ -11,17 +11,19 @@ import dataclasses
 import json
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import assert_never
 
 from bot.storage.repository import StoredEvent
+from ratings_core.replay import Checkpoint
 
 from . import events as ev
 from . import parsing as parse
 from . import view
 from .errors import Refusal
 from .identity import Caller, Who, who_from_json, who_to_json
-from .results import Audit, AuditLine, GameResult, Notice, Preview
+from .results import Audit, AuditLine, GameResult, Notice, Param, Preview, RatingChange
 from .session import SYSTEM_ACTOR, Decision
-from .state import ClubState, GameStatus, Kind
+from .state import DEFAULT_LADDER, ClubState, GameStatus, Kind
 from .view import Club
 
 #: the most entries one /audit shows
@@ -130,8 +132,20 @@ def void(
     return [event], answer
 
 
-def undo(club: Club, now: datetime, caller: Caller) -> Decision[Notice]:
-    """Take back the latest moderator action still in force."""
+#: the actions whose undoing can move ratings: /undo previews those first, like /correct
+_RATED = frozenset({
+    Kind.GAME_REPORTED, Kind.GAME_CORRECTED, Kind.GAME_VOIDED, Kind.GAME_RESTORED,
+    Kind.PLAYERS_MERGED, Kind.PLAYER_RETIRED, Kind.PLAYER_RETURNED, Kind.SETTINGS_CHANGED,
+    Kind.EVENT_OPENED, Kind.EVENT_CLOSED,
+})
+
+
+def undo(
+    club: Club, now: datetime, caller: Caller, *, apply: bool = False, target_id: int | None = None
+) -> Decision[Preview]:
+    """Take back the latest moderator action still in force. One that can move ratings is only
+    previewed (every rating it would change) unless ``apply``; ``target_id``: the action the
+    preview was of, which must still be the latest."""
     view.require_moderator(club, caller)
     # What the bot did by itself (the main ladder of a new club, retirements for inactivity) is
     # no moderator's action to take back.
@@ -139,11 +153,47 @@ def undo(club: Club, now: datetime, caller: Caller) -> Decision[Notice]:
     if not actions:
         raise Refusal("nothing_to_undo")
     target = actions[-1]
+    if target_id is not None and target.id != target_id:
+        raise Refusal("undo_moved", id=target_id)
     if target.kind == Kind.LADDER_CREATED and _ladder_used(club.state, target):
         raise Refusal("ladder_in_use", ladder=str(target.data.get("ladder")))
+    what = sentence(club.state, target)
+    rated = target.kind in _RATED
+    if rated and not apply:
+        return [], lambda: Preview(target.id, _undo_changes(club, target), applied=False,
+                                   undo=what)
+    before = {name: view.ratings(club, ladder) for name, ladder in club.state.ladders.items()}
     event = ev.new_event(ev.ActionUndone(target.id), caller.user, now)
-    return [event], lambda: Notice("undone", {"action": str(target.kind), "id": target.id,
-                                              "summary": _summary(target)})
+
+    def applied() -> Preview:
+        moved = _moved(club, before) if rated else []
+        return Preview(target.id, moved, applied=True, undo=what, rates=rated)
+
+    return [event], applied
+
+
+def _undo_changes(club: Club, target: StoredEvent) -> list[RatingChange]:
+    """Every rating that taking ``target`` back would change: the log without it, re-rated."""
+    state = club.state
+    undone = StoredEvent(state.last_id + 1, Kind.ACTION_UNDONE, "", state.log[-1].at,
+                         {"target": target.id})
+    without = Club(club.id, ClubState.build([*state.log, undone]))
+    return _moved(without, {name: view.ratings(club, ladder)
+                            for name, ladder in state.ladders.items()})
+
+
+def _moved(club: Club, before: dict[str, Checkpoint]) -> list[RatingChange]:
+    """The ratings of ``club``'s ladders that differ from ``before`` (a ladder's name beside
+    its players' when more than one ladder moved)."""
+    by_ladder = {
+        name: view.changes(club, ladder, before[name], view.ratings(club, ladder))
+        for name, ladder in club.state.ladders.items() if name in before
+    }
+    moved = {name: changes for name, changes in by_ladder.items() if changes}
+    if len(moved) <= 1:
+        return [c for changes in moved.values() for c in changes]
+    return [replace(c, name=f"{c.name} ({name})") for name, changes in moved.items()
+            for c in changes]
 
 
 def audit(club: Club, caller: Caller, limit: int) -> Audit:
@@ -151,16 +201,20 @@ def audit(club: Club, caller: Caller, limit: int) -> Audit:
     view.require_moderator(club, caller)
     if not 1 <= limit <= MAX_AUDIT:
         raise Refusal("bad_audit_size", limit=MAX_AUDIT, text=str(limit)[:20])
-    log = club.state.log
-    undone = _undone(club.state)
+    state = club.state
+    undone = _undone(state)
     lines = []
-    for e in log[::-1][:limit]:
-        summary = _summary(e)
-        if e.id in undone:
-            summary += " (undone)"
-        lines.append(AuditLine(e.id, e.at.isoformat(timespec="minutes"), e.actor, str(e.kind),
-                               summary, e.reason))
+    for e in state.log[::-1][:limit]:
+        lines.append(AuditLine(e.id, e.at.isoformat(timespec="minutes"), _name(state, e.actor),
+                               str(e.kind), _summary(e), e.reason, what=sentence(state, e),
+                               undone=e.id in undone, zone=_zone(state, e)))
     return Audit(lines)
+
+
+def _zone(state: ClubState, event: StoredEvent) -> str:
+    """The zone an entry's time is shown in: its ladder's, or the main ladder's."""
+    named = event.data.get("ladder")
+    return view.zone_of(state.ladders.get(named if isinstance(named, str) else DEFAULT_LADDER))
 
 
 def _ladder_used(state: ClubState, created: StoredEvent) -> bool:
@@ -183,3 +237,101 @@ def _undone(state: ClubState) -> set[int]:
 def _summary(event: StoredEvent) -> str:
     parts = [f"{k}={v}" for k, v in event.data.items() if v not in (None, "", {}, [])]
     return ", ".join(parts)[:200]
+
+
+def _name(state: ClubState, user: str) -> str:
+    """The name of the member with platform user id ``user`` as it was (a merged duplicate's
+    own name), else ``user`` itself (the bot, an import)."""
+    member_id = state.by_user.get(user)
+    return user if member_id is None else state.members[member_id].name
+
+
+def _score(score: float) -> str:
+    return {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(score, f"{score:g}")
+
+
+def _value(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return "none" if value is None else str(value)
+
+
+def sentence(state: ClubState, stored: StoredEvent) -> Notice:
+    """What one entry of the log says, as a sentence: a message key (``said_`` and the kind)
+    and its parameters, members by name."""
+    who = _name(state, stored.actor)
+    event = ev.decode(stored.kind, stored.data)
+    key = f"said_{stored.kind}"
+    params: dict[str, Param]
+    match event:
+        case ev.LadderCreated(ladder, system, given):
+            params = {"ladder": ladder, "system": system, "params": _value(given) or "defaults"}
+        case ev.SettingsChanged(ladder, settings) if "system" in settings:
+            params = {"ladder": ladder, "system": _value(settings["system"]),
+                      "params": _value(settings.get("params") or {}) or "defaults"}
+            key = "said_system_changed"
+        case ev.SettingsChanged(ladder, settings):
+            params = {"ladder": ladder, "settings": "; ".join(
+                f"{name} to {_value(value)}" for name, value in settings.items())}
+        case ev.MemberRegistered(_, name, ladder):
+            params = {"name": name}
+            if ladder is None:
+                key = "said_member_added"
+        case ev.PlayerJoined(ladder, member) | ev.PlayerRetired(ladder, member) \
+                | ev.PlayerReturned(ladder, member):
+            params = {"ladder": ladder, "member": _name(state, member)}
+        case ev.PlayersMerged(from_, into):
+            params = {"duplicate": _name(state, from_), "into": _name(state, into)}
+        case ev.ModeratorNamed(member) | ev.ModeratorRemoved(member):
+            params = {"member": _name(state, member)}
+        case ev.ChallengeIssued(ladder, _, opponent):
+            params = {"ladder": ladder, "opponent": _name(state, opponent)}
+        case ev.ChallengeAccepted(number) | ev.ChallengeDeclined(number):
+            params = {"challenge": number}
+        case ev.GameReported(ladder, a, b, score_a, handicap, colour, event_name, _, _, direct):
+            # the winner first, as a game's line says it
+            first, second = (b, a) if score_a == 0.0 else (a, b)
+            params = {"game": stored.id, "ladder": ladder, "a": _name(state, first),
+                      "b": _name(state, second),
+                      "extra": (f", handicap {abs(handicap):g} given by "
+                                f"{_name(state, a if handicap > 0 else b)}" if handicap else "")
+                      + (f", {_name(state, a)} played {colour}" if colour else "")
+                      + (f", event {event_name}" if event_name else "")}
+            key = ("said_game_recorded" if direct else key) + ("_draw" if score_a == 0.5 else "")
+        case ev.GameConfirmed(game) | ev.GameAutoConfirmed(game) | ev.GameDisputed(game) \
+                | ev.GameWithdrawn(game) | ev.GameVoided(game) | ev.GameRestored(game):
+            params = {"game": game}
+        case ev.GameCorrected(game, changes):
+            parts = []
+            if changes.score_a is not None:
+                parts.append(f"the first player's result to {_score(changes.score_a)}")
+            if changes.handicap is not None:
+                parts.append(f"the handicap to {changes.handicap:g}")
+            if changes.player_a is not None:
+                parts.append(f"the first player to {_name(state, changes.player_a)}")
+            if changes.player_b is not None:
+                parts.append(f"the second player to {_name(state, changes.player_b)}")
+            params = {"game": game, "changes": ", ".join(parts) or "nothing"}
+        case ev.EventOpened(ladder, name) | ev.EventClosed(ladder, name):
+            params = {"ladder": ladder, "event": name}
+        case ev.ActionUndone(target):
+            params = {"target": target}
+        case ev.ScheduleSet(ladder, cron, timezone, channel, size):
+            params = {"ladder": ladder, "cron": cron, "size": size,
+                      "timezone": timezone or "the ladder's time zone",
+                      "channel": f" into {channel}" if channel else ""}
+        case ev.SchedulePaused(ladder) | ev.ScheduleResumed(ladder):
+            params = {"ladder": ladder}
+        case ev.HistoryImported(ladder, _, file):
+            params = {"ladder": ladder, "file": file}
+        case ev.ClaimRequested(member, claimant):
+            params = {"member": _name(state, member), "claimant": _name(state, claimant)}
+        case ev.ClaimApproved(claim) | ev.ClaimDeclined(claim):
+            params = {"claim": claim}
+        case _:
+            assert_never(event)
+    return Notice(key, {"who": who, **params})

@@ -6,6 +6,7 @@ Each use case is a decision over the club's state (:mod:`bot.service.session`).
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 from . import events as ev
@@ -69,13 +70,14 @@ def digest(
     post) since the ladder began."""
     lad = view.ladder(club, ladder)
     schedule = club.state.schedule(lad)
+    zone = sched.timezone_of(lad, schedule.timezone)
     start = since
     if start is None and not scheduled:
-        zone = sched.timezone_of(lad, schedule.timezone)
         start = sched.latest_fire(sched.cron_trigger(schedule.cron, zone), None, now)
     final = view.ratings(club, lad)
     ratings = club.ratings[lad.name]
     system = view.system_of(club, lad)
     before = timeline.state_at(ratings, club.state, start or datetime.min)
-    return news.build_digest(club.state, lad, system, view.board(club, lad), before, final,
-                             start, now, schedule.size)
+    digest = news.build_digest(club.state, lad, system, view.board(club, lad), before, final,
+                               start, now, schedule.size)
+    return dataclasses.replace(digest, zone=zone)  # its times shown in the posts' zone

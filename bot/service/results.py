@@ -34,6 +34,10 @@ class RatingChange:
 
 @dataclass(frozen=True, slots=True)
 class GameLine:
+    """One game as people see it. ``played_at``: the instant (ISO, naive UTC; a bare date in
+    answers stored before times were shown in the ladder's zone), shown as the date in ``zone``
+    (the ladder's time zone); ``colour``: player_a's, None when not given."""
+
     id: int
     ladder: str
     played_at: str
@@ -44,6 +48,8 @@ class GameLine:
     handicap: float = 0.0
     event: str | None = None
     voided: bool = False
+    zone: str = "UTC"
+    colour: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +67,9 @@ class GameResult:
     held: str | None = None
     #: retired players who played it, and are back on the ladder
     back: list[str] = field(default_factory=list)
+    #: a report waiting for the opponent: when it counts by itself unless disputed (the
+    #: instant, ISO, naive UTC; shown in ``game.zone``)
+    counts_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,21 +146,32 @@ class HeadToHead:
 
 @dataclass(frozen=True, slots=True)
 class Preview:
-    """Every rating a correction would change (``applied`` once it is committed)."""
+    """Every rating a correction would change (``applied`` once it is committed). An /undo's
+    preview has ``undo``: the sentence of the action it takes back (``game_id`` is its id)."""
 
     game_id: int
     changes: list[RatingChange]
     applied: bool
+    undo: Notice | None = None
+    #: False: an undo that moves no rating (naming a moderator, a schedule), applied at once
+    rates: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class AuditLine:
+    """One entry of the log; ``at``: its instant (ISO, naive UTC), shown in ``zone``."""
+
     id: int
     at: str
     actor: str
     kind: str
     summary: str
     reason: str = ""
+    zone: str = "UTC"
+    #: what happened, as a sentence (a message key and its parameters); None in answers
+    #: stored before (shown from ``kind`` and ``summary``)
+    what: Notice | None = None
+    undone: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +222,8 @@ class Pending:
 @dataclass(frozen=True, slots=True)
 class ScheduleInfo:
     """A ladder's posting schedule (``key``: what was just done to it, or that it is shown).
-    ``channel`` None: the club's own chat; ``next_post``: the next time in the zone's wall
-    clock, None while paused."""
+    ``channel`` None: the club's own chat; ``next_post``: the next time (the instant, ISO, naive
+    UTC; the zone's wall clock as text in answers stored before), None while paused."""
 
     key: str
     ladder: str
@@ -235,7 +255,7 @@ class Retiring:
 @dataclass(frozen=True, slots=True)
 class Digest:
     """A ladder's scheduled post: the top of the leaderboard and what happened since ``since``
-    (the previous post's time, ISO, UTC; empty when there was none)."""
+    (the previous post's time, ISO, UTC; empty when there was none), shown in ``zone``."""
 
     ladder: str
     since: str
@@ -247,6 +267,7 @@ class Digest:
     retiring: list[Retiring]
     games: int
     hidden_provisional: int = 0
+    zone: str = "UTC"
 
 
 Result = (

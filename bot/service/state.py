@@ -85,6 +85,16 @@ class Challenge:
 
 
 @dataclass(slots=True)
+class Claim:
+    """A member's claim to be an imported record (``/claim NAME``), by the id of its event."""
+
+    id: int
+    record: int
+    claimant: int
+    status: str = "open"
+
+
+@dataclass(slots=True)
 class Tournament:
     name: str
     opened: int
@@ -153,6 +163,8 @@ class ClubState:
         #: posting schedules set for ladders (the others post on the default one)
         self.schedules: dict[str, Schedule] = {}
         self.challenges: dict[int, Challenge] = {}
+        #: claims of imported records (``/claim``), open or answered
+        self.claims: dict[int, Claim] = {}
         #: every game by id, and the reports still pending or disputed (what confirm and the
         #: sweep look through)
         self.games: dict[int, GameRecord] = {}
@@ -329,12 +341,34 @@ class ClubState:
             case events.HistoryImported():
                 self.ladders[event.ladder].imported.setdefault(
                     event.fingerprint, (stored.at, event.file))
+            case events.ClaimRequested():
+                self.claims[stored.id] = Claim(stored.id, self.by_user[event.member],
+                                               self.by_user[event.claimant])
+            case events.ClaimApproved():
+                self._on_claim_approved(event.claim)
+            case events.ClaimDeclined():
+                self.claims[event.claim].status = "declined"
             case events.ActionUndone():
                 # An undo changes what came before it: only build() folds it, by leaving its
                 # target out.
                 raise ValueError(f"event {stored.id}: an undo is folded by ClubState.build")
             case _:
                 assert_never(event)
+
+    def _on_claim_approved(self, claim_id: int) -> None:
+        """The claimant's platform user becomes the imported record's: it finds the record from
+        now on, and their own record (without games) is folded into it, as by a merge."""
+        claim = self.claims[claim_id]
+        claim.status = "approved"
+        record, claimant = self.members[claim.record], self.member(claim.claimant)
+        record.user = claimant.user
+        record.handle = record.handle or claimant.handle
+        self.by_user[claimant.user] = record.id
+        self.merged_into[claimant.id] = record.id
+        if claimant.id in self.moderators:
+            self.moderators.add(record.id)
+        for ladder in self.ladders.values():
+            ladder.generation += 1
 
     def _on_settings_changed(self, stored: StoredEvent, event: events.SettingsChanged) -> None:
         ladder = self.ladders[event.ladder]

@@ -30,7 +30,14 @@ from .results import (
     ScheduleInfo,
     Standing,
 )
-from .state import DEFAULT_LADDER, ClubState, GameRecord, Ladder, Member
+from .state import (
+    DEFAULT_LADDER,
+    DEFAULT_TIMEZONE,
+    ClubState,
+    GameRecord,
+    Ladder,
+    Member,
+)
 
 #: the longest reason a moderator may give for an action (kept in the log)
 MAX_REASON = 200
@@ -174,12 +181,18 @@ def reason(text: str) -> str:
 # -- answers ------------------------------------------------------------------------------------
 
 
+def zone_of(ladder: Ladder | None) -> str:
+    """The time zone the ladder's times are shown in (its ``timezone`` setting)."""
+    return (ladder.settings.timezone if ladder is not None else None) or DEFAULT_TIMEZONE
+
+
 def line(club: Club, game: GameRecord) -> GameLine:
+    """A game as people see it: its instant and the ladder's zone (shown as the local date)."""
     state = club.state
     return GameLine(
         id=game.id,
         ladder=game.ladder,
-        played_at=game.played_at.date().isoformat(),
+        played_at=game.played_at.isoformat(timespec="minutes"),
         player_a=state.member(game.player_a).name,
         player_b=state.member(game.player_b).name,
         score_a=game.score_a,
@@ -187,6 +200,8 @@ def line(club: Club, game: GameRecord) -> GameLine:
         handicap=game.handicap,
         event=game.event,
         voided=game.voided,
+        zone=zone_of(state.ladders.get(game.ladder)),
+        colour=game.colour,
     )
 
 
@@ -274,7 +289,9 @@ def challenge_notice(club: Club, challenge_id: int, key: str = "challenge") -> N
         "challenger": club.state.member(challenge.challenger).name,
         "opponent": club.state.member(challenge.opponent).name,
         "ladder": challenge.ladder,
+        # the instant (naive UTC) and the ladder's zone: the presenter shows it there
         "expires_at": challenge.expires_at.isoformat(timespec="minutes"),
+        "zone": zone_of(club.state.ladders.get(challenge.ladder)),
     })
 
 
@@ -286,5 +303,5 @@ def schedule_info(club: Club, ladder: Ladder, now: datetime, key: str) -> Schedu
         schedules.cron_trigger(schedule.cron, zone), now)
     return ScheduleInfo(
         key, ladder.name, schedule.cron, zone, schedule.channel, schedule.paused,
-        schedule.size, None if upcoming is None else schedules.local_time(upcoming, zone),
+        schedule.size, None if upcoming is None else upcoming.isoformat(timespec="minutes"),
     )

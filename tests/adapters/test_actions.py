@@ -67,8 +67,9 @@ def test_anything_else_is_not_ours(pressed: str) -> None:
 
 def test_the_limits_are_those_of_today() -> None:
     assert Action.parse("t:" + "a" * 32 + ":" + "9" * 18) is not None
-    # Discord's template for old messages' custom ids, unchanged.
-    assert BUTTON_TEMPLATE == r"(?P<kind>[gcxt]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
+    # Discord's template for old messages' custom ids: today's, with the claims' group "k"
+    # (issue 15) added, so every id it matched before it matches still.
+    assert BUTTON_TEMPLATE == r"(?P<kind>[gcxtk]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
 
 
 def test_the_rows_that_go_with_an_answer() -> None:
@@ -78,6 +79,8 @@ def test_the_rows_that_go_with_an_answer() -> None:
     assert ids(actions_for(Preview(4, [], applied=False))) == [["x:apply:4", "x:cancel:4"]]
     assert actions_for(Preview(4, [], applied=True)) == []
     assert actions_for(Notice("challenge", {"challenge": 5})) == []
+    assert ids(actions_for(Notice("claim_requested", {"claim": 6}))) == [
+        ["k:approve:6", "k:decline:6"]]
     assert actions_for("plain text") == []
     rows = actions_for(reported(7))
     assert [(a.label, a.emphasis) for a in rows[0]] == [
@@ -146,9 +149,9 @@ class Service:
         self.calls.append(("apply_correction", game))
         return "applied"
 
-    async def cancel_correction(self, caller: Caller, game: int) -> str:
+    async def cancel_correction(self, caller: Caller, game: int) -> Notice:
         self.calls.append(("cancel_correction", game))
-        return "cancelled"
+        return Notice("correction_cancelled", {"game": game})
 
 
 @pytest.mark.parametrize(("pressed", "call", "page"), [

@@ -103,7 +103,11 @@ def test_right_to_left_names_are_drawn_in_reading_order(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(Figure, "text", recording)
     card([HEBREW, RUSSIAN])
-    assert get_display(HEBREW) in drawn and HEBREW not in drawn
+    # The card hands matplotlib the name to lay out: in reading order when its layout reorders
+    # right-to-left text itself (matplotlib 3.11 with libraqm), reordered here when it does not;
+    # never reordered twice (tests/adapters/test_chart_fixes.py checks the glyphs' order).
+    assert fonts.laid_out(HEBREW) in drawn
+    assert (HEBREW if fonts.LAYOUT_REORDERS else get_display(HEBREW)) in drawn
     assert RUSSIAN in drawn
 
 

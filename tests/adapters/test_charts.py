@@ -278,8 +278,13 @@ def test_pictures_are_named_and_captioned() -> None:
     ])
     one = chart_picture([history])
     assert one.filename == "rating-ann-blitz.png"
-    assert one.caption == text("chart_caption", name="ann", ladder="blitz", rating="1580?",
-                               peak="1580")
+    # Never established yet: no peak (a provisional rating is no peak; issue 15).
+    assert one.caption == text("chart_caption_unestablished", name="ann", ladder="blitz",
+                               rating="1580?")
+    established = RatingHistory("ann", "blitz", [
+        *history.points, RatingPoint("2024-03-03T19:00:00", 1560.0, False, None, 2)])
+    assert chart_picture([established]).caption == text(
+        "chart_caption", name="ann", ladder="blitz", rating="1560", peak="1560")
     two = chart_picture([history, RatingHistory("山田", "blitz", history.points)])
     assert two.filename == "rating-ann-player-blitz.png"
     card = card_picture(Leaderboard("blitz", [Standing(1, "ann", 1580.0, True, None, 1)]))

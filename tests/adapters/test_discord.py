@@ -21,9 +21,10 @@ import pytest
 from bot.adapters.discord import DiscordPublisher
 from bot.adapters.discord_render import CONTENT_LIMIT
 from bot.app import build_front_ends, serve
-from bot.chat.commands import COMMANDS, Command, Context, Words
+from bot.chat.commands import COMMANDS, Command, Context
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
+from bot.chat.words import Words
 from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
@@ -118,7 +119,10 @@ async def test_a_club_night_with_buttons(bot: Running, club: Club) -> None:
     assert accepted.buttons == [] and accepted.embeds == []
 
     report = await say(bot, club.guild, club.alice, "report", opponent=club.bob, result="win")
-    assert report.plain == "Game #7: alice beat bob. bob, please /confirm or /dispute."
+    assert report.plain == (
+        "Game #7: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert report.embeds and report.buttons == [[("Confirm", "g:confirm:7"),
                                                  ("Dispute", "g:dispute:7")]]
     refused = await press(bot, club.guild, club.alice, report, "g:confirm:7")
@@ -273,7 +277,7 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
     assert (await said(bob, "audit", entries=3)).count("\n") == 2  # bob moderates now
     assert await said(ada, "moderator", "remove", member=bob) == text("moderator_removed",
                                                                       name="bob")
-    assert (await said(ada, "undo")).startswith("Undone: moderator_removed")
+    assert (await said(ada, "undo")).endswith(" removed bob as a moderator of the club.")
     zed = club.zed
     await join(bot, club, zed)
     assert await said(ada, "merge", duplicate=zed, member=carol) == (

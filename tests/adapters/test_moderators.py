@@ -28,7 +28,7 @@ async def test_a_named_member_moderates_until_the_name_is_taken_back(database: P
             "not_moderator", name="alice")
         # Undo takes a naming back like any other moderator action.
         await chat.say("/moderator add @carol")
-        assert (await chat.say("/undo")).startswith("Undone: moderator_named")
+        assert await chat.say("/undo") == "Undone #9: admin named carol a moderator of the club."
         assert await chat.as_("carol", "/restore 5") == text("moderators_only")
 
 

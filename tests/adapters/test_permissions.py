@@ -76,6 +76,8 @@ MATRIX: dict[str, str] = {
     "/evaluate":                        "DDDDAD",
     "/schedule":                        "DDDDAD",
     "/register":                        "ADDDAA",
+    "/claim alice":                     "DDDDDD",
+    "/claim approve alice":             "DDDDDD",
     "/rating":                          "DAAADD",
     "/rating @alice":                   "AAAAAA",
     "/top":                             "AAAAAA",

@@ -99,7 +99,7 @@ async def test_a_running_bot_picks_the_shells_change_up(
         await asyncio.gather(*await scheduler.poll())
         assert [chat for chat, _, _ in recorder.posts] == ["-1001234"]
         audit = await service.audit(Caller("telegram", "-1001234", "0", "x", moderator=True), 1)
-        assert "operator: schedule_set ladder=main, cron=0 20 * * FRI" in render(audit)
+        assert "operator set the main ladder's posts: top 10 at \"0 20 * * FRI\"" in render(audit)
     finally:
         await scheduler.stop()
         await repository.close()

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat.commands import COMMANDS, command_help
+from bot.chat import help as chat_help
+from bot.chat.commands import COMMANDS
 from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.service.club import Caller
@@ -263,6 +264,6 @@ async def test_discord_refuses_an_unknown_option_and_stores_nothing(tmp_path: Pa
             # and one command's options and example, as on every platform
             one = "\n".join(o.plain for o in await discord_harness.say_all(
                 bot, guild, alice, "help", command="report"))
-            assert one == command_help("report", "discord")
+            assert one == chat_help.command_help("report", "discord", COMMANDS)
             assert "handicap=" in one
             assert bot.dc.errors == []

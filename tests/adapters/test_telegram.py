@@ -49,7 +49,10 @@ async def test_a_club_night_with_buttons(bot: Running) -> None:
     assert accepted.buttons == []
 
     report = await say(bot, group, alice, "/report @bob win")
-    assert report.plain == "Game #7: alice beat bob. bob, please /confirm or /dispute."
+    assert report.plain == (
+        "Game #7: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert report.buttons == [[("Confirm", "g:confirm:7"), ("Dispute", "g:dispute:7")]]
     refused = await press(bot, group, alice, report, "g:confirm:7")  # not the reporter's to do
     assert refused["text"] == text("not_yours_to_answer", game=7)

@@ -139,7 +139,10 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
 
     report = await say(bot, g, c.alice, "/report @bob win")
-    assert report.plain == "Game #5: alice beat bob. bob, please /confirm or /dispute."
+    assert report.plain == (
+        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert (await say(bot, g, c.alice, "/pending")).plain == (
         "Your reports waiting: #5 2024-03-01 alice beat bob [pending]"
     )
@@ -160,7 +163,9 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     # A draw's performance is the opponent's rating: carol (10 x 1500 + 1536.4) / 11 = 1503.3,
     # alice ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
     assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
-        "Game #7: carol drew with alice. alice, please /confirm or /dispute."
+        "Game #7: carol drew with alice. alice, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert (await say(bot, g, c.alice, "/confirm 7")).plain == lines(
         "Game #7 confirmed: carol drew with alice.", "carol: 1500 -> 1503?",
@@ -252,11 +257,11 @@ async def test_challenge_declined_by_button(bot: Running) -> None:
     challenge = await say(bot, g, c.alice, "/challenge @bob")
     assert challenge.plain == (
         "alice challenges bob (challenge #4, main). bob: /accept or /decline before "
-        "2024-03-03T19:00."
+        "Sun 3 Mar 19:00 UTC."
     )
     assert challenge.buttons == [[("Accept", "c:accept:4"), ("Decline", "c:decline:4")]]
     assert (await say(bot, g, c.bob, "/pending")).plain == (
-        "#4: alice challenges bob (main), open until 2024-03-03T19:00."
+        "#4: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
     )
     await press(bot, g, c.bob, challenge, "c:decline:4")
     declined = await bot.tg.reply(g)
@@ -297,7 +302,9 @@ async def test_challenge_accepted_then_played(bot: Running) -> None:
         "bob accepts alice's challenge #4. Play, then /report the result."
     )
     assert (await say(bot, g, c.bob, "/report @alice win")).plain == (
-        "Game #6: bob beat alice. alice, please /confirm or /dispute."
+        "Game #6: bob beat alice. alice, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
 
 
@@ -315,7 +322,10 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     )
     report = await say(bot, g, c.alice, "/report @bob win handicap=100 colour=white event=spring")
     held = "It counts when event spring closes: its games are rated together."
-    assert report.plain == f"Game #6: alice beat bob. bob, please /confirm or /dispute.\n{held}"
+    assert report.plain == (
+        "Game #6: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, handicap 100 given by alice, alice played white, event spring; "
+        f"counts on Sat 2 Mar 19:00 UTC unless disputed.\n{held}")
     await press(bot, g, c.bob, report, "g:confirm:6")
     # An event's games move no rating before it closes.
     assert (await bot.tg.reply(g)).plain == f"Game #6 confirmed: alice beat bob.\n{held}"
@@ -329,7 +339,8 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
         "#6 2024-03-01 alice beat bob, handicap 100, spring",
     )
     audit = (await say(bot, g, c.ada, "/audit 3")).plain.splitlines()
-    assert "score_a=1.0, handicap=100.0, colour=white, event=spring, " in audit[-1]
+    assert audit[-1].endswith(
+        "alice beat bob, handicap 100 given by alice, alice played white, event spring")
 
     assert (await say(bot, g, c.ada, "/event close spring")).plain == (
         "Event spring is closed; its 2 games are rated together."
@@ -365,7 +376,10 @@ async def test_dispute_by_button_and_withdraw(bot: Running) -> None:
     assert (await say(bot, g, c.bob, "/confirm 5")).plain == text("game_disputed", game=5)
 
     second = await say(bot, g, c.alice, "/report @carol draw")
-    assert second.plain == "Game #7: alice drew with carol. carol, please /confirm or /dispute."
+    assert second.plain == (
+        "Game #7: alice drew with carol. carol, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert (await say(bot, g, c.carol, "/withdraw 7")).plain == text("not_your_report", game=7)
     assert (await say(bot, g, c.alice, "/withdraw")).plain == (
         "Several games are waiting (5, 7); say which, e.g. /withdraw 5.")
@@ -392,7 +406,7 @@ async def test_an_unanswered_report_confirms_itself_after_24_hours(bot: Running)
     assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     await refused_press(bot, g, c.bob, report, "g:confirm:4", text("already_confirmed", game=4))
     assert (await say(bot, g, c.ada, "/audit 1")).plain == (
-        "#5 2024-03-02T20:00 system: game_auto_confirmed game=4 (unanswered for 24 h)"
+        "#5 Sat 2 Mar 20:00 UTC game #4 counted by itself, because: unanswered for 24 h"
     )
 
 
@@ -419,7 +433,10 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     )
 
     report = await say(bot, g, phone, "/report @carol win")
-    assert report.plain == "Game #9: Alice P beat carol. carol, please /confirm or /dispute."
+    assert report.plain == (
+        "Game #9: Alice P beat carol. carol, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     await press(bot, g, c.carol, report, "g:confirm:9")
     assert (await bot.tg.reply(g)).plain == lines(
         "Game #9 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1536?",
@@ -464,7 +481,10 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "Ladder blitz created with the elo system."
     )
     report = await say(bot, g, c.alice, "/report @bob win ladder=blitz")
-    assert report.plain == "Game #5: alice beat bob. bob, please /confirm or /dispute."
+    assert report.plain == (
+        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder blitz, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     await press(bot, g, c.bob, report, "g:confirm:5")
     # elo: both join the ladder with this game at 1600; K 32, expected 0.5: +16 and -16.
     assert (await bot.tg.reply(g)).plain == lines(
@@ -496,19 +516,23 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "time zone: UTC. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.ada, "/audit 3")).plain == lines(
-        "#9 2024-03-01T19:00 1: settings_changed ladder=blitz, "
-        "settings={'hide_provisional': True}",
-        "#8 2024-03-01T19:00 1: settings_changed ladder=main, "
-        "settings={'auto_confirm_hours': 2.0}",
-        "#7 2024-03-01T19:00 1: settings_changed ladder=blitz, "
-        "settings={'system': 'club', 'params': {'k': '16'}}",
+        "#9 Fri 1 Mar 19:00 UTC 1 set the blitz ladder's hide_provisional to yes",
+        "#8 Fri 1 Mar 19:00 UTC 1 set the main ladder's auto_confirm_hours to 2",
+        "#7 Fri 1 Mar 19:00 UTC 1 changed the blitz ladder's rating system to club (k=16); "
+        "every game was re-rated",
     )
-    assert (await say(bot, g, c.ada, "/undo")).plain == (
-        "Undone: settings_changed #9 (ladder=blitz, settings={'hide_provisional': True})."
+    # A settings change may move ratings: its undo is previewed, then applied.
+    assert (await say(bot, g, c.ada, "/undo")).plain == lines(
+        "Undoing #9 (1 set the blitz ladder's hide_provisional to yes) would change:",
+        "No rating changes.",
     )
-    assert (await say(bot, g, c.ada, "/undo")).plain == (
-        "Undone: settings_changed #8 (ladder=main, settings={'auto_confirm_hours': 2.0})."
+    assert (await say(bot, g, c.ada, "/apply")).plain == lines(
+        "Undone #9: 1 set the blitz ladder's hide_provisional to yes. Ratings changed:",
+        "No rating changes.",
     )
+    assert (await say(bot, g, c.ada, "/undo")).plain.startswith("Undoing #8 (")
+    assert (await say(bot, g, c.ada, "/apply")).plain.startswith(
+        "Undone #8: 1 set the main ladder's auto_confirm_hours to 2.")
     assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
@@ -518,7 +542,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "blitz ladder", "  1. alice      1536?  (1)", "  2. bob        1464?  (1)",
     )
     # A ladder played on cannot be undone away, once the undoable actions after it are gone.
-    assert (await say(bot, g, c.ada, "/undo")).plain.startswith("Undone: settings_changed #7")
+    assert (await say(bot, g, c.ada, "/undo")).plain.startswith("Undoing #7 (")
+    assert (await say(bot, g, c.ada, "/apply")).plain.startswith("Undone #7: ")
     assert (await say(bot, g, c.ada, "/undo")).plain == text("ladder_in_use", ladder="blitz")
 
 

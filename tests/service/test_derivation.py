@@ -196,7 +196,9 @@ async def step(run: Run, op: tuple[Any, ...]) -> None:
     elif kind in ("open", "close"):
         await attempt(service.set_event(MOD, op[1], kind == "open", op[2]))
     elif kind == "undo":
-        await attempt(service.undo(MOD))
+        undo = await attempt(service.undo(MOD))
+        if isinstance(undo, Preview) and not undo.applied:  # it moves ratings: Apply
+            await attempt(service.apply_correction(MOD))
     elif kind == "advance":
         run.clock.advance(hours=op[1])
     elif kind == "system":

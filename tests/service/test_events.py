@@ -113,6 +113,10 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("schedule_resumed", {"ladder": "main"}),
     # clubrating import, after the events of the file's rows
     ("history_imported", {"ladder": "main", "fingerprint": "9f86d081884c7d65", "file": "E.csv"}),
+    # /claim NAME, and a moderator's answer (issue 15)
+    ("claim_requested", {"member": "import:Ann", "claimant": "tg:42"}),
+    ("claim_approved", {"claim": 40}),
+    ("claim_declined", {"claim": 40}),
 ]
 
 
@@ -314,10 +318,14 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("alice", "/report @bob win event=Spring")
         await chat.as_("mod!", "/event close Spring",
                        '/schedule cron="0 18 * * FRI" tz=Europe/Berlin size=5',
-                       "/schedule pause", "/schedule resume", "/retire @carol", "/undo")
+                       "/schedule pause", "/schedule resume", "/retire @carol", "/undo",
+                       "/apply")
         csv = read_events(history)
         await chat.service.import_history(console.PLATFORM, console.CHAT, csv, csv.labels,
                                           "hist")
+        await chat.as_("eve", "/register", "/claim zed")
+        await chat.as_("fay", "/register", "/claim yan")
+        await chat.as_("mod!", "/claim approve zed", "/claim decline yan")
         await chat.as_("mod!", "/set inactivity_days 2")
         await chat.as_("alice", "/report @bob draw")
         chat.clock.advance(hours=49)  # confirms itself, then retires the idle

@@ -31,10 +31,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.chat.commands import COMMANDS, Context, Usage, execute, parse
+from bot.chat.commands import COMMANDS, Context, execute, parse
 from bot.chat.messages import MESSAGES
 from bot.chat.presenter import render
 from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
+from bot.chat.words import Usage
 from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService

@@ -65,7 +65,9 @@ async def test_games_in_an_open_event_say_they_wait_for_it(chat: Transcript) -> 
     assert await chat.say("/report @ann @bob draw event=spring") == "\n".join([
         "Game #6 recorded: ann drew with bob.", held])
     assert await chat.as_("ann", "/report @cid win event=spring") == "\n".join([
-        "Game #7: ann beat cid. cid, please /confirm or /dispute.", held])
+        "Game #7: ann beat cid. cid, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, event spring; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.", held])
     assert await chat.as_("cid", "/confirm 7") == "\n".join([
         "Game #7 confirmed: ann beat cid.", held])
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat.commands import Pointed, parse
+from bot.chat.commands import parse
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.chat.words import Pointed
 from bot.service.club import Caller, Correction
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef, valid_handle

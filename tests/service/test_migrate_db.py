@@ -45,7 +45,9 @@ async def play(service: ClubService) -> None:
             if i == 2:
                 await service.correct(member(chat, "mod", f"x{chat}", moderator=True),
                                       reported.game.id, Correction(result="loss"), apply=True)
-    await service.undo(member(0, "mod", moderator=True))
+    undoing = member(0, "mod", moderator=True)
+    await service.undo(undoing)  # the correction: previewed, then applied
+    await service.apply_correction(undoing)
 
 
 async def boards(repository: Repository) -> list[str]:

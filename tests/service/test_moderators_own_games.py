@@ -24,7 +24,9 @@ async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confir
     chat: Transcript,
 ) -> None:
     assert await chat.say("/report @bob win") == (
-        "Game #5: ann beat bob. bob, please /confirm or /dispute.")
+        "Game #5: ann beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert "(0)" in await chat.say("/top")  # nothing counted yet
     assert await chat.say("/confirm 5") == "Game #5 is for your opponent to confirm or dispute."
     assert await chat.as_("bob", "/confirm 5") == "\n".join([
@@ -38,12 +40,16 @@ async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
     # kept from ann's side (ann lost), with the handicap and colour turned round: the same
     # ratings as when a third moderator records it (bob gave 50 points and had White).
     assert await chat.say("/report @bob @ann win handicap=50 colour=white") == (
-        "Game #5: bob beat ann. bob, please /confirm or /dispute.")
+        "Game #5: bob beat ann. bob, please /confirm or /dispute.\n"
+        "Ladder main, handicap 50 given by bob, ann played black, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert await chat.as_("bob", "/confirm 5") == "\n".join([
         "Game #5 confirmed: bob beat ann.", "ann: 1500 -> 1462?", "bob: 1500 -> 1538?"])
     reported = (await chat.as_("ann!", "/audit 2")).splitlines()[-1]
-    assert reported.startswith("#5 ") and ("player_a=ann, player_b=bob, score_a=0.0, "
-                                           "handicap=-50.0, colour=black") in reported, reported
+    # (the colour kept is the first player's: ann's)
+    assert reported.startswith("#5 ") and reported.endswith(
+        "ann reported game #5 on main: bob beat ann, handicap 50 given by bob, "
+        "ann played black"), reported
 
 
 async def test_a_result_for_two_other_members_counts_at_once(chat: Transcript) -> None:

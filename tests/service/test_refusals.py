@@ -210,7 +210,10 @@ async def test_a_replayed_request_id_returns_the_first_answer_and_adds_nothing(
     carol = Caller("console", "local", "carol", "carol", request_id="upd-1")
     first = await service.report(carol, "alice", "win")
     assert isinstance(first, GameResult)
-    assert render(first) == "Game #8: carol beat alice. alice, please /confirm or /dispute."
+    assert render(first) == (
+        "Game #8: carol beat alice. alice, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     after_first = await snapshot(club)
     # The platform delivers the same update again (even with other words): same answer.
     assert await service.report(carol, "alice", "win") == first
@@ -236,7 +239,10 @@ async def test_a_replayed_refused_request_is_refused_again_after_the_state_chang
     answer = await service.report(
         Caller("console", "local", "dave", "dave", request_id="upd-3"), "alice", "win"
     )
-    assert render(answer) == "Game #9: dave beat alice. alice, please /confirm or /dispute."
+    assert render(answer) == (
+        "Game #9: dave beat alice. alice, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
 
 
 async def test_a_look_alike_of_a_handle_is_refused_and_other_names_are_welcome(

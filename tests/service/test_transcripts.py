@@ -116,7 +116,9 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     assert await chat.say("/pending") == "Nothing waiting for you."
 
     assert await chat.say("/report @bob win") == (
-        "Game #5: alice beat bob. bob, please /confirm or /dispute."
+        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert await chat.say("/pending") == (
         "Your reports waiting: #5 2024-03-01 alice beat bob [pending]"
@@ -136,7 +138,9 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     # (a draw's is the opponent's rating): carol (10 x 1500 + 1536.4) / 11 = 1503.3, alice
     # ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
     assert await chat.as_("carol", "/report @alice draw") == (
-        "Game #7: carol drew with alice. alice, please /confirm or /dispute."
+        "Game #7: carol drew with alice. alice, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert await chat.as_("alice", "/confirm 7") == "\n".join([
         "Game #7 confirmed: carol drew with alice.",
@@ -184,10 +188,10 @@ async def test_challenge_accepted(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/challenge @bob") == (
         "alice challenges bob (challenge #4, main). bob: /accept or /decline before "
-        "2024-03-03T19:00."
+        "Sun 3 Mar 19:00 UTC."
     )
     assert await chat.as_("bob", "/pending") == (
-        "#4: alice challenges bob (main), open until 2024-03-03T19:00."
+        "#4: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
     )
     assert await chat.say("/accept") == (
         "bob accepts alice's challenge #4. Play, then /report the result."
@@ -197,7 +201,9 @@ async def test_challenge_accepted(chat: Transcript) -> None:
         "challenge_answered", challenge=4, status="accepted"
     )
     assert await chat.say("/report @alice win") == (
-        "Game #6: bob beat alice. alice, please /confirm or /dispute."
+        "Game #6: bob beat alice. alice, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
 
 
@@ -221,7 +227,7 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
     await chat.as_("alice", "/challenge @bob")
     chat.clock.advance(hours=47, minutes=59)
     assert await chat.as_("bob", "/pending") == (
-        "#4: alice challenges bob (main), open until 2024-03-03T19:00."
+        "#4: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
     )
     chat.clock.advance(minutes=1)  # 48 h: the default challenge_hours
     assert await chat.say("/pending") == "Nothing waiting for you."
@@ -240,7 +246,9 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
 async def test_report_then_confirm_rates_two_newcomers_1536_and_1464(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/report @bob win") == (
-        "Game #4: alice beat bob. bob, please /confirm or /dispute."
+        "Game #4: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
     assert await chat.as_("bob", "/confirm") == "\n".join([
@@ -291,8 +299,8 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
     ])
     audit = (await chat.as_("mod!", "/audit 2")).splitlines()
     assert audit == [
-        "#6 2024-03-02T20:00 mod: game_corrected game=4, changes={'score_a': 0.0}",
-        "#5 2024-03-01T19:00 bob: game_disputed game=4 (I won on time)",
+        "#6 Sat 2 Mar 20:00 UTC mod corrected game #4: the first player's result to loss",
+        "#5 Fri 1 Mar 19:00 UTC bob disputed game #4, because: I won on time",
     ]
 
 
@@ -325,7 +333,7 @@ async def test_unanswered_report_confirms_itself_after_24_hours(chat: Transcript
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.as_("bob", "/confirm 4") == text("already_confirmed", game=4)
     assert await chat.as_("mod!", "/audit 1") == (
-        "#5 2024-03-02T20:00 system: game_auto_confirmed game=4 (unanswered for 24 h)"
+        "#5 Sat 2 Mar 20:00 UTC game #4 counted by itself, because: unanswered for 24 h"
     )
 
 
@@ -340,10 +348,10 @@ async def test_a_report_that_confirms_itself_late_retires_idle_players_at_once(
     chat.clock.advance(hours=49)
     assert await chat.say("/top") == "Nobody is rated on main yet."
     audit = (await chat.as_("mod!", "/audit 3")).splitlines()
-    assert [line.split(" ", 2)[2] for line in audit] == [
-        "system: player_retired ladder=main, member=bob (no game for 2 days)",
-        "system: player_retired ladder=main, member=alice (no game for 2 days)",
-        "system: game_auto_confirmed game=5 (unanswered for 24 h)",
+    assert [line.split(" UTC ", 1)[1] for line in audit] == [
+        "system retired bob from the main ladder, because: no game for 2 days",
+        "system retired alice from the main ladder, because: no game for 2 days",
+        "game #5 counted by itself, because: unanswered for 24 h",
     ]
 
 
@@ -358,7 +366,9 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
         "dan accepts ann's challenge #6. Play, then /report the result."
     )
     assert await chat.as_("ann", "/report @dan win") == (
-        "Game #8: ann beat dan. dan, please /confirm or /dispute."
+        "Game #8: ann beat dan. dan, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert (await chat.as_("dan", "/confirm")).startswith("Game #8 confirmed: ann beat dan.")
     await chat.as_("bob", "/report @dan win")
@@ -528,8 +538,11 @@ async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcrip
         f"alice (main): {merged['alice']:.0f}?, rank 1, 2 games (2W 0D 0L), "
         f"peak {merged['alice']:.0f}, recent W W"
     )
-    assert await chat.as_("mod!", "/undo") == (
-        "Undone: players_merged #10 (from=alice_phone, into=alice)."
+    assert (await chat.as_("mod!", "/undo")).startswith(
+        "Undoing #10 (mod merged the duplicate record Alice P into alice) would change:\n"
+    )
+    assert (await chat.say("/apply")).startswith(
+        "Undone #10: mod merged the duplicate record Alice P into alice. Ratings changed:\n"
     )
     assert set(await ratings(chat)) == {"alice", "Alice P", "bob", "carol"}
 
@@ -578,7 +591,9 @@ async def test_a_second_ladder_with_its_own_system(chat: Transcript) -> None:
         "Ladder blitz created with the elo system."
     )
     assert await chat.as_("alice", "/report @bob win ladder=blitz") == (
-        "Game #5: alice beat bob. bob, please /confirm or /dispute."
+        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder blitz, no handicap, colours not given, no event; "
+        "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert await chat.as_("bob", "/confirm") == "\n".join([
         "Game #5 confirmed: alice beat bob.",
@@ -614,7 +629,8 @@ async def test_changing_the_system_rerates_the_whole_ladder(chat: Transcript) ->
     )
     assert await ratings(chat) == rated(games, "club", k="16", provisional_games="0")
     for _ in range(2):
-        assert (await chat.say("/undo")).startswith("Undone: settings_changed #")
+        assert (await chat.say("/undo")).startswith("Undoing #")
+        assert " changed the main ladder's rating system to " in await chat.say("/apply")
     assert await ratings(chat) == club
 
 
@@ -659,10 +675,10 @@ async def test_settings_and_set(chat: Transcript) -> None:
     chat.clock.advance(days=30)
     assert await chat.say("/top") == "Nobody is rated on main yet."
     audit = (await chat.as_("mod!", "/audit 3")).splitlines()
-    assert [line.split(" ", 2)[2] for line in audit] == [
-        "system: player_retired ladder=main, member=carol (no game for 30 days)",
-        "system: player_retired ladder=main, member=bob (no game for 30 days)",
-        "system: player_retired ladder=main, member=alice (no game for 30 days)",
+    assert [line.split(" UTC ", 1)[1] for line in audit] == [
+        "system retired carol from the main ladder, because: no game for 30 days",
+        "system retired bob from the main ladder, because: no game for 30 days",
+        "system retired alice from the main ladder, because: no game for 30 days",
     ]
 
     # Announcements and the posting time zone are settings too.
@@ -681,26 +697,28 @@ async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(
     await chat.say("/report @alice @bob win")
     await chat.say("/void 4 they played a friendly")
     assert await chat.say("/audit 2") == "\n".join([
-        "#5 2024-03-01T19:00 mod: game_voided game=4 (they played a friendly)",
-        "#4 2024-03-01T19:00 mod: game_reported ladder=main, player_a=alice, player_b=bob, "
-        "score_a=1.0, handicap=0.0, played_at=2024-03-01T19:00:00, direct=True",
+        "#5 Fri 1 Mar 19:00 UTC mod voided game #4, because: they played a friendly",
+        "#4 Fri 1 Mar 19:00 UTC mod recorded game #4 on main: alice beat bob",
     ])
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
 
-    assert await chat.say("/undo") == "Undone: game_voided #5 (game=4)."
+    # An undo that moves ratings shows them first, and waits for /apply.
+    assert (await chat.say("/undo")).startswith("Undoing #5 (mod voided game #4) would change:")
+    assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
+    assert (await chat.say("/apply")).startswith("Undone #5: mod voided game #4. Ratings changed:")
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
-    assert (await chat.say("/undo")).startswith("Undone: game_reported #4 (ladder=main, ")
+    assert (await chat.say("/undo")).startswith(
+        "Undoing #4 (mod recorded game #4 on main: alice beat bob) would change:")
+    assert (await chat.say("/apply")).startswith("Undone #4: mod recorded game #4 on main: ")
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
     # The main ladder was made by the bot, members' own reports are theirs: nothing is left.
     await chat.as_("alice", "/report @bob win")
     assert await chat.as_("mod!", "/undo") == text("nothing_to_undo")
     assert await chat.say("/audit 4") == "\n".join([
-        "#8 2024-03-01T19:00 alice: game_reported ladder=main, player_a=alice, player_b=bob, "
-        "score_a=1.0, handicap=0.0, played_at=2024-03-01T19:00:00, reported_by=alice, "
-        "direct=False",
-        "#7 2024-03-01T19:00 mod: action_undone target=4",
-        "#6 2024-03-01T19:00 mod: action_undone target=5",
-        "#5 2024-03-01T19:00 mod: game_voided game=4 (undone) (they played a friendly)",
+        "#8 Fri 1 Mar 19:00 UTC alice reported game #8 on main: alice beat bob",
+        "#7 Fri 1 Mar 19:00 UTC mod undid #4",
+        "#6 Fri 1 Mar 19:00 UTC mod undid #5",
+        "#5 Fri 1 Mar 19:00 UTC mod voided game #4, because: they played a friendly (undone)",
     ])
     # A ladder that has been played on cannot be undone away.
     await chat.say("/ladder create blitz")

@@ -12,7 +12,13 @@ build answered, ``.events.jsonl`` every row it stored, ``.export.csv`` its ``clu
 Today's build must give the same, byte for byte, but for the answers later issues changed on
 purpose, edited into ``.answers`` and listed here. Issue 15: the several-games hint names one
 game ("e.g. /confirm 7", not "7, 8"); a game in an open event says it counts when the event
-closes. The stored events and the export are still those of the build before.
+closes; /audit and /undo say each entry as a sentence (names, not user ids; "mod named ann a
+moderator of the club", "Undone #37: ..."); a report's prompt has a second line with every term
+and when it counts by itself ("Ladder main, no handicap, colours not given, no event; counts on
+Sat 21 Nov 10:00 UTC unless disputed."); every time is shown in the ladder's zone in one format
+("before Sun 22 Nov 10:00 UTC", not "before 2026-11-22T10:00"; audit lines "Fri 20 Nov 10:00
+UTC"; "next post: Fri 20 Nov 18:00 CET", not "2026-11-20 18:00 (CET)"; "changes since Fri 13
+Nov 17:00 UTC"). The stored events and the export are still those of the build before.
 """
 
 from __future__ import annotations

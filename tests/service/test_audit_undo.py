@@ -1,0 +1,241 @@
+"""/audit and /undo say what happened as sentences a club's organiser reads (names from the
+club's state, the reason after "because", "(undone)"), one per kind of event; an /undo that would
+move ratings first previews every rating it changes and waits for Apply, like /correct
+(issue 15)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.chat import actions
+from bot.chat.actions import actions_for, press
+from bot.chat.messages import MESSAGES, text
+from bot.chat.presenter import render
+from bot.service import moderation
+from bot.service.events import CLASSES, Kind
+from bot.service.identity import Caller
+from bot.service.results import Preview
+from bot.service.state import ClubState
+from bot.storage.repository import StoredEvent
+from tests.chat import START, Transcript, open_club
+
+MOD = Caller("console", "local", "mod", "mod", moderator=True)
+FRI, SUN = "Fri 1 Mar 19:00 UTC", "Sun 3 Mar 19:00 UTC"
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[Transcript]:
+    async with open_club(tmp_path / "club.db") as transcript:
+        yield transcript
+
+
+async def register(chat: Transcript, *names: str) -> None:
+    for name in names:
+        await chat.as_(name, "/register")
+
+
+async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None:
+    await register(chat, "ann", "ben", "cid", "dot")
+    await chat.as_("ann", "/report @ben win handicap=2 colour=black")
+    await chat.as_("ben", "/confirm")
+    await chat.as_("cid", "/report @dot draw")
+    await chat.as_("dot", "/dispute it was a loss")
+    await chat.as_("ann", "/report @cid loss")
+    await chat.say("/withdraw")
+    await chat.as_("ben", "/challenge @cid")
+    await chat.as_("cid", "/accept")
+    await chat.as_("ann", "/challenge @dot")
+    await chat.as_("dot", "/decline")
+    await chat.as_("dot", "/report @ann win")
+    chat.clock.advance(days=2)
+    await chat.as_("mod!", "/report @ann @cid loss")
+    await chat.say("/correct 18 win b=@dot")
+    await chat.say("/apply")
+    await chat.say("/void 6 wrong pairing")
+    await chat.say("/restore 6")
+    await chat.say("/ladder create blitz elo k=40")
+    await chat.say("/report @ann @ben draw ladder=blitz")
+    await chat.say("/event open spring")
+    await chat.say("/event close spring")
+    await chat.say("/retire @dot")
+    await chat.say("/return @dot")
+    await chat.say("/set announce yes")
+    await chat.say("/system club k=24")
+    await chat.say("/schedule cron=\"0 18 * * FRI\" tz=Europe/Berlin size=5")
+    await chat.say("/schedule pause")
+    await chat.say("/schedule resume")
+    await chat.say("/moderator add @ann")
+    await chat.say("/moderator remove @ann")
+    await chat.say("/merge @dot @cid")
+    await chat.say("/undo")
+    shown = [(id_, FRI if when.startswith("Fri") else SUN, said) for id_, when, said in
+             (re.fullmatch(r"#(\d+) (\w+ \d+ \w+ 19:00 UTC) (.*)", line).groups()  # type: ignore[union-attr]
+              for line in (await chat.say("/audit 100")).split("\n"))]
+    assert shown == [(str(id_), day, said) for id_, day, said in [
+        (35, SUN, "mod merged the duplicate record dot into cid"),
+        (34, SUN, "mod removed ann as a moderator of the club"),
+        (33, SUN, "mod named ann a moderator of the club"),
+        (32, SUN, "mod resumed the main ladder's posts"),
+        (31, SUN, "mod paused the main ladder's posts"),
+        (30, SUN, "mod set the main ladder's posts: top 5 at \"0 18 * * FRI\" (Europe/Berlin)"),
+        (29, SUN, "mod changed the main ladder's rating system to club (k=24); every game was re-"
+                  "rated"),
+        (28, SUN, "mod set the main ladder's announce to yes"),
+        (27, SUN, "mod brought dot back to the main ladder"),
+        (26, SUN, "mod retired dot from the main ladder"),
+        (25, SUN, "mod closed event spring on the main ladder; its games were rated together"),
+        (24, SUN, "mod opened event spring on the main ladder"),
+        (23, SUN, "mod recorded game #23 on blitz: ann drew with ben"),
+        (22, SUN, "mod created the blitz ladder, rated by elo (k=40)"),
+        (21, SUN, "mod restored game #6"),
+        (20, SUN, "mod voided game #6, because: wrong pairing"),
+        (19, SUN, "mod corrected game #18: the first player's result to win, the second player to "
+                  "dot"),
+        (18, SUN, "mod recorded game #18 on main: cid beat ann"),
+        (17, SUN, "game #16 counted by itself, because: unanswered for 24 h"),
+        (16, FRI, "dot reported game #16 on main: dot beat ann"),
+        (15, FRI, "dot declined challenge #14"),
+        (14, FRI, "ann challenged dot on the main ladder"),
+        (13, FRI, "cid accepted challenge #12"),
+        (12, FRI, "ben challenged cid on the main ladder"),
+        (11, FRI, "ann withdrew game #10"),
+        (10, FRI, "ann reported game #10 on main: cid beat ann"),
+        (9, FRI, "dot disputed game #8, because: it was a loss"),
+        (8, FRI, "cid reported game #8 on main: cid drew with dot"),
+        (7, FRI, "ben confirmed game #6"),
+        (6, FRI, "ann reported game #6 on main: ann beat ben, handicap 2 given by ann, "
+                 "ann played black"),
+        (5, FRI, "dot joined the club"),
+        (4, FRI, "cid joined the club"),
+        (3, FRI, "ben joined the club"),
+        (2, FRI, "ann joined the club"),
+        (1, FRI, "system created the main ladder, rated by club (defaults)"),
+    ]]
+
+
+def _stored(id_: int, kind: Kind, data: dict[str, Any], actor: str = "u-mod") -> StoredEvent:
+    return StoredEvent(id_, kind, actor, START, data)
+
+
+async def test_the_kinds_no_chat_command_writes_read_as_sentences_too() -> None:
+    log = [
+        _stored(0, Kind.LADDER_CREATED, {"ladder": "main", "system": "club", "params": {}},
+                "system"),
+        _stored(1, Kind.MEMBER_REGISTERED, {"user": "u-mod", "name": "mod", "ladder": "main"},
+                "u-mod"),
+        _stored(2, Kind.MEMBER_REGISTERED, {"user": "import:Old Al", "name": "Old Al"}, "import"),
+        _stored(3, Kind.MEMBER_REGISTERED, {"user": "u-al", "name": "al", "ladder": "main"},
+                "u-al"),
+    ]
+    state = ClubState.build(log)
+    crafted = [
+        *log[1:],
+        _stored(4, Kind.PLAYER_JOINED, {"ladder": "main", "member": "import:Old Al",
+                                        "event": None, "played_at": "2020-01-01"}, "import"),
+        _stored(5, Kind.GAME_REPORTED, {
+            "ladder": "main", "player_a": "import:Old Al", "player_b": "u-al", "score_a": 0.0,
+            "handicap": 0.0, "colour": None, "event": "spring", "played_at": "2020-01-01",
+            "direct": True}, "import"),
+        _stored(6, Kind.HISTORY_IMPORTED, {"ladder": "main", "fingerprint": "f",
+                                           "file": "club.csv"}, "import"),
+        _stored(7, Kind.CLAIM_REQUESTED, {"member": "import:Old Al", "claimant": "u-al"}, "u-al"),
+        _stored(8, Kind.CLAIM_APPROVED, {"claim": 7}),
+        _stored(9, Kind.CLAIM_DECLINED, {"claim": 7}),
+        _stored(10, Kind.SCHEDULE_SET, {"ladder": "main", "cron": "0 9 * * MON",
+                                        "timezone": None, "channel": "-100", "size": 10}),
+    ]
+    said = [text(n.key, n.params) for n in (moderation.sentence(state, e) for e in crafted)]
+    assert said == [
+        "mod joined the club",
+        "import added Old Al to the club",
+        "al joined the club",
+        "Old Al joined the main ladder",
+        "import recorded game #5 on main: al beat Old Al, event spring",
+        "import imported club.csv into the main ladder",
+        "al claimed the imported player Old Al",
+        "mod approved the claim #7",
+        "mod declined the claim #7",
+        "mod set the main ladder's posts: top 10 at \"0 9 * * MON\" (the ladder's time zone) "
+        "into -100",
+    ]
+
+
+def test_every_kind_of_event_has_its_sentence() -> None:
+    """Each kind's sentence is in the catalogue, with exactly the fields the service fills."""
+    keys = {f"said_{kind}" for kind in CLASSES} | {
+        "said_system_changed", "said_member_added", "said_game_recorded",
+        "said_game_reported_draw", "said_game_recorded_draw"}
+    assert keys <= set(MESSAGES)
+    assert {k for k in MESSAGES if k.startswith("said_")} == keys
+
+
+async def test_an_undo_that_moves_ratings_is_previewed_then_applied(chat: Transcript) -> None:
+    await register(chat, "ann", "ben")
+    await chat.as_("mod!", "/report @ann @ben win")
+    await chat.say("/void 4 a friendly")
+    board = await chat.say("/top")
+    assert await chat.say("/undo") == "\n".join([
+        "Undoing #5 (mod voided game #4) would change:",
+        "ann: 1500 -> 1536?",
+        "ben: 1500 -> 1464?",
+        "Send /apply to undo it, or /cancel.",
+    ])
+    # Nothing changed yet: the ratings, the log.
+    assert await chat.say("/top") == board
+    assert (await chat.say("/audit 1")).endswith("mod voided game #4, because: a friendly")
+    assert await chat.say("/apply") == "\n".join([
+        "Undone #5: mod voided game #4. Ratings changed:",
+        "ann: 1500 -> 1536?",
+        "ben: 1500 -> 1464?",
+    ])
+    assert await chat.say("/apply") == text("no_preview")
+    assert (await chat.say("/audit 2")).split("\n")[1].endswith(
+        "mod voided game #4, because: a friendly (undone)")
+    # The report itself, a direct one: previewed, then cancelled.
+    assert await chat.say("/undo") == "\n".join([
+        "Undoing #4 (mod recorded game #4 on main: ann beat ben) would change:",
+        "ann: 1536 -> 1500?",
+        "ben: 1464 -> 1500?",
+        "Send /apply to undo it, or /cancel.",
+    ])
+    assert await chat.say("/cancel") == "Undo of #4 cancelled; nothing changed."
+    assert await chat.say("/top") == "\n".join([
+        "main ladder", "  1. ann      1536?  (1)", "  2. ben      1464?  (1)"])
+
+
+async def test_the_buttons_of_an_undo_preview_are_the_corrections(chat: Transcript) -> None:
+    await register(chat, "ann", "ben")
+    await chat.as_("mod!", "/report @ann @ben win")
+    preview = await chat.service.undo(MOD)
+    assert isinstance(preview, Preview) and not preview.applied
+    assert [a.id for row in actions_for(preview) for a in row] == ["x:apply:4", "x:cancel:4"]
+    answer, _ = await press(chat.service, MOD, actions.read("x:apply:4"))
+    assert render(answer) == "\n".join([
+        "Undone #4: mod recorded game #4 on main: ann beat ben. Ratings changed:",
+        "ann: 1536 -> 1500?",
+        "ben: 1464 -> 1500?",
+    ])
+
+
+async def test_an_undo_preview_of_an_action_no_longer_the_latest_applies_nothing(
+    chat: Transcript,
+) -> None:
+    await register(chat, "ann", "ben")
+    await chat.as_("mod!", "/report @ann @ben win")
+    assert (await chat.say("/undo")).startswith("Undoing #4 ")
+    await chat.say("/moderator add @ann")
+    assert await chat.say("/apply") == text("undo_moved", id=4)
+    assert await chat.say("/undo") == "Undone #5: mod named ann a moderator of the club."
+    assert "(1)" in await chat.say("/top")  # the game still counts
+
+
+async def test_an_undo_that_moves_no_rating_applies_at_once(chat: Transcript) -> None:
+    await register(chat, "ann")
+    await chat.as_("mod!", "/schedule pause")
+    assert await chat.say("/undo") == "Undone #3: mod paused the main ladder's posts."
+    assert await chat.say("/cancel") == text("no_preview_to_cancel")

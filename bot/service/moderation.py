@@ -17,8 +17,8 @@ from bot.storage.repository import StoredEvent
 from ratings_core.replay import Checkpoint
 
 from . import events as ev
+from . import ladder_settings, view
 from . import parsing as parse
-from . import view
 from .errors import Refusal
 from .identity import Caller, Who, who_from_json, who_to_json
 from .results import Audit, AuditLine, GameResult, Notice, Param, Preview, RatingChange
@@ -251,12 +251,12 @@ def _score(score: float) -> str:
 
 
 def _value(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
+    """A stored value as a moderator types it (a setting's rule: 24, yes/no), parameters as
+    key=value."""
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, bool | int | float | str):
+        return ladder_settings.shown(value)
     return "none" if value is None else str(value)
 
 

@@ -159,12 +159,6 @@ def next_fire(trigger: CronTrigger, now: datetime) -> datetime | None:
     return None if fire is None else _naive(fire)
 
 
-def local_time(moment: datetime, timezone: str) -> str:
-    """A naive UTC time as the zone's wall clock shows it: 2024-04-01 09:00 (CEST)."""
-    local = _aware(moment).astimezone(ZoneInfo(timezone))
-    return f"{local:%Y-%m-%d %H:%M} ({local.tzname()})"
-
-
 @dataclass(frozen=True, slots=True)
 class Plan:
     """One ladder's posting plan as its club's log says it now. ``chat_id`` is the club's chat;

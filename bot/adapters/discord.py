@@ -87,28 +87,27 @@ class ClubButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     """Any of the bot's buttons: its custom id is its action's id (``bot.chat.actions``), and it
     is rebuilt from that id whenever it is pressed, after a restart too."""
 
-    def __init__(self, kind: str, key: str, ref: int, label: str | None = None,
+    def __init__(self, action_id: str, label: str | None = None,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  row: int | None = None) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style,
-                                           custom_id=f"{kind}:{key}:{ref}"), row=row)
-        self.kind, self.key, self.ref = kind, key, ref
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=action_id),
+                         row=row)
+        self.action_id = action_id
 
     @classmethod
     def of(cls, action: actions.Action, row: int | None = None) -> ClubButton:
         """The button of an action, labelled and coloured as it says."""
-        return cls(action.group, action.key, action.ref, text(action.label),
-                   STYLES[action.emphasis], row)
+        return cls(action.id, text(action.label), STYLES[action.emphasis], row)
 
     @classmethod
     async def from_custom_id(cls, interaction: Interaction,
                              item: discord.ui.Item[Any], match: re.Match[str]) -> ClubButton:
-        return cls(match["kind"], match["action"], int(match["ref"]))
+        return cls(match.group(0))
 
     async def callback(self, interaction: Interaction) -> None:
         client = interaction.client
         if isinstance(client, ClubClient):
-            await client.front.on_button(interaction, self.kind, self.key, self.ref)
+            await client.front.on_button(interaction, self.action_id)
 
 
 def view_for(answer: Answer, page: int = 0) -> discord.ui.View | None:
@@ -341,9 +340,9 @@ class DiscordFrontEnd:
 
     # -- buttons ----------------------------------------------------------------------------------
 
-    async def on_button(self, interaction: Interaction, kind: str, key: str, ref: int) -> None:
-        """A press of the button whose custom id is ``kind:key:ref`` (the parts the template
-        matched): the presser acts and the message shows the outcome; a press by someone who
+    async def on_button(self, interaction: Interaction, action_id: str) -> None:
+        """A press of the button whose custom id is ``action_id`` (one the template matched):
+        the presser acts and the message shows the outcome; a press by someone who
         may not press it gets an answer only they see, and changes nothing. A server is a
         club: a press in a private message is refused, and no club is made for it. Presses
         count against the rate limit as commands do."""
@@ -355,7 +354,7 @@ class DiscordFrontEnd:
             try:
                 check_rate(self.limiter, caller)
                 answer, page = await actions.press(self.service, caller,
-                                                   actions.read(f"{kind}:{key}:{ref}"))
+                                                   actions.read(action_id))
             except Refusal as refusal:
                 await self._say(interaction, refusal_text(refusal), ephemeral=True)
                 return

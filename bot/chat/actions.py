@@ -1,15 +1,19 @@
 """Every button the bot shows, defined once for every chat front-end.
 
 A button is an :class:`Action`: what a press does (confirm or dispute a game, accept or decline a
-challenge, apply or cancel a correction, approve or decline a claim of an imported record, show
-a page of a ladder's leaderboard), the message key of its label, and whether it is the primary
-or the secondary choice of a pair (front-ends map that to a style or a colour).
+challenge, apply or cancel a correction or an undo, approve or decline a claim of an imported
+record, show a page of a ladder's leaderboard), the message key of its label, and whether it is
+the primary or the secondary choice of a pair (front-ends map that to a style or a colour).
 :func:`actions_for` gives the buttons that go with an answer, :meth:`Action.parse` reads a
 pressed button's id back, and :func:`press` runs the press.
 
 An action's id is what a chat stores with the button (Telegram's callback data, Discord's custom
-id): ``g:confirm:12``, ``c:accept:3``, ``x:apply:12``, ``k:approve:40``, ``t:main:2``. Messages
-posted long ago carry these ids, so they never change: a press after an upgrade still works.
+id): ``g:confirm:#3`` (game #3), ``c:accept:#2`` (challenge #2), ``x:apply:#3`` (the correction
+of game #3), ``u:apply:45`` (the undo of action 45, as /audit numbers it), ``k:approve:40``,
+``t:main:2``. Messages posted long ago carry these ids, so they never change: a press after an
+upgrade still works. Before games and challenges had numbers of their own, their buttons named
+them by their event's id, without ``#`` (``g:confirm:12``); such a press is ``legacy`` and is
+looked up by that id.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ PAGE = 20
 #: every button id: its group, then its verb (a page's: the ladder's name, and ladder names never
 #: contain ":"), then the game, challenge, claim or page number. Discord's template for the
 #: custom ids of old messages too, so it only grows; a chat's data not matching it is not ours.
-ID_PATTERN = r"(?P<kind>[gcxtk]):(?P<action>[a-z0-9_-]{1,32}):(?P<ref>[0-9]{1,18})"
+ID_PATTERN = r"(?P<kind>[gcxtku]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
 _ID = re.compile(ID_PATTERN)
 
 
@@ -40,6 +44,11 @@ class Group(StrEnum):
     CORRECTION = "x"
     PAGE = "t"
     CLAIM = "k"
+    UNDO = "u"
+
+
+#: the groups whose buttons name a game or challenge by its number in the club (``#3``)
+NUMBERED = (Group.GAME, Group.CHALLENGE, Group.CORRECTION)
 
 
 class Emphasis(Enum):
@@ -60,6 +69,8 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
                       "decline": ("button_decline", Emphasis.SECONDARY)},
     Group.CORRECTION: {"apply": ("button_apply", Emphasis.PRIMARY),
                        "cancel": ("button_cancel", Emphasis.SECONDARY)},
+    Group.UNDO: {"apply": ("button_apply", Emphasis.PRIMARY),
+                 "cancel": ("button_cancel", Emphasis.SECONDARY)},
     Group.CLAIM: {"approve": ("button_approve", Emphasis.PRIMARY),
                   "decline": ("button_decline", Emphasis.SECONDARY)},
 }
@@ -67,23 +78,26 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """What one press does: ``verb`` on game or challenge ``ref`` (or on the correction of game
-    ``ref``), or show page ``ref`` of ``ladder``'s leaderboard. ``label`` (a message key) and
-    ``emphasis`` say how the button looks; they are not part of what it does (a page button's id
-    does not say whether it pointed back or on, so a parsed one has no label)."""
+    """What one press does: ``verb`` on game or challenge #``ref`` (or on the correction of game
+    #``ref``, the undo of action ``ref``, claim ``ref``), or show page ``ref`` of ``ladder``'s
+    leaderboard. A ``legacy`` ref is the id of the game's or challenge's event. ``label`` (a
+    message key) and ``emphasis`` say how the button looks; they are not part of what it does (a
+    page button's id does not say whether it pointed back or on, so a parsed one has no
+    label)."""
 
     group: Group
     verb: str
     ref: int
     ladder: str = ""
+    legacy: bool = False
     label: str = field(default="", compare=False)
     emphasis: Emphasis = field(default=Emphasis.NEUTRAL, compare=False)
 
     @classmethod
-    def choice(cls, group: Group, verb: str, ref: int) -> Action:
-        """One of a pair of choices (confirm or dispute game ``ref``, ...)."""
+    def choice(cls, group: Group, verb: str, ref: int, legacy: bool = False) -> Action:
+        """One of a pair of choices (confirm or dispute game #``ref``, ...)."""
         label, emphasis = _CHOICES[group][verb]
-        return cls(group, verb, ref, label=label, emphasis=emphasis)
+        return cls(group, verb, ref, legacy=legacy, label=label, emphasis=emphasis)
 
     @classmethod
     def page(cls, ladder: str, page: int, label: str = "") -> Action:
@@ -98,7 +112,8 @@ class Action:
     @property
     def id(self) -> str:
         """What the chat stores with the button and gives back when it is pressed."""
-        return f"{self.group}:{self.key}:{self.ref}"
+        number = "#" if self.group in NUMBERED and not self.legacy else ""
+        return f"{self.group}:{self.key}:{number}{self.ref}"
 
     @classmethod
     def parse(cls, pressed: str) -> Action | None:
@@ -108,11 +123,14 @@ class Action:
         if match is None:
             return None
         group, key, ref = Group(match["kind"]), match["action"], int(match["ref"])
+        numbered = match["number"] == "#"
+        if numbered and group not in NUMBERED:
+            return None
         if group is Group.PAGE:
             return cls.page(key, ref)
         if key not in _CHOICES[group]:
             return None
-        return cls.choice(group, key, ref)
+        return cls.choice(group, key, ref, legacy=group in NUMBERED and not numbered)
 
 
 def read(pressed: str) -> Action:
@@ -149,7 +167,8 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
         if isinstance(claim, int):
             return [_pair(Group.CLAIM, "approve", "decline", claim)]
     if isinstance(answer, Preview) and not answer.applied:
-        return [_pair(Group.CORRECTION, "apply", "cancel", answer.game_id)]
+        group = Group.UNDO if answer.undo is not None else Group.CORRECTION
+        return [_pair(group, "apply", "cancel", answer.game_id)]
     if isinstance(answer, Leaderboard) and page >= 0 and pages(answer) > 1:
         row = []
         if page > 0:
@@ -168,6 +187,8 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
     """Run a press: the caller acts as themselves, and the service refuses (raises
     :class:`Refusal`) what they may not do. Gives the answer and the leaderboard page it
     shows (0 for any other answer)."""
+    if action.legacy:
+        action = await _numbered(service, caller, action)
     ref = action.ref
     if action.group is Group.PAGE:
         board = await service.leaderboard(caller, action.ladder)
@@ -181,5 +202,18 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
     if action.group is Group.CLAIM and action.verb in ("approve", "decline"):
         return await service.claim(caller, action.verb, ref), 0
     if action.group is Group.CORRECTION and action.verb in ("apply", "cancel"):
-        return await press_correction(service, caller, action.verb, ref), 0
+        return await press_correction(service, caller, action.verb, game=ref), 0
+    if action.group is Group.UNDO and action.verb in ("apply", "cancel"):
+        return await press_correction(service, caller, action.verb, undo=ref), 0
+    raise Refusal("bad_command", command=action.id[:40])
+
+
+async def _numbered(service: ClubService, caller: Caller, action: Action) -> Action:
+    """A button posted before games and challenges were numbered, as it is posted today: its
+    game or challenge by number. An old preview's Apply whose id names no game was an undo's."""
+    number = await service.number_of(caller, action.ref)
+    if number is not None:
+        return Action.choice(action.group, action.verb, number)
+    if action.group is Group.CORRECTION:
+        return Action.choice(Group.UNDO, action.verb, action.ref)
     raise Refusal("bad_command", command=action.id[:40])

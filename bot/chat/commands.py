@@ -317,17 +317,17 @@ async def _cancel(ctx: Context, words: Words) -> str:
             else text(cancelled.key, cancelled.params))
 
 
-async def press_correction(service: ClubService, caller: Caller, action: str,
-                           game: int) -> Result | str:
-    """The Apply or Cancel button under the preview of ``game`` (or of an /undo of action
-    ``game``). The button of an older preview (of another game), or one pressed when nothing
-    waits, is refused."""
+async def press_correction(service: ClubService, caller: Caller, action: str, *,
+                           game: int | None = None, undo: int | None = None) -> Result | str:
+    """The Apply or Cancel button under the preview of a correction of game #``game`` (or of an
+    /undo of action ``undo``). The button of an older preview (of another game), or one pressed
+    when nothing waits, is refused."""
     if action == "apply":
-        applied = await service.apply_correction(caller, game)
+        applied = await service.apply_correction(caller, game, undo)
         if applied is None:
             raise Refusal("no_preview")
         return applied
-    cancelled = await service.cancel_correction(caller, game)
+    cancelled = await service.cancel_correction(caller, game, undo)
     if cancelled is None:
         raise Refusal("no_preview")
     return text(cancelled.key, cancelled.params)

@@ -33,7 +33,7 @@ def challenge(
     for c in state.challenges.values():
         pair = {state.member(c.challenger).id, state.member(c.opponent).id}
         if c.status == "open" and not expired(c, now) and pair == {me.id, them.id}:
-            raise Refusal("challenge_exists", challenge=c.id, opponent=them.name)
+            raise Refusal("challenge_exists", challenge=c.number, opponent=them.name)
     issued = sum(1 for c in state.challenges.values()
                  if c.status == "open" and not expired(c, now)
                  and state.member(c.challenger).id == me.id)
@@ -46,17 +46,18 @@ def challenge(
 
 
 def answer(
-    club: Club, now: datetime, caller: Caller, accept: bool, challenge_id: int | None
+    club: Club, now: datetime, caller: Caller, accept: bool, number: int | None
 ) -> Decision[Notice]:
-    """Accept or decline a challenge addressed to the caller (the given one, or the only one)."""
+    """Accept or decline a challenge addressed to the caller (challenge #``number``, or the
+    only one)."""
     state = club.state
     me = view.me(club, caller)
-    if challenge_id is not None:
-        found = state.challenges.get(challenge_id)
+    if number is not None:
+        found = state.challenge_numbered(number)
         if found is None:
-            raise Refusal("unknown_challenge", challenge=challenge_id)
+            raise Refusal("unknown_challenge", challenge=number)
         if state.member(found.opponent).id != me.id:
-            raise Refusal("not_your_challenge", challenge=challenge_id)
+            raise Refusal("not_your_challenge", challenge=number)
     else:
         mine = [c for c in state.challenges.values()
                 if state.member(c.opponent).id == me.id and c.status == "open"
@@ -65,16 +66,16 @@ def answer(
             lapsed = [c for c in state.challenges.values()
                       if state.member(c.opponent).id == me.id and expired(c, now)]
             if lapsed:
-                raise Refusal("challenge_expired", challenge=lapsed[-1].id)
+                raise Refusal("challenge_expired", challenge=lapsed[-1].number)
             raise Refusal("no_challenge")
         if len(mine) > 1:
-            raise Refusal("which_challenge", ids=", ".join(str(c.id) for c in mine),
-                          command="accept" if accept else "decline", first=mine[0].id)
+            raise Refusal("which_challenge", ids=", ".join(str(c.number) for c in mine),
+                          command="accept" if accept else "decline", first=mine[0].number)
         found = mine[0]
     if expired(found, now):
-        raise Refusal("challenge_expired", challenge=found.id)
+        raise Refusal("challenge_expired", challenge=found.number)
     if found.status != "open":
-        raise Refusal("challenge_answered", challenge=found.id, status=found.status)
+        raise Refusal("challenge_answered", challenge=found.number, status=found.status)
     reply = ev.ChallengeAccepted if accept else ev.ChallengeDeclined
     event = ev.new_event(reply(found.id), caller.user, now)
     key = "challenge_accepted" if accept else "challenge_declined"

@@ -41,6 +41,9 @@ from .view import MAX_REASON
 
 
 class ClubService:
+    """Games and challenges are named by their numbers in the club (#1, #2, ...), as people
+    see and type them."""
+
     def __init__(self, repository: Repository, clock: Clock) -> None:
         self._repository = repository
         self._session = Session(repository, clock)
@@ -127,19 +130,25 @@ class ClubService:
             club, now, caller, opponent, result, player=player, handicap=handicap,
             colour=colour, event=event, ladder=ladder))
 
-    async def confirm(self, caller: Caller, game_id: int | None = None) -> GameResult:
+    async def confirm(self, caller: Caller, game: int | None = None) -> GameResult:
         return await self._session.execute(
-            caller, lambda club, now: games.confirm(club, now, caller, game_id))
+            caller, lambda club, now: games.confirm(club, now, caller, game))
 
     async def dispute(
-        self, caller: Caller, game_id: int | None = None, reason: str = ""
+        self, caller: Caller, game: int | None = None, reason: str = ""
     ) -> GameResult:
         return await self._session.execute(
-            caller, lambda club, now: games.dispute(club, now, caller, game_id, reason))
+            caller, lambda club, now: games.dispute(club, now, caller, game, reason))
 
-    async def withdraw(self, caller: Caller, game_id: int | None = None) -> GameResult:
+    async def withdraw(self, caller: Caller, game: int | None = None) -> GameResult:
         return await self._session.execute(
-            caller, lambda club, now: games.withdraw(club, now, caller, game_id))
+            caller, lambda club, now: games.withdraw(club, now, caller, game))
+
+    async def number_of(self, caller: Caller, event_id: int) -> int | None:
+        """The number of the game or challenge that event ``event_id`` reported or issued (what
+        buttons posted before games were numbered name it by); None when it is neither."""
+        return await self._session.look(
+            caller, lambda club, now: club.state.number_of.get(event_id))
 
     async def pending(self, caller: Caller) -> Pending:
         return await self._session.look(caller, lambda club, now: games.pending(club, now, caller))
@@ -149,36 +158,40 @@ class ClubService:
             club, now, caller, opponent, ladder))
 
     async def answer_challenge(
-        self, caller: Caller, accept: bool, challenge_id: int | None = None
+        self, caller: Caller, accept: bool, challenge: int | None = None
     ) -> Notice:
         return await self._session.execute(caller, lambda club, now: challenges.answer(
-            club, now, caller, accept, challenge_id))
+            club, now, caller, accept, challenge))
 
     # -- moderators' corrections -----------------------------------------------------------------
 
     async def correct(
-        self, caller: Caller, game_id: int, correction: Correction, *, apply: bool = False,
+        self, caller: Caller, game: int, correction: Correction, *, apply: bool = False,
         reason: str = "",
     ) -> Preview:
-        return await self._corrections.correct(caller, game_id, correction, apply=apply,
+        return await self._corrections.correct(caller, game, correction, apply=apply,
                                                reason=reason)
 
     async def preview_correction(
-        self, caller: Caller, game_id: int, correction: Correction
+        self, caller: Caller, game: int, correction: Correction
     ) -> Preview:
-        return await self._corrections.preview(caller, game_id, correction)
+        return await self._corrections.preview(caller, game, correction)
 
-    async def apply_correction(self, caller: Caller, game_id: int | None = None) -> Result | None:
-        return await self._corrections.apply(caller, game_id)
+    async def apply_correction(
+        self, caller: Caller, game: int | None = None, undo: int | None = None
+    ) -> Result | None:
+        return await self._corrections.apply(caller, game, undo)
 
-    async def cancel_correction(self, caller: Caller, game_id: int | None = None) -> Notice | None:
-        return await self._corrections.cancel(caller, game_id)
+    async def cancel_correction(
+        self, caller: Caller, game: int | None = None, undo: int | None = None
+    ) -> Notice | None:
+        return await self._corrections.cancel(caller, game, undo)
 
     async def void(
-        self, caller: Caller, game_id: int, reason: str = "", restore: bool = False
+        self, caller: Caller, game: int, reason: str = "", restore: bool = False
     ) -> GameResult:
         return await self._session.execute(caller, lambda club, now: moderation.void(
-            club, now, caller, game_id, reason, restore))
+            club, now, caller, game, reason, restore))
 
     async def undo(self, caller: Caller) -> Preview:
         return await self._corrections.undo(caller)

@@ -72,7 +72,7 @@ def report(
     ), caller.user, now)
 
     def answer() -> GameResult:
-        game = view.game(club, club.state.last_id)
+        game = club.state.games[club.state.last_id]
         if not direct:
             # unanswered, it counts by itself after the ladder's auto_confirm_hours
             counts_at = now + timedelta(hours=lad.settings.auto_confirm_hours)
@@ -84,13 +84,13 @@ def report(
 
 
 def confirm(
-    club: Club, now: datetime, caller: Caller, game_id: int | None
+    club: Club, now: datetime, caller: Caller, number: int | None
 ) -> Decision[GameResult]:
     """The opponent confirms a reported result; it counts from now."""
     me = view.me(club, caller)
-    game = _pending_for(club, me, game_id, as_reporter=False, command="confirm")
+    game = _pending_for(club, me, number, as_reporter=False, command="confirm")
     if game.status is GameStatus.DISPUTED:
-        raise Refusal("game_disputed", game=game.id)
+        raise Refusal("game_disputed", game=game.number)
     ladder = club.state.ladders[game.ladder]
     before = view.ratings(club, ladder)
     event = ev.new_event(ev.GameConfirmed(game.id), caller.user, now)
@@ -121,14 +121,14 @@ def _retired(ratings: Checkpoint, member: Member) -> bool:
 
 
 def dispute(
-    club: Club, now: datetime, caller: Caller, game_id: int | None, reason: str
+    club: Club, now: datetime, caller: Caller, number: int | None, reason: str
 ) -> Decision[GameResult]:
     """The opponent disputes a reported result; a moderator settles it."""
     me = view.me(club, caller)
     why = view.reason(reason)
-    game = _pending_for(club, me, game_id, as_reporter=False, command="dispute")
+    game = _pending_for(club, me, number, as_reporter=False, command="dispute")
     if game.status is GameStatus.DISPUTED:
-        raise Refusal("game_disputed", game=game.id)
+        raise Refusal("game_disputed", game=game.number)
     event = ev.new_event(ev.GameDisputed(game.id), caller.user, now, why)
     # The club's named moderators, by name: they find it in their /pending too.
     moderators = sorted((club.state.member(m).name for m in club.state.moderators),
@@ -138,11 +138,11 @@ def dispute(
 
 
 def withdraw(
-    club: Club, now: datetime, caller: Caller, game_id: int | None
+    club: Club, now: datetime, caller: Caller, number: int | None
 ) -> Decision[GameResult]:
     """A member takes back their own report before it counts."""
     me = view.me(club, caller)
-    game = _pending_for(club, me, game_id, as_reporter=True, command="withdraw")
+    game = _pending_for(club, me, number, as_reporter=True, command="withdraw")
     event = ev.new_event(ev.GameWithdrawn(game.id), caller.user, now)
     return [event], lambda: GameResult("withdrawn", view.line(club, game))
 
@@ -175,26 +175,26 @@ def pending(club: Club, now: datetime, caller: Caller) -> Pending:
 
 
 def _pending_for(
-    club: Club, me: Member, game_id: int | None, *, as_reporter: bool, command: str
+    club: Club, me: Member, number: int | None, *, as_reporter: bool, command: str
 ) -> GameRecord:
-    """The game a confirm, dispute or withdraw (``command``) is about: the given id, or the
-    only one (several: a refusal showing the command with the first of them)."""
+    """The game a confirm, dispute or withdraw (``command``) is about: game #``number``, or
+    the only one (several: a refusal showing the command with the first of them)."""
     state = club.state
-    if game_id is not None:
-        game = view.game(club, game_id)
+    if number is not None:
+        game = view.game(club, number)
         players = (state.member(game.player_a).id, state.member(game.player_b).id)
         if me.id not in players:
-            raise Refusal("not_your_game", game=game_id)
+            raise Refusal("not_your_game", game=number)
         mine = game.reported_by == me.id if as_reporter else (
             state.member(game.player_b).id == me.id and game.reported_by != me.id
         )
         if not mine:
             raise Refusal("not_yours_to_answer" if not as_reporter else "not_your_report",
-                          game=game_id)
+                          game=number)
         if game.status is GameStatus.CONFIRMED:
-            raise Refusal("already_confirmed", game=game_id)
+            raise Refusal("already_confirmed", game=number)
         if game.status is GameStatus.WITHDRAWN:
-            raise Refusal("game_withdrawn", game=game_id)
+            raise Refusal("game_withdrawn", game=number)
         return game
     candidates = [
         g
@@ -207,6 +207,6 @@ def _pending_for(
     if not candidates:
         raise Refusal("nothing_pending")
     if len(candidates) > 1:
-        raise Refusal("which_game", ids=", ".join(str(g.id) for g in candidates),
-                      command=command, first=candidates[0].id)
+        raise Refusal("which_game", ids=", ".join(str(g.number) for g in candidates),
+                      command=command, first=candidates[0].number)
     return candidates[0]

@@ -55,18 +55,18 @@ class Correction:
 
 
 def correct(
-    club: Club, now: datetime, caller: Caller, game_id: int, correction: Correction, *,
+    club: Club, now: datetime, caller: Caller, number: int, correction: Correction, *,
     apply: bool, reason: str,
 ) -> Decision[Preview]:
-    """Change a game's result, players or handicap. Without ``apply`` nothing is written and the
-    answer previews every rating that would change."""
+    """Change game #``number``'s result, players or handicap. Without ``apply`` nothing is
+    written and the answer previews every rating that would change."""
     view.require_moderator(club, caller)
     why = view.reason(reason)
-    game = view.game(club, game_id)
+    game = view.game(club, number)
     if game.voided:
-        raise Refusal("game_voided", game=game_id)
+        raise Refusal("game_voided", game=number)
     if game.status is GameStatus.WITHDRAWN:
-        raise Refusal("game_withdrawn", game=game_id)
+        raise Refusal("game_withdrawn", game=number)
     corrected = replace(game, status=GameStatus.CONFIRMED, seq=game.seq or 10**18,
                         version=game.version + 1)
     changes = ev.GameChanges()
@@ -94,35 +94,35 @@ def correct(
     if not apply:
         preview = club.ratings[ladder.name].preview(state, ladder, corrected)
         moved = view.changes(club, ladder, before, preview)
-        return [], lambda: Preview(game_id, moved, applied=False)
-    event = ev.new_event(ev.GameCorrected(game_id, changes), caller.user, now, why)
+        return [], lambda: Preview(number, moved, applied=False)
+    event = ev.new_event(ev.GameCorrected(game.id, changes), caller.user, now, why)
 
     def applied() -> Preview:
         # The same numbers the preview showed: the corrected log, re-rated once.
         after = view.ratings(club, ladder)
-        return Preview(game_id, view.changes(club, ladder, before, after), applied=True)
+        return Preview(number, view.changes(club, ladder, before, after), applied=True)
 
     return [event], applied
 
 
 def void(
-    club: Club, now: datetime, caller: Caller, game_id: int, reason: str, restore: bool
+    club: Club, now: datetime, caller: Caller, number: int, reason: str, restore: bool
 ) -> Decision[GameResult]:
-    """Take a game out of the ratings (or put a voided one back)."""
+    """Take game #``number`` out of the ratings (or put a voided one back)."""
     view.require_moderator(club, caller)
     why = view.reason(reason)
-    game = view.game(club, game_id)
+    game = view.game(club, number)
     if restore and not game.voided:
-        raise Refusal("game_not_voided", game=game_id)
+        raise Refusal("game_not_voided", game=number)
     if restore and game.status is not GameStatus.CONFIRMED:
         # voided before it ever counted (a disputed report, say): there is nothing to restore
-        raise Refusal("never_counted", game=game_id)
+        raise Refusal("never_counted", game=number)
     if not restore and game.voided:
-        raise Refusal("game_voided", game=game_id)
+        raise Refusal("game_voided", game=number)
     ladder = club.state.ladders[game.ladder]
     before = view.ratings(club, ladder)
     change = ev.GameRestored if restore else ev.GameVoided
-    event = ev.new_event(change(game_id), caller.user, now, why)
+    event = ev.new_event(change(game.id), caller.user, now, why)
 
     def answer() -> GameResult:
         after = view.ratings(club, ladder)
@@ -290,13 +290,13 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"member": _name(state, member)}
         case ev.ChallengeIssued(ladder, _, opponent):
             params = {"ladder": ladder, "opponent": _name(state, opponent)}
-        case ev.ChallengeAccepted(number) | ev.ChallengeDeclined(number):
-            params = {"challenge": number}
+        case ev.ChallengeAccepted(challenge) | ev.ChallengeDeclined(challenge):
+            params = {"challenge": state.number_of[challenge]}
         case ev.GameReported(ladder, a, b, score_a, handicap, colour, event_name, _, _, direct):
             # the winner first, as a game's line says it
             first, second = (b, a) if score_a == 0.0 else (a, b)
-            params = {"game": stored.id, "ladder": ladder, "a": _name(state, first),
-                      "b": _name(state, second),
+            params = {"game": state.number_of[stored.id], "ladder": ladder,
+                      "a": _name(state, first), "b": _name(state, second),
                       "extra": (f", handicap {abs(handicap):g} given by "
                                 f"{_name(state, a if handicap > 0 else b)}" if handicap else "")
                       + (f", {_name(state, a)} played {colour}" if colour else "")
@@ -304,7 +304,7 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             key = ("said_game_recorded" if direct else key) + ("_draw" if score_a == 0.5 else "")
         case ev.GameConfirmed(game) | ev.GameAutoConfirmed(game) | ev.GameDisputed(game) \
                 | ev.GameWithdrawn(game) | ev.GameVoided(game) | ev.GameRestored(game):
-            params = {"game": game}
+            params = {"game": state.number_of[game]}
         case ev.GameCorrected(game, changes):
             parts = []
             if changes.score_a is not None:
@@ -315,7 +315,7 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
                 parts.append(f"the first player to {_name(state, changes.player_a)}")
             if changes.player_b is not None:
                 parts.append(f"the second player to {_name(state, changes.player_b)}")
-            params = {"game": game, "changes": ", ".join(parts) or "nothing"}
+            params = {"game": state.number_of[game], "changes": ", ".join(parts) or "nothing"}
         case ev.EventOpened(ladder, name) | ev.EventClosed(ladder, name):
             params = {"ladder": ladder, "event": name}
         case ev.ActionUndone(target):

@@ -147,7 +147,8 @@ class HeadToHead:
 @dataclass(frozen=True, slots=True)
 class Preview:
     """Every rating a correction would change (``applied`` once it is committed). An /undo's
-    preview has ``undo``: the sentence of the action it takes back (``game_id`` is its id)."""
+    preview has ``undo``: the sentence of the action it takes back. ``game_id`` is the game's
+    number (an undo's: the id of the action, as /audit shows it)."""
 
     game_id: int
     changes: list[RatingChange]

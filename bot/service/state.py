@@ -48,7 +48,12 @@ class Member:
 
 @dataclass(slots=True)
 class GameRecord:
+    """A reported game. ``id`` is its report's event id (what other events name it by);
+    ``number`` is what people call it: the club's games are numbered from 1 in the order they
+    were reported."""
+
     id: int
+    number: int
     ladder: str
     player_a: int
     player_b: int
@@ -75,7 +80,11 @@ class GameRecord:
 
 @dataclass(slots=True)
 class Challenge:
+    """A challenge: ``id`` is its event's id, ``number`` what people answer it by (the club's
+    challenges are numbered from 1, apart from its games)."""
+
     id: int
+    number: int
     ladder: str
     challenger: int
     opponent: int
@@ -169,6 +178,11 @@ class ClubState:
         #: sweep look through)
         self.games: dict[int, GameRecord] = {}
         self.open_reports: dict[int, GameRecord] = {}
+        #: the event ids of the games and challenges by their numbers (see :meth:`_number`),
+        #: and the other way round (an undone report keeps its number too)
+        self.game_numbers: dict[int, int] = {}
+        self.challenge_numbers: dict[int, int] = {}
+        self.number_of: dict[int, int] = {}
         #: moderator actions still in force, oldest first (what /undo takes back)
         self.undoable: list[StoredEvent] = []
         self.log: list[StoredEvent] = []
@@ -182,6 +196,7 @@ class ClubState:
         for each in stored:
             state.log.append(each)
             state.last_id = each.id
+            state._number(each)
             # Decoded one at a time: a payload is garbage once folded, so the collector never
             # sees a log's worth of them (which made the fold a third slower).
             if each.id not in undone and each.kind != Kind.ACTION_UNDONE:
@@ -247,10 +262,22 @@ class ClubState:
         """Fold one new event (an undo needs :meth:`build` instead)."""
         self.log.append(event)
         self.last_id = event.id
-        self.apply(event)
-
-    def apply(self, event: StoredEvent) -> None:
+        self._number(event)
         self._fold(event, events.decode(event.kind, event.data))
+
+    def _number(self, stored: StoredEvent) -> None:
+        """Give a game report or a challenge its number: the next of its kind in the club.
+        Every report counts, an undone one too, so that no later game's number ever moves;
+        the numbers are those an SQL ``ROW_NUMBER()`` over the club's reports by id gives
+        (migration 0005 relies on it)."""
+        if stored.kind == Kind.GAME_REPORTED:
+            numbers = self.game_numbers
+        elif stored.kind == Kind.CHALLENGE_ISSUED:
+            numbers = self.challenge_numbers
+        else:
+            return
+        numbers[len(numbers) + 1] = stored.id
+        self.number_of[stored.id] = len(numbers)
 
     def _fold(self, stored: StoredEvent, event: events.Event) -> None:
         """Fold ``stored``, decoded as ``event``. Events name members by their platform user
@@ -293,6 +320,7 @@ class ClubState:
             case events.ChallengeIssued():
                 self.challenges[stored.id] = Challenge(
                     id=stored.id,
+                    number=self.number_of[stored.id],
                     ladder=event.ladder,
                     challenger=self.by_user[event.challenger],
                     opponent=self.by_user[event.opponent],
@@ -415,6 +443,7 @@ class ClubState:
         reporter = event.reported_by
         record = ladder.games[stored.id] = GameRecord(
             id=stored.id,
+            number=self.number_of[stored.id],
             ladder=ladder.name,
             player_a=self.by_user[event.player_a],
             player_b=self.by_user[event.player_b],
@@ -436,7 +465,17 @@ class ClubState:
             self.open_reports[stored.id] = record
 
     def game(self, game_id: int) -> GameRecord | None:
+        """A game by its event id."""
         return self.games.get(game_id)
+
+    def game_numbered(self, number: int) -> GameRecord | None:
+        """A game by the number people know it by (None for an undone report's number)."""
+        event_id = self.game_numbers.get(number)
+        return None if event_id is None else self.games.get(event_id)
+
+    def challenge_numbered(self, number: int) -> Challenge | None:
+        event_id = self.challenge_numbers.get(number)
+        return None if event_id is None else self.challenges.get(event_id)
 
     # An event about a game whose report was undone has nothing left to change: the handlers
     # of game events look the game up with .get.

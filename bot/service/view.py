@@ -150,10 +150,11 @@ def ladder(club: Club, name: str | None) -> Ladder:
     return found
 
 
-def game(club: Club, game_id: int) -> GameRecord:
-    found = club.state.game(game_id)
+def game(club: Club, number: int) -> GameRecord:
+    """The game people call #``number``."""
+    found = club.state.game_numbered(number)
     if found is None:
-        raise Refusal("unknown_game", game=game_id)
+        raise Refusal("unknown_game", game=number)
     return found
 
 
@@ -190,7 +191,7 @@ def line(club: Club, game: GameRecord) -> GameLine:
     """A game as people see it: its instant and the ladder's zone (shown as the local date)."""
     state = club.state
     return GameLine(
-        id=game.id,
+        id=game.number,
         ladder=game.ladder,
         played_at=game.played_at.isoformat(timespec="minutes"),
         player_a=state.member(game.player_a).name,
@@ -285,7 +286,7 @@ def standings(
 def challenge_notice(club: Club, challenge_id: int, key: str = "challenge") -> Notice:
     challenge = club.state.challenges[challenge_id]
     return Notice(key, {
-        "challenge": challenge.id,
+        "challenge": challenge.number,
         "challenger": club.state.member(challenge.challenger).name,
         "opponent": club.state.member(challenge.opponent).name,
         "ladder": challenge.ladder,

@@ -105,32 +105,32 @@ async def test_a_club_night_with_buttons(bot: Running, club: Club) -> None:
     assert profile.plain == "alice (main): 1500?, rank 1, 0 games (0W 0D 0L), peak 1500, recent -"
 
     challenge = await say(bot, club.guild, club.alice, "challenge", member=club.bob)
-    assert challenge.plain.startswith("alice challenges bob (challenge #5, main).")
-    assert challenge.buttons == [[("Accept", "c:accept:5"), ("Decline", "c:decline:5")]]
+    assert challenge.plain.startswith("alice challenges bob (challenge #1, main).")
+    assert challenge.buttons == [[("Accept", "c:accept:#1"), ("Decline", "c:decline:#1")]]
     # Carol may not answer a challenge addressed to bob: only she sees why; nothing changes.
     before = await club_state(bot, club.guild)
-    refused = await press(bot, club.guild, club.carol, challenge, "c:accept:5")
+    refused = await press(bot, club.guild, club.carol, challenge, "c:accept:#1")
     assert refused.kind == "reply" and refused.ephemeral
-    assert refused.plain == text("not_your_challenge", challenge=5)
+    assert refused.plain == text("not_your_challenge", challenge=1)
     assert await club_state(bot, club.guild) == before
-    accepted = await press(bot, club.guild, club.bob, challenge, "c:accept:5")
+    accepted = await press(bot, club.guild, club.bob, challenge, "c:accept:#1")
     assert accepted.kind == "update" and accepted.message_id == challenge.message_id
-    assert accepted.plain.startswith("bob accepts alice's challenge #5")
+    assert accepted.plain.startswith("bob accepts alice's challenge #1")
     assert accepted.buttons == [] and accepted.embeds == []
 
     report = await say(bot, club.guild, club.alice, "report", opponent=club.bob, result="win")
     assert report.plain == (
-        "Game #7: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
-    assert report.embeds and report.buttons == [[("Confirm", "g:confirm:7"),
-                                                 ("Dispute", "g:dispute:7")]]
-    refused = await press(bot, club.guild, club.alice, report, "g:confirm:7")
-    assert refused.ephemeral and refused.plain == text("not_yours_to_answer", game=7)
-    confirmed = await press(bot, club.guild, club.bob, report, "g:confirm:7")
+    assert report.embeds and report.buttons == [[("Confirm", "g:confirm:#1"),
+                                                 ("Dispute", "g:dispute:#1")]]
+    refused = await press(bot, club.guild, club.alice, report, "g:confirm:#1")
+    assert refused.ephemeral and refused.plain == text("not_yours_to_answer", game=1)
+    confirmed = await press(bot, club.guild, club.bob, report, "g:confirm:#1")
     assert confirmed.kind == "update" and confirmed.message_id == report.message_id
     lines = confirmed.plain.splitlines()
-    assert lines[0] == "Game #7 confirmed: alice beat bob."
+    assert lines[0] == "Game #1 confirmed: alice beat bob."
     after = dict(re.fullmatch(r"(\w+): 1500 -> (\d+\?)", line).groups()  # type: ignore[union-attr]
                  for line in lines[1:])
     assert int(after["alice"][:-1]) > 1500 > int(after["bob"][:-1])
@@ -146,15 +146,15 @@ async def test_a_club_night_with_buttons(bot: Running, club: Club) -> None:
 async def test_a_dispute_and_a_decline_by_button(bot: Running, club: Club) -> None:
     await join(bot, club, club.alice, club.bob)
     challenge = await say(bot, club.guild, club.bob, "challenge", member=club.alice)
-    declined = await press(bot, club.guild, club.alice, challenge, "c:decline:4")
-    assert declined.plain == "alice declines bob's challenge #4."
+    declined = await press(bot, club.guild, club.alice, challenge, "c:decline:#1")
+    assert declined.plain == "alice declines bob's challenge #1."
     report = await say(bot, club.guild, club.alice, "report", opponent=club.bob, result="draw")
-    disputed = await press(bot, club.guild, club.bob, report, "g:dispute:6")
-    assert disputed.plain == ("Game #6 is disputed: alice drew with bob. A moderator will settle "
+    disputed = await press(bot, club.guild, club.bob, report, "g:dispute:#1")
+    assert disputed.plain == ("Game #1 is disputed: alice drew with bob. A moderator will settle "
                               "it; it waits in their /pending.")
     assert disputed.buttons == []  # the buttons are gone; typing does no better
-    again = await say(bot, club.guild, club.bob, "confirm", number=6)
-    assert again.ephemeral and again.plain == text("game_disputed", game=6)
+    again = await say(bot, club.guild, club.bob, "confirm", number=1)
+    assert again.ephemeral and again.plain == text("game_disputed", game=1)
 
 
 async def test_the_leaderboard_pages(bot: Running, club: Club, dc: FakeDiscord) -> None:
@@ -193,28 +193,28 @@ async def test_moderators_manage_the_server_or_hold_the_club_role(bot: Running,
                                   value=str(club.referee.id))
     recorded = await say(bot, g, club.rex, "report", player=club.alice, opponent=club.bob,
                          result="win")
-    assert recorded.plain.startswith("Game #5 recorded: alice beat bob.")
+    assert recorded.plain.startswith("Game #1 recorded: alice beat bob.")
     recorded = await say(bot, g, club.ada, "report", player=club.bob, opponent=club.alice,
                          result="draw")
-    assert recorded.plain.startswith("Game #6 recorded: bob drew with alice.")
+    assert recorded.plain.startswith("Game #2 recorded: bob drew with alice.")
 
     # A correction preview: Cancel, then Apply; nobody else's click counts.
-    preview = await say(bot, g, club.rex, "correct", number=5, result="loss")
-    assert preview.plain.splitlines()[0] == text("preview", game=5)
-    assert preview.buttons == [[("Apply", "x:apply:5"), ("Cancel", "x:cancel:5")]]
-    refused = await press(bot, g, club.alice, preview, "x:apply:5")
+    preview = await say(bot, g, club.rex, "correct", number=1, result="loss")
+    assert preview.plain.splitlines()[0] == text("preview", game=1)
+    assert preview.buttons == [[("Apply", "x:apply:#1"), ("Cancel", "x:cancel:#1")]]
+    refused = await press(bot, g, club.alice, preview, "x:apply:#1")
     assert refused.ephemeral and refused.plain == text("no_preview")
-    cancelled = await press(bot, g, club.rex, preview, "x:cancel:5")
-    assert cancelled.plain == text("correction_cancelled", game=5)
-    preview = await say(bot, g, club.rex, "correct", number=5, result="loss")
-    applied = await press(bot, g, club.rex, preview, "x:apply:5")
-    assert applied.plain.splitlines()[0] == text("applied", game=5)
+    cancelled = await press(bot, g, club.rex, preview, "x:cancel:#1")
+    assert cancelled.plain == text("correction_cancelled", game=1)
+    preview = await say(bot, g, club.rex, "correct", number=1, result="loss")
+    applied = await press(bot, g, club.rex, preview, "x:apply:#1")
+    assert applied.plain.splitlines()[0] == text("applied", game=1)
     history = await say(bot, g, club.alice, "history")
-    assert "#5 2024-03-01 bob beat alice" in history.plain
+    assert "#1 2024-03-01 bob beat alice" in history.plain
 
     # The role can be taken back: rex is a member again.
     await say(bot, g, club.ada, "set", key="moderator_role", value="off")
-    refused = await say(bot, g, club.rex, "void", number=5)
+    refused = await say(bot, g, club.rex, "void", number=1)
     assert refused.plain == text("moderators_only")
 
 
@@ -241,35 +241,35 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
         "setting_set", ladder="main", setting="challenge_hours", value="12")
     assert (await said(alice, "settings")).startswith("Ladder main: system club")
     assert (await said(alice, "challenge", member=bob)).startswith("Alice L challenges bob")
-    assert (await said(bob, "accept", number=8)).startswith("bob accepts Alice L's")
+    assert (await said(bob, "accept", number=1)).startswith("bob accepts Alice L's")
     assert (await said(carol, "challenge", member=bob)).startswith("carol challenges bob")
-    assert await said(bob, "decline") == "bob declines carol's challenge #10."
+    assert await said(bob, "decline") == "bob declines carol's challenge #2."
     assert await said(ada, "event", "open", name="night") == text("event_opened", event="night")
     assert (await said(alice, "report", opponent=bob, result="win", handicap="50",
-                       colour="white", event="night")).startswith("Game #13: Alice L beat bob")
-    assert (await said(bob, "confirm", number=13)).startswith("Game #13 confirmed")
+                       colour="white", event="night")).startswith("Game #1: Alice L beat bob")
+    assert (await said(bob, "confirm", number=1)).startswith("Game #1 confirmed")
     assert (await said(ada, "event", "close", name="night")).startswith(
         "Event night is closed; its 1 games")
-    assert (await said(carol, "report", opponent=bob, result="loss")).startswith("Game #16")
-    assert await said(carol, "withdraw") == "Game #16 withdrawn: bob beat carol."
+    assert (await said(carol, "report", opponent=bob, result="loss")).startswith("Game #2")
+    assert await said(carol, "withdraw") == "Game #2 withdrawn: bob beat carol."
     assert (await said(carol, "report", opponent=alice, result="draw",
-                       ladder="blitz")).startswith("Game #18: carol drew with Alice L")
-    assert (await said(alice, "pending")).startswith("To confirm or dispute: #18")
-    assert await said(alice, "dispute", number=18, reason="we never played") == (
-        "Game #18 is disputed: carol drew with Alice L. A moderator will settle it; it waits in "
+                       ladder="blitz")).startswith("Game #3: carol drew with Alice L")
+    assert (await said(alice, "pending")).startswith("To confirm or dispute: #3")
+    assert await said(alice, "dispute", number=3, reason="we never played") == (
+        "Game #3 is disputed: carol drew with Alice L. A moderator will settle it; it waits in "
         "their /pending.")
-    assert "#13 2024-03-01 Alice L beat bob, handicap 50, night" in await said(
+    assert "#1 2024-03-01 Alice L beat bob, handicap 50, night" in await said(
         bob, "history", member=alice)
     assert (await said(alice, "h2h", member=bob)).startswith("Alice L vs bob (main): 1W 0D 0L")
     assert (await said(alice, "rating", ladder="blitz")).startswith("Alice L (blitz):")
-    assert (await said(ada, "correct", number=13, result="draw")).startswith(
-        text("preview", game=13))
-    assert await said(ada, "cancel") == text("correction_cancelled", game=13)
-    await said(ada, "correct", number=13, a=bob, b=alice)
-    assert (await said(ada, "apply")).startswith(text("applied", game=13))
-    assert (await said(ada, "void", number=13, reason="wrong board")).startswith(
-        "Game #13 is now void")
-    assert (await said(ada, "restore", number=13)).startswith("Game #13 counts again")
+    assert (await said(ada, "correct", number=1, result="draw")).startswith(
+        text("preview", game=1))
+    assert await said(ada, "cancel") == text("correction_cancelled", game=1)
+    await said(ada, "correct", number=1, a=bob, b=alice)
+    assert (await said(ada, "apply")).startswith(text("applied", game=1))
+    assert (await said(ada, "void", number=1, reason="wrong board")).startswith(
+        "Game #1 is now void")
+    assert (await said(ada, "restore", number=1)).startswith("Game #1 counts again")
     assert await said(ada, "retire", member=carol) == "carol is retired from main."
     assert await said(ada, "return", member=carol) == "carol is back on main."
     assert await said(ada, "moderator", "add", member=bob) == text("moderator_named",
@@ -318,13 +318,13 @@ async def test_buttons_work_after_a_restart(tmp_path: Path, dc: FakeDiscord,
         challenge = await say(first, club.guild, club.bob, "challenge", member=club.alice)
     async with running_bot(tmp_path / "club.db", dc=dc) as second:
         assert second.client is not first.client
-        refused = await press(second, club.guild, club.alice, report, "g:confirm:4")
-        assert refused.plain == text("not_yours_to_answer", game=4)
-        confirmed = await press(second, club.guild, club.bob, report, "g:confirm:4")
+        refused = await press(second, club.guild, club.alice, report, "g:confirm:#1")
+        assert refused.plain == text("not_yours_to_answer", game=1)
+        confirmed = await press(second, club.guild, club.bob, report, "g:confirm:#1")
         assert confirmed.kind == "update" and confirmed.plain.startswith(
-            "Game #4 confirmed: alice beat bob.")
-        accepted = await press(second, club.guild, club.alice, challenge, "c:accept:5")
-        assert accepted.plain.startswith("alice accepts bob's challenge #5")
+            "Game #1 confirmed: alice beat bob.")
+        accepted = await press(second, club.guild, club.alice, challenge, "c:accept:#1")
+        assert accepted.plain.startswith("alice accepts bob's challenge #1")
 
 
 async def test_an_interaction_delivered_twice_changes_nothing(bot: Running, club: Club) -> None:
@@ -335,14 +335,14 @@ async def test_an_interaction_delivered_twice_changes_nothing(bot: Running, club
     before = await club_state(bot, club.guild)
     await bot.dc.redeliver(interaction)
     pending = await say(bot, club.guild, club.bob, "pending")
-    assert pending.plain == "To confirm or dispute: #4 2024-03-01 alice beat bob [pending]"
+    assert pending.plain == "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
     assert await club_state(bot, club.guild) == before
     # The second answer to the same interaction was refused by Discord, as it would be.
     assert [e[:2] for e in bot.dc.errors] == [(400, "POST")]
-    assert first.plain.startswith("Game #4: alice beat bob.")
+    assert first.plain.startswith("Game #1: alice beat bob.")
     # A click delivered twice confirms once.
-    click = await bot.dc.click(club.guild, club.bob, first, "g:confirm:4")
-    assert (await bot.dc.output()).plain.startswith("Game #4 confirmed")
+    click = await bot.dc.click(club.guild, club.bob, first, "g:confirm:#1")
+    assert (await bot.dc.output()).plain.startswith("Game #1 confirmed")
     await bot.dc.redeliver(click)
     history = await say(bot, club.guild, club.alice, "history")
     assert history.plain.count("alice beat bob") == 1
@@ -496,7 +496,7 @@ async def test_a_button_in_a_private_message_is_refused(
 
     monkeypatch.setattr(bot.front, "_say", answer)
     direct = SimpleNamespace(guild_id=None, user=SimpleNamespace(id=900000000000000302))
-    await bot.front.on_button(direct, "t", "main", 0)  # type: ignore[arg-type]
+    await bot.front.on_button(direct, "t:main:0")  # type: ignore[arg-type]
     assert said == [(text("discord_guild_only"), True)]
     assert await bot.service._repository.clubs() == []
 

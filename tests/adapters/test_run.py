@@ -28,7 +28,7 @@ def test_a_scripted_console_session(tmp_path: Path) -> None:
                           env=env, timeout=60, check=True)
     lines = done.stdout.splitlines()
     assert lines[-3:] == ["main ladder", *BOARD]
-    assert "Game #4 confirmed: alice beat bob." in lines
+    assert "Game #1 confirmed: alice beat bob." in lines
     assert (tmp_path / "club.db").exists()
     # The same file again: the club is still there.
     again = subprocess.run([str(script), "run"], input="/top\n", capture_output=True, text=True,

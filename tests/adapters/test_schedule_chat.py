@@ -166,16 +166,16 @@ async def test_results_are_announced_when_the_ladder_announces(chat: Transcript)
         await chat.as_("mod!", "/report @alice @dave win")
     # Off by default: the upset goes unannounced (and is taken back).
     assert await chat.as_("mod!", "/report @dave @alice win") == "\n".join([
-        "Game #15 recorded: dave beat alice.", "dave: 1394 -> 1418", "alice: 1606 -> 1582"])
+        "Game #10 recorded: dave beat alice.", "dave: 1394 -> 1418", "alice: 1606 -> 1582"])
     await chat.say("/undo")  # previews the ratings it moves back
     await chat.say("/apply")
     await chat.say("/set announce=yes")
     assert await chat.as_("dave", "/report @alice win") == (
-        "Game #18: dave beat alice. alice, please /confirm or /dispute.\n"
+        "Game #11: dave beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert await chat.as_("alice", "/confirm") == "\n".join([
-        "Game #18 confirmed: dave beat alice.",
+        "Game #11 confirmed: dave beat alice.",
         "dave: 1394 -> 1418",  # 16 + 0.04 * 212 = 24.48, rounded 24
         "alice: 1606 -> 1582",
         "Upset on main: dave beat alice, rated 212 higher!",

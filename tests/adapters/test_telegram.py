@@ -37,31 +37,31 @@ async def test_a_club_night_with_buttons(bot: Running) -> None:
         assert answer.plain == text("registered", name=user.username, ladder="main")
 
     challenge = await say(bot, group, alice, "/challenge @bob")
-    assert challenge.buttons == [[("Accept", "c:accept:5"), ("Decline", "c:decline:5")]]
+    assert challenge.buttons == [[("Accept", "c:accept:#1"), ("Decline", "c:decline:#1")]]
     # Carol may not answer a challenge addressed to bob: a short alert, nothing changes.
-    refused = await press(bot, group, carol, challenge, "c:accept:5")
+    refused = await press(bot, group, carol, challenge, "c:accept:#1")
     assert refused["show_alert"] is True
-    assert refused["text"] == text("not_your_challenge", challenge=5)
-    await press(bot, group, bob, challenge, "c:accept:5")
+    assert refused["text"] == text("not_your_challenge", challenge=1)
+    await press(bot, group, bob, challenge, "c:accept:#1")
     accepted = await bot.tg.reply(group)
     assert accepted.kind == "edit" and accepted.message_id == challenge.message_id
-    assert accepted.plain.startswith("bob accepts alice's challenge #5")
+    assert accepted.plain.startswith("bob accepts alice's challenge #1")
     assert accepted.buttons == []
 
     report = await say(bot, group, alice, "/report @bob win")
     assert report.plain == (
-        "Game #7: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
-    assert report.buttons == [[("Confirm", "g:confirm:7"), ("Dispute", "g:dispute:7")]]
-    refused = await press(bot, group, alice, report, "g:confirm:7")  # not the reporter's to do
-    assert refused["text"] == text("not_yours_to_answer", game=7)
-    await press(bot, group, bob, report, "g:confirm:7")
+    assert report.buttons == [[("Confirm", "g:confirm:#1"), ("Dispute", "g:dispute:#1")]]
+    refused = await press(bot, group, alice, report, "g:confirm:#1")  # not the reporter's to do
+    assert refused["text"] == text("not_yours_to_answer", game=1)
+    await press(bot, group, bob, report, "g:confirm:#1")
     confirmed = await bot.tg.reply(group)
     assert confirmed.kind == "edit"
     # Two newcomers: (10 * 1500 + 1900) / 11 = 1536.4 and (10 * 1500 + 1100) / 11 = 1463.6.
     assert confirmed.plain.splitlines() == [
-        "Game #7 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"]
+        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"]
 
     board = await say(bot, group, carol, "/top")
     assert board.parse_mode == "HTML" and board.text.startswith("<pre>")
@@ -76,14 +76,14 @@ async def test_moderators_are_the_group_admins(bot: Running) -> None:
     assert (await say(bot, group, alice, "/report @alice @bob win")).plain == text(
         "moderators_only")
     recorded = await say(bot, group, admin, "/report @alice @bob win")
-    assert recorded.plain.startswith("Game #4 recorded: alice beat bob.")
-    preview = await say(bot, group, admin, "/correct 4 loss")
-    assert preview.buttons == [[("Apply", "x:apply:4"), ("Cancel", "x:cancel:4")]]
-    refused = await press(bot, group, alice, preview, "x:apply:4")
+    assert recorded.plain.startswith("Game #1 recorded: alice beat bob.")
+    preview = await say(bot, group, admin, "/correct 1 loss")
+    assert preview.buttons == [[("Apply", "x:apply:#1"), ("Cancel", "x:cancel:#1")]]
+    refused = await press(bot, group, alice, preview, "x:apply:#1")
     assert refused["text"] == text("no_preview")
-    await press(bot, group, admin, preview, "x:apply:4")
+    await press(bot, group, admin, preview, "x:apply:#1")
     applied = await bot.tg.reply(group)
-    assert applied.plain.splitlines()[0] == text("applied", game=4)
+    assert applied.plain.splitlines()[0] == text("applied", game=1)
 
 
 async def test_members_named_by_reply_and_text_mention(bot: Running) -> None:
@@ -94,9 +94,9 @@ async def test_members_named_by_reply_and_text_mention(bot: Running) -> None:
     hello = await bot.tg.send(group, bob, "good game?")
     replied_to = bot.tg.updates[hello]["message"]["message_id"]
     await bot.tg.send(group, alice, "/report win", reply_to=replied_to)
-    assert (await bot.tg.reply(group)).plain.startswith("Game #5: alice beat bob.")
+    assert (await bot.tg.reply(group)).plain.startswith("Game #1: alice beat bob.")
     await bot.tg.send(group, alice, "/report Dmitri draw", mention=nameless)
-    assert (await bot.tg.reply(group)).plain.startswith("Game #6: alice drew with Dmitri.")
+    assert (await bot.tg.reply(group)).plain.startswith("Game #2: alice drew with Dmitri.")
 
 
 async def test_a_name_that_looks_like_a_user_id_never_stands_for_that_member(
@@ -148,7 +148,7 @@ async def test_a_redelivered_update_changes_nothing(bot: Running) -> None:
     again = await bot.tg.reply(group)
     assert again.plain == first.plain  # the first answer, not a second report
     pending = (await say(bot, group, bob, "/pending")).plain
-    assert pending == "To confirm or dispute: #4 2024-03-01 alice beat bob [pending]"
+    assert pending == "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
 
 
 async def test_a_hostile_display_name_is_only_text(bot: Running) -> None:
@@ -218,5 +218,5 @@ async def test_a_members_quick_commands_are_answered_in_order(bot: Running) -> N
         await bot.tg.send(group, alice, line)
     answers = [(await bot.tg.reply(group)).plain for _ in range(3)]
     assert answers[0] == text("registered", name="alice", ladder="main")
-    assert answers[1].startswith("Game #4: alice beat bob.")
+    assert answers[1].startswith("Game #1: alice beat bob.")
     assert answers[2].startswith("alice (main): 1500?")

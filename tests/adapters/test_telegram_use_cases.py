@@ -140,21 +140,21 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
 
     report = await say(bot, g, c.alice, "/report @bob win")
     assert report.plain == (
-        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert (await say(bot, g, c.alice, "/pending")).plain == (
-        "Your reports waiting: #5 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
     )
     assert (await say(bot, g, c.bob, "/pending")).plain == (
-        "To confirm or dispute: #5 2024-03-01 alice beat bob [pending]"
+        "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
     )
-    answer = await press(bot, g, c.bob, report, "g:confirm:5")
+    answer = await press(bot, g, c.bob, report, "g:confirm:#1")
     assert (answer["text"], answer["show_alert"]) == (None, False)  # the spinner just stops
     confirmed = await bot.tg.reply(g)
     assert (confirmed.kind, confirmed.message_id) == ("edit", report.message_id)
     assert confirmed.plain == lines(
-        "Game #5 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"
+        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"
     )
     assert confirmed.buttons == []
     assert (await say(bot, g, c.bob, "/pending")).plain == "Nothing waiting for you."
@@ -163,12 +163,12 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     # A draw's performance is the opponent's rating: carol (10 x 1500 + 1536.4) / 11 = 1503.3,
     # alice ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
     assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
-        "Game #7: carol drew with alice. alice, please /confirm or /dispute.\n"
+        "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
-    assert (await say(bot, g, c.alice, "/confirm 7")).plain == lines(
-        "Game #7 confirmed: carol drew with alice.", "carol: 1500 -> 1503?",
+    assert (await say(bot, g, c.alice, "/confirm 2")).plain == lines(
+        "Game #2 confirmed: carol drew with alice.", "carol: 1500 -> 1503?",
         "alice: 1536 -> 1533?",
     )
     assert await ratings(bot) == {
@@ -190,14 +190,14 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     history = await say(bot, g, c.alice, "/history")
     assert (history.text or "").startswith("<pre>") and history.plain == lines(
         "alice's games on main:",
-        "#7 2024-03-01 carol drew with alice",
-        "#5 2024-03-01 alice beat bob",
+        "#2 2024-03-01 carol drew with alice",
+        "#1 2024-03-01 alice beat bob",
     )
     assert (await say(bot, g, c.bob, "/history @carol")).plain == lines(
-        "carol's games on main:", "#7 2024-03-01 carol drew with alice",
+        "carol's games on main:", "#2 2024-03-01 carol drew with alice",
     )
     assert (await say(bot, g, c.alice, "/h2h @bob")).plain == lines(
-        "alice vs bob (main): 1W 0D 0L", "#5 2024-03-01 alice beat bob",
+        "alice vs bob (main): 1W 0D 0L", "#1 2024-03-01 alice beat bob",
     )
     # Replying to carol's message names her.
     hello = await bot.tg.send(g, c.carol, "good game, bob!")
@@ -256,25 +256,25 @@ async def test_challenge_declined_by_button(bot: Running) -> None:
     await join(bot, c, c.alice, c.bob)
     challenge = await say(bot, g, c.alice, "/challenge @bob")
     assert challenge.plain == (
-        "alice challenges bob (challenge #4, main). bob: /accept or /decline before "
+        "alice challenges bob (challenge #1, main). bob: /accept or /decline before "
         "Sun 3 Mar 19:00 UTC."
     )
-    assert challenge.buttons == [[("Accept", "c:accept:4"), ("Decline", "c:decline:4")]]
+    assert challenge.buttons == [[("Accept", "c:accept:#1"), ("Decline", "c:decline:#1")]]
     assert (await say(bot, g, c.bob, "/pending")).plain == (
-        "#4: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
+        "#1: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
     )
-    await press(bot, g, c.bob, challenge, "c:decline:4")
+    await press(bot, g, c.bob, challenge, "c:decline:#1")
     declined = await bot.tg.reply(g)
     assert (declined.kind, declined.message_id) == ("edit", challenge.message_id)
-    assert declined.plain == "bob declines alice's challenge #4."
+    assert declined.plain == "bob declines alice's challenge #1."
     assert declined.buttons == []
     # A second look at an old copy of the message: the challenge is answered.
-    answer = await press(bot, g, c.bob, challenge, "c:accept:4", strict=False)
-    assert answer["text"] == text("challenge_answered", challenge=4, status="declined")
+    answer = await press(bot, g, c.bob, challenge, "c:accept:#1", strict=False)
+    assert answer["text"] == text("challenge_answered", challenge=1, status="declined")
     assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
     # Declined, the pair may challenge again.
     again = await say(bot, g, c.bob, "/challenge @alice")
-    assert again.plain.startswith("bob challenges alice (challenge #6, main).")
+    assert again.plain.startswith("bob challenges alice (challenge #2, main).")
 
 
 async def test_a_challenge_expires_and_its_accept_button_says_so(bot: Running) -> None:
@@ -283,12 +283,12 @@ async def test_a_challenge_expires_and_its_accept_button_says_so(bot: Running) -
     await join(bot, c, c.alice, c.bob)
     challenge = await say(bot, g, c.alice, "/challenge @bob")
     bot.clock.advance(hours=49)  # challenges are open 48 h
-    await refused_press(bot, g, c.bob, challenge, "c:accept:4",
-                        text("challenge_expired", challenge=4))
+    await refused_press(bot, g, c.bob, challenge, "c:accept:#1",
+                        text("challenge_expired", challenge=1))
     assert (await say(bot, g, c.bob, "/pending")).plain == "Nothing waiting for you."
-    assert (await say(bot, g, c.bob, "/accept")).plain == text("challenge_expired", challenge=4)
+    assert (await say(bot, g, c.bob, "/accept")).plain == text("challenge_expired", challenge=1)
     assert (await say(bot, g, c.alice, "/challenge @bob")).plain.startswith(
-        "alice challenges bob (challenge #5, main)."
+        "alice challenges bob (challenge #2, main)."
     )
 
 
@@ -297,12 +297,12 @@ async def test_challenge_accepted_then_played(bot: Running) -> None:
     g = c.group
     await join(bot, c, c.alice, c.bob)
     challenge = await say(bot, g, c.alice, "/challenge @bob")
-    await press(bot, g, c.bob, challenge, "c:accept:4")
+    await press(bot, g, c.bob, challenge, "c:accept:#1")
     assert (await bot.tg.reply(g)).plain == (
-        "bob accepts alice's challenge #4. Play, then /report the result."
+        "bob accepts alice's challenge #1. Play, then /report the result."
     )
     assert (await say(bot, g, c.bob, "/report @alice win")).plain == (
-        "Game #6: bob beat alice. alice, please /confirm or /dispute.\n"
+        "Game #1: bob beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
@@ -323,20 +323,20 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     report = await say(bot, g, c.alice, "/report @bob win handicap=100 colour=white event=spring")
     held = "It counts when event spring closes: its games are rated together."
     assert report.plain == (
-        "Game #6: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, handicap 100 given by alice, alice played white, event spring; "
         f"counts on Sat 2 Mar 19:00 UTC unless disputed.\n{held}")
-    await press(bot, g, c.bob, report, "g:confirm:6")
+    await press(bot, g, c.bob, report, "g:confirm:#1")
     # An event's games move no rating before it closes.
-    assert (await bot.tg.reply(g)).plain == f"Game #6 confirmed: alice beat bob.\n{held}"
+    assert (await bot.tg.reply(g)).plain == f"Game #1 confirmed: alice beat bob.\n{held}"
     assert (await say(bot, g, c.ada, "/report @carol @alice draw event=spring")).plain == (
-        f"Game #8 recorded: carol drew with alice.\n{held}"
+        f"Game #2 recorded: carol drew with alice.\n{held}"
     )
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0, "carol": 1500.0}
     assert (await say(bot, g, c.alice, "/history")).plain == lines(
         "alice's games on main:",
-        "#8 2024-03-01 carol drew with alice, spring",
-        "#6 2024-03-01 alice beat bob, handicap 100, spring",
+        "#2 2024-03-01 carol drew with alice, spring",
+        "#1 2024-03-01 alice beat bob, handicap 100, spring",
     )
     audit = (await say(bot, g, c.ada, "/audit 3")).plain.splitlines()
     assert audit[-1].endswith(
@@ -364,30 +364,30 @@ async def test_dispute_by_button_and_withdraw(bot: Running) -> None:
     g = c.group
     await join(bot, c, c.alice, c.bob, c.carol)
     report = await say(bot, g, c.alice, "/report @bob win")
-    await press(bot, g, c.bob, report, "g:dispute:5")
+    await press(bot, g, c.bob, report, "g:dispute:#1")
     disputed = await bot.tg.reply(g)
     assert (disputed.kind, disputed.message_id) == ("edit", report.message_id)
-    assert disputed.plain == ("Game #5 is disputed: alice beat bob. A moderator will settle it; "
+    assert disputed.plain == ("Game #1 is disputed: alice beat bob. A moderator will settle it; "
                               "it waits in their /pending.")
     assert disputed.buttons == []
     assert (await say(bot, g, c.alice, "/pending")).plain == (
-        "Your reports waiting: #5 2024-03-01 alice beat bob [disputed]"
+        "Your reports waiting: #1 2024-03-01 alice beat bob [disputed]"
     )
-    assert (await say(bot, g, c.bob, "/confirm 5")).plain == text("game_disputed", game=5)
+    assert (await say(bot, g, c.bob, "/confirm 1")).plain == text("game_disputed", game=1)
 
     second = await say(bot, g, c.alice, "/report @carol draw")
     assert second.plain == (
-        "Game #7: alice drew with carol. carol, please /confirm or /dispute.\n"
+        "Game #2: alice drew with carol. carol, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
-    assert (await say(bot, g, c.carol, "/withdraw 7")).plain == text("not_your_report", game=7)
+    assert (await say(bot, g, c.carol, "/withdraw 2")).plain == text("not_your_report", game=2)
     assert (await say(bot, g, c.alice, "/withdraw")).plain == (
-        "Several games are waiting (5, 7); say which, e.g. /withdraw 5.")
-    assert (await say(bot, g, c.alice, "/withdraw 7")).plain == (
-        "Game #7 withdrawn: alice drew with carol."
+        "Several games are waiting (1, 2); say which, e.g. /withdraw 1.")
+    assert (await say(bot, g, c.alice, "/withdraw 2")).plain == (
+        "Game #2 withdrawn: alice drew with carol."
     )
     # carol's Confirm button is still on the report: it answers that the game was withdrawn.
-    await refused_press(bot, g, c.carol, second, "g:confirm:7", text("game_withdrawn", game=7))
+    await refused_press(bot, g, c.carol, second, "g:confirm:#2", text("game_withdrawn", game=2))
     bot.clock.advance(hours=25)  # neither a disputed nor a withdrawn report confirms itself
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0, "carol": 1500.0}
 
@@ -399,14 +399,14 @@ async def test_an_unanswered_report_confirms_itself_after_24_hours(bot: Running)
     report = await say(bot, g, c.alice, "/report @bob win")
     bot.clock.advance(hours=23)
     assert (await say(bot, g, c.alice, "/pending")).plain == (
-        "Your reports waiting: #4 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
     )
     bot.clock.advance(hours=2)
     assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
     assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
-    await refused_press(bot, g, c.bob, report, "g:confirm:4", text("already_confirmed", game=4))
+    await refused_press(bot, g, c.bob, report, "g:confirm:#1", text("already_confirmed", game=1))
     assert (await say(bot, g, c.ada, "/audit 1")).plain == (
-        "#5 Sat 2 Mar 20:00 UTC game #4 counted by itself, because: unanswered for 24 h"
+        "#5 Sat 2 Mar 20:00 UTC game #1 counted by itself, because: unanswered for 24 h"
     )
 
 
@@ -422,24 +422,24 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
         "Welcome, Alice P! You are on the main ladder."
     )
     assert (await say(bot, g, c.ada, "/report @alice @bob win")).plain == lines(
-        "Game #6 recorded: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
+        "Game #1 recorded: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
     )
-    assert (await say(bot, g, c.ada, "/void 6 wrong pairing")).plain == lines(
-        "Game #6 is now void: alice beat bob.", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
+    assert (await say(bot, g, c.ada, "/void 1 wrong pairing")).plain == lines(
+        "Game #1 is now void: alice beat bob.", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
     )
     assert await ratings(bot) == dict.fromkeys(("alice", "Alice P", "bob", "carol"), 1500.0)
-    assert (await say(bot, g, c.ada, "/restore 6")).plain == lines(
-        "Game #6 counts again: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
+    assert (await say(bot, g, c.ada, "/restore 1")).plain == lines(
+        "Game #1 counts again: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
     )
 
     report = await say(bot, g, phone, "/report @carol win")
     assert report.plain == (
-        "Game #9: Alice P beat carol. carol, please /confirm or /dispute.\n"
+        "Game #2: Alice P beat carol. carol, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
-    await press(bot, g, c.carol, report, "g:confirm:9")
+    await press(bot, g, c.carol, report, "g:confirm:#2")
     assert (await bot.tg.reply(g)).plain == lines(
-        "Game #9 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1536?",
+        "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1536?",
         "carol: 1500 -> 1464?",
     )
     assert (await say(bot, g, c.ada, "/merge @alice_phone @alice")).plain == (
@@ -482,13 +482,13 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     )
     report = await say(bot, g, c.alice, "/report @bob win ladder=blitz")
     assert report.plain == (
-        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder blitz, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
-    await press(bot, g, c.bob, report, "g:confirm:5")
+    await press(bot, g, c.bob, report, "g:confirm:#1")
     # elo: both join the ladder with this game at 1600; K 32, expected 0.5: +16 and -16.
     assert (await bot.tg.reply(g)).plain == lines(
-        "Game #5 confirmed: alice beat bob.", "alice: - -> 1616", "bob: - -> 1584",
+        "Game #1 confirmed: alice beat bob.", "alice: - -> 1616", "bob: - -> 1584",
     )
     assert await ratings(bot, "blitz") == {"alice": 1616.0, "bob": 1584.0}
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}  # main is untouched
@@ -552,28 +552,28 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     g = c.group
     await join(bot, c, c.alice, c.bob)
     await say(bot, g, c.ada, "/report @alice @bob win")
-    preview = await say(bot, g, c.ada, "/correct 4 loss")
+    preview = await say(bot, g, c.ada, "/correct 1 loss")
     assert preview.plain == lines(
-        "Correcting game #4 would change:", "alice: 1536 -> 1464?", "bob: 1464 -> 1536?",
+        "Correcting game #1 would change:", "alice: 1536 -> 1464?", "bob: 1464 -> 1536?",
     )
-    assert preview.buttons == [[("Apply", "x:apply:4"), ("Cancel", "x:cancel:4")]]
-    await press(bot, g, c.ada, preview, "x:cancel:4")
+    assert preview.buttons == [[("Apply", "x:apply:#1"), ("Cancel", "x:cancel:#1")]]
+    await press(bot, g, c.ada, preview, "x:cancel:#1")
     cancelled = await bot.tg.reply(g)
     assert (cancelled.kind, cancelled.message_id) == ("edit", preview.message_id)
-    assert cancelled.plain == "Correction of game #4 cancelled; nothing changed."
+    assert cancelled.plain == "Correction of game #1 cancelled; nothing changed."
     assert cancelled.buttons == []
-    await refused_press(bot, g, c.ada, preview, "x:apply:4", text("no_preview"))
+    await refused_press(bot, g, c.ada, preview, "x:apply:#1", text("no_preview"))
     assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
 
     # A second preview, applied by typing; its buttons then have nothing left to apply.
-    again = await say(bot, g, c.ada, "/correct 4 draw")
+    again = await say(bot, g, c.ada, "/correct 1 draw")
     assert (await say(bot, g, c.ada, "/apply")).plain == lines(
-        "Game #4 corrected. Ratings changed:", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
+        "Game #1 corrected. Ratings changed:", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
     )
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
-    await refused_press(bot, g, c.ada, again, "x:apply:4", text("no_preview"))
+    await refused_press(bot, g, c.ada, again, "x:apply:#1", text("no_preview"))
     assert (await say(bot, g, c.alice, "/history")).plain == lines(
-        "alice's games on main:", "#4 2024-03-01 alice drew with bob",
+        "alice's games on main:", "#1 2024-03-01 alice drew with bob",
     )
 
 
@@ -586,35 +586,35 @@ async def test_a_button_pressed_by_someone_who_may_not_changes_nothing(bot: Runn
     deputy = bot.tg.user(5, "Deputy", "deputy")
     g.admins.append(deputy)
     await join(bot, c, c.alice, c.bob, c.carol)
-    await say(bot, g, c.ada, "/report @alice @carol win")  # game #5
-    challenge = await say(bot, g, c.alice, "/challenge @bob")  # challenge #6
-    report = await say(bot, g, c.alice, "/report @bob win")  # game #7
-    preview = await say(bot, g, c.ada, "/correct 5 loss")
+    await say(bot, g, c.ada, "/report @alice @carol win")  # game #1
+    challenge = await say(bot, g, c.alice, "/challenge @bob")  # challenge #1
+    report = await say(bot, g, c.alice, "/report @bob win")  # game #2
+    preview = await say(bot, g, c.ada, "/correct 1 loss")
     cases = [
-        (c.alice, challenge, "c:accept:6", text("not_your_challenge", challenge=6)),
-        (c.alice, challenge, "c:decline:6", text("not_your_challenge", challenge=6)),
-        (c.carol, challenge, "c:accept:6", text("not_your_challenge", challenge=6)),
-        (c.zed, challenge, "c:decline:6", text("not_registered")),
-        (c.alice, report, "g:confirm:7", text("not_yours_to_answer", game=7)),
-        (c.alice, report, "g:dispute:7", text("not_yours_to_answer", game=7)),
-        (c.carol, report, "g:confirm:7", text("not_your_game", game=7)),
-        (c.zed, report, "g:dispute:7", text("not_registered")),
+        (c.alice, challenge, "c:accept:#1", text("not_your_challenge", challenge=1)),
+        (c.alice, challenge, "c:decline:#1", text("not_your_challenge", challenge=1)),
+        (c.carol, challenge, "c:accept:#1", text("not_your_challenge", challenge=1)),
+        (c.zed, challenge, "c:decline:#1", text("not_registered")),
+        (c.alice, report, "g:confirm:#2", text("not_yours_to_answer", game=2)),
+        (c.alice, report, "g:dispute:#2", text("not_yours_to_answer", game=2)),
+        (c.carol, report, "g:confirm:#2", text("not_your_game", game=2)),
+        (c.zed, report, "g:dispute:#2", text("not_registered")),
         # A correction is the moderator's who previewed it: a member or another moderator
         # has nothing to apply or cancel.
-        (c.carol, preview, "x:apply:5", text("no_preview")),
-        (c.alice, preview, "x:cancel:5", text("no_preview")),
-        (deputy, preview, "x:apply:5", text("no_preview")),
+        (c.carol, preview, "x:apply:#1", text("no_preview")),
+        (c.alice, preview, "x:cancel:#1", text("no_preview")),
+        (deputy, preview, "x:apply:#1", text("no_preview")),
     ]
     for user, message, data, expected in cases:
         await refused_press(bot, g, user, message, data, expected)
     await quiet(bot, g, c.alice)  # nothing was said in the chat either
     # The right people still can.
-    await press(bot, g, c.bob, challenge, "c:accept:6")
-    assert (await bot.tg.reply(g)).plain.startswith("bob accepts alice's challenge #6.")
-    await press(bot, g, c.bob, report, "g:confirm:7")
-    assert (await bot.tg.reply(g)).plain.startswith("Game #7 confirmed: alice beat bob.")
-    await press(bot, g, c.ada, preview, "x:apply:5")
-    assert (await bot.tg.reply(g)).plain.startswith(text("applied", game=5))
+    await press(bot, g, c.bob, challenge, "c:accept:#1")
+    assert (await bot.tg.reply(g)).plain.startswith("bob accepts alice's challenge #1.")
+    await press(bot, g, c.bob, report, "g:confirm:#2")
+    assert (await bot.tg.reply(g)).plain.startswith("Game #2 confirmed: alice beat bob.")
+    await press(bot, g, c.ada, preview, "x:apply:#1")
+    assert (await bot.tg.reply(g)).plain.startswith(text("applied", game=1))
 
 
 async def test_a_forged_button_gets_a_short_answer(bot: Running) -> None:
@@ -629,7 +629,7 @@ async def test_a_forged_button_gets_a_short_answer(bot: Running) -> None:
     await quiet(bot, g, c.bob)
 
 
-SETUP = "alice, bob and carol; game #5 alice beat bob, confirmed; game #7 bob beat carol, waiting"
+SETUP = "alice, bob and carol; game #1 alice beat bob, confirmed; game #2 bob beat carol, waiting"
 GIANT = "/report @bob " + "x" * (5000 - len("/report @bob "))
 
 #: every family of refusal: who types what, and the catalogue's answer
@@ -641,14 +641,14 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("alice", "/h2h @alice", text("not_yourself")),
     # not a member
     ("zed", "/report @bob win", text("not_registered")),
-    ("zed", "/confirm 7", text("not_registered")),
+    ("zed", "/confirm 2", text("not_registered")),
     ("zed", "/challenge @bob", text("not_registered")),
     ("zed", "/rating", text("not_registered")),
     ("zed", "/pending", text("not_registered")),
     ("zed", "/withdraw", text("not_registered")),
     # moderator commands by a member who is no administrator of the group
     *[("alice", line, text("moderators_only")) for line in (
-        "/report @bob @carol win", "/correct 5 loss", "/void 5", "/restore 5",
+        "/report @bob @carol win", "/correct 1 loss", "/void 1", "/restore 1",
         "/merge @bob @carol", "/retire @bob", "/return @bob", "/event open spring",
         "/event close spring", "/ladder create blitz elo", "/system elo",
         "/set hide_provisional yes", "/audit", "/undo",
@@ -662,7 +662,7 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("ada", "/retire @nobody", text("unknown_member", name="nobody")),
     ("carol", "/confirm 99", text("unknown_game", game=99)),
     ("ada", "/void 99", text("unknown_game", game=99)),
-    ("alice", "/decline 7", text("unknown_challenge", challenge=7)),
+    ("alice", "/decline 2", text("unknown_challenge", challenge=2)),
     ("alice", "/top nope", text("unknown_ladder", ladder="nope", ladders="main")),
     ("alice", "/report @bob win ladder=nope",
      text("unknown_ladder", ladder="nope", ladders="main")),
@@ -673,7 +673,7 @@ REFUSALS: list[tuple[str, str, str]] = [
     # malformed results, numbers and values
     ("alice", "/report @bob 2-0", text("bad_result", text="2-0")),
     ("alice", "/report @bob won-ish", text("bad_result", text="won-ish")),
-    ("ada", "/correct 5 2-0", text("bad_result", text="2-0")),
+    ("ada", "/correct 1 2-0", text("bad_result", text="2-0")),
     ("carol", "/confirm abc", text("bad_number", text="abc")),
     ("ada", "/void -3", text("bad_number", text="-3")),
     ("ada", "/void 0", text("bad_number", text="0")),
@@ -694,7 +694,7 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("alice", GIANT, text("input_too_long", limit=2000)),
     ("dave", "/register " + "n" * 500, text("name_too_long", limit=32)),
     ("alice", "/rating @" + "n" * 500, text("unknown_member", name="n" * 32 + "…")),
-    ("carol", "/dispute 7 " + "x" * 300, text("too_long", limit=200)),
+    ("carol", "/dispute 2 " + "x" * 300, text("too_long", limit=200)),
     # unknown commands and unusable ones
     ("alice", "/frobnicate", text("bad_command", command="/frobnicate")),
     ("alice", "/frobnicate@clubrating_bot", text("bad_command", command="/frobnicate")),
@@ -707,15 +707,15 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("alice", "/register", text("already_registered", name="alice")),
     ("dave", "/register Alice", text("name_taken", name="Alice")),
     ("bob", "/confirm", text("nothing_pending")),
-    ("bob", "/confirm 5", text("already_confirmed", game=5)),
-    ("bob", "/confirm 7", text("not_yours_to_answer", game=7)),
-    ("alice", "/confirm 7", text("not_your_game", game=7)),
-    ("carol", "/withdraw 7", text("not_your_report", game=7)),
+    ("bob", "/confirm 1", text("already_confirmed", game=1)),
+    ("bob", "/confirm 2", text("not_yours_to_answer", game=2)),
+    ("alice", "/confirm 2", text("not_your_game", game=2)),
+    ("carol", "/withdraw 2", text("not_your_report", game=2)),
     ("alice", "/accept", text("no_challenge")),
-    ("ada", "/restore 5", text("game_not_voided", game=5)),
+    ("ada", "/restore 1", text("game_not_voided", game=1)),
     ("ada", "/return @bob", text("not_retired", name="bob")),
     ("ada", "/merge @alice @alice", text("same_member", name="alice")),
-    ("ada", "/correct 5", text("nothing_to_correct")),
+    ("ada", "/correct 1", text("nothing_to_correct")),
     ("ada", "/undo", text("nothing_to_undo")),
     ("ada", "/apply", text("no_preview")),
 ]
@@ -729,9 +729,9 @@ async def test_every_refusal_answers_its_catalogue_text_and_changes_nothing(
     people = {u.username: u for u in (c.ada, c.alice, c.bob, c.carol, c.zed)}
     people["dave"] = bot.tg.user(6, "Dave", "dave")
     await join(bot, c, c.alice, c.bob, c.carol)
-    await say(bot, g, c.alice, "/report @bob win")  # game #5
+    await say(bot, g, c.alice, "/report @bob win")  # game #1
     await say(bot, g, c.bob, "/confirm")
-    await say(bot, g, c.bob, "/report @carol win")  # game #7
+    await say(bot, g, c.bob, "/report @carol win")  # game #2
     before = await club_state(bot, g)
     for who, line, expected in REFUSALS:
         bot.clock.advance(seconds=3)  # at a person's pace: under the per-member rate limit
@@ -767,13 +767,13 @@ async def test_editing_a_command_does_not_run_it_again(bot: Running) -> None:
     g = c.group
     await join(bot, c, c.alice, c.bob)
     sent = await bot.tg.send(g, c.alice, "/report @bob win")
-    assert (await bot.tg.reply(g)).plain.startswith("Game #4: alice beat bob.")
+    assert (await bot.tg.reply(g)).plain.startswith("Game #1: alice beat bob.")
     before = await club_state(bot, g)
     await edit(bot, g, sent, "/report @bob loss")
     await quiet(bot, g, c.alice)
     assert await club_state(bot, g) == before
     assert (await say(bot, g, c.bob, "/pending")).plain == (
-        "To confirm or dispute: #4 2024-03-01 alice beat bob [pending]"
+        "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
     )
 
 
@@ -789,4 +789,4 @@ async def test_a_name_that_is_a_telegram_user_id_cannot_be_taken(bot: Running) -
     hello = await bot.tg.send(g, c.bob, "good game")
     await bot.tg.send(g, c.alice, "/report win",
                       reply_to=bot.tg.updates[hello]["message"]["message_id"])
-    assert (await bot.tg.reply(g)).plain.startswith("Game #4: alice beat bob.")
+    assert (await bot.tg.reply(g)).plain.startswith("Game #1: alice beat bob.")

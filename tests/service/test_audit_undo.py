@@ -54,10 +54,10 @@ async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None
     await chat.as_("dot", "/report @ann win")
     chat.clock.advance(days=2)
     await chat.as_("mod!", "/report @ann @cid loss")
-    await chat.say("/correct 18 win b=@dot")
+    await chat.say("/correct 5 win b=@dot")
     await chat.say("/apply")
-    await chat.say("/void 6 wrong pairing")
-    await chat.say("/restore 6")
+    await chat.say("/void 1 wrong pairing")
+    await chat.say("/restore 1")
     await chat.say("/ladder create blitz elo k=40")
     await chat.say("/report @ann @ben draw ladder=blitz")
     await chat.say("/event open spring")
@@ -90,25 +90,25 @@ async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None
         (26, SUN, "mod retired dot from the main ladder"),
         (25, SUN, "mod closed event spring on the main ladder; its games were rated together"),
         (24, SUN, "mod opened event spring on the main ladder"),
-        (23, SUN, "mod recorded game #23 on blitz: ann drew with ben"),
+        (23, SUN, "mod recorded game #6 on blitz: ann drew with ben"),
         (22, SUN, "mod created the blitz ladder, rated by elo (k=40)"),
-        (21, SUN, "mod restored game #6"),
-        (20, SUN, "mod voided game #6, because: wrong pairing"),
-        (19, SUN, "mod corrected game #18: the first player's result to win, the second player to "
+        (21, SUN, "mod restored game #1"),
+        (20, SUN, "mod voided game #1, because: wrong pairing"),
+        (19, SUN, "mod corrected game #5: the first player's result to win, the second player to "
                   "dot"),
-        (18, SUN, "mod recorded game #18 on main: cid beat ann"),
-        (17, SUN, "game #16 counted by itself, because: unanswered for 24 h"),
-        (16, FRI, "dot reported game #16 on main: dot beat ann"),
-        (15, FRI, "dot declined challenge #14"),
+        (18, SUN, "mod recorded game #5 on main: cid beat ann"),
+        (17, SUN, "game #4 counted by itself, because: unanswered for 24 h"),
+        (16, FRI, "dot reported game #4 on main: dot beat ann"),
+        (15, FRI, "dot declined challenge #2"),
         (14, FRI, "ann challenged dot on the main ladder"),
-        (13, FRI, "cid accepted challenge #12"),
+        (13, FRI, "cid accepted challenge #1"),
         (12, FRI, "ben challenged cid on the main ladder"),
-        (11, FRI, "ann withdrew game #10"),
-        (10, FRI, "ann reported game #10 on main: cid beat ann"),
-        (9, FRI, "dot disputed game #8, because: it was a loss"),
-        (8, FRI, "cid reported game #8 on main: cid drew with dot"),
-        (7, FRI, "ben confirmed game #6"),
-        (6, FRI, "ann reported game #6 on main: ann beat ben, handicap 2 given by ann, "
+        (11, FRI, "ann withdrew game #3"),
+        (10, FRI, "ann reported game #3 on main: cid beat ann"),
+        (9, FRI, "dot disputed game #2, because: it was a loss"),
+        (8, FRI, "cid reported game #2 on main: cid drew with dot"),
+        (7, FRI, "ben confirmed game #1"),
+        (6, FRI, "ann reported game #1 on main: ann beat ben, handicap 2 given by ann, "
                  "ann played black"),
         (5, FRI, "dot joined the club"),
         (4, FRI, "cid joined the club"),
@@ -132,7 +132,6 @@ async def test_the_kinds_no_chat_command_writes_read_as_sentences_too() -> None:
         _stored(3, Kind.MEMBER_REGISTERED, {"user": "u-al", "name": "al", "ladder": "main"},
                 "u-al"),
     ]
-    state = ClubState.build(log)
     crafted = [
         *log[1:],
         _stored(4, Kind.PLAYER_JOINED, {"ladder": "main", "member": "import:Old Al",
@@ -149,13 +148,15 @@ async def test_the_kinds_no_chat_command_writes_read_as_sentences_too() -> None:
         _stored(10, Kind.SCHEDULE_SET, {"ladder": "main", "cron": "0 9 * * MON",
                                         "timezone": None, "channel": "-100", "size": 10}),
     ]
+    # The state knows the game's report (it numbers the club's games), as /audit's does.
+    state = ClubState.build([*log, *crafted[3:5]])
     said = [text(n.key, n.params) for n in (moderation.sentence(state, e) for e in crafted)]
     assert said == [
         "mod joined the club",
         "import added Old Al to the club",
         "al joined the club",
         "Old Al joined the main ladder",
-        "import recorded game #5 on main: al beat Old Al, event spring",
+        "import recorded game #1 on main: al beat Old Al, event spring",
         "import imported club.csv into the main ladder",
         "al claimed the imported player Old Al",
         "mod approved the claim #7",
@@ -177,28 +178,28 @@ def test_every_kind_of_event_has_its_sentence() -> None:
 async def test_an_undo_that_moves_ratings_is_previewed_then_applied(chat: Transcript) -> None:
     await register(chat, "ann", "ben")
     await chat.as_("mod!", "/report @ann @ben win")
-    await chat.say("/void 4 a friendly")
+    await chat.say("/void 1 a friendly")
     board = await chat.say("/top")
     assert await chat.say("/undo") == "\n".join([
-        "Undoing #5 (mod voided game #4) would change:",
+        "Undoing #5 (mod voided game #1) would change:",
         "ann: 1500 -> 1536?",
         "ben: 1500 -> 1464?",
         "Send /apply to undo it, or /cancel.",
     ])
     # Nothing changed yet: the ratings, the log.
     assert await chat.say("/top") == board
-    assert (await chat.say("/audit 1")).endswith("mod voided game #4, because: a friendly")
+    assert (await chat.say("/audit 1")).endswith("mod voided game #1, because: a friendly")
     assert await chat.say("/apply") == "\n".join([
-        "Undone #5: mod voided game #4. Ratings changed:",
+        "Undone #5: mod voided game #1. Ratings changed:",
         "ann: 1500 -> 1536?",
         "ben: 1500 -> 1464?",
     ])
     assert await chat.say("/apply") == text("no_preview")
     assert (await chat.say("/audit 2")).split("\n")[1].endswith(
-        "mod voided game #4, because: a friendly (undone)")
+        "mod voided game #1, because: a friendly (undone)")
     # The report itself, a direct one: previewed, then cancelled.
     assert await chat.say("/undo") == "\n".join([
-        "Undoing #4 (mod recorded game #4 on main: ann beat ben) would change:",
+        "Undoing #4 (mod recorded game #1 on main: ann beat ben) would change:",
         "ann: 1536 -> 1500?",
         "ben: 1464 -> 1500?",
         "Send /apply to undo it, or /cancel.",
@@ -213,10 +214,11 @@ async def test_the_buttons_of_an_undo_preview_are_the_corrections(chat: Transcri
     await chat.as_("mod!", "/report @ann @ben win")
     preview = await chat.service.undo(MOD)
     assert isinstance(preview, Preview) and not preview.applied
-    assert [a.id for row in actions_for(preview) for a in row] == ["x:apply:4", "x:cancel:4"]
-    answer, _ = await press(chat.service, MOD, actions.read("x:apply:4"))
+    # an undo's own group, naming the action (#4 in /audit), not a game's number
+    assert [a.id for row in actions_for(preview) for a in row] == ["u:apply:4", "u:cancel:4"]
+    answer, _ = await press(chat.service, MOD, actions.read("u:apply:4"))
     assert render(answer) == "\n".join([
-        "Undone #4: mod recorded game #4 on main: ann beat ben. Ratings changed:",
+        "Undone #4: mod recorded game #1 on main: ann beat ben. Ratings changed:",
         "ann: 1536 -> 1500?",
         "ben: 1464 -> 1500?",
     ])

@@ -275,9 +275,12 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
     encoded again, is the same text."""
     database = tmp_path / "club.db"
 
-    def last_id() -> int:
+    def last_game() -> int:
+        """The number of the club's latest game: its reports so far (the club is the file's
+        only one)."""
         with sqlite3.connect(database) as reading:
-            return int(reading.execute("SELECT MAX(id) FROM events").fetchone()[0])
+            return int(reading.execute(
+                "SELECT COUNT(*) FROM events WHERE kind = 'game_reported'").fetchone()[0])
 
     history = tmp_path / "EVENTS.csv"
     history.write_text(
@@ -305,11 +308,11 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("alice", "/report @bob win")
         await chat.as_("bob", "/confirm")
         await chat.as_("alice", "/report @carol draw")
-        disputed = last_id()
+        disputed = last_game()
         await chat.as_("carol", "/dispute I won")
         await chat.as_("dan", "/report @alice loss", "/withdraw")
         await chat.as_("mod!", "/report @alice @carol win handicap=25 colour=white")
-        direct = last_id()
+        direct = last_game()
         await chat.as_("mod!", f"/void {direct} wrong pairing", f"/restore {direct}",
                        f"/correct {direct} loss a=@dan handicap=10", "/apply",
                        f"/correct {disputed}", "/apply",

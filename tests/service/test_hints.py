@@ -24,18 +24,18 @@ async def test_the_several_games_hint_shows_the_command_typed_with_one_game(
     chat: Transcript,
 ) -> None:
     await chat.as_("ann", "/report @bob win", "/report @bob draw")
-    hint = "Several games are waiting (5, 6); say which, e.g. /{} 5."
+    hint = "Several games are waiting (1, 2); say which, e.g. /{} 1."
     assert await chat.as_("bob", "/confirm") == hint.format("confirm")
     assert await chat.say("/dispute") == hint.format("dispute")
     assert await chat.as_("ann", "/withdraw") == hint.format("withdraw")
     # and the hinted command works
-    assert (await chat.as_("bob", "/confirm 5")).startswith("Game #5 confirmed")
+    assert (await chat.as_("bob", "/confirm 1")).startswith("Game #1 confirmed")
 
 
 async def test_the_several_challenges_hint_shows_the_command_typed(chat: Transcript) -> None:
     await chat.as_("ann", "/challenge @cid")
     await chat.as_("bob", "/challenge @cid")
-    hint = "You have several challenges (5, 6); say which, e.g. /{} 5."
+    hint = "You have several challenges (1, 2); say which, e.g. /{} 1."
     assert await chat.as_("cid", "/accept") == hint.format("accept")
     assert await chat.say("/decline") == hint.format("decline")
 
@@ -52,10 +52,10 @@ async def test_refusals_name_the_real_problem(chat: Transcript) -> None:
 
 async def test_a_restore_of_a_game_that_never_counted_is_refused(chat: Transcript) -> None:
     await chat.as_("ann", "/report @bob win")
-    await chat.as_("bob", "/dispute 5 never played")
-    await chat.as_("mod!", "/void 5 never played")
-    assert await chat.say("/restore 5") == (
-        "Game #5 never counted (it was voided before anyone confirmed it): there is nothing to "
+    await chat.as_("bob", "/dispute 1 never played")
+    await chat.as_("mod!", "/void 1 never played")
+    assert await chat.say("/restore 1") == (
+        "Game #1 never counted (it was voided before anyone confirmed it): there is nothing to "
         "restore.")
 
 
@@ -63,13 +63,13 @@ async def test_games_in_an_open_event_say_they_wait_for_it(chat: Transcript) -> 
     await chat.as_("mod!", "/event open spring")
     held = "It counts when event spring closes: its games are rated together."
     assert await chat.say("/report @ann @bob draw event=spring") == "\n".join([
-        "Game #6 recorded: ann drew with bob.", held])
+        "Game #1 recorded: ann drew with bob.", held])
     assert await chat.as_("ann", "/report @cid win event=spring") == "\n".join([
-        "Game #7: ann beat cid. cid, please /confirm or /dispute.\n"
+        "Game #2: ann beat cid. cid, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, event spring; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.", held])
-    assert await chat.as_("cid", "/confirm 7") == "\n".join([
-        "Game #7 confirmed: ann beat cid.", held])
+    assert await chat.as_("cid", "/confirm 2") == "\n".join([
+        "Game #2 confirmed: ann beat cid.", held])
 
 
 async def test_a_retired_player_who_plays_is_told_they_are_back(chat: Transcript) -> None:

@@ -14,6 +14,7 @@ from bot.chat.presenter import render
 from bot.cli import main
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService, Correction
+from bot.service.events import Kind
 from bot.service.results import GameResult
 from bot.storage.backends import open_repository
 from bot.storage.repository import Repository
@@ -94,15 +95,20 @@ def test_every_club_moves_whole_and_rates_the_same(
             assert len(await repository.events(club)) == events_of_first
             # A redelivered update finds its first answer; a claimed post stays claimed.
             service = ClubService(repository, FakeClock(START))
-            again = await service.confirm(member(0, "ann", "c0-1"), 1)
+            again = await service.confirm(member(0, "ann", "c0-1"), 2)
             assert isinstance(again, GameResult)
             assert (again.game.player_a, again.game.player_b) == ("ann", "bob")
             assert not await repository.claim_post(club, "main", START + timedelta(days=7),
                                                    START)
-            # The club goes on: the next event follows the copied ids.
-            last = (await repository.events(club))[-1].id
+            # The club goes on: the next event follows the copied ids, and the next game
+            # follows the club's numbers.
+            copied = await repository.events(club)
+            last = copied[-1].id
+            games = sum(1 for e in copied if e.kind == Kind.GAME_REPORTED)
             reported = await service.report(member(0, "bob", "new"), "cid", "win")
-            assert isinstance(reported, GameResult) and reported.game.id == last + 1
+            assert isinstance(reported, GameResult) and reported.game.id == games + 1
+            newest = (await repository.events(club))[-1]
+            assert newest.id == last + 1 and newest.kind == Kind.GAME_REPORTED
         finally:
             await repository.close()
 

@@ -24,13 +24,13 @@ async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confir
     chat: Transcript,
 ) -> None:
     assert await chat.say("/report @bob win") == (
-        "Game #5: ann beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: ann beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert "(0)" in await chat.say("/top")  # nothing counted yet
-    assert await chat.say("/confirm 5") == "Game #5 is for your opponent to confirm or dispute."
-    assert await chat.as_("bob", "/confirm 5") == "\n".join([
-        "Game #5 confirmed: ann beat bob.", "ann: 1500 -> 1536?", "bob: 1500 -> 1464?"])
+    assert await chat.say("/confirm 1") == "Game #1 is for your opponent to confirm or dispute."
+    assert await chat.as_("bob", "/confirm 1") == "\n".join([
+        "Game #1 confirmed: ann beat bob.", "ann: 1500 -> 1536?", "bob: 1500 -> 1464?"])
 
 
 async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
@@ -40,21 +40,21 @@ async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
     # kept from ann's side (ann lost), with the handicap and colour turned round: the same
     # ratings as when a third moderator records it (bob gave 50 points and had White).
     assert await chat.say("/report @bob @ann win handicap=50 colour=white") == (
-        "Game #5: bob beat ann. bob, please /confirm or /dispute.\n"
+        "Game #1: bob beat ann. bob, please /confirm or /dispute.\n"
         "Ladder main, handicap 50 given by bob, ann played black, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
-    assert await chat.as_("bob", "/confirm 5") == "\n".join([
-        "Game #5 confirmed: bob beat ann.", "ann: 1500 -> 1462?", "bob: 1500 -> 1538?"])
+    assert await chat.as_("bob", "/confirm 1") == "\n".join([
+        "Game #1 confirmed: bob beat ann.", "ann: 1500 -> 1462?", "bob: 1500 -> 1538?"])
     reported = (await chat.as_("ann!", "/audit 2")).splitlines()[-1]
     # (the colour kept is the first player's: ann's)
     assert reported.startswith("#5 ") and reported.endswith(
-        "ann reported game #5 on main: bob beat ann, handicap 50 given by bob, "
+        "ann reported game #1 on main: bob beat ann, handicap 50 given by bob, "
         "ann played black"), reported
 
 
 async def test_a_result_for_two_other_members_counts_at_once(chat: Transcript) -> None:
     assert await chat.say("/report @bob @cid win") == "\n".join([
-        "Game #5 recorded: bob beat cid.", "bob: 1500 -> 1536?", "cid: 1500 -> 1464?"])
+        "Game #1 recorded: bob beat cid.", "bob: 1500 -> 1536?", "cid: 1500 -> 1464?"])
 
 
 async def test_a_dispute_names_the_clubs_moderators_and_waits_in_their_pending(
@@ -62,24 +62,24 @@ async def test_a_dispute_names_the_clubs_moderators_and_waits_in_their_pending(
 ) -> None:
     await chat.as_("mod!", "/moderator add @cid")
     await chat.as_("ann", "/report @bob win")
-    assert await chat.as_("bob", "/dispute 6 I won on time") == "\n".join([
-        "Game #6 is disputed: ann beat bob. A moderator will settle it; it waits in their "
+    assert await chat.as_("bob", "/dispute 1 I won on time") == "\n".join([
+        "Game #1 is disputed: ann beat bob. A moderator will settle it; it waits in their "
         "/pending.",
         "The club's moderators: cid."])
     await chat.as_("bob", "/report @ann draw")
-    await chat.as_("ann", "/dispute 8")
+    await chat.as_("ann", "/dispute 2")
     queue = "\n".join([
         "Disputes to settle:",
-        "#6 2024-03-01 ann beat bob [disputed], because: I won on time. Settle: /correct 6 "
-        "win|loss|draw, or /void 6",
-        "#8 2024-03-01 bob drew with ann [disputed], no reason given. Settle: /correct 8 "
-        "win|loss|draw, or /void 8"])
+        "#1 2024-03-01 ann beat bob [disputed], because: I won on time. Settle: /correct 1 "
+        "win|loss|draw, or /void 1",
+        "#2 2024-03-01 bob drew with ann [disputed], no reason given. Settle: /correct 2 "
+        "win|loss|draw, or /void 2"])
     # cid, a moderator the club named, and a platform moderator who never registered
     assert await chat.as_("cid", "/pending") == queue
     assert await chat.as_("ops!", "/pending") == queue
     # a member sees only their own business
     assert await chat.as_("bob", "/pending") == (
-        "Your reports waiting: #8 2024-03-01 bob drew with ann [disputed]")
+        "Your reports waiting: #2 2024-03-01 bob drew with ann [disputed]")
     # settled from the list: the game leaves the queue
-    await chat.as_("ops!", "/void 6 never played")
-    assert "#6" not in await chat.as_("ops!", "/pending")
+    await chat.as_("ops!", "/void 1 never played")
+    assert "#1" not in await chat.as_("ops!", "/pending")

@@ -149,7 +149,7 @@ async def test_a_correction_racing_a_confirmation(tmp_path: Path) -> None:
                 orders["correction first"] += 1
             else:
                 orders["confirmation first"] += 1
-            record = (await log(two.repository)).game(game)
+            record = (await log(two.repository)).game_numbered(game)
             assert record is not None and record.counts and record.score_a == 0.5
         state = await log(two.repository)
         assert max(confirmations(state).values(), default=1) == 1
@@ -174,7 +174,7 @@ async def test_a_telegram_update_delivered_twice_at_once_counts_once(tmp_path: P
             assert first.plain == second.plain and first.plain.startswith(f"Game #{game} ")
             # A button press delivered twice: the first answer, nothing more written.
             answered = len(bot.tg.called("answerCallbackQuery"))
-            press = await bot.tg.press(group, bob, reported, f"g:confirm:{game}", strict=False)
+            press = await bot.tg.press(group, bob, reported, f"g:confirm:#{game}", strict=False)
             await bot.tg.redeliver(press)
             for _ in range(400):  # both deliveries answered (the second one refused by Telegram)
                 if len(bot.tg.called("answerCallbackQuery")) >= answered + 2:

@@ -1,7 +1,7 @@
 """Every refusal answers with its catalogue text and changes nothing.
 
-Each case starts from the same small club (alice, bob and carol; game #5 alice beat bob,
-confirmed; game #7 bob beat carol, waiting for carol), types one line as someone, expects the
+Each case starts from the same small club (alice, bob and carol; game #1 alice beat bob,
+confirmed; game #2 bob beat carol, waiting for carol), types one line as someone, expects the
 catalogue's text, and checks that the club's log and leaderboard are exactly as before.
 """
 
@@ -28,9 +28,9 @@ async def club(tmp_path: Path) -> AsyncIterator[Transcript]:
     async with open_club(tmp_path / "club.db") as chat:
         for name in ("alice", "bob", "carol"):
             await chat.as_(name, "/register")
-        await chat.as_("alice", "/report @bob win")  # game #5
+        await chat.as_("alice", "/report @bob win")  # game #1
         await chat.as_("bob", "/confirm")
-        await chat.as_("bob", "/report @carol win")  # game #7, waiting for carol
+        await chat.as_("bob", "/report @carol win")  # game #2, waiting for carol
         yield chat
 
 
@@ -51,16 +51,16 @@ CASES = [
     ("alice", "/challenge @alice", refused("not_yourself")),
     ("alice", "/h2h @alice", refused("not_yourself")),
     ("zed", "/report @bob win", refused("not_registered")),
-    ("zed", "/confirm 7", refused("not_registered")),
+    ("zed", "/confirm 2", refused("not_registered")),
     ("zed", "/challenge @bob", refused("not_registered")),
     ("zed", "/rating", refused("not_registered")),
     ("alice", "/report @zed win", refused("unknown_member", name="zed")),
     ("alice", "/challenge @zed", refused("unknown_member", name="zed")),
     ("alice", "/rating @zed", refused("unknown_member", name="zed")),
     ("mod!", "/merge @zed @alice", refused("unknown_member", name="zed")),
-    ("alice", "/void 5", refused("moderators_only")),
-    ("alice", "/restore 5", refused("moderators_only")),
-    ("alice", "/correct 5 loss", refused("moderators_only")),
+    ("alice", "/void 1", refused("moderators_only")),
+    ("alice", "/restore 1", refused("moderators_only")),
+    ("alice", "/correct 1 loss", refused("moderators_only")),
     ("alice", "/merge @bob @carol", refused("moderators_only")),
     ("alice", "/retire @bob", refused("moderators_only")),
     ("alice", "/return @bob", refused("moderators_only")),
@@ -73,7 +73,7 @@ CASES = [
     ("alice", "/report @bob @carol win", refused("moderators_only")),
     ("alice", "/report @bob 2-0", refused("bad_result", text="2-0")),
     ("alice", "/report @bob won-ish", refused("bad_result", text="won-ish")),
-    ("mod!", "/correct 5 2-0", refused("bad_result", text="2-0")),
+    ("mod!", "/correct 1 2-0", refused("bad_result", text="2-0")),
     ("carol", "/confirm abc", refused("bad_number", text="abc")),
     ("mod!", "/void -3", refused("bad_number", text="-3")),
     ("mod!", "/void 0", refused("bad_number", text="0")),
@@ -82,7 +82,7 @@ CASES = [
     ("alice", "/report @bob win handicap=1e9", refused("bad_handicap", text="1e9", limit="1000")),
     ("alice", "/report @bob win handicap=-inf",
      refused("bad_handicap", text="-inf", limit="1000")),
-    ("mod!", "/correct 5 handicap=lots", refused("bad_handicap", text="lots", limit="1000")),
+    ("mod!", "/correct 1 handicap=lots", refused("bad_handicap", text="lots", limit="1000")),
     ("alice", "/report @bob win colour=green", refused("bad_colour", text="green")),
     ("alice", "/x" + "a" * 4998, refused("input_too_long", limit=2000)),
     ("dave", "/register " + LONG_NAME, refused("name_too_long", limit=32)),
@@ -104,23 +104,23 @@ CASES = [
     ("dave", "/register CAROL", refused("name_taken", name="CAROL")),
     ("alice", "/register", refused("already_registered", name="alice")),
     ("alice", "/rating @" + LONG_NAME, refused("unknown_member", name="n" * 32 + "…")),
-    ("carol", "/dispute 7 " + "x" * 300, refused("too_long", limit=200)),
-    ("alice", "/confirm 7", refused("not_your_game", game=7)),
-    ("alice", "/dispute 7", refused("not_your_game", game=7)),
-    ("bob", "/confirm 7", refused("not_yours_to_answer", game=7)),
-    ("bob", "/dispute 7", refused("not_yours_to_answer", game=7)),
+    ("carol", "/dispute 2 " + "x" * 300, refused("too_long", limit=200)),
+    ("alice", "/confirm 2", refused("not_your_game", game=2)),
+    ("alice", "/dispute 2", refused("not_your_game", game=2)),
+    ("bob", "/confirm 2", refused("not_yours_to_answer", game=2)),
+    ("bob", "/dispute 2", refused("not_yours_to_answer", game=2)),
     ("bob", "/confirm", refused("nothing_pending")),
-    ("carol", "/withdraw 7", refused("not_your_report", game=7)),
-    ("bob", "/confirm 5", refused("already_confirmed", game=5)),
-    ("alice", "/confirm 5", refused("not_yours_to_answer", game=5)),
-    ("alice", "/withdraw 5", refused("already_confirmed", game=5)),
+    ("carol", "/withdraw 2", refused("not_your_report", game=2)),
+    ("bob", "/confirm 1", refused("already_confirmed", game=1)),
+    ("alice", "/confirm 1", refused("not_yours_to_answer", game=1)),
+    ("alice", "/withdraw 1", refused("already_confirmed", game=1)),
     ("carol", "/confirm 99", refused("unknown_game", game=99)),
     ("alice", "/accept", refused("no_challenge")),
-    ("alice", "/decline 7", refused("unknown_challenge", challenge=7)),
+    ("alice", "/decline 2", refused("unknown_challenge", challenge=2)),
     ("mod!", "/void 99", refused("unknown_game", game=99)),
-    ("mod!", "/correct 5", refused("nothing_to_correct")),
+    ("mod!", "/correct 1", refused("nothing_to_correct")),
     ("mod!", "/merge @alice @alice", refused("same_member", name="alice")),
-    ("mod!", "/restore 5", refused("game_not_voided", game=5)),
+    ("mod!", "/restore 1", refused("game_not_voided", game=1)),
     ("mod!", "/return @bob", refused("not_retired", name="bob")),
     ("alice", "/frobnicate", refused("bad_command", command="/frobnicate")),
     ("alice", "hello", refused("bad_command", command="hello")),
@@ -184,7 +184,7 @@ async def test_refusal_answers_its_catalogue_text_and_changes_nothing(
 
 async def test_a_member_cannot_apply_a_moderators_preview(club: Transcript) -> None:
     before = await snapshot(club)
-    assert (await club.as_("mod!", "/correct 5 loss")).startswith("Correcting game #5")
+    assert (await club.as_("mod!", "/correct 1 loss")).startswith("Correcting game #1")
     # Previews belong to the moderator who made them: alice has none to apply.
     assert await club.as_("alice", "/apply") == text("no_preview")
     assert await snapshot(club) == before
@@ -195,11 +195,11 @@ async def test_nobody_acts_in_another_clubs_data(club: Transcript) -> None:
     elsewhere = Caller("console", "other", "alice", "alice")
     moderator_elsewhere = Caller("console", "other", "mod", "mod", moderator=True)
     with pytest.raises(Refusal) as refusal:
-        await club.service.confirm(elsewhere, 7)
+        await club.service.confirm(elsewhere, 2)
     assert render(refusal.value) == text("not_registered")
     with pytest.raises(Refusal) as refusal:
-        await club.service.void(moderator_elsewhere, 5)
-    assert render(refusal.value) == text("unknown_game", game=5)
+        await club.service.void(moderator_elsewhere, 1)
+    assert render(refusal.value) == text("unknown_game", game=1)
     assert await snapshot(club) == before
 
 
@@ -211,7 +211,7 @@ async def test_a_replayed_request_id_returns_the_first_answer_and_adds_nothing(
     first = await service.report(carol, "alice", "win")
     assert isinstance(first, GameResult)
     assert render(first) == (
-        "Game #8: carol beat alice. alice, please /confirm or /dispute.\n"
+        "Game #3: carol beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     after_first = await snapshot(club)
@@ -240,7 +240,7 @@ async def test_a_replayed_refused_request_is_refused_again_after_the_state_chang
         Caller("console", "local", "dave", "dave", request_id="upd-3"), "alice", "win"
     )
     assert render(answer) == (
-        "Game #9: dave beat alice. alice, please /confirm or /dispute.\n"
+        "Game #3: dave beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
 

@@ -116,18 +116,18 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     assert await chat.say("/pending") == "Nothing waiting for you."
 
     assert await chat.say("/report @bob win") == (
-        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert await chat.say("/pending") == (
-        "Your reports waiting: #5 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
     )
     assert await chat.as_("bob", "/pending") == (
-        "To confirm or dispute: #5 2024-03-01 alice beat bob [pending]"
+        "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
     )
     assert await chat.say("/confirm") == "\n".join([
-        "Game #5 confirmed: alice beat bob.",
+        "Game #1 confirmed: alice beat bob.",
         "alice: 1500 -> 1536?",
         "bob: 1500 -> 1464?",
     ])
@@ -138,12 +138,12 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     # (a draw's is the opponent's rating): carol (10 x 1500 + 1536.4) / 11 = 1503.3, alice
     # ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
     assert await chat.as_("carol", "/report @alice draw") == (
-        "Game #7: carol drew with alice. alice, please /confirm or /dispute.\n"
+        "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
-    assert await chat.as_("alice", "/confirm 7") == "\n".join([
-        "Game #7 confirmed: carol drew with alice.",
+    assert await chat.as_("alice", "/confirm 2") == "\n".join([
+        "Game #2 confirmed: carol drew with alice.",
         "carol: 1500 -> 1503?",
         "alice: 1536 -> 1533?",
     ])
@@ -167,16 +167,16 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     )
     assert await chat.say("/history") == "\n".join([
         "alice's games on main:",
-        "#7 2024-03-01 carol drew with alice",
-        "#5 2024-03-01 alice beat bob",
+        "#2 2024-03-01 carol drew with alice",
+        "#1 2024-03-01 alice beat bob",
     ])
     assert await chat.say("/history @carol") == "\n".join([
         "carol's games on main:",
-        "#7 2024-03-01 carol drew with alice",
+        "#2 2024-03-01 carol drew with alice",
     ])
     assert await chat.say("/h2h @bob") == "\n".join([
         "alice vs bob (main): 1W 0D 0L",
-        "#5 2024-03-01 alice beat bob",
+        "#1 2024-03-01 alice beat bob",
     ])
     assert await chat.as_("bob", "/h2h @carol") == "bob vs carol (main): 0W 0D 0L"
 
@@ -187,21 +187,21 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
 async def test_challenge_accepted(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/challenge @bob") == (
-        "alice challenges bob (challenge #4, main). bob: /accept or /decline before "
+        "alice challenges bob (challenge #1, main). bob: /accept or /decline before "
         "Sun 3 Mar 19:00 UTC."
     )
     assert await chat.as_("bob", "/pending") == (
-        "#4: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
+        "#1: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
     )
     assert await chat.say("/accept") == (
-        "bob accepts alice's challenge #4. Play, then /report the result."
+        "bob accepts alice's challenge #1. Play, then /report the result."
     )
     assert await chat.say("/pending") == "Nothing waiting for you."
-    assert await chat.say("/accept 4") == text(
-        "challenge_answered", challenge=4, status="accepted"
+    assert await chat.say("/accept 1") == text(
+        "challenge_answered", challenge=1, status="accepted"
     )
     assert await chat.say("/report @alice win") == (
-        "Game #6: bob beat alice. alice, please /confirm or /dispute.\n"
+        "Game #1: bob beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
@@ -210,15 +210,15 @@ async def test_challenge_accepted(chat: Transcript) -> None:
 async def test_challenge_declined(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     await chat.as_("alice", "/challenge @bob")
-    assert await chat.say("/accept 4") == text("not_your_challenge", challenge=4)
-    assert await chat.as_("bob", "/decline") == "bob declines alice's challenge #4."
-    assert await chat.say("/accept 4") == text(
-        "challenge_answered", challenge=4, status="declined"
+    assert await chat.say("/accept 1") == text("not_your_challenge", challenge=1)
+    assert await chat.as_("bob", "/decline") == "bob declines alice's challenge #1."
+    assert await chat.say("/accept 1") == text(
+        "challenge_answered", challenge=1, status="declined"
     )
     assert await chat.as_("alice", "/pending") == "Nothing waiting for you."
     # Declined, the pair may challenge again.
     assert (await chat.as_("bob", "/challenge @alice")).startswith(
-        "bob challenges alice (challenge #6, main)."
+        "bob challenges alice (challenge #2, main)."
     )
 
 
@@ -227,16 +227,16 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
     await chat.as_("alice", "/challenge @bob")
     chat.clock.advance(hours=47, minutes=59)
     assert await chat.as_("bob", "/pending") == (
-        "#4: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
+        "#1: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
     )
     chat.clock.advance(minutes=1)  # 48 h: the default challenge_hours
     assert await chat.say("/pending") == "Nothing waiting for you."
-    assert await chat.say("/accept") == text("challenge_expired", challenge=4)
-    assert await chat.say("/accept 4") == text("challenge_expired", challenge=4)
-    assert await chat.say("/decline 4") == text("challenge_expired", challenge=4)
+    assert await chat.say("/accept") == text("challenge_expired", challenge=1)
+    assert await chat.say("/accept 1") == text("challenge_expired", challenge=1)
+    assert await chat.say("/decline 1") == text("challenge_expired", challenge=1)
     # The expired challenge no longer blocks a new one.
     assert (await chat.as_("alice", "/challenge @bob")).startswith(
-        "alice challenges bob (challenge #5, main)."
+        "alice challenges bob (challenge #2, main)."
     )
 
 
@@ -246,13 +246,13 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
 async def test_report_then_confirm_rates_two_newcomers_1536_and_1464(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/report @bob win") == (
-        "Game #4: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
     assert await chat.as_("bob", "/confirm") == "\n".join([
-        "Game #4 confirmed: alice beat bob.",
+        "Game #1 confirmed: alice beat bob.",
         "alice: 1500 -> 1536?",
         "bob: 1500 -> 1464?",
     ])
@@ -263,56 +263,56 @@ async def test_report_then_confirm_rates_two_newcomers_1536_and_1464(chat: Trans
         "  1. alice      1536?  (1)",
         "  2. bob        1464?  (1)",
     ])
-    assert await chat.say("/confirm 4") == text("already_confirmed", game=4)
+    assert await chat.say("/confirm 1") == text("already_confirmed", game=1)
 
 
 async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     await chat.as_("alice", "/report @bob win")
     assert await chat.as_("bob", "/dispute I won on time") == (
-        "Game #4 is disputed: alice beat bob. A moderator will settle it; it waits in "
+        "Game #1 is disputed: alice beat bob. A moderator will settle it; it waits in "
         "their /pending."
     )
     assert await chat.say("/confirm") == text("nothing_pending")
-    assert await chat.say("/confirm 4") == text("game_disputed", game=4)
+    assert await chat.say("/confirm 1") == text("game_disputed", game=1)
     assert await chat.as_("alice", "/pending") == (
-        "Your reports waiting: #4 2024-03-01 alice beat bob [disputed]"
+        "Your reports waiting: #1 2024-03-01 alice beat bob [disputed]"
     )
     chat.clock.advance(hours=25)  # a disputed report never confirms itself
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
 
-    assert await chat.as_("mod!", "/correct 4 loss") == "\n".join([
-        "Correcting game #4 would change:",
+    assert await chat.as_("mod!", "/correct 1 loss") == "\n".join([
+        "Correcting game #1 would change:",
         "alice: 1500 -> 1464?",
         "bob: 1500 -> 1536?",
         "Send /apply to make this correction, or /cancel.",
     ])
     assert await chat.say("/apply") == "\n".join([
-        "Game #4 corrected. Ratings changed:",
+        "Game #1 corrected. Ratings changed:",
         "alice: 1500 -> 1464?",
         "bob: 1500 -> 1536?",
     ])
     assert await ratings(chat) == {"bob": FIRST_WIN, "alice": FIRST_LOSS}
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
-        "#4 2024-03-01 bob beat alice",
+        "#1 2024-03-01 bob beat alice",
     ])
     audit = (await chat.as_("mod!", "/audit 2")).splitlines()
     assert audit == [
-        "#6 Sat 2 Mar 20:00 UTC mod corrected game #4: the first player's result to loss",
-        "#5 Fri 1 Mar 19:00 UTC bob disputed game #4, because: I won on time",
+        "#6 Sat 2 Mar 20:00 UTC mod corrected game #1: the first player's result to loss",
+        "#5 Fri 1 Mar 19:00 UTC bob disputed game #1, because: I won on time",
     ]
 
 
 async def test_withdraw_own_report(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     await chat.as_("alice", "/report @bob win")
-    assert await chat.as_("bob", "/withdraw 4") == text("not_your_report", game=4)
-    assert await chat.as_("alice", "/withdraw") == "Game #4 withdrawn: alice beat bob."
+    assert await chat.as_("bob", "/withdraw 1") == text("not_your_report", game=1)
+    assert await chat.as_("alice", "/withdraw") == "Game #1 withdrawn: alice beat bob."
     assert await chat.say("/pending") == "Nothing waiting for you."
     assert await chat.as_("bob", "/confirm") == text("nothing_pending")
-    assert await chat.say("/confirm 4") == text("game_withdrawn", game=4)
-    assert await chat.as_("mod!", "/correct 4 win") == text("game_withdrawn", game=4)
+    assert await chat.say("/confirm 1") == text("game_withdrawn", game=1)
+    assert await chat.as_("mod!", "/correct 1 win") == text("game_withdrawn", game=1)
     chat.clock.advance(hours=25)  # a withdrawn report never confirms itself either
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
 
@@ -322,18 +322,18 @@ async def test_unanswered_report_confirms_itself_after_24_hours(chat: Transcript
     await chat.as_("alice", "/report @bob win")
     chat.clock.advance(hours=23)
     assert await chat.say("/pending") == (
-        "Your reports waiting: #4 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
     )
     chat.clock.advance(hours=2)
     assert await chat.say("/pending") == "Nothing waiting for you."
     assert await chat.say("/history") == "\n".join([
         "alice's games on main:",
-        "#4 2024-03-01 alice beat bob",
+        "#1 2024-03-01 alice beat bob",
     ])
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
-    assert await chat.as_("bob", "/confirm 4") == text("already_confirmed", game=4)
+    assert await chat.as_("bob", "/confirm 1") == text("already_confirmed", game=1)
     assert await chat.as_("mod!", "/audit 1") == (
-        "#5 Sat 2 Mar 20:00 UTC game #4 counted by itself, because: unanswered for 24 h"
+        "#5 Sat 2 Mar 20:00 UTC game #1 counted by itself, because: unanswered for 24 h"
     )
 
 
@@ -351,7 +351,7 @@ async def test_a_report_that_confirms_itself_late_retires_idle_players_at_once(
     assert [line.split(" UTC ", 1)[1] for line in audit] == [
         "system retired bob from the main ladder, because: no game for 2 days",
         "system retired alice from the main ladder, because: no game for 2 days",
-        "game #5 counted by itself, because: unanswered for 24 h",
+        "game #1 counted by itself, because: unanswered for 24 h",
     ]
 
 
@@ -363,14 +363,14 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
     # A club night: a challenge, reports confirmed by the opponent, one left to confirm itself.
     await chat.as_("ann", "/challenge @dan")
     assert await chat.as_("dan", "/accept") == (
-        "dan accepts ann's challenge #6. Play, then /report the result."
+        "dan accepts ann's challenge #1. Play, then /report the result."
     )
     assert await chat.as_("ann", "/report @dan win") == (
-        "Game #8: ann beat dan. dan, please /confirm or /dispute.\n"
+        "Game #1: ann beat dan. dan, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
-    assert (await chat.as_("dan", "/confirm")).startswith("Game #8 confirmed: ann beat dan.")
+    assert (await chat.as_("dan", "/confirm")).startswith("Game #1 confirmed: ann beat dan.")
     await chat.as_("bob", "/report @dan win")
     await chat.as_("dan", "/confirm")
     await chat.as_("cat", "/report @dan win")
@@ -440,13 +440,13 @@ async def test_moderator_reports_a_game_for_two_members_and_it_counts_at_once(
 ) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("mod!", "/report @alice @bob win") == "\n".join([
-        "Game #4 recorded: alice beat bob.",
+        "Game #1 recorded: alice beat bob.",
         "alice: 1500 -> 1536?",
         "bob: 1500 -> 1464?",
     ])
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.as_("bob", "/pending") == "Nothing waiting for you."
-    assert await chat.say("/confirm 4") == text("already_confirmed", game=4)
+    assert await chat.say("/confirm 1") == text("already_confirmed", game=1)
 
 
 def _change_lines(before: dict[str, float], after: dict[str, float]) -> list[str]:
@@ -465,27 +465,27 @@ async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
     before = rated([*players, win("alice", "bob"), win("bob", "carol"), win("carol", "dave")])
     after = rated([*players, win("bob", "alice"), win("bob", "carol"), win("carol", "dave")])
     assert await ratings(chat) == before
-    # Game #7 was alice's win over bob. Making it bob's win moves bob before he meets carol,
+    # Game #1 was alice's win over bob. Making it bob's win moves bob before he meets carol,
     # so carol's game and then dave's move too; erin played nobody and stays.
     lines = _change_lines(before, after)
     assert [line.split(":")[0] for line in lines] == ["alice", "bob", "carol", "dave"]
     log = await log_of(chat)
 
-    assert await chat.say("/correct 7 loss") == "\n".join([
-        "Correcting game #7 would change:", *lines,
+    assert await chat.say("/correct 1 loss") == "\n".join([
+        "Correcting game #1 would change:", *lines,
         "Send /apply to make this correction, or /cancel.",
     ])
-    assert await chat.say("/cancel") == "Correction of game #7 cancelled; nothing changed."
+    assert await chat.say("/cancel") == "Correction of game #1 cancelled; nothing changed."
     assert await chat.say("/apply") == text("no_preview")
     assert await ratings(chat) == before
     assert await log_of(chat) == log
 
-    await chat.say("/correct 7 loss")
-    assert await chat.say("/apply") == "\n".join(["Game #7 corrected. Ratings changed:", *lines])
+    await chat.say("/correct 1 loss")
+    assert await chat.say("/apply") == "\n".join(["Game #1 corrected. Ratings changed:", *lines])
     assert await ratings(chat) == after
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
-        "#7 2024-03-01 bob beat alice",
+        "#1 2024-03-01 bob beat alice",
     ])
 
 
@@ -494,19 +494,19 @@ async def test_void_and_restore(chat: Transcript) -> None:
     await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol win")
     played = rated([*joins("alice", "bob", "carol"), win("alice", "bob"), win("bob", "carol")])
     without = rated([*joins("alice", "bob", "carol"), win("bob", "carol")])
-    assert await chat.say("/void 5 wrong pairing") == "\n".join([
-        "Game #5 is now void: alice beat bob.",
+    assert await chat.say("/void 1 wrong pairing") == "\n".join([
+        "Game #1 is now void: alice beat bob.",
         *_change_lines(played, without),
     ])
     assert await ratings(chat) == without
     assert await chat.say("/history @alice") == "alice has no games on main yet."
-    assert await chat.say("/void 5") == text("game_voided", game=5)
-    assert await chat.say("/restore 5") == "\n".join([
-        "Game #5 counts again: alice beat bob.",
+    assert await chat.say("/void 1") == text("game_voided", game=1)
+    assert await chat.say("/restore 1") == "\n".join([
+        "Game #1 counts again: alice beat bob.",
         *_change_lines(without, played),
     ])
     assert await ratings(chat) == played
-    assert await chat.say("/restore 5") == text("game_not_voided", game=5)
+    assert await chat.say("/restore 1") == text("game_not_voided", game=1)
 
 
 async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcript) -> None:
@@ -530,8 +530,8 @@ async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcrip
     assert await ratings(chat) == merged
     assert await chat.say("/history @alice") == "\n".join([
         "alice's games on main:",
-        "#8 2024-03-01 alice beat carol",
-        "#6 2024-03-01 alice beat bob",
+        "#2 2024-03-01 alice beat carol",
+        "#1 2024-03-01 alice beat bob",
     ])
     # The old account now speaks as alice.
     assert await chat.as_("alice_phone", "/rating") == (
@@ -558,9 +558,9 @@ async def test_games_of_an_event_are_rated_together_when_it_closes(chat: Transcr
     )
     await chat.as_("alice", "/report @bob win event=spring")
     held = "It counts when event spring closes: its games are rated together."
-    assert await chat.as_("bob", "/confirm") == f"Game #9 confirmed: alice beat bob.\n{held}"
+    assert await chat.as_("bob", "/confirm") == f"Game #2 confirmed: alice beat bob.\n{held}"
     assert await chat.as_("mod!", "/report @carol @dave draw event=spring") == (
-        f"Game #11 recorded: carol drew with dave.\n{held}"
+        f"Game #3 recorded: carol drew with dave.\n{held}"
     )
     await chat.as_("carol", "/report @alice win event=spring")
     await chat.as_("alice", "/confirm")
@@ -579,9 +579,9 @@ async def test_games_of_an_event_are_rated_together_when_it_closes(chat: Transcr
     )
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
-        "#12 2024-03-01 carol beat alice, spring",
-        "#9 2024-03-01 alice beat bob, spring",
-        "#6 2024-03-01 alice beat dave",
+        "#4 2024-03-01 carol beat alice, spring",
+        "#2 2024-03-01 alice beat bob, spring",
+        "#1 2024-03-01 alice beat dave",
     ])
 
 
@@ -591,12 +591,12 @@ async def test_a_second_ladder_with_its_own_system(chat: Transcript) -> None:
         "Ladder blitz created with the elo system."
     )
     assert await chat.as_("alice", "/report @bob win ladder=blitz") == (
-        "Game #5: alice beat bob. bob, please /confirm or /dispute.\n"
+        "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder blitz, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert await chat.as_("bob", "/confirm") == "\n".join([
-        "Game #5 confirmed: alice beat bob.",
+        "Game #1 confirmed: alice beat bob.",
         "alice: - -> 1616",
         "bob: - -> 1584",
     ])
@@ -668,8 +668,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
     # Reports now confirm themselves after 2 h, challenges lapse after 1.5 h.
     await chat.as_("carol", "/report @bob win", "/challenge @alice")
     chat.clock.advance(hours=2)
-    assert await chat.say("/history") == "carol's games on main:\n#11 2024-03-01 carol beat bob"
-    assert await chat.as_("alice", "/accept") == text("challenge_expired", challenge=12)
+    assert await chat.say("/history") == "carol's games on main:\n#2 2024-03-01 carol beat bob"
+    assert await chat.as_("alice", "/accept") == text("challenge_expired", challenge=1)
 
     # After 30 days without a game a player is retired by the bot itself.
     chat.clock.advance(days=30)
@@ -695,30 +695,30 @@ async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(
     await register(chat, "alice", "bob")
     assert await chat.as_("mod!", "/undo") == text("nothing_to_undo")
     await chat.say("/report @alice @bob win")
-    await chat.say("/void 4 they played a friendly")
+    await chat.say("/void 1 they played a friendly")
     assert await chat.say("/audit 2") == "\n".join([
-        "#5 Fri 1 Mar 19:00 UTC mod voided game #4, because: they played a friendly",
-        "#4 Fri 1 Mar 19:00 UTC mod recorded game #4 on main: alice beat bob",
+        "#5 Fri 1 Mar 19:00 UTC mod voided game #1, because: they played a friendly",
+        "#4 Fri 1 Mar 19:00 UTC mod recorded game #1 on main: alice beat bob",
     ])
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
 
     # An undo that moves ratings shows them first, and waits for /apply.
-    assert (await chat.say("/undo")).startswith("Undoing #5 (mod voided game #4) would change:")
+    assert (await chat.say("/undo")).startswith("Undoing #5 (mod voided game #1) would change:")
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
-    assert (await chat.say("/apply")).startswith("Undone #5: mod voided game #4. Ratings changed:")
+    assert (await chat.say("/apply")).startswith("Undone #5: mod voided game #1. Ratings changed:")
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert (await chat.say("/undo")).startswith(
-        "Undoing #4 (mod recorded game #4 on main: alice beat bob) would change:")
-    assert (await chat.say("/apply")).startswith("Undone #4: mod recorded game #4 on main: ")
+        "Undoing #4 (mod recorded game #1 on main: alice beat bob) would change:")
+    assert (await chat.say("/apply")).startswith("Undone #4: mod recorded game #1 on main: ")
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
     # The main ladder was made by the bot, members' own reports are theirs: nothing is left.
     await chat.as_("alice", "/report @bob win")
     assert await chat.as_("mod!", "/undo") == text("nothing_to_undo")
     assert await chat.say("/audit 4") == "\n".join([
-        "#8 Fri 1 Mar 19:00 UTC alice reported game #8 on main: alice beat bob",
+        "#8 Fri 1 Mar 19:00 UTC alice reported game #2 on main: alice beat bob",
         "#7 Fri 1 Mar 19:00 UTC mod undid #4",
         "#6 Fri 1 Mar 19:00 UTC mod undid #5",
-        "#5 Fri 1 Mar 19:00 UTC mod voided game #4, because: they played a friendly (undone)",
+        "#5 Fri 1 Mar 19:00 UTC mod voided game #1, because: they played a friendly (undone)",
     ])
     # A ladder that has been played on cannot be undone away.
     await chat.say("/ladder create blitz")
@@ -751,12 +751,12 @@ async def test_correcting_an_early_game_rerates_everything_after_it_like_a_fresh
     before = await ratings(chat)
     assert before == rated(history)
 
-    # The first game (#8, ann beat bob) was in fact a loss.
+    # The first game (#1, ann beat bob) was in fact a loss.
     corrected = [*joins(*names), win("ann", "bob", 0.0), *played[1:]]
     after = rated(corrected)
     moved = [name for name in names if before[name] != after[name]]
     assert moved == names  # every player's later games are re-rated
-    preview = await chat.as_("mod!", "/correct 8 loss")
+    preview = await chat.as_("mod!", "/correct 1 loss")
     assert preview.splitlines()[1:-1] == [
         f"{name}: {before[name]:.0f} -> {after[name]:.0f}?" for name in moved
     ]

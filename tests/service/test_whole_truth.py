@@ -17,6 +17,7 @@ import pytest
 
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.service.identity import Caller
 from bot.service.results import (
     Digest,
     GameLine,
@@ -28,6 +29,7 @@ from bot.service.results import (
 from tests.chat import Transcript, open_club
 
 LATE_FRIDAY = datetime(2024, 3, 1, 23, 30)
+MOD = Caller("console", "local", "mod", "mod", moderator=True)
 PROMPT = re.compile(r"Game #(\d+): ann beat ben\. ben, please /confirm or /dispute\.")
 
 
@@ -111,7 +113,11 @@ async def test_game_lines_show_the_ladders_local_date(chat: Transcript) -> None:
 async def test_audit_lines_and_the_schedule_are_in_the_ladders_zone(chat: Transcript) -> None:
     game = game_of(await chat.as_("ann", "/report @ben win"))
     latest = (await chat.as_("mod!", "/audit 1")).split("\n")[0]
-    assert latest.startswith(f"#{game} Sat 2 Mar 00:30 CET "), latest
+    # an audit entry is numbered by its event's id: the report's, the event of game #game
+    entry = re.match(r"#(\d+) Sat 2 Mar 00:30 CET ", latest)
+    assert entry, latest
+    assert await chat.service.number_of(MOD, int(entry.group(1))) == game, latest
+    assert latest.endswith(f"ann reported game #{game} on main: ann beat ben"), latest
     # the default schedule, Mondays 09:00 on the ladder's clock
     assert (await chat.say("/schedule")).endswith("next post: Mon 4 Mar 09:00 CET.")
 

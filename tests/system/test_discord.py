@@ -151,7 +151,7 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: DiscordClub) -
     try:
         await club.register(club.ada, club.bob, club.alice, club.carol)
         report = await club.say(club.ada, "report", opponent=club.bob, result="win")
-        assert re.fullmatch(r"Game #\d+: ada beat bob\. bob, please /confirm or /dispute\.\n"
+        assert re.fullmatch(r"Game #1: ada beat bob\. bob, please /confirm or /dispute\.\n"
                             r"Ladder main, no handicap, colours not given, no event; counts on "
                             r"\w{3} \d{1,2} \w{3} \d\d:\d\d UTC unless disputed\.",
                             report.plain), report.plain
@@ -162,7 +162,53 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: DiscordClub) -
         assert "ada: 1500 -> 1536?" in confirmed.plain, confirmed.plain
         recorded = await club.say(club.ada, "report", player=club.alice, opponent=club.carol,
                                   result="win")
-        assert "recorded: alice beat carol" in recorded.plain, recorded.plain
+        assert recorded.plain.startswith("Game #2 recorded: alice beat carol"), recorded.plain
+        assert club.dc.errors == []
+    finally:
+        assert await bot.stop() == 0
+
+
+async def test_games_and_challenges_are_numbered_from_one_and_keep_their_numbers(
+        club: DiscordClub) -> None:
+    """Issue 15: a fresh club's first game is #1 and its first challenge #1, /confirm and
+    /accept take those numbers, and they stay after a restart. A button of a message posted
+    before games had numbers (its custom id names the report's event id, without "#") still
+    confirms the game it was posted under."""
+    bot = await club.bot().start()
+    try:
+        await club.register(club.ada, club.alice, club.bob, club.carol)
+        first = await club.say(club.alice, "report", opponent=club.bob, result="win")
+        assert first.plain.startswith("Game #1: alice beat bob. bob, please"), first.plain
+        assert button(first, "Confirm") == "g:confirm:#1"
+        challenge = await club.say(club.carol, "challenge", member=club.alice)
+        assert "carol challenges alice (challenge #1, main)" in challenge.plain, challenge.plain
+        second = await club.say(club.bob, "report", opponent=club.carol, result="draw")
+        assert second.plain.startswith("Game #2: bob drew with carol."), second.plain
+        accepted = await club.say(club.alice, "accept", number=1)
+        assert accepted.plain.startswith("alice accepts carol's challenge #1."), accepted.plain
+        confirmed = await club.say(club.carol, "confirm", number=2)
+        assert confirmed.plain.startswith("Game #2 confirmed: bob drew with carol."), (
+            confirmed.plain)
+        recorded = await club.say(club.ada, "report", player=club.alice, opponent=club.carol,
+                                  result="win")
+        assert recorded.plain.startswith("Game #3 recorded: alice beat carol."), recorded.plain
+        audit = await club.say(club.ada, "audit")
+        reported = re.search(r"^#(\d+) .*alice reported game #1 on main", audit.plain, re.M)
+        assert reported is not None and int(reported[1]) > 1, audit.plain
+    finally:
+        assert await bot.stop() == 0
+
+    bot = await club.bot().start()
+    try:
+        fourth = await club.say(club.carol, "report", opponent=club.bob, result="loss")
+        assert fourth.plain.startswith("Game #4: bob beat carol."), fourth.plain
+        # game #1's message as it was posted before the upgrade: Confirm named the event
+        legacy = f"g:confirm:{reported[1]}"
+        club.dc.messages[first.message_id]["components"][0]["components"][0]["custom_id"] = (
+            legacy)
+        pressed = await club.press(club.bob, first, legacy)
+        assert pressed.plain.startswith("Game #1 confirmed: alice beat bob."), pressed.plain
+        assert (await club.say(club.bob, "confirm", number=9)).plain == "There is no game #9."
         assert club.dc.errors == []
     finally:
         assert await bot.stop() == 0

@@ -18,7 +18,10 @@ and when it counts by itself ("Ladder main, no handicap, colours not given, no e
 Sat 21 Nov 10:00 UTC unless disputed."); every time is shown in the ladder's zone in one format
 ("before Sun 22 Nov 10:00 UTC", not "before 2026-11-22T10:00"; audit lines "Fri 20 Nov 10:00
 UTC"; "next post: Fri 20 Nov 18:00 CET", not "2026-11-20 18:00 (CET)"; "changes since Fri 13
-Nov 17:00 UTC"). The stored events and the export are still those of the build before.
+Nov 17:00 UTC"). Games and challenges are numbered from #1 in the club ("Game #1", "challenge
+#1", not the ids of their events, "Game #7", "challenge #15"), so the session types the new
+numbers of the same games (``/confirm 1`` where the build before was sent ``/confirm 7``; 8 and
+12 became 2 and 3). The stored events and the export are still those of the build before.
 """
 
 from __future__ import annotations

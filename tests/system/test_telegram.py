@@ -153,7 +153,7 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: TelegramClub) 
     try:
         await club.register(club.ada, club.bob, club.alice, club.carol)
         report = await club.say(club.ada, "/report @bob win")
-        assert re.fullmatch(r"Game #\d+: ada beat bob\. bob, please /confirm or /dispute\.\n"
+        assert re.fullmatch(r"Game #1: ada beat bob\. bob, please /confirm or /dispute\.\n"
                             r"Ladder main, no handicap, colours not given, no event; counts on "
                             r"\w{3} \d{1,2} \w{3} \d\d:\d\d UTC unless disputed\.",
                             report.plain), report.plain
@@ -172,6 +172,54 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: TelegramClub) 
         assert confirmed.kind == "edit" and "ada: 1500 -> 1536?" in confirmed.plain
         # A result between two other members counts at once.
         recorded = await club.say(club.ada, "/report @alice @carol win")
-        assert "recorded: alice beat carol" in recorded.plain and "1536?" in recorded.plain
+        assert recorded.plain.startswith("Game #2 recorded: alice beat carol"), recorded.plain
+        assert "1536?" in recorded.plain
+    finally:
+        assert await bot.stop() == 0
+
+
+async def test_games_and_challenges_are_numbered_from_one_and_keep_their_numbers(
+        club: TelegramClub) -> None:
+    """Issue 15: a fresh club's first game is #1 and its first challenge #1 (registrations and
+    challenges take no game numbers), /confirm 2 and /accept 1 answer them, and the numbers
+    stay after a restart. A button posted before games had numbers (it names the report's
+    event id, without "#") still confirms the game it was posted under."""
+    bot = await club.bot().start()
+    try:
+        await club.register(club.ada, club.alice, club.bob, club.carol)
+        first = await club.say(club.alice, "/report @bob win")
+        assert first.plain.startswith("Game #1: alice beat bob. bob, please"), first.plain
+        assert button(first, "Confirm") == "g:confirm:#1"
+        challenge = await club.say(club.carol, "/challenge @alice")
+        assert "carol challenges alice (challenge #1, main)" in challenge.plain, challenge.plain
+        assert button(challenge, "Accept") == "c:accept:#1"
+        second = await club.say(club.bob, "/report @carol draw")
+        assert second.plain.startswith("Game #2: bob drew with carol."), second.plain
+        accepted = await club.say(club.alice, "/accept 1")
+        assert accepted.plain.startswith("alice accepts carol's challenge #1."), accepted.plain
+        confirmed = await club.say(club.carol, "/confirm 2")
+        assert confirmed.plain.startswith("Game #2 confirmed: bob drew with carol."), (
+            confirmed.plain)
+        recorded = await club.say(club.ada, "/report @alice @carol win")
+        assert recorded.plain.startswith("Game #3 recorded: alice beat carol."), recorded.plain
+        audit = await club.say(club.ada, "/audit")
+        reported = re.search(r"^#(\d+) .*alice reported game #1 on main", audit.plain, re.M)
+        assert reported is not None and int(reported[1]) > 1, audit.plain
+    finally:
+        assert await bot.stop() == 0
+
+    bot = await club.bot().start()
+    try:
+        fourth = await club.say(club.carol, "/report @bob loss")
+        assert fourth.plain.startswith("Game #4: bob beat carol."), fourth.plain
+        # game #1's Confirm as a message posted before the upgrade carries it: its event's id
+        await club.tg.press(club.group, club.bob, first, f"g:confirm:{reported[1]}",
+                            strict=False)
+        pressed = await club.tg.reply(club.group, 10.0)
+        assert pressed.plain.startswith("Game #1 confirmed: alice beat bob."), pressed.plain
+        history = await club.say(club.bob, "/history")
+        assert [line.split()[0] for line in history.plain.splitlines()[1:]] == [
+            "#1", "#2"], history.plain  # the games that count; #4 waits for bob
+        assert (await club.say(club.bob, "/confirm 9")).plain == "There is no game #9."
     finally:
         assert await bot.stop() == 0

@@ -46,6 +46,16 @@ def test_a_database_of_the_earlier_build_migrates_and_rates_the_same(tmp_path: P
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == BOARDS
     assert "applied migration 0003_previews" in shown.stderr
+    # Its games are numbered from #1 in the order they were reported (issue 15; migration 0005)
+    assert "applied migration 0005_game_numbers" in shown.stderr
+    numbered = clubrating(env, "run", input="/history @alice\n/history @bob ladder=blitz\n")
+    assert numbered.returncode == 0, numbered.stderr
+    assert numbered.stdout == (
+        "alice's games on main:\n"
+        "#2 2026-11-23 alice drew with carol_k, handicap 50\n"
+        "#1 2026-11-23 alice beat bob\n"
+        "bob's games on blitz:\n"
+        "#3 2026-11-23 bob beat carol_k\n")
     exported = clubrating(env, "export", "--chat", "console:local")
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.replace("\r\n", "\n") == EXPORT

@@ -5,10 +5,11 @@ SQLite file) until the process is killed.
     python -m tests.crash_driver DB ACKS SEED [--members N] [--workers N] [--stop-after N]
                                  [--dump FILE]
 
-Every result is acknowledged - one line ``confirmed <game id>`` or ``recorded <game id>`` appended
-to ACKS with a single ``write`` - only after the use case returned, that is after its transaction
-committed: the moment a chat front-end would tell the member "Game #n confirmed". A SIGKILL can
-come at any instant; whatever ACKS holds must then be in the database exactly once.
+Every result is acknowledged - one line ``confirmed <game number>`` or ``recorded <game number>``
+(the number the member is told: #1 is the club's first game) appended to ACKS with a single
+``write`` - only after the use case returned, that is after its transaction committed: the moment
+a chat front-end would tell the member "Game #n confirmed". A SIGKILL can come at any instant;
+whatever ACKS holds must then be in the database exactly once.
 
 ``--stop-after N`` ends the run by itself after N acknowledgements and writes the service's cached
 ratings (every ladder's final states, as the running bot holds them) to ``--dump`` as JSON, so the

@@ -108,13 +108,15 @@ def test_no_acknowledged_result_is_lost_or_doubled_across_sigkills(tmp_path: Pat
                             if e.kind == Kind.GAME_CONFIRMED)
     state = ClubState.build(events)
     lost = []
-    for what, game in acknowledged:
-        record = state.game(game)
-        present = game in reports and record is not None and record.counts
+    for what, game in acknowledged:  # acked by the game's number, as the member was told
+        report = state.game_numbers.get(game, 0)  # its report's event id (0: no such game)
+        record = state.game_numbered(game)
+        present = (report in reports and record is not None and record.id == report
+                   and record.counts)
         if what == "confirmed":
-            present = present and confirmations[game] == 1
+            present = present and confirmations[report] == 1
         else:
-            present = present and reports[game].data["direct"] is True
+            present = present and reports[report].data["direct"] is True
         if not present:
             lost.append((what, game))
     assert len({game for _, game in acknowledged}) == len(acknowledged), "a game acked twice"

@@ -126,7 +126,8 @@ def test_two_processes_hammering_one_club_lose_and_double_nothing(postgres_db: s
     # Both moderators' corrections of the one game, none lost.
     corrected = [e for e in events if e.kind == Kind.GAME_CORRECTED]
     assert len(corrected) == 2 * CORRECTIONS
-    assert {e.data["game"] for e in corrected} == {first["games"][0]}
+    # (the workers answer with game numbers; the events name a game by its report's event id)
+    assert {state.number_of[e.data["game"]] for e in corrected} == {first["games"][0]}
     # One stored answer per request id: 2 per shared update pair and own result, 1 per fix.
     assert requests == 2 * SHARED + 2 * own_results + 2 * CORRECTIONS
     # Each scheduled post is claimed by exactly one process.

@@ -74,7 +74,7 @@ class Group:
                 self.games.setdefault(game, (found[2], found[3]))
                 assert self.games[game] == (found[2], found[3]), output.plain
                 updates.append(await tg.press(self.chat, self.members[opponent], output,
-                                              f"g:confirm:{game}"))
+                                              f"g:confirm:#{game}"))
                 self.pressed.add(game)
             elif output.kind == "edit" and (found := CONFIRMED.match(output.plain)):
                 self.acknowledged[int(found[1])] = (found[2], found[3])
@@ -251,6 +251,8 @@ async def test_sigkill_during_confirmations_loses_no_acknowledged_result(groups:
             check(history, group)
             assert set(history) == set(group.games.values())
             assert len(history) == len(NAMES) * (len(NAMES) - 1) // 2
+            # each club's games are numbered #1, #2, ... however the kills fell
+            assert sorted(group.games) == list(range(1, len(history) + 1)), group.games
             exports += sum(history.values())
 
             board_at = len(tg.outputs(group.chat))

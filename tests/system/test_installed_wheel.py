@@ -122,7 +122,7 @@ def test_the_installed_wheel_brings_its_schema_and_runs(tmp_path: Path) -> None:
                 cwd=elsewhere, timeout=60)
     lines = done.stdout.splitlines()
     assert lines[-3:] == ["main ladder", *BOARD], done.stdout + done.stderr
-    assert "Game #4 confirmed: alice beat bob." in lines
+    assert "Game #1 confirmed: alice beat bob." in lines
 
     with contextlib.closing(sqlite3.connect(tmp_path / "club.db")) as db:
         applied = db.execute("SELECT version, name FROM schema_migrations ORDER BY version")

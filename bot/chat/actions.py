@@ -1,15 +1,16 @@
 """Every button the bot shows, defined once for every chat front-end.
 
 A button is an :class:`Action`: what a press does (confirm or dispute a game, accept or decline a
-challenge, apply or cancel a correction or an undo, approve or decline a claim of an imported
-record, show a page of a ladder's leaderboard), the message key of its label, and whether it is
-the primary or the secondary choice of a pair (front-ends map that to a style or a colour).
-:func:`actions_for` gives the buttons that go with an answer, :meth:`Action.parse` reads a
-pressed button's id back, and :func:`press` runs the press.
+challenge, apply or cancel a correction, an undo or a merge, approve or decline a claim of an
+imported record, show a page of a ladder's leaderboard), the message key of its label, and
+whether it is the primary or the secondary choice of a pair (front-ends map that to a style or a
+colour). :func:`actions_for` gives the buttons that go with an answer, :meth:`Action.parse`
+reads a pressed button's id back, and :func:`press` runs the press.
 
 An action's id is what a chat stores with the button (Telegram's callback data, Discord's custom
 id): ``g:confirm:#3`` (game #3), ``c:accept:#2`` (challenge #2), ``x:apply:#3`` (the correction
-of game #3), ``u:apply:45`` (the undo of action 45, as /audit numbers it), ``k:approve:40``,
+of game #3), ``u:apply:45`` (the undo of action 45, as /audit numbers it), ``m:apply:17`` (the
+merge of member 17, by the id of its registration, into another), ``k:approve:40``,
 ``t:main:2``. Messages posted long ago carry these ids, so they never change: a press after an
 upgrade still works. Before games and challenges had numbers of their own, their buttons named
 them by their event's id, without ``#`` (``g:confirm:12``); such a press is ``legacy`` and is
@@ -30,9 +31,10 @@ from bot.service.results import GameResult, Leaderboard, Notice, Preview, Result
 #: leaderboard rows per page
 PAGE = 20
 #: every button id: its group, then its verb (a page's: the ladder's name, and ladder names never
-#: contain ":"), then the game, challenge, claim or page number. Discord's template for the
-#: custom ids of old messages too, so it only grows; a chat's data not matching it is not ours.
-ID_PATTERN = r"(?P<kind>[gcxtku]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
+#: contain ":"), then the game, challenge, claim, action, member or page number. Discord's
+#: template for the custom ids of old messages too, so it only grows; a chat's data not matching
+#: it is not ours.
+ID_PATTERN = r"(?P<kind>[gcxtkum]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
 _ID = re.compile(ID_PATTERN)
 
 
@@ -45,6 +47,7 @@ class Group(StrEnum):
     PAGE = "t"
     CLAIM = "k"
     UNDO = "u"
+    MERGE = "m"
 
 
 #: the groups whose buttons name a game or challenge by its number in the club (``#3``)
@@ -71,6 +74,8 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
                        "cancel": ("button_cancel", Emphasis.SECONDARY)},
     Group.UNDO: {"apply": ("button_apply", Emphasis.PRIMARY),
                  "cancel": ("button_cancel", Emphasis.SECONDARY)},
+    Group.MERGE: {"apply": ("button_apply", Emphasis.PRIMARY),
+                  "cancel": ("button_cancel", Emphasis.SECONDARY)},
     Group.CLAIM: {"approve": ("button_approve", Emphasis.PRIMARY),
                   "decline": ("button_decline", Emphasis.SECONDARY)},
 }
@@ -79,11 +84,11 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
 @dataclass(frozen=True, slots=True)
 class Action:
     """What one press does: ``verb`` on game or challenge #``ref`` (or on the correction of game
-    #``ref``, the undo of action ``ref``, claim ``ref``), or show page ``ref`` of ``ladder``'s
-    leaderboard. A ``legacy`` ref is the id of the game's or challenge's event. ``label`` (a
-    message key) and ``emphasis`` say how the button looks; they are not part of what it does (a
-    page button's id does not say whether it pointed back or on, so a parsed one has no
-    label)."""
+    #``ref``, the undo of action ``ref``, the merge of member ``ref``, claim ``ref``), or show
+    page ``ref`` of ``ladder``'s leaderboard. A ``legacy`` ref is the id of the game's or
+    challenge's event. ``label`` (a message key) and ``emphasis`` say how the button looks; they
+    are not part of what it does (a page button's id does not say whether it pointed back or on,
+    so a parsed one has no label)."""
 
     group: Group
     verb: str
@@ -167,7 +172,8 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
         if isinstance(claim, int):
             return [_pair(Group.CLAIM, "approve", "decline", claim)]
     if isinstance(answer, Preview) and not answer.applied:
-        group = Group.UNDO if answer.undo is not None else Group.CORRECTION
+        group = (Group.UNDO if answer.undo is not None
+                 else Group.MERGE if answer.merge is not None else Group.CORRECTION)
         return [_pair(group, "apply", "cancel", answer.game_id)]
     if isinstance(answer, Leaderboard) and page >= 0 and pages(answer) > 1:
         row = []
@@ -205,6 +211,8 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
         return await press_correction(service, caller, action.verb, game=ref), 0
     if action.group is Group.UNDO and action.verb in ("apply", "cancel"):
         return await press_correction(service, caller, action.verb, undo=ref), 0
+    if action.group is Group.MERGE and action.verb in ("apply", "cancel"):
+        return await press_correction(service, caller, action.verb, merge=ref), 0
     raise Refusal("bad_command", command=action.id[:40])
 
 

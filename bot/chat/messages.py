@@ -160,6 +160,16 @@ MESSAGES: dict[str, str] = {
     "voided": "Game #{id} is now void: {result}.",
     "restored": "Game #{id} counts again: {result}.",
     "merged": "{from} is merged into {into}: their games are {into}'s now.",
+    # /merge is previewed: the games between the two records stop counting
+    "merge_preview": "Merging {from} into {into} would drop games {games} (played between the "
+                     "two records) and change:",
+    "merge_preview_one": "Merging {from} into {into} would drop game {games} (played between "
+                         "the two records) and change:",
+    "merge_preview_none": "Merging {from} into {into} drops no game and would change:",
+    "merge_dropped": "Games {games} between them no longer count.",
+    "merge_dropped_one": "Game {games} between them no longer counts.",
+    "merge_ratings_changed": "Ratings changed:",
+    "merge_cancelled": "Merge of {from} into {into} cancelled; nothing changed.",
     "claim_requested": "{member} asks to be {name}, the imported player ({games} games). A "
                        "moderator: Approve or Decline, or /claim approve {name}.",
     "claim_approved": "{member} is {name} now: the imported player's games and ratings are "
@@ -297,6 +307,8 @@ MESSAGES: dict[str, str] = {
     "schedule_is_paused": "none (paused)",
     "digest_title": "{ladder} ladder, changes since {since}",
     "digest_title_first": "{ladder} ladder",
+    "digest_title_began": "{ladder} ladder, changes since it began on {began} (nothing posted "
+                          "yet)",
     "digest_new": "new",
     "digest_climbers": "Climbers: {names}",
     "digest_fallers": "Fallers: {names}",
@@ -305,6 +317,8 @@ MESSAGES: dict[str, str] = {
     "digest_retiring": "Retired soon without a game: {names}",
     "digest_days": "{name} ({days} d)",
     "digest_games": "Games played: {games}",
+    "digest_late": "Also counted since, played earlier (imported or recorded late): {games} "
+                   "games, played {first} to {last}",
     "announce_upset": "Upset on {ladder}: {winner} beat {loser}, rated {gap} higher!",
     "announce_best": "New personal best on {ladder}: {name} reaches {rating}!",
     "console_picture": "(picture saved to {path})",
@@ -367,7 +381,8 @@ MESSAGES: dict[str, str] = {
                     "- preview a correction; then /apply or /cancel",
     "help_void": "/void number [reason] - take a game out of the ratings",
     "help_restore": "/restore number - count a void game again",
-    "help_merge": "/merge @duplicate @member - merge two records of one person",
+    "help_merge": "/merge @duplicate @member - preview merging two records of one person (the "
+                  "games between them no longer count); then /apply or /cancel",
     "help_retire": "/retire @member [ladder=NAME] - retire a player",
     "help_return": "/return @member [ladder=NAME] - bring a retired player back",
     "help_event": "/event open|close NAME [ladder=NAME] - games of an event are rated together",
@@ -467,7 +482,7 @@ MESSAGES: dict[str, str] = {
     "menu_cancel": "Cancel the correction you previewed (moderators)",
     "menu_void": "Take a game out of the ratings (moderators)",
     "menu_restore": "Count a void game again (moderators)",
-    "menu_merge": "Merge two records of one person (moderators)",
+    "menu_merge": "Preview merging two records of one person (moderators)",
     "menu_retire": "Retire a player (moderators)",
     "menu_return": "Bring a retired player back (moderators)",
     "menu_event": "Events whose games are rated together (moderators)",

@@ -231,6 +231,8 @@ def _(answer: HeadToHead) -> str:
 
 @render.register
 def _(answer: Preview) -> str:
+    if answer.merge is not None:
+        return _merge(answer, answer.merge)
     if answer.undo is not None:
         what = text(answer.undo.key, answer.undo.params)
         if not answer.rates:  # applied at once: it moved no rating
@@ -239,6 +241,27 @@ def _(answer: Preview) -> str:
                       what=what)]
     else:
         lines = [text("applied" if answer.applied else "preview", game=answer.game_id)]
+    lines.extend(_change(c) for c in answer.changes)
+    if not answer.changes:
+        lines.append(text("no_change"))
+    return "\n".join(lines)
+
+
+def _merge(answer: Preview, merge: Notice) -> str:
+    """A /merge's preview (the games it drops, every rating it would change) or what it did."""
+    dropped = merge.params.get("dropped")
+    if answer.applied:
+        first = [text("merged", merge.params)]
+        if dropped:
+            first.append(text("merge_dropped_one" if dropped == 1 else "merge_dropped",
+                              merge.params))
+        if answer.changes:
+            first.append(text("merge_ratings_changed"))
+        lines = [" ".join(first)]
+    else:
+        key = ("merge_preview_none" if not dropped
+               else "merge_preview_one" if dropped == 1 else "merge_preview")
+        lines = [text(key, merge.params)]
     lines.extend(_change(c) for c in answer.changes)
     if not answer.changes:
         lines.append(text("no_change"))
@@ -320,8 +343,14 @@ def _moved(change: RatingChange) -> str:
 
 @render.register
 def _(answer: Digest) -> str:
-    lines = [text("digest_title", ladder=answer.ladder, since=when(answer.since, answer.zone))
-             if answer.since else text("digest_title_first", ladder=answer.ladder)]
+    if answer.since:
+        title = text("digest_title", ladder=answer.ladder, since=when(answer.since, answer.zone))
+    elif answer.began:
+        title = text("digest_title_began", ladder=answer.ladder,
+                     began=when(answer.began, answer.zone))
+    else:
+        title = text("digest_title_first", ladder=answer.ladder)
+    lines = [title]
     width = max((len(row.standing.name) for row in answer.rows), default=0)
     for row in answer.rows:
         at = row.standing
@@ -342,4 +371,8 @@ def _(answer: Digest) -> str:
     ]
     lines.extend(text(key, names=", ".join(names)) for key, names in sections if names)
     lines.append(text("digest_games", games=answer.games))
+    if answer.late:
+        lines.append(text("digest_late", games=answer.late,
+                          first=day(answer.late_from, answer.zone),
+                          last=day(answer.late_to, answer.zone)))
     return "\n".join(lines)

@@ -95,9 +95,10 @@ class ClubService:
         return [chat for _, _, chat, state in await self._session.each_club(platform)
                 if state.member_of_user(user) is not None]
 
-    async def merge(self, caller: Caller, duplicate: Who, into: Who, reason: str = "") -> Notice:
-        return await self._session.execute(
-            caller, lambda club, now: members.merge(club, now, caller, duplicate, into, reason))
+    async def merge(self, caller: Caller, duplicate: Who, into: Who, reason: str = "") -> Preview:
+        """A preview, kept for :meth:`apply_correction` (``merge``: the duplicate's member id,
+        the preview's ``game_id``)."""
+        return await self._corrections.merge(caller, duplicate, into, reason)
 
     async def set_membership(
         self, caller: Caller, who: Who, retire: bool, ladder: str | None = None,
@@ -178,14 +179,16 @@ class ClubService:
         return await self._corrections.preview(caller, game, correction)
 
     async def apply_correction(
-        self, caller: Caller, game: int | None = None, undo: int | None = None
+        self, caller: Caller, game: int | None = None, undo: int | None = None,
+        merge: int | None = None,
     ) -> Result | None:
-        return await self._corrections.apply(caller, game, undo)
+        return await self._corrections.apply(caller, game, undo, merge)
 
     async def cancel_correction(
-        self, caller: Caller, game: int | None = None, undo: int | None = None
+        self, caller: Caller, game: int | None = None, undo: int | None = None,
+        merge: int | None = None,
     ) -> Notice | None:
-        return await self._corrections.cancel(caller, game, undo)
+        return await self._corrections.cancel(caller, game, undo, merge)
 
     async def void(
         self, caller: Caller, game: int, reason: str = "", restore: bool = False

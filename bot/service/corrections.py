@@ -4,16 +4,19 @@ whichever process gets the press and however much later.
 
 An /undo that would move ratings is previewed and kept the same way: its kept JSON is
 ``{"undo": id}`` (the action it takes back), where a correction's is :meth:`Correction.kept`.
-A kept correction is filed under its game's number, a kept undo under minus its action's id:
-games are numbered from 1, so an Apply under one never takes the other.
+A /merge is too: ``{"merge": user, "into": user, "reason": text}`` (the two records by their
+platform user ids). A kept correction is filed under its game's number, a kept undo under minus
+its action's id, a kept merge under minus the duplicate's member id (the id of its
+registration): games are numbered from 1, and a registration is never an action /undo takes
+back (``events.UNDOABLE``), so an Apply under one never takes another.
 """
 
 from __future__ import annotations
 
 import json
 
-from . import moderation
-from .identity import Caller
+from . import members, moderation
+from .identity import Caller, UserRef, Who
 from .moderation import Correction
 from .results import Notice, Preview, Result, decode
 from .session import Session
@@ -41,26 +44,47 @@ class Corrections:
                                                     correction.kept(), self._session.clock.now())
         return answer
 
-    async def apply(self, caller: Caller, game: int | None, undo: int | None) -> Result | None:
-        """Apply the caller's pending correction or undo (only if it is of game #``game`` or
-        undoes action ``undo`` when one is given: an older preview's button applies nothing);
-        None when there is none. The preview is taken away first, so that it is applied once
-        however often Apply is pressed; an update delivered again gets its first answer."""
+    async def apply(self, caller: Caller, game: int | None, undo: int | None,
+                    merge: int | None = None) -> Result | None:
+        """Apply the caller's pending correction, undo or merge (only if it is of game
+        #``game``, undoes action ``undo`` or merges member ``merge`` when one is given: an older
+        preview's button applies nothing); None when there is none. The preview is taken away
+        first, so that it is applied once however often Apply is pressed; an update delivered
+        again gets its first answer."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         repository = self._session.repository
         if caller.request_id is not None:
             stored = await repository.answer(club_id, caller.request_id)
             if stored is not None:
                 return decode(stored)
-        taken = await repository.take_preview(club_id, caller.user, _key(game, undo))
+        taken = await repository.take_preview(club_id, caller.user, _key(game, undo, merge))
         if taken is None:
             return None
         key, kept = taken
+        merging = _merge_of(kept)
+        if merging is not None:
+            duplicate, into, reason = merging
+            # decided again on the club as it is now: refused if either record has gone since
+            return await self._session.execute(caller, lambda club, now: members.merge(
+                club, now, caller, UserRef(duplicate), UserRef(into), reason, apply=True,
+                record=-key))
         target = _undo_of(kept)
         if target is not None:
             return await self._session.execute(caller, lambda club, now: moderation.undo(
                 club, now, caller, apply=True, target_id=target))
         return await self.correct(caller, key, Correction.from_kept(kept), apply=True)
+
+    async def merge(self, caller: Caller, duplicate: Who, into: Who, reason: str) -> Preview:
+        """Preview merging the record ``duplicate`` into ``into`` (the games between them
+        dropped, every rating that would change), kept as the caller's pending correction
+        (replacing an earlier one) for :meth:`apply` or :meth:`cancel`."""
+        answer, merged = await self._session.look(caller, lambda club, now: members.preview_merge(
+            club, now, caller, duplicate, into, reason))
+        club_id = await self._session.club_id(caller.platform, caller.chat_id)
+        kept = json.dumps({"merge": merged.from_, "into": merged.into, "reason": reason})
+        await self._session.repository.keep_preview(club_id, caller.user, -answer.game_id, kept,
+                                                    self._session.clock.now())
+        return answer
 
     async def undo(self, caller: Caller) -> Preview:
         """Take back the latest moderator action; one that would move ratings is only previewed,
@@ -75,24 +99,44 @@ class Corrections:
                 self._session.clock.now())
         return answer
 
-    async def cancel(self, caller: Caller, game: int | None, undo: int | None) -> Notice | None:
-        """Drop the caller's pending correction or undo (of game #``game`` or of action
-        ``undo`` when one is given): what was cancelled, or None when there was none."""
+    async def cancel(self, caller: Caller, game: int | None, undo: int | None,
+                     merge: int | None = None) -> Notice | None:
+        """Drop the caller's pending correction, undo or merge (of game #``game``, of action
+        ``undo`` or of member ``merge`` when one is given): what was cancelled, or None when
+        there was none."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         taken = await self._session.repository.take_preview(club_id, caller.user,
-                                                            _key(game, undo))
+                                                            _key(game, undo, merge))
         if taken is None:
             return None
         key, kept = taken
+        merging = _merge_of(kept)
+        if merging is not None:
+            into = merging[1]
+            return await self._session.look(
+                caller, lambda club, now: members.merge_cancelled(club, -key, into))
         target = _undo_of(kept)
         if target is not None:
             return Notice("undo_cancelled", {"id": target})
         return Notice("correction_cancelled", {"game": key})
 
 
-def _key(game: int | None, undo: int | None) -> int | None:
-    """What a kept preview is filed under: its game's number, or minus the undone action's id."""
+def _key(game: int | None, undo: int | None, merge: int | None = None) -> int | None:
+    """What a kept preview is filed under: its game's number, minus the undone action's id, or
+    minus the duplicate's member id."""
+    if merge is not None:
+        return -merge
     return -undo if undo is not None else game
+
+
+def _merge_of(kept: str) -> tuple[str, str, str] | None:
+    """The users of a kept merge's two records and its reason; None for anything else."""
+    fields = json.loads(kept)
+    if not isinstance(fields, dict) or "merge" not in fields:
+        return None
+    reason = fields.get("reason")
+    return (str(fields["merge"]), str(fields["into"]),
+            reason if isinstance(reason, str) else "")
 
 
 def _undo_of(kept: str) -> int | None:

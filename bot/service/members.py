@@ -9,15 +9,24 @@ database.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
 from . import events as ev
-from . import heavy, timeline, view
+from . import heavy, moderation, timeline, view
 from . import parsing as parse
 from .errors import Refusal
-from .identity import Caller, Who, valid_handle
+from .identity import Caller, UserRef, Who, valid_handle
 from .ratings import player_key
-from .results import HeadToHead, History, Notice, Profile, RatingHistory, RatingPoint
+from .results import (
+    HeadToHead,
+    History,
+    Notice,
+    Preview,
+    Profile,
+    RatingHistory,
+    RatingPoint,
+)
 from .session import Decision
 from .state import DEFAULT_LADDER, Claim, GameStatus, Member
 from .view import Club
@@ -108,16 +117,72 @@ def rating_history(
 
 
 def merge(
+    club: Club, now: datetime, caller: Caller, duplicate: Who, into: Who, reason: str, *,
+    apply: bool = False, record: int | None = None,
+) -> Decision[Preview]:
+    """Fold a duplicate member record into the real one: its games become theirs, and the games
+    between the two stop counting. Without ``apply`` nothing is written and the answer previews
+    the games dropped and every rating that would change. ``record``: an Apply's, the member id
+    of the duplicate its preview was of; both records must still be records of their own."""
+    preview, merged = _merging(club, now, caller, duplicate, into, reason, record)
+    if not apply:
+        return [], lambda: preview
+    event = ev.new_event(merged, caller.user, now, view.reason(reason))
+    # The numbers the preview showed: the same log, re-rated (nothing else ran in between,
+    # under the club's lock).
+    return [event], lambda: replace(preview, applied=True)
+
+
+def preview_merge(
     club: Club, now: datetime, caller: Caller, duplicate: Who, into: Who, reason: str
-) -> Decision[Notice]:
-    """Fold a duplicate member record into the real one: its games become theirs."""
+) -> tuple[Preview, ev.PlayersMerged]:
+    """:func:`merge`'s preview, and the merge it previews (the two records by user: what is
+    kept for an Apply)."""
+    return _merging(club, now, caller, duplicate, into, reason, None)
+
+
+def merge_cancelled(club: Club, record: int, into: str) -> Notice:
+    """What cancelling the preview of merging member ``record`` into user ``into`` says: the
+    records by their own names."""
+    state = club.state
+    kept = state.by_user.get(into)
+    return Notice("merge_cancelled", {
+        "from": state.members[record].name if record in state.members else f"#{record}",
+        "into": into if kept is None else state.members[kept].name})
+
+
+def _merging(
+    club: Club, now: datetime, caller: Caller, duplicate: Who, into: Who, reason: str,
+    record: int | None,
+) -> tuple[Preview, ev.PlayersMerged]:
     view.require_moderator(club, caller)
-    why = view.reason(reason)
+    view.reason(reason)
     gone, kept = view.member(club, duplicate), view.member(club, into)
+    state = club.state
+    if record is not None:
+        # An Apply: a record merged away (or claimed) since its preview is refused as it would
+        # be if named again.
+        if gone.id != record:
+            raise Refusal("unknown_member", name=state.members[record].name
+                          if record in state.members else f"#{record}")
+        own = state.by_user.get(into.user) if isinstance(into, UserRef) else None
+        if own is not None and own != kept.id:
+            raise Refusal("unknown_member", name=state.members[own].name)
     if gone.id == kept.id:
         raise Refusal("same_member", name=kept.name)
-    event = ev.new_event(ev.PlayersMerged(gone.user, kept.user), caller.user, now, why)
-    return [event], lambda: Notice("merged", {"from": gone.name, "into": kept.name})
+    # The games between the two records: one person's games with themselves, which the
+    # ratings skip once the records are one (ratings._Derivation.game), and /history too.
+    pair = {gone.id, kept.id}
+    dropped = sorted(g.number for g in state.games.values()
+                     if g.counts and {state.member(g.player_a).id,
+                                      state.member(g.player_b).id} == pair)
+    merged = ev.PlayersMerged(gone.user, kept.user)
+    changes = moderation.moved(moderation.supposing(club, merged, caller.user, now),
+                               moderation.everyone(club), named=club)
+    sentence = Notice("merged", {"from": gone.name, "into": kept.name,
+                                 "games": ", ".join(f"#{n}" for n in dropped),
+                                 "dropped": len(dropped)})
+    return Preview(gone.id, changes, applied=False, merge=sentence), merged
 
 
 def set_membership(

@@ -162,37 +162,52 @@ def undo(
     if rated and not apply:
         return [], lambda: Preview(target.id, _undo_changes(club, target), applied=False,
                                    undo=what)
-    before = {name: view.ratings(club, ladder) for name, ladder in club.state.ladders.items()}
+    before = everyone(club)
     event = ev.new_event(ev.ActionUndone(target.id), caller.user, now)
 
     def applied() -> Preview:
-        moved = _moved(club, before) if rated else []
-        return Preview(target.id, moved, applied=True, undo=what, rates=rated)
+        changed = moved(club, before) if rated else []
+        return Preview(target.id, changed, applied=True, undo=what, rates=rated)
 
     return [event], applied
 
 
 def _undo_changes(club: Club, target: StoredEvent) -> list[RatingChange]:
     """Every rating that taking ``target`` back would change: the log without it, re-rated."""
+    without = supposing(club, ev.ActionUndone(target.id), "", club.state.log[-1].at)
+    return moved(without, everyone(club))
+
+
+def supposing(club: Club, event: ev.Event, actor: str, at: datetime) -> Club:
+    """``club`` as it would be with ``event`` at the end of its log, nothing written (what a
+    preview rates): the log folded again, with ratings of its own, replayed when asked."""
     state = club.state
-    undone = StoredEvent(state.last_id + 1, Kind.ACTION_UNDONE, "", state.log[-1].at,
-                         {"target": target.id})
-    without = Club(club.id, ClubState.build([*state.log, undone]))
-    return _moved(without, {name: view.ratings(club, ladder)
-                            for name, ladder in state.ladders.items()})
+    kind, data = ev.encode(event)
+    entry = StoredEvent(state.last_id + 1, kind, actor, at, data)
+    return Club(club.id, ClubState.build([*state.log, entry]))
 
 
-def _moved(club: Club, before: dict[str, Checkpoint]) -> list[RatingChange]:
+def everyone(club: Club) -> dict[str, Checkpoint]:
+    """Every ladder's ratings now, by ladder name (what :func:`moved` compares with)."""
+    return {name: view.ratings(club, ladder) for name, ladder in club.state.ladders.items()}
+
+
+def moved(club: Club, before: dict[str, Checkpoint], named: Club | None = None
+          ) -> list[RatingChange]:
     """The ratings of ``club``'s ladders that differ from ``before`` (a ladder's name beside
-    its players' when more than one ladder moved)."""
+    its players' when more than one ladder moved). Players are named as ``named`` names them
+    (``club`` unless told): a merge's preview names a record that ``club`` merged away by its
+    own name, not its survivor's."""
+    names = club if named is None else named
     by_ladder = {
-        name: view.changes(club, ladder, before[name], view.ratings(club, ladder))
+        name: view.changes(names, names.state.ladders[name], before[name],
+                           view.ratings(club, ladder))
         for name, ladder in club.state.ladders.items() if name in before
     }
-    moved = {name: changes for name, changes in by_ladder.items() if changes}
-    if len(moved) <= 1:
-        return [c for changes in moved.values() for c in changes]
-    return [replace(c, name=f"{c.name} ({name})") for name, changes in moved.items()
+    shifted = {name: changes for name, changes in by_ladder.items() if changes}
+    if len(shifted) <= 1:
+        return [c for changes in shifted.values() for c in changes]
+    return [replace(c, name=f"{c.name} ({name})") for name, changes in shifted.items()
             for c in changes]
 
 

@@ -30,9 +30,12 @@ RETIREMENT_WARNING_DAYS = 7
 def build_digest(
     state: ClubState, ladder: Ladder, system: RatingSystem, board: Leaderboard,
     before: Checkpoint, after: Checkpoint, since: datetime | None, now: datetime, size: int,
+    played_from: datetime | None = None,
 ) -> Digest:
     """The ladder's digest: ``board`` is the leaderboard now, ``before`` the ratings at
-    ``since`` (the previous post), ``after`` the ratings now."""
+    ``since`` (the previous post; None: before the ladder began), ``after`` the ratings now.
+    Games played before ``since`` (or, without it, before ``played_from``: the ladder's start)
+    are counted apart."""
 
     def name(key: str) -> str:
         return state.member(member_of_key(key)).name
@@ -63,6 +66,7 @@ def build_digest(
         assert change.before is not None and change.after is not None
         return change.after - change.before
 
+    played, late = _games_since(state, ladder, since, since or played_from)
     climbers = sorted((c for c in moved if delta(c) > 0), key=lambda c: (-delta(c), c.name))
     fallers = sorted((c for c in moved if delta(c) < 0), key=lambda c: (delta(c), c.name))
     return Digest(
@@ -74,8 +78,11 @@ def build_digest(
         established=sorted(established, key=str.casefold),
         newcomers=sorted(newcomers, key=str.casefold),
         retiring=_retiring(state, ladder, after, now),
-        games=_games_since(state, ladder, since),
+        games=played,
         hidden_provisional=board.hidden_provisional,
+        late=len(late),
+        late_from=min(late).isoformat(timespec="minutes") if late else "",
+        late_to=max(late).isoformat(timespec="minutes") if late else "",
     )
 
 
@@ -96,13 +103,22 @@ def _retiring(state: ClubState, ladder: Ladder, after: Checkpoint, now: datetime
     return sorted(out, key=lambda r: (r.days, r.name.casefold()))
 
 
-def _games_since(state: ClubState, ladder: Ladder, since: datetime | None) -> int:
-    """Games that came to count after ``since`` (confirmed, not void)."""
+def _games_since(
+    state: ClubState, ladder: Ladder, since: datetime | None, played_from: datetime | None
+) -> tuple[int, list[datetime]]:
+    """The games that came to count after ``since`` (confirmed, not void; None: all): how many
+    of them were played from ``played_from`` on, and when the others were played (imported, or
+    recorded late), so that a digest never counts last year's history as this week's games."""
     at = {event.id: event.at for event in state.log}
-    return sum(
-        1 for game in ladder.games.values()
-        if game.counts and (since is None or at.get(game.seq or 0, since) > since)
-    )
+    played, late = 0, []
+    for game in ladder.games.values():
+        if not game.counts or (since is not None and at.get(game.seq or 0, since) <= since):
+            continue
+        if played_from is not None and game.played_at < played_from:
+            late.append(game.played_at)
+        else:
+            played += 1
+    return played, late
 
 
 def announcements(

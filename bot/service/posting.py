@@ -66,18 +66,24 @@ def digest(
     """The ladder's digest: its leaderboard's top with each rating's change, climbers and
     fallers, players who became established, newcomers, players close to retirement for
     inactivity and the number of games, since ``since``. Without ``since``: since the ladder's
-    latest scheduled post time, or (``scheduled``: the scheduler asks, and there was no earlier
-    post) since the ladder began."""
+    latest scheduled post time, or since the ladder began when there was none yet (the latest
+    post time is before it began, or the scheduler asks for its first post)."""
     lad = view.ladder(club, ladder)
     schedule = club.state.schedule(lad)
     zone = sched.timezone_of(lad, schedule.timezone)
     start = since
     if start is None and not scheduled:
         start = sched.latest_fire(sched.cron_trigger(schedule.cron, zone), None, now)
+    began = None
+    if since is None and lad.created_at is not None and (start is None
+                                                         or start < lad.created_at):
+        # nothing was posted yet: it covers the ladder from its start (and /digest says so)
+        start, began = None, lad.created_at
     final = view.ratings(club, lad)
     ratings = club.ratings[lad.name]
     system = view.system_of(club, lad)
     before = timeline.state_at(ratings, club.state, start or datetime.min)
     digest = news.build_digest(club.state, lad, system, view.board(club, lad), before, final,
-                               start, now, schedule.size)
-    return dataclasses.replace(digest, zone=zone)  # its times shown in the posts' zone
+                               start, now, schedule.size, played_from=began)
+    shown = "" if began is None or scheduled else began.isoformat(timespec="minutes")
+    return dataclasses.replace(digest, zone=zone, began=shown)  # times in the posts' zone

@@ -147,8 +147,9 @@ class HeadToHead:
 @dataclass(frozen=True, slots=True)
 class Preview:
     """Every rating a correction would change (``applied`` once it is committed). An /undo's
-    preview has ``undo``: the sentence of the action it takes back. ``game_id`` is the game's
-    number (an undo's: the id of the action, as /audit shows it)."""
+    preview has ``undo``: the sentence of the action it takes back; a /merge's has ``merge``.
+    ``game_id`` is the game's number (an undo's: the id of the action, as /audit shows it; a
+    merge's: the duplicate's member id)."""
 
     game_id: int
     changes: list[RatingChange]
@@ -156,6 +157,9 @@ class Preview:
     undo: Notice | None = None
     #: False: an undo that moves no rating (naming a moderator, a schedule), applied at once
     rates: bool = True
+    #: a merge: the records (``from``, ``into``: names) and the games between them that stop
+    #: counting (``games``: their numbers, "#3, #5", or ""; ``dropped``: how many)
+    merge: Notice | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +260,11 @@ class Retiring:
 @dataclass(frozen=True, slots=True)
 class Digest:
     """A ladder's scheduled post: the top of the leaderboard and what happened since ``since``
-    (the previous post's time, ISO, UTC; empty when there was none), shown in ``zone``."""
+    (the previous post's time, ISO, UTC; empty when there was none), shown in ``zone``.
+    ``began``: when nothing was posted yet, the ladder's start, which the digest covers from.
+    ``games`` counts the games played since; ``late`` those that came to count since but were
+    played before (an import, a result recorded late), played from ``late_from`` to
+    ``late_to`` (ISO)."""
 
     ladder: str
     since: str
@@ -269,6 +277,10 @@ class Digest:
     games: int
     hidden_provisional: int = 0
     zone: str = "UTC"
+    began: str = ""
+    late: int = 0
+    late_from: str = ""
+    late_to: str = ""
 
 
 Result = (

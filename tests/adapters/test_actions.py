@@ -58,6 +58,8 @@ def ids(rows: list[list[Action]]) -> list[list[str]]:
     ("x:cancel:#3", Action(Group.CORRECTION, "cancel", 3)),
     ("u:apply:45", Action(Group.UNDO, "apply", 45)),
     ("u:cancel:45", Action(Group.UNDO, "cancel", 45)),
+    ("m:apply:17", Action(Group.MERGE, "apply", 17)),
+    ("m:cancel:17", Action(Group.MERGE, "cancel", 17)),
     ("k:approve:40", Action(Group.CLAIM, "approve", 40)),
     ("k:decline:40", Action(Group.CLAIM, "decline", 40)),
     # Posted before games and challenges had numbers: named by their event's id, no "#".
@@ -86,6 +88,7 @@ def test_a_legacy_id_is_not_the_numbered_one() -> None:
     # Buttons made today are numbered.
     assert Action.choice(Group.GAME, "confirm", 3).id == "g:confirm:#3"
     assert Action.choice(Group.UNDO, "apply", 45).id == "u:apply:45"
+    assert Action.choice(Group.MERGE, "apply", 17).id == "m:apply:17"
 
 
 @pytest.mark.parametrize("pressed", [
@@ -96,6 +99,8 @@ def test_a_legacy_id_is_not_the_numbered_one() -> None:
     "t:main:#2", "k:approve:#40", "k:decline:#40", "u:apply:#45", "u:cancel:#45",
     "g:confirm:##3", "g:confirm:#", "g:confirm:3#", "#g:confirm:3", "g:#confirm:3",
     "g:confirm:#" + "9" * 19, "u:undo:45", "u:confirm:45", "x:approve:#3",
+    # a merge's buttons name the duplicate's member id, never with "#"
+    "m:apply:#17", "m:merge:17", "m:confirm:17",
 ])
 def test_anything_else_is_not_ours(pressed: str) -> None:
     assert Action.parse(pressed) is None
@@ -110,12 +115,12 @@ def test_the_limits_are_those_of_today() -> None:
     assert Action.parse("g:confirm:#" + "9" * 18) is not None
     # Discord's template for old messages' custom ids: today's, with the claims' group "k"
     # (issue 15) added, then the undos' group "u" and the "#" of numbered games and challenges,
-    # so every id it matched before it matches still.
-    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtku]):(?P<action>[a-z0-9_-]{1,32}):"
+    # then the merges' group "m", so every id it matched before it matches still.
+    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkum]):(?P<action>[a-z0-9_-]{1,32}):"
                                r"(?P<number>#?)(?P<ref>[0-9]{1,18})")
     for old in ("g:confirm:12", "c:accept:3", "x:apply:12", "k:approve:40", "t:main:2"):
         assert re.fullmatch(BUTTON_TEMPLATE, old), old
-    for new in ("g:confirm:#3", "c:decline:#2", "x:cancel:#3", "u:apply:45"):
+    for new in ("g:confirm:#3", "c:decline:#2", "x:cancel:#3", "u:apply:45", "m:apply:17"):
         assert re.fullmatch(BUTTON_TEMPLATE, new), new
 
 
@@ -133,6 +138,14 @@ def test_the_rows_that_go_with_an_answer() -> None:
         Preview(45, [], applied=False, undo=undo))[0]] == [
         ("button_apply", Emphasis.PRIMARY), ("button_cancel", Emphasis.SECONDARY)]
     assert actions_for(Preview(45, [], applied=True, undo=undo)) == []
+    # A merge's preview names the duplicate by its member id (the id of its registration).
+    merge = Notice("merged", {"from": "bob2", "into": "bob", "games": "#3", "dropped": 1})
+    assert ids(actions_for(Preview(17, [], applied=False, merge=merge))) == [
+        ["m:apply:17", "m:cancel:17"]]
+    assert [(a.label, a.emphasis) for a in actions_for(
+        Preview(17, [], applied=False, merge=merge))[0]] == [
+        ("button_apply", Emphasis.PRIMARY), ("button_cancel", Emphasis.SECONDARY)]
+    assert actions_for(Preview(17, [], applied=True, merge=merge)) == []
     assert actions_for(Notice("challenge", {"challenge": 5})) == []
     assert ids(actions_for(Notice("claim_requested", {"claim": 6}))) == [
         ["k:approve:6", "k:decline:6"]]
@@ -180,6 +193,11 @@ def test_discord_shows_each_action_as_a_coloured_button() -> None:
     assert view is not None
     assert [(b.custom_id, b.item.style) for b in view.children if isinstance(b, ClubButton)] == [
         ("u:apply:45", discord.ButtonStyle.success), ("u:cancel:45", discord.ButtonStyle.danger)]
+    merge = Notice("merged", {"from": "bob2", "into": "bob", "games": "", "dropped": 0})
+    view = view_for(Preview(17, [], applied=False, merge=merge))
+    assert view is not None
+    assert [(b.custom_id, b.item.style) for b in view.children if isinstance(b, ClubButton)] == [
+        ("m:apply:17", discord.ButtonStyle.success), ("m:cancel:17", discord.ButtonStyle.danger)]
     assert view_for("plain text") is None
 
 
@@ -213,13 +231,15 @@ class Service:
         return "answered"
 
     async def apply_correction(self, caller: Caller, game: int | None = None,
-                               undo: int | None = None) -> str:
-        self.calls.append(("apply_correction", game, undo))
+                               undo: int | None = None, merge: int | None = None) -> str:
+        self.calls.append(("apply_correction", game, undo, merge))
         return "applied"
 
     async def cancel_correction(self, caller: Caller, game: int | None = None,
-                                undo: int | None = None) -> Notice:
-        self.calls.append(("cancel_correction", game, undo))
+                                undo: int | None = None, merge: int | None = None) -> Notice:
+        self.calls.append(("cancel_correction", game, undo, merge))
+        if merge is not None:
+            return Notice("merge_cancelled", {"from": "bob2", "into": "bob"})
         if undo is not None:
             return Notice("undo_cancelled", {"id": undo})
         return Notice("correction_cancelled", {"game": game})
@@ -230,21 +250,23 @@ class Service:
     ("g:dispute:#12", [("dispute", 12)], 0),
     ("c:accept:#3", [("answer_challenge", True, 3)], 0),
     ("c:decline:#3", [("answer_challenge", False, 3)], 0),
-    ("x:apply:#12", [("apply_correction", 12, None)], 0),
-    ("x:cancel:#12", [("cancel_correction", 12, None)], 0),
-    ("u:apply:45", [("apply_correction", None, 45)], 0),
-    ("u:cancel:45", [("cancel_correction", None, 45)], 0),
+    ("x:apply:#12", [("apply_correction", 12, None, None)], 0),
+    ("x:cancel:#12", [("cancel_correction", 12, None, None)], 0),
+    ("u:apply:45", [("apply_correction", None, 45, None)], 0),
+    ("u:cancel:45", [("cancel_correction", None, 45, None)], 0),
+    ("m:apply:17", [("apply_correction", None, None, 17)], 0),
+    ("m:cancel:17", [("cancel_correction", None, None, 17)], 0),
     ("t:blitz:2", [("leaderboard", "blitz")], 2),
     # An old button names its game or challenge by its event's id: looked up, then numbered.
     ("g:confirm:40", [("number_of", 40), ("confirm", 3)], 0),
     ("g:dispute:40", [("number_of", 40), ("dispute", 3)], 0),
     ("c:accept:41", [("number_of", 41), ("answer_challenge", True, 2)], 0),
     ("c:decline:41", [("number_of", 41), ("answer_challenge", False, 2)], 0),
-    ("x:apply:40", [("number_of", 40), ("apply_correction", 3, None)], 0),
-    ("x:cancel:40", [("number_of", 40), ("cancel_correction", 3, None)], 0),
+    ("x:apply:40", [("number_of", 40), ("apply_correction", 3, None, None)], 0),
+    ("x:cancel:40", [("number_of", 40), ("cancel_correction", 3, None, None)], 0),
     # ... and an old preview's button naming no game was an undo's (of action 45).
-    ("x:apply:45", [("number_of", 45), ("apply_correction", None, 45)], 0),
-    ("x:cancel:45", [("number_of", 45), ("cancel_correction", None, 45)], 0),
+    ("x:apply:45", [("number_of", 45), ("apply_correction", None, 45, None)], 0),
+    ("x:cancel:45", [("number_of", 45), ("cancel_correction", None, 45, None)], 0),
 ])
 async def test_what_a_press_runs(pressed: str, calls: list[tuple[Any, ...]], page: int) -> None:
     service = Service()

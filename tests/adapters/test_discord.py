@@ -280,8 +280,22 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
     assert (await said(ada, "undo")).endswith(" removed bob as a moderator of the club.")
     zed = club.zed
     await join(bot, club, zed)
-    assert await said(ada, "merge", duplicate=zed, member=carol) == (
-        "zed is merged into carol: their games are carol's now.")
+    # A merge is previewed (what it drops, what it moves), with Apply and Cancel buttons that
+    # name the duplicate by its member id.
+    preview = await say(bot, g, ada, "merge", duplicate=zed, member=carol)
+    assert preview.plain == "\n".join([
+        "Merging zed into carol drops no game and would change:", "zed: 1500 -> -"])
+    [[(_, apply), (_, cancel)]] = preview.buttons
+    member = apply.removeprefix("m:apply:")
+    assert (apply, cancel) == (f"m:apply:{member}", f"m:cancel:{member}") and member.isdigit()
+    assert await said(alice, "rating", member=zed) == (
+        "zed (main): 1500?, rank 3, 0 games (0W 0D 0L), peak 1500, recent -")
+    applied = await press(bot, g, ada, preview, apply)
+    assert applied.plain == "\n".join([
+        "zed is merged into carol: their games are carol's now. Ratings changed:",
+        "zed: 1500 -> -"])
+    # zed's account is carol's record now
+    assert (await said(alice, "rating", member=zed)).startswith("carol (main): ")
     assert (await said(alice, "help")).startswith(text("help_title"))
 
 

@@ -442,10 +442,27 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
         "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1536?",
         "carol: 1500 -> 1464?",
     )
-    assert (await say(bot, g, c.ada, "/merge @alice_phone @alice")).plain == (
-        "Alice P is merged into alice: their games are alice's now."
+    # A merge is previewed first, with Apply and Cancel buttons naming the duplicate by its
+    # member id (the id of its registration, event 5); nothing changes until Apply.
+    before = await club_state(bot, g)
+    preview = await say(bot, g, c.ada, "/merge @alice_phone @alice")
+    assert preview.plain == lines(
+        "Merging Alice P into alice drops no game and would change:",
+        "alice: 1536 -> 1567?", "carol: 1464 -> 1467?", "Alice P: 1536 -> -",
     )
-    # (the merge's ratings are the service's business: tests/service/test_transcripts.py)
+    assert preview.buttons == [[("Apply", "m:apply:5"), ("Cancel", "m:cancel:5")]]
+    assert await club_state(bot, g) == before
+    await refused_press(bot, g, c.alice, preview, "m:apply:5", text("no_preview"))
+    await press(bot, g, c.ada, preview, "m:apply:5")
+    applied = await bot.tg.reply(g)
+    assert (applied.kind, applied.message_id) == ("edit", preview.message_id)
+    assert applied.plain == lines(
+        "Alice P is merged into alice: their games are alice's now. Ratings changed:",
+        "alice: 1536 -> 1567?", "carol: 1464 -> 1467?", "Alice P: 1536 -> -",
+    )
+    assert applied.buttons == []
+    await refused_press(bot, g, c.ada, preview, "m:apply:5", text("no_preview"))
+    # (the merge's ratings are the service's business: tests/service/test_merge_preview.py)
     merged = await ratings(bot)
     # The old account now speaks as alice.
     assert (await say(bot, g, phone, "/rating")).plain == (

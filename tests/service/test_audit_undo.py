@@ -72,6 +72,7 @@ async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None
     await chat.say("/moderator add @ann")
     await chat.say("/moderator remove @ann")
     await chat.say("/merge @dot @cid")
+    await chat.say("/apply")
     await chat.say("/undo")
     shown = [(id_, FRI if when.startswith("Fri") else SUN, said) for id_, when, said in
              (re.fullmatch(r"#(\d+) (\w+ \d+ \w+ 19:00 UTC) (.*)", line).groups()  # type: ignore[union-attr]

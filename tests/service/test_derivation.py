@@ -192,7 +192,12 @@ async def step(run: Run, op: tuple[Any, ...]) -> None:
     elif kind in ("retire", "return"):
         await attempt(service.set_membership(MOD, NAMES[op[1]], kind == "retire", op[2]))
     elif kind == "merge":
-        await attempt(service.merge(MOD, NAMES[op[1]], NAMES[op[2]]))
+        preview = await attempt(service.merge(MOD, NAMES[op[1]], NAMES[op[2]]))
+        if isinstance(preview, Preview):  # previewed: Apply
+            merged = await attempt(service.apply_correction(MOD, merge=preview.game_id))
+            # What the preview promised is what the merge did.
+            assert isinstance(merged, Preview) and merged.applied
+            assert merged.changes == preview.changes
     elif kind in ("open", "close"):
         await attempt(service.set_event(MOD, op[1], kind == "open", op[2]))
     elif kind == "undo":

@@ -316,7 +316,7 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("mod!", f"/void {direct} wrong pairing", f"/restore {direct}",
                        f"/correct {direct} loss a=@dan handicap=10", "/apply",
                        f"/correct {disputed}", "/apply",
-                       "/merge @alice_phone @alice", "/retire @dan", "/return @dan",
+                       "/merge @alice_phone @alice", "/apply", "/retire @dan", "/return @dan",
                        "/event open Spring")
         await chat.as_("alice", "/report @bob win event=Spring")
         await chat.as_("mod!", "/event close Spring",

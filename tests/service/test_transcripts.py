@@ -521,12 +521,25 @@ async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcrip
     await chat.as_("carol", "/confirm")
     assert set(await ratings(chat)) == {"alice", "Alice P", "bob", "carol"}
 
-    assert await chat.as_("mod!", "/merge @alice_phone @alice") == (
-        "Alice P is merged into alice: their games are alice's now."
-    )
+    before = await ratings(chat)
     merged = rated(
         [*joins("alice", "bob", "carol"), win("alice", "bob"), win("alice", "carol")]
     )
+    # Previewed first (they never played each other: no game is dropped), applied with /apply.
+    assert await chat.as_("mod!", "/merge @alice_phone @alice") == "\n".join([
+        "Merging Alice P into alice drops no game and would change:",
+        f"alice: {before['alice']:.0f} -> {merged['alice']:.0f}?",
+        f"carol: {before['carol']:.0f} -> {merged['carol']:.0f}?",
+        f"Alice P: {before['Alice P']:.0f} -> -",
+        text("apply_hint"),
+    ])
+    assert await ratings(chat) == before
+    assert await chat.say("/apply") == "\n".join([
+        "Alice P is merged into alice: their games are alice's now. Ratings changed:",
+        f"alice: {before['alice']:.0f} -> {merged['alice']:.0f}?",
+        f"carol: {before['carol']:.0f} -> {merged['carol']:.0f}?",
+        f"Alice P: {before['Alice P']:.0f} -> -",
+    ])
     assert await ratings(chat) == merged
     assert await chat.say("/history @alice") == "\n".join([
         "alice's games on main:",

@@ -21,7 +21,13 @@ UTC"; "next post: Fri 20 Nov 18:00 CET", not "2026-11-20 18:00 (CET)"; "changes 
 Nov 17:00 UTC"). Games and challenges are numbered from #1 in the club ("Game #1", "challenge
 #1", not the ids of their events, "Game #7", "challenge #15"), so the session types the new
 numbers of the same games (``/confirm 1`` where the build before was sent ``/confirm 7``; 8 and
-12 became 2 and 3). The stored events and the export are still those of the build before.
+12 became 2 and 3). /merge is previewed like a correction ("Merging Eve into dot would drop
+game #6 (played between the two records) and change:" and every rating it moves) and done by
+/apply ("... Game #6 between them no longer counts. Ratings changed:"), so the session has an
+/apply after its /merge. /digest before anything was posted says it covers the ladder from its
+start ("main ladder, changes since it began on Fri 20 Nov 11:00 CET (nothing posted yet)", not
+a post time a week before the club existed). The stored events and the export are still those
+of the build before.
 """
 
 from __future__ import annotations

@@ -76,7 +76,8 @@ class Console:
         if isinstance(answer, Picture):
             return await self._save(answer)
         if isinstance(answer, Preview) and not answer.applied:
-            hint = "apply_hint_undo" if answer.undo is not None else "apply_hint"
+            hint = ("apply_hint_undo" if answer.undo is not None else
+                    "apply_hint_merge" if answer.merge is not None else "apply_hint")
             return render(answer) + "\n" + text(hint)
         return render(answer)
 

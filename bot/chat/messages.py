@@ -350,6 +350,7 @@ MESSAGES: dict[str, str] = {
     "correction_cancelled": "Correction of game #{game} cancelled; nothing changed.",
     "apply_hint": "Send /apply to make this correction, or /cancel.",
     "apply_hint_undo": "Send /apply to undo it, or /cancel.",
+    "apply_hint_merge": "Send /apply to merge them, or /cancel.",
     "internal_error": "Something went wrong on our side; it has been logged. Nothing changed.",
     "help_title": "Commands:",
     "help_moderator_title": "Moderator commands:",

@@ -86,7 +86,7 @@ async def test_merge_previews_the_dropped_games_and_ratings_then_apply_merges(
     assert len(changes) == 4  # bob, carol and dan move; bob2's record goes
 
     assert await chat.say("/merge @bob2 @bob") == "\n".join(
-        [DROPS, *changes, text("apply_hint")])
+        [DROPS, *changes, text("apply_hint_merge")])
     # Nothing changed: the same leaderboard, no new entry in the log.
     assert await chat.say("/top") == top
     assert await ratings(chat) == before

@@ -531,7 +531,7 @@ async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcrip
         f"alice: {before['alice']:.0f} -> {merged['alice']:.0f}?",
         f"carol: {before['carol']:.0f} -> {merged['carol']:.0f}?",
         f"Alice P: {before['Alice P']:.0f} -> -",
-        text("apply_hint"),
+        text("apply_hint_merge"),
     ])
     assert await ratings(chat) == before
     assert await chat.say("/apply") == "\n".join([

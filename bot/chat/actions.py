@@ -64,18 +64,19 @@ class Emphasis(Enum):
 
 #: the verb of a page button (its id names the ladder instead)
 SHOW = "show"
+#: the choice under every preview: apply it, or cancel it
+_APPLY_OR_CANCEL = {"apply": ("button_apply", Emphasis.PRIMARY),
+                    "cancel": ("button_cancel", Emphasis.SECONDARY)}
+#: the groups whose buttons apply or cancel a kept preview, and how the service names its ref
+#: (:meth:`ClubService.apply_correction`)
+_PREVIEWS = {Group.CORRECTION: "game", Group.UNDO: "undo", Group.MERGE: "merge"}
 #: each group's verbs, with their label's message key and emphasis
 _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
     Group.GAME: {"confirm": ("button_confirm", Emphasis.PRIMARY),
                  "dispute": ("button_dispute", Emphasis.SECONDARY)},
     Group.CHALLENGE: {"accept": ("button_accept", Emphasis.PRIMARY),
                       "decline": ("button_decline", Emphasis.SECONDARY)},
-    Group.CORRECTION: {"apply": ("button_apply", Emphasis.PRIMARY),
-                       "cancel": ("button_cancel", Emphasis.SECONDARY)},
-    Group.UNDO: {"apply": ("button_apply", Emphasis.PRIMARY),
-                 "cancel": ("button_cancel", Emphasis.SECONDARY)},
-    Group.MERGE: {"apply": ("button_apply", Emphasis.PRIMARY),
-                  "cancel": ("button_cancel", Emphasis.SECONDARY)},
+    **{group: _APPLY_OR_CANCEL for group in _PREVIEWS},
     Group.CLAIM: {"approve": ("button_approve", Emphasis.PRIMARY),
                   "decline": ("button_decline", Emphasis.SECONDARY)},
 }
@@ -207,12 +208,9 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
         return await service.answer_challenge(caller, action.verb == "accept", ref), 0
     if action.group is Group.CLAIM and action.verb in ("approve", "decline"):
         return await service.claim(caller, action.verb, ref), 0
-    if action.group is Group.CORRECTION and action.verb in ("apply", "cancel"):
-        return await press_correction(service, caller, action.verb, game=ref), 0
-    if action.group is Group.UNDO and action.verb in ("apply", "cancel"):
-        return await press_correction(service, caller, action.verb, undo=ref), 0
-    if action.group is Group.MERGE and action.verb in ("apply", "cancel"):
-        return await press_correction(service, caller, action.verb, merge=ref), 0
+    if action.group in _PREVIEWS and action.verb in _APPLY_OR_CANCEL:
+        return await press_correction(service, caller, action.verb,
+                                      **{_PREVIEWS[action.group]: ref}), 0
     raise Refusal("bad_command", command=action.id[:40])
 
 

@@ -145,10 +145,9 @@ def merge_cancelled(club: Club, record: int, into: str) -> Notice:
     """What cancelling the preview of merging member ``record`` into user ``into`` says: the
     records by their own names."""
     state = club.state
-    kept = state.by_user.get(into)
-    return Notice("merge_cancelled", {
-        "from": state.members[record].name if record in state.members else f"#{record}",
-        "into": into if kept is None else state.members[kept].name})
+    # Only a /merge keeps a merge, so both records exist (records are never removed).
+    return Notice("merge_cancelled", {"from": state.members[record].name,
+                                      "into": state.members[state.by_user[into]].name})
 
 
 def _merging(
@@ -163,8 +162,7 @@ def _merging(
         # An Apply: a record merged away (or claimed) since its preview is refused as it would
         # be if named again.
         if gone.id != record:
-            raise Refusal("unknown_member", name=state.members[record].name
-                          if record in state.members else f"#{record}")
+            raise Refusal("unknown_member", name=state.members[record].name)
         own = state.by_user.get(into.user) if isinstance(into, UserRef) else None
         if own is not None and own != kept.id:
             raise Refusal("unknown_member", name=state.members[own].name)

@@ -34,6 +34,16 @@ PRESETS: dict[str, type[RatingSystem]] = {
 
 DEFAULT_SYSTEM = "club"
 
+#: the edition of the presets' defaults that a ladder gets when it is created or switched now
+EDITION = 2
+#: the editions before it, for the presets whose defaults changed since: the overrides that turn
+#: today's preset into that edition's. A ladder keeps the edition it was set up with, so a better
+#: default never moves an existing club's ratings (README, "Rating systems").
+#: Edition 1: every ladder set up before issue 19 (no edition in its log).
+PAST_EDITIONS: dict[int, dict[str, dict[str, str]]] = {
+    1: {"club": {}},
+}
+
 #: the presets that rate games between two players (``tactics`` rates puzzles)
 GAME_SYSTEMS = [name for name, cls in PRESETS.items() if not cls.uses_seconds]
 
@@ -59,8 +69,10 @@ def system_names() -> list[str]:
     return list(PRESETS)
 
 
-def make_system(name: str, overrides: Mapping[str, str] | None = None) -> RatingSystem:
-    """The preset ``name`` with ``overrides`` (parameter name -> text) applied.
+def make_system(name: str, overrides: Mapping[str, str] | None = None,
+                edition: int = EDITION) -> RatingSystem:
+    """The preset ``name`` with ``overrides`` (parameter name -> text) applied, over the
+    defaults of ``edition`` (:data:`PAST_EDITIONS`; today's unless an older one is named).
 
     Raises ``ValueError`` for an unknown system, an unknown parameter or a bad value. The
     parameters' bounds are not checked: a ladder's stored parameters (its log) load and rate as
@@ -70,10 +82,13 @@ def make_system(name: str, overrides: Mapping[str, str] | None = None) -> Rating
     cls = PRESETS.get(name)
     if cls is None:
         raise ValueError(f"unknown rating system {name!r}; choose one of {', '.join(PRESETS)}")
+    if edition != EDITION and edition not in PAST_EDITIONS:
+        raise ValueError(f"unknown edition {edition} of the presets' defaults")
     preset = cls()
+    given = {**PAST_EDITIONS.get(edition, {}).get(name, {}), **(overrides or {})}
     params = preset_params(preset)
-    if overrides:
-        params = with_overrides(params, overrides)
+    if given:
+        params = with_overrides(params, given)
     return cls(params)  # type: ignore[call-arg]
 
 

@@ -102,18 +102,22 @@ def _with(anchor: str) -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class LadderCreated:
-    """A ladder rated by ``system`` with ``params`` (name to value, as typed)."""
+    """A ladder rated by ``system`` with ``params`` (name to value, as typed) over the defaults
+    of ``edition`` (``ratings_core.systems.EDITION``); a ladder created before editions has
+    none and keeps edition 1's."""
 
     KIND: ClassVar[Kind] = Kind.LADDER_CREATED
     ladder: str
     system: str
     params: dict[str, str] = field(default_factory=dict)
+    edition: int | None = field(default=None, metadata=_with("edition"))
 
 
 @dataclass(frozen=True, slots=True)
 class SettingsChanged:
     """Some of a ladder's settings changed: ``settings`` maps a LadderSettings field to its new
-    value (``params`` as a name-to-value object)."""
+    value (``params`` as a name-to-value object). A change of ``system`` carries the ``edition``
+    of the defaults it was made under; one written before editions has none (edition 1)."""
 
     KIND: ClassVar[Kind] = Kind.SETTINGS_CHANGED
     ladder: str

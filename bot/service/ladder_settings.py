@@ -28,6 +28,8 @@ from .errors import Refusal
 DEFAULT_TIMEZONE = "UTC"
 #: an unknown setting's name is cut to a name's length (``parsing.MAX_NAME``) in the refusal
 _NAME_SHOWN = 32
+#: the edition of the defaults of a ladder whose log names none: set up before editions existed
+PAST_EDITION = 1
 _OFF = ("off", "none", "never")
 _YES = ("yes", "true", "on")
 _NO = ("no", "false", "off")
@@ -37,6 +39,9 @@ _NO = ("no", "false", "off")
 class LadderSettings:
     system: str = DEFAULT_SYSTEM
     params: tuple[tuple[str, str], ...] = ()
+    #: the edition of the system's defaults the ladder was set up with (``ratings_core.systems``
+    #: ``PAST_EDITIONS``): it keeps them until a moderator sets its system again
+    edition: int = PAST_EDITION
     #: hours after which an unanswered report counts as confirmed
     auto_confirm_hours: float = 24.0
     #: hours a challenge stays open

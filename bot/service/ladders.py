@@ -10,9 +10,10 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from bot.storage.repository import JsonValue
 from ratings_core.model import Step
 from ratings_core.parameters import describe
-from ratings_core.systems import make_system, preset_params
+from ratings_core.systems import EDITION, preset_params
 
 from . import evaluating, heavy, ladder_settings, timeline, view
 from . import events as ev
@@ -20,7 +21,7 @@ from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller
 from .parsing import MAX_NAME
-from .ratings import player_key
+from .ratings import player_key, system_of
 from .results import Evaluation, Leaderboard, Notice
 from .session import Decision
 from .view import Club
@@ -70,7 +71,7 @@ def create_ladder(
     if len(club.state.ladders) >= MAX_LADDERS:
         raise Refusal("too_many_ladders", limit=MAX_LADDERS)
     checked = parse.system_params(system, params or {})
-    event = ev.new_event(ev.LadderCreated(key, system, dict(checked)), caller.user, now)
+    event = ev.new_event(ev.LadderCreated(key, system, dict(checked), EDITION), caller.user, now)
     return [event], lambda: Notice("ladder_created", {"ladder": key, "system": system})
 
 
@@ -82,8 +83,8 @@ def set_system(
     view.require_moderator(club, caller)
     lad = view.ladder(club, ladder)
     checked = parse.system_params(system, params or {})
-    event = ev.new_event(ev.SettingsChanged(lad.name, {"system": system, "params": dict(checked)}),
-                         caller.user, now)
+    changed: dict[str, JsonValue] = {"system": system, "params": dict(checked), "edition": EDITION}
+    event = ev.new_event(ev.SettingsChanged(lad.name, changed), caller.user, now)
     return [event], lambda: Notice("system_set", {
         "ladder": lad.name, "system": system,
         "params": ", ".join(f"{k}={v}" for k, v in checked) or "defaults",
@@ -106,7 +107,7 @@ def settings(club: Club, ladder: str | None) -> Notice:
     """A ladder's rating system, parameters and settings."""
     lad = view.ladder(club, ladder)
     s = lad.settings
-    params = preset_params(make_system(s.system, dict(s.params)))
+    params = preset_params(system_of(lad))
     described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
     return Notice("settings", {
         "ladder": lad.name, "system": s.system, "params": described,

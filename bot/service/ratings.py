@@ -42,7 +42,8 @@ def member_of_key(key: str) -> int:
 
 
 def system_of(ladder: Ladder) -> RatingSystem:
-    return make_system(ladder.settings.system, dict(ladder.settings.params))
+    settings = ladder.settings
+    return make_system(settings.system, dict(settings.params), settings.edition)
 
 
 def waits_for_event(ladder: Ladder, record: GameRecord) -> bool:

@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository, StoredEvent
 from ratings_core.replay import Checkpoint
+from ratings_core.systems import EDITION
 
 from . import events as ev
 from . import heavy, view
@@ -300,8 +301,8 @@ class Session:
         unanswered reports, retirements for inactivity."""
         state = club.state
         if not state.ladders:
-            return [ev.new_event(ev.LadderCreated(DEFAULT_LADDER, DEFAULT_SYSTEM), SYSTEM_ACTOR,
-                                 now)]
+            created = ev.LadderCreated(DEFAULT_LADDER, DEFAULT_SYSTEM, edition=EDITION)
+            return [ev.new_event(created, SYSTEM_ACTOR, now)]
         due: list[NewEvent] = []
         for game in state.open_reports.values():
             hours = state.ladders[game.ladder].settings.auto_confirm_hours

@@ -22,6 +22,7 @@ from .events import Kind as Kind  # re-exported: imported from here
 # re-exported: imported from here
 from .ladder_settings import DEFAULT_SYSTEM as DEFAULT_SYSTEM
 from .ladder_settings import DEFAULT_TIMEZONE as DEFAULT_TIMEZONE
+from .ladder_settings import PAST_EDITION
 from .ladder_settings import LadderSettings as LadderSettings
 from .lookalike import skeletons
 
@@ -341,7 +342,8 @@ class ClubState:
                 ladder.inputs.append(("close", key))
             case events.LadderCreated():
                 settings = LadderSettings(system=event.system,
-                                          params=tuple(sorted(event.params.items())))
+                                          params=tuple(sorted(event.params.items())),
+                                          edition=event.edition or PAST_EDITION)
                 self.ladders[event.ladder] = Ladder(event.ladder, settings, created_at=stored.at)
             case events.SettingsChanged():
                 self._on_settings_changed(stored, event)
@@ -401,6 +403,8 @@ class ClubState:
     def _on_settings_changed(self, stored: StoredEvent, event: events.SettingsChanged) -> None:
         ladder = self.ladders[event.ladder]
         settings = ladder.settings
+        if "system" in event.settings and "edition" not in event.settings:
+            settings = _replace(settings, "edition", PAST_EDITION)
         for key, value in event.settings.items():
             if key == "params":
                 assert isinstance(value, dict)
@@ -408,7 +412,7 @@ class ClubState:
                     (str(k), str(v)) for k, v in value.items())))
             else:
                 settings = _replace(settings, key, value)
-        if (settings.system, settings.params) != (ladder.settings.system, ladder.settings.params):
+        if _rated_by(settings) != _rated_by(ladder.settings):
             ladder.generation += 1
         ladder.settings = settings
 
@@ -513,6 +517,11 @@ class ClubState:
     def _schedule_of(self, ladder_name: str) -> tuple[str, Schedule]:
         ladder = self.ladders[ladder_name]
         return ladder.name, self.schedule(ladder)
+
+
+def _rated_by(settings: LadderSettings) -> tuple[object, ...]:
+    """What a ladder's ratings follow from among its settings."""
+    return settings.system, settings.params, settings.edition
 
 
 def _replace(settings: LadderSettings, key: str, value: object) -> LadderSettings:

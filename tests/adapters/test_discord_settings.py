@@ -16,7 +16,7 @@ from tests.discord_harness import running_bot, say
 from tests.fake_discord import MANAGE_GUILD
 
 #: set by /system, not /set
-SET_ELSEWHERE = {"system", "params"}
+SET_ELSEWHERE = {"system", "params", "edition"}
 
 
 def test_set_offers_every_setting_of_a_ladder() -> None:

@@ -24,7 +24,7 @@ from bot.service.ladder_settings import (
 from bot.storage.repository import JsonValue
 
 #: set by /system, not /set
-SET_ELSEWHERE = {"system", "params"}
+SET_ELSEWHERE = {"system", "params", "edition"}
 
 
 def refusal_text(name: str, value: str) -> str:

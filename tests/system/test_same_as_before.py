@@ -27,7 +27,8 @@ game #6 (played between the two records) and change:" and every rating it moves)
 /apply after its /merge. /digest before anything was posted says it covers the ladder from its
 start ("main ladder, changes since it began on Fri 20 Nov 11:00 CET (nothing posted yet)", not
 a post time a week before the club existed). The stored events and the export are still those
-of the build before.
+of the build before, but that (issue 19) a ladder created or given a system now names the edition
+of the defaults it was set up with (``"edition":2`` in events 1, 21 and 33).
 """
 
 from __future__ import annotations

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import importlib.util
 import math
 import sys
@@ -67,11 +68,14 @@ from typing import Any, Protocol
 
 from bot.service.history_csv import read_events
 from ratings_core.evaluation import Scores, evaluate, score_predictions, scoring_start
-from ratings_core.model import Game, Step, events_of, games_of
+from ratings_core.model import Game, RatingPeriod, Step, events_of, games_of
 from ratings_core.systems import GAME_SYSTEMS, make_system
 
 #: datasets ``bench/convert.py`` knows
-DATASETS = ("chess", "football")
+CONVERTED = ("chess", "football", "tennis")
+#: a dataset's variant without its ``colour`` column: what most club reports are like (issue 19)
+NO_COLOUR = "nocolour"
+DATASETS = ("chess", f"chess:{NO_COLOUR}", "football", f"football:{NO_COLOUR}", "tennis")
 #: our presets compared (not ``tactics``: it rates puzzles, not games between players)
 OURS = list(GAME_SYSTEMS)
 
@@ -412,7 +416,7 @@ PER_DATASET: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def make_peer(name: str, dataset: str, **overrides: Any) -> Peer:
-    settings = {**PER_DATASET.get(dataset, {}).get(name, {}), **overrides}
+    settings = {**PER_DATASET.get(dataset.partition(":")[0], {}).get(name, {}), **overrides}
     return PEERS[name](**settings)
 
 
@@ -471,8 +475,26 @@ def _convert() -> ModuleType:
 
 
 def load(dataset: str) -> list[Step]:
-    """The steps of a dataset converted to a temporary EVENTS.csv, or of an EVENTS.csv path."""
-    if dataset not in DATASETS:
+    """The steps of a dataset converted to a temporary EVENTS.csv, or of an EVENTS.csv path;
+    ``NAME:nocolour`` is the same history with every game's colour (home side) left out."""
+    dataset, _, variant = dataset.partition(":")
+    if variant not in ("", NO_COLOUR):
+        raise SystemExit(f"unknown variant {variant!r}; the one variant is {NO_COLOUR}")
+    steps = _load(dataset)
+    return [_without_colours(step) for step in steps] if variant else steps
+
+
+def _without_colours(step: Step) -> Step:
+    if isinstance(step, Game):
+        return dataclasses.replace(step, first_move=0)
+    if isinstance(step, RatingPeriod):
+        return RatingPeriod(tuple(dataclasses.replace(e, first_move=0) if isinstance(e, Game)
+                                  else e for e in step.events))
+    return step
+
+
+def _load(dataset: str) -> list[Step]:
+    if dataset not in CONVERTED:
         return read_events(Path(dataset)).steps
     convert = _convert()
     with tempfile.TemporaryDirectory() as folder:
@@ -522,6 +544,23 @@ def table(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summary(reports: Sequence[Report]) -> str:
+    """Every system's log-loss on every dataset, side by side (the best of each in bold)."""
+    names = list(dict.fromkeys(r.system for report in reports for r in report.rows))
+    lines = ["| system | " + " | ".join(report.dataset for report in reports) + " |",
+             "|---|" + "---|" * len(reports)]
+    for name in names:
+        cells = []
+        for report in reports:
+            rows = {r.system: r.scores for r in report.rows if r.scores.games}
+            best = min((scores.logloss for scores in rows.values()), default=math.nan)
+            scores = rows.get(name)
+            cell = "" if scores is None else f"{scores.logloss:.4f}"
+            cells.append(f"**{cell}**" if scores is not None and scores.logloss == best else cell)
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return "### Log-loss, side by side\n\n" + "\n".join(lines) + "\n"
+
+
 def systems_named(text: str) -> list[str]:
     names: list[str] = []
     for item in (n.strip() for n in text.split(",")):
@@ -540,7 +579,8 @@ def systems_named(text: str) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default=",".join(DATASETS),
-                        help="chess, football or EVENTS.csv paths, comma-separated")
+                        help="chess, football, tennis (each also as NAME:nocolour) or EVENTS.csv "
+                             "paths, comma-separated")
     parser.add_argument("--systems", default="all",
                         help="our presets and peers by name, or ours, peers, all")
     parser.add_argument("--test-fraction", type=float, default=0.3)
@@ -553,6 +593,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--test-fraction must be in (0, 1], not {args.test_fraction}")
     names = systems_named(args.systems)
     parts = []
+    reports: list[Report] = []
     for dataset in (d.strip() for d in args.datasets.split(",") if d.strip()):
         steps = load(dataset)
         report = Report(dataset, sum(len(games_of(s)) for s in steps))
@@ -562,6 +603,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"{dataset} {name}: log-loss {row.scores.logloss:.4f} "
                   f"({row.games_per_second:,.0f} games/s)", file=sys.stderr, flush=True)
         parts.append(table(report))
+        reports.append(report)
+    if len(reports) > 1:
+        parts.insert(0, summary(reports))
     markdown = "\n".join(parts)
     sys.stdout.write(markdown)
     if args.output is not None:

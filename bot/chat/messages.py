@@ -186,6 +186,13 @@ MESSAGES: dict[str, str] = {
                 "{auto_confirm_hours} h; challenges open {challenge_hours} h; days without a game "
                 "before retirement: {inactivity_days}; hide provisional: {hide_provisional}; "
                 "announce results: {announce}; time zone: {timezone}. Ladders: {ladders}.",
+    "settings_past_edition": "Ladder {ladder}: system {system} ({params}), with the defaults "
+                             "it was set up with (edition {edition}; /system {system} gives it "
+                             "today's and re-rates every game); auto-confirm after "
+                             "{auto_confirm_hours} h; challenges open {challenge_hours} h; days "
+                             "without a game before retirement: {inactivity_days}; hide "
+                             "provisional: {hide_provisional}; announce results: {announce}; "
+                             "time zone: {timezone}. Ladders: {ladders}.",
     "undone": "Undone: {action} #{id} ({summary}).",
     # /undo: the action taken back is said as /audit says it (a said_* sentence below)
     "undo_done": "Undone #{id}: {what}.",

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from bot.storage.repository import JsonValue
 from ratings_core.model import Step
 from ratings_core.parameters import describe
-from ratings_core.systems import EDITION, preset_params
+from ratings_core.systems import EDITION, PAST_EDITIONS, preset_params
 
 from . import evaluating, heavy, ladder_settings, timeline, view
 from . import events as ev
@@ -109,8 +109,9 @@ def settings(club: Club, ladder: str | None) -> Notice:
     s = lad.settings
     params = preset_params(system_of(lad))
     described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
-    return Notice("settings", {
-        "ladder": lad.name, "system": s.system, "params": described,
+    past = s.edition != EDITION and s.system in PAST_EDITIONS.get(s.edition, {})
+    return Notice("settings_past_edition" if past else "settings", {
+        "ladder": lad.name, "system": s.system, "params": described, "edition": s.edition,
         **ladder_settings.view(s),
         "ladders": ", ".join(sorted(club.state.ladders)),
     })

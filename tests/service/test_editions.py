@@ -93,9 +93,13 @@ async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
     async with open_club(path) as chat:
         before = await chat.as_("mod!", "/top")
         assert before != today
+        assert "provisional_games=24, prior_games=4.0," in await chat.say("/settings")
+        assert ("with the defaults it was set up with (edition 1; /system club gives it today's "
+                "and re-rates every game)" in await chat.say("/settings"))
         set_today = await chat.say("/system club")
         assert "every game was re-rated" in set_today
         assert await chat.say("/top") == today
+        assert "edition" not in await chat.say("/settings")
         assert "Undoing" in await chat.say("/undo")
         await chat.say("/apply")
         assert await chat.say("/top") == before

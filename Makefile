@@ -23,3 +23,4 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/replay.py
+	$(BIN)/python bench/replay_csv.py --runs 3

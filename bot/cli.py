@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import dataclasses
 import json
 import logging
@@ -11,19 +12,22 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.chat.presenter import render
 from bot.ops.backup import add_backup_parsers, backup_command
 from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
 from bot.ops.redaction import scrub
 from bot.service.history_csv import (
     CsvError,
     History,
+    Roster,
     cell_error,
+    read_event_columns,
     read_events,
     read_players,
     write_events,
 )
+from ratings_core.columns import check_columns, replay_columns
 from ratings_core.evaluation import Tuning, evaluate, tune
 from ratings_core.model import Game, Step, events_of, games_of
 from ratings_core.parameters import describe
@@ -39,15 +43,19 @@ from ratings_core.systems import (
     system_names,
 )
 
-from .app import open_service, run
-from .service.club import Caller, ClubService
 from .service.errors import Refusal
 from .service.parsing import system_params
 from .settings import StartupError, database_from_environment
 from .storage.backends import is_postgres
 from .storage.errors import DatabaseUnavailable
-from .storage.repository import Repository
 from .storage.sqlite_backup import BackupError
+
+if TYPE_CHECKING:
+    from .service.club import ClubService
+    from .storage.repository import Repository
+
+# The chat's presenter and the bot's service are imported by the commands that use them:
+# `clubrating replay` of a large file should not spend a fifth of its time starting the bot.
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +157,7 @@ def _typed_system(name: str, overrides: dict[str, str]) -> RatingSystem:
             system_params(name, overrides)
         except Refusal as refusal:
             if refusal.key.startswith("parameter_out_of_range"):
+                from bot.chat.presenter import render
                 raise UsageError(render(refusal)) from None
     try:
         return make_system(name, overrides)
@@ -174,11 +183,32 @@ def _check_fits(system: RatingSystem, history: History, file: str) -> None:
 def replay_command(args: argparse.Namespace) -> dict[str, object]:
     system = _typed_system(args.system, _overrides(args.overrides))
     roster = read_players(args.players) if args.players else None
-    history = read_events(args.events)
-    _check_fits(system, history, args.events.name)
+    result = _replay_columns(system, roster, args.events)
+    if result is None:
+        result = _replay_history(system, roster, args.events)
+    return standings_json(system, result)
+
+
+def _replay_columns(system: RatingSystem, roster: Roster | None,
+                    events: Path) -> ReplayResult | None:
+    """The replay of a file read column by column (no object per row), or None when the file
+    or its replay has a problem: the history path then names it, row and column."""
+    try:
+        columns = read_event_columns(events)
+        check_columns(system, columns)
+        return replay_columns(system, columns, players=roster.players if roster else None,
+                              birth_dates=roster.birth_dates if roster else None)
+    except (ValueError, csv.Error):  # CsvError, CellError, ReplayError and the system's own
+        return None
+
+
+def _replay_history(system: RatingSystem, roster: Roster | None, events: Path) -> ReplayResult:
+    """The replay of a file read as steps: every problem named with its row and column."""
+    history = read_events(events)
+    _check_fits(system, history, events.name)
     steps: list[Step] = history.steps
     try:
-        result = replay(
+        return replay(
             system,
             steps,
             players=roster.players if roster else None,
@@ -187,10 +217,9 @@ def replay_command(args: argparse.Namespace) -> dict[str, object]:
     except ReplayError as error:
         row = history.row_of(error.position, error.event_index)
         column = history.column_of(error.position, error.event_index, error.message)
-        raise CsvError(args.events.name, row, error.message, column) from None
+        raise CsvError(events.name, row, error.message, column) from None
     except ValueError as error:
-        raise UsageError(f"{args.events.name}: {error}") from None
-    return standings_json(system, result)
+        raise UsageError(f"{events.name}: {error}") from None
 
 
 def standings_json(system: RatingSystem, result: ReplayResult) -> dict[str, object]:
@@ -337,6 +366,7 @@ async def _reader(platform: str, chat_id: str) -> tuple[ClubService, Repository]
     """The service for a command that only reads the chat's club (``export``,
     ``schedule show``): a chat without a club is :func:`_no_club`, and nothing is created for
     it, neither its club nor the SQLite file itself."""
+    from .app import open_service
     database = database_from_environment()
     if not is_postgres(database) and "://" not in database and not Path(database).exists():
         raise UsageError(f"no club {platform}:{chat_id} in DB (there is no database file "
@@ -374,6 +404,7 @@ def _write_output(output: Path, text: str) -> None:
 
 
 async def export_command(args: argparse.Namespace) -> str:
+    from bot.chat.presenter import render
     platform, chat_id = _chat(args.chat)
     _check_output(args.output)
     service, repository = await _reader(platform, chat_id)
@@ -387,6 +418,9 @@ async def export_command(args: argparse.Namespace) -> str:
 
 
 async def import_command(args: argparse.Namespace) -> str:
+    from bot.chat.presenter import render
+
+    from .app import open_service
     platform, chat_id = _chat(args.chat)
     history = read_events(args.file)
     service, repository = await open_service(database_from_environment())
@@ -433,6 +467,10 @@ def _schedule_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 async def schedule_command(args: argparse.Namespace) -> str:
     """``clubrating schedule set|show|pause|resume``: the chat's use cases, as an operator."""
+    from bot.chat.presenter import render
+
+    from .app import open_service
+    from .service.club import Caller
     platform, chat_id = _chat(args.chat)
     caller = Caller(platform, chat_id, OPERATOR, OPERATOR, moderator=True)
     if args.action == "show":  # a reader: it creates no club for a chat that has none
@@ -489,6 +527,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _one_line(str(error))
         return 1
     return 0
+
+
+async def run() -> None:
+    """Start the bot (bot.app.run, imported only now: see the imports)."""
+    from .app import run as run_bot
+    await run_bot()
 
 
 def run_command(verbose: bool = False) -> int:

@@ -7,19 +7,32 @@ starting ratings, floors, provisional newcomers and how losses count.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .curves import logistic_expected, normal_expected
+from .evidence import (
+    GROWTH_DAYS,
+    damped_difference,
+    established_deviation,
+    k_of,
+    opponent_weight,
+    settled_deviation,
+)
+from .glicko import Q, elapsed_periods, grow_deviation
 from .model import Game, PlayerState
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
 from .system import PoolRule, RatingSystem
 from .table import Table
+
+if TYPE_CHECKING:
+    from .columns import GameRows
 
 # -- rules --------------------------------------------------------------------------------------
 
@@ -137,6 +150,35 @@ def tally_period(
     return tallies
 
 
+#: a game as the inlined loops read it: the players' indices in the table, player_a's score,
+#: the handicap and the first move
+GameFields = tuple[int, int, float, float, int]
+#: the same and the game's time
+TimedFields = tuple[int, int, float, float, int, datetime]
+
+
+def _fields_of(table: Table, games: Iterable[Game]) -> Iterator[GameFields]:
+    """The games as the inlined loops read them (the same loops rate a history's columns)."""
+    index = table.index
+    for game in games:
+        yield (index[game.player_a], index[game.player_b], game.score_a, game.handicap,
+               game.first_move)
+
+
+def _timed_fields_of(table: Table, games: Iterable[Game]) -> Iterator[TimedFields]:
+    index = table.index
+    for game in games:
+        yield (index[game.player_a], index[game.player_b], game.score_a, game.handicap,
+               game.first_move, game.played_at)
+
+
+def _stamp_last_played(table: Table, games: Iterable[Game]) -> None:
+    """Each game's players last played at its time (for loops that leave it to their caller)."""
+    index, last = table.index, table.last_played
+    for game in games:
+        last[index[game.player_a]] = last[index[game.player_b]] = game.played_at
+
+
 def _record(table: Table, i: int, new_rating: float, games: int, when: datetime) -> None:
     table.rating[i] = new_rating
     table.games[i] += games
@@ -237,6 +279,18 @@ class ClassicElo(RatingSystem):
         if self.params.curve != "logistic":
             super().rate_sequence(table, games)
             return
+        self._rate_each(table, _fields_of(table, games))
+        _stamp_last_played(table, games)
+
+    def rate_columns(self, table: Table, rows: GameRows) -> None:
+        """:meth:`rate_sequence` over a history's columns (``last_played`` left to the replay)."""
+        if self.params.curve != "logistic":
+            super().rate_columns(table, rows)
+            return
+        self._rate_each(table, rows.fields())
+        rows.defer_last_played()
+
+    def _rate_each(self, table: Table, games: Iterable[GameFields]) -> None:
         p = self.params
         k, k_master, master = p.k, p.k_master, p.master_rating
         veteran = sys.maxsize if p.veteran_games is None else p.veteran_games
@@ -244,22 +298,17 @@ class ClassicElo(RatingSystem):
         ratchet = math.inf if p.ratchet is None else p.ratchet
         ratchet_floor = max(ratchet, floor)
         advantage = p.first_move_advantage
-        index, rating, played, peak, last = (
-            table.index, table.rating, table.games, table.peak, table.last_played
-        )
-        for game in games:
-            a = index[game.player_a]
-            b = index[game.player_b]
+        rating, played, peak = table.rating, table.games, table.peak
+        for a, b, s, handicap, first_move in games:
             ra = rating[a]
             rb = rating[b]
-            difference = ra - rb - game.handicap
+            difference = ra - rb - handicap
             if advantage:  # classic Elo has none: spare the million-game loop the lookup
-                difference += advantage * game.first_move
+                difference += advantage * first_move
             try:
                 e = 1.0 / (1.0 + 10.0 ** (-difference / 400.0))
             except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
                 e = 0.0
-            s = game.score_a
             pa = peak[a]
             pb = peak[b]
             ga = played[a]
@@ -282,7 +331,6 @@ class ClassicElo(RatingSystem):
                 peak[b] = nb
             played[a] = ga + 1
             played[b] = gb + 1
-            last[a] = last[b] = game.played_at
 
 
 # -- the club default ----------------------------------------------------------------------------
@@ -295,17 +343,26 @@ CLUB_FIRST_MOVE = 30.0
 class ClubParams:
     base: float = param(1500.0, "league mean that newcomers start from (seed 002, SPEC 3.7)",
                         low=0, high=4000)
-    k: float = param(32.0, "K for most players (seed 000)", low=1, high=400)
+    k: float = param(32.0, "K of an established player (seed 000)", low=1, high=400)
     k_master: float = param(16.0, "K once a player has reached master_rating (seed 000)",
                             low=1, high=400)
     master_rating: float = param(2400.0, "rating that lowers K for good (seed 000)",
                                  low=0, high=4000)
-    provisional_games: int = param(24, "games rated provisionally, as Quebec's 24 (seed 003)",
-                                   low=0, high=100)
-    prior_games: float = param(10.0, "weight of the starting rating, in games, while provisional",
-                               low=0, high=100)
-    performance_cap: float = param(400.0, "limit of a performance around Ravg (seed 002)",
-                                   low=0, high=1000)
+    uncertainty: Literal["deviation", "games"] = param(
+        "deviation", "how a newcomer's rating settles: deviation (K follows each player's "
+                     "uncertainty, issue 19) or games (provisional weighted mean, seed 003)"
+    )
+    initial_deviation: float = param(150.0, "a newcomer's deviation in rating points "
+                                            "(uncertainty=deviation; issue 19)", low=1, high=1000)
+    deviation_growth: float = param(10.0, "deviation growth per 30 days away, Glicko's c "
+                                          "(uncertainty=deviation; issue 19)", low=0, high=1000)
+    provisional_games: int = param(24, "games rated provisionally, as Quebec's 24 (seed "
+                                       "003); with deviations, the games that make a listed "
+                                       "player without one established", low=0, high=100)
+    prior_games: float = param(10.0, "weight of the starting rating, in games, while "
+                                     "provisional (uncertainty=games)", low=0, high=100)
+    performance_cap: float = param(400.0, "limit of a performance around Ravg "
+                                          "(uncertainty=games; seed 002)", low=0, high=1000)
     pool_cap: float = param(200.0, "most a newcomer's start may differ from base (SPEC 3.7)",
                             low=0, high=1000)
     first_move_advantage: float = first_move_param(CLUB_FIRST_MOVE)
@@ -313,6 +370,10 @@ class ClubParams:
     def __post_init__(self) -> None:
         require(self.k > 0, "k", "must be positive")
         require(self.k_master > 0, "k_master", "must be positive")
+        require(self.uncertainty in ("deviation", "games"), "uncertainty",
+                "must be deviation or games")
+        require(self.initial_deviation > 0, "initial_deviation", "must be positive")
+        require(self.deviation_growth >= 0, "deviation_growth", "must be >= 0")
         require(self.provisional_games >= 0, "provisional_games", "must be >= 0")
         require(self.prior_games >= 0, "prior_games", "must be >= 0")
         require(self.performance_cap >= 0, "performance_cap", "must be >= 0")
@@ -320,23 +381,31 @@ class ClubParams:
 
 
 class ClubElo(RatingSystem):
-    """``club``: logistic Elo with provisional newcomers and inflation-neutral starts.
+    """``club``: logistic Elo whose newcomers settle by the evidence, with inflation-neutral
+    starts.
 
-    - K 32, or 16 once a player has reached 2400 (seed 000).
-    - For their first ``provisional_games`` games a player's own new rating is the games-weighted
-      mean of their rating (weight: games so far + ``prior_games``) and the period's performance
+    - K 32, or 16 once a player has reached 2400 (seed 000), for an established player.
+    - ``uncertainty="deviation"`` (the default since issue 19): each player's K is q RD^2 for
+      their deviation RD, which starts high, shrinks with games and grows with time away, never
+      below the deviation whose K is 32 (16): :mod:`ratings_core.evidence`. Provisional while
+      above it.
+    - ``uncertainty="games"`` (ladders set up before issue 19): for their first
+      ``provisional_games`` games a player's own new rating is the games-weighted mean of their
+      rating (weight: games so far + ``prior_games``) and the period's performance
       Ravg + 400 (W - L) / n (seeds 002 and 003), never moving against the period's result
       (a win never lowers it; seed 004's guard); their opponents are rated against them with
       their normal K.
     - Newcomers start at the base less their share of the retirees' pool (seed 002, SPEC 3.7).
 
-    Source: seed 000, seed 002, seed 003, SPEC 3.6 and 3.7.
+    Source: seed 000, seed 002, seed 003, SPEC 3.6 and 3.7; Glickman 1999 and issue 19 for
+    the deviation.
     """
 
     name = "club"
 
     def __init__(self, params: ClubParams | None = None) -> None:
         self.params: ClubParams = params or ClubParams()
+        self._by_deviation = self.params.uncertainty == "deviation"
 
     @property
     def first_move_advantage(self) -> float:
@@ -348,10 +417,70 @@ class ClubElo(RatingSystem):
 
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
         rating = self.params.base - share
-        return PlayerState(rating=rating, peak=rating, birth_date=birth_date)
+        deviation = self.params.initial_deviation if self._by_deviation else None
+        return PlayerState(rating=rating, peak=rating, birth_date=birth_date,
+                           deviation=deviation)
+
+    def adopt(self, state: PlayerState) -> PlayerState:
+        """A listed player without a deviation is established after ``provisional_games``
+        games (as the provisional rule would have it), else as uncertain as a newcomer."""
+        if self._by_deviation and state.deviation is None:
+            p = self.params
+            deviation = (self._established(state.best) if state.games >= p.provisional_games
+                         else p.initial_deviation)
+            return dataclasses.replace(state, deviation=deviation)
+        return state
 
     def is_provisional(self, state: PlayerState) -> bool:
+        if self._by_deviation:
+            deviation = self.params.initial_deviation if state.deviation is None else (
+                state.deviation)
+            return deviation > self._established(state.best)
         return state.games < self.params.provisional_games
+
+    def shown_deviation(self, state: PlayerState) -> float | None:
+        """None: the ``?`` mark says what the deviation would (Elo's simplicity, issue 19)."""
+        return None
+
+    def expected_score(self, player: PlayerState, opponent: PlayerState,
+                       handicap: float = 0.0) -> float:
+        """The logistic curve; with deviations, of the difference damped by both players'
+        uncertainty (:func:`ratings_core.evidence.damped_difference`)."""
+        difference = player.rating - opponent.rating - handicap
+        if self._by_deviation:
+            start = self.params.initial_deviation
+            difference = damped_difference(
+                difference, start if player.deviation is None else player.deviation,
+                start if opponent.deviation is None else opponent.deviation)
+        return logistic_expected(difference)
+
+    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+        """By deviation, or provisional players by weighted mean and the others by Elo."""
+        if self._by_deviation:
+            self._rate_by_deviation(table, games, when)
+            return
+        tallies = tally_period(table, games, logistic_expected, self.first_move_advantage)
+        updates = [(i, self._settle(table, i, t), t.games) for i, t in tallies.items()]
+        for i, new, n in updates:
+            _record(table, i, new, n, when)
+
+    def rate_sequence(self, table: Table, games: Sequence[Game]) -> None:
+        """Each game its own period: :meth:`rate_period`'s arithmetic, inlined for speed."""
+        if self._by_deviation:
+            self._rate_each_by_deviation(table, _timed_fields_of(table, games))
+            return
+        self._rate_each_by_games(table, _fields_of(table, games))
+        _stamp_last_played(table, games)
+
+    def rate_columns(self, table: Table, rows: GameRows) -> None:
+        """:meth:`rate_sequence` over a history's columns."""
+        if self._by_deviation:
+            self._rate_each_by_deviation(table, rows.timed_fields())
+            return
+        self._rate_each_by_games(table, rows.fields())
+        rows.defer_last_played()
+
+    # -- uncertainty by games (edition 1) ----------------------------------------------------
 
     def _settle(self, table: Table, i: int, t: _Tally) -> float:
         p = self.params
@@ -366,33 +495,21 @@ class ClubElo(RatingSystem):
         k = p.k_master if table.peak[i] >= p.master_rating else p.k
         return rating + elo_change(k, t.score, t.expected)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
-        """Provisional players by weighted mean, the others by Elo. Source: see the class."""
-        tallies = tally_period(table, games, logistic_expected, self.first_move_advantage)
-        updates = [(i, self._settle(table, i, t), t.games) for i, t in tallies.items()]
-        for i, new, n in updates:
-            _record(table, i, new, n, when)
-
-    def rate_sequence(self, table: Table, games: Sequence[Game]) -> None:
-        """Each game its own period: :meth:`rate_period`'s arithmetic, inlined for speed."""
+    def _rate_each_by_games(self, table: Table, games: Iterable[GameFields]) -> None:
+        """Each game its own period: :meth:`_settle`'s arithmetic, inlined."""
         p = self.params
         k, k_master, master = p.k, p.k_master, p.master_rating
         provisional, prior, cap = p.provisional_games, p.prior_games, p.performance_cap
         advantage = p.first_move_advantage
-        index, rating, played, peak, last = (
-            table.index, table.rating, table.games, table.peak, table.last_played
-        )
-        for game in games:
-            a = index[game.player_a]
-            b = index[game.player_b]
+        rating, played, peak = table.rating, table.games, table.peak
+        for a, b, s, handicap, first_move in games:
             ra = rating[a]
             rb = rating[b]
-            h = game.handicap - advantage * game.first_move
+            h = handicap - advantage * first_move
             try:
                 e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - h) / 400.0))
             except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
                 e = 0.0
-            s = game.score_a
             ga = played[a]
             gb = played[b]
             if ga < provisional:
@@ -419,7 +536,134 @@ class ClubElo(RatingSystem):
                 peak[b] = nb
             played[a] = ga + 1
             played[b] = gb + 1
-            last[a] = last[b] = game.played_at
+
+    # -- uncertainty by deviation (edition 2) ------------------------------------------------
+
+    def _k(self, peak: float) -> float:
+        p = self.params
+        return p.k_master if peak >= p.master_rating else p.k
+
+    def _established(self, peak: float) -> float:
+        return established_deviation(self._k(peak))
+
+    def _deviation_entering(self, table: Table, i: int, when: datetime) -> float:
+        """The player's deviation grown for the time since their last game."""
+        p = self.params
+        stored = table.deviation[i]
+        deviation = p.initial_deviation if stored is None else stored
+        last = table.last_played[i]
+        # never played: a newcomer's deviation, or a listed player's as given
+        away = 0.0 if last is None else elapsed_periods(when, last, GROWTH_DAYS)
+        return grow_deviation(deviation, p.deviation_growth, away,
+                              max(deviation, p.initial_deviation))
+
+    def _rate_by_deviation(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+        """K = q RD'^2 times the g-weighted surplus; see :mod:`ratings_core.evidence`."""
+        index, rating = table.index, table.rating
+        advantage = self.first_move_advantage
+        entering: dict[int, float] = {}
+        established: dict[int, float] = {}
+        for game in games:
+            for i in (index[game.player_a], index[game.player_b]):
+                if i not in entering:
+                    entering[i] = self._deviation_entering(table, i, when)
+                    established[i] = self._established(table.peak[i])
+        surplus: dict[int, float] = {}
+        information: dict[int, float] = {}
+        played: dict[int, int] = {}
+        for game in games:
+            a = index[game.player_a]
+            b = index[game.player_b]
+            e = logistic_expected(rating[a] - rating[b] - (game.handicap
+                                                            - advantage * game.first_move))
+            s = game.score_a
+            weight_a = opponent_weight(entering[b], established[b])  # what b's doubt leaves
+            weight_b = opponent_weight(entering[a], established[a])
+            spread = e * (1.0 - e)
+            surplus[a] = surplus.get(a, 0.0) + weight_a * (s - e)
+            surplus[b] = surplus.get(b, 0.0) + weight_b * ((1.0 - s) - (1.0 - e))
+            information[a] = information.get(a, 0.0) + weight_a * weight_a * spread
+            information[b] = information.get(b, 0.0) + weight_b * weight_b * spread
+            played[a] = played.get(a, 0) + 1
+            played[b] = played.get(b, 0) + 1
+        updates = []
+        for i, points in surplus.items():
+            deviation = settled_deviation(entering[i], information[i], established[i])
+            k = k_of(deviation, established[i], self._k(table.peak[i]))
+            updates.append((i, rating[i] + k * points, deviation, played[i]))
+        for i, new, deviation, n in updates:
+            table.deviation[i] = deviation
+            _record(table, i, new, n, when)
+
+    def _rate_each_by_deviation(self, table: Table, games: Iterable[TimedFields]) -> None:
+        """Each game its own period: :meth:`_rate_by_deviation`'s arithmetic, inlined (the
+        same operations in the same order, so the numbers are the same to the bit)."""
+        p = self.params
+        advantage, master, k, k_master = (p.first_move_advantage, p.master_rating, p.k,
+                                          p.k_master)
+        start, growth2 = p.initial_deviation, p.deviation_growth * p.deviation_growth
+        floor_k, floor_master = established_deviation(p.k), established_deviation(p.k_master)
+        period_seconds = GROWTH_DAYS * 86400.0
+        g_factor = 3.0 * Q * Q  # attenuation's 3 q^2 RD^2 / pi^2, in its order
+        pi2 = math.pi * math.pi
+        qq = Q * Q
+        rating, played, peak, last, dev = (
+            table.rating, table.games, table.peak, table.last_played, table.deviation
+        )
+        for a, b, s, handicap, first_move, when in games:
+            stored = dev[a]
+            rda = start if stored is None else stored
+            seen = last[a]
+            away = 0.0 if seen is None else max(0.0, (when - seen).total_seconds()
+                                                / period_seconds)
+            rda = min(math.sqrt(rda * rda + growth2 * away), max(rda, start))
+            stored = dev[b]
+            rdb = start if stored is None else stored
+            seen = last[b]
+            away = 0.0 if seen is None else max(0.0, (when - seen).total_seconds()
+                                                / period_seconds)
+            rdb = min(math.sqrt(rdb * rdb + growth2 * away), max(rdb, start))
+            ra = rating[a]
+            rb = rating[b]
+            try:
+                e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - (handicap - advantage * first_move))
+                                          / 400.0))
+            except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
+                e = 0.0
+            pa = peak[a]
+            pb = peak[b]
+            if pa >= master:
+                fa, ka = floor_master, k_master
+            else:
+                fa, ka = floor_k, k
+            if pb >= master:
+                fb, kb = floor_master, k_master
+            else:
+                fb, kb = floor_k, k
+            excess = math.sqrt(max(0.0, rdb * rdb - fb * fb))
+            weight_a = 1.0 / math.sqrt(1.0 + g_factor * excess * excess / pi2)
+            excess = math.sqrt(max(0.0, rda * rda - fa * fa))
+            weight_b = 1.0 / math.sqrt(1.0 + g_factor * excess * excess / pi2)
+            spread = e * (1.0 - e)
+            rda = max(fa, 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (weight_a * weight_a * spread)))
+            rdb = max(fb, 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (weight_b * weight_b * spread)))
+            if rda != fa:
+                ka = Q * rda * rda
+            if rdb != fb:
+                kb = Q * rdb * rdb
+            na = ra + ka * (weight_a * (s - e))
+            nb = rb + kb * (weight_b * ((1.0 - s) - (1.0 - e)))
+            rating[a] = na
+            rating[b] = nb
+            dev[a] = rda
+            dev[b] = rdb
+            if na > pa:
+                peak[a] = na
+            if nb > pb:
+                peak[b] = nb
+            played[a] += 1
+            played[b] += 1
+            last[a] = last[b] = when
 
 
 # -- asymmetric (81Dojo) ---------------------------------------------------------------------------

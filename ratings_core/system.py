@@ -3,7 +3,8 @@
 A system is a preset (a name and a frozen parameter set) plus three rules: the state a newcomer
 starts with, how one rating period changes the players who took part, and whether a state counts
 as provisional. Systems whose periods of one game are simply applied one after another may
-override :meth:`RatingSystem.rate_sequence` with a faster loop that gives the same numbers.
+override :meth:`RatingSystem.rate_sequence` with a faster loop that gives the same numbers, and
+:meth:`RatingSystem.rate_columns` with the same loop over a history's columns.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from .curves import logistic_expected
 from .model import Game, PlayerState
 from .parameters import ParameterSet
 from .table import Table
+
+if TYPE_CHECKING:
+    from .columns import GameRows
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +64,19 @@ class RatingSystem(ABC):
         for game in games:
             self.rate_period(table, (game,), game.played_at)
 
+    def rate_columns(self, table: Table, rows: GameRows) -> None:
+        """Rate rows of a history's columns, each game a period of its own, in order: the
+        numbers :meth:`rate_sequence` gives for the same games. By default the rows become
+        ``Game`` values a chunk at a time and go through :meth:`rate_sequence`."""
+        for games in rows.games():
+            self.rate_sequence(table, games)
+
     def is_provisional(self, state: PlayerState) -> bool:
         return False
+
+    def shown_deviation(self, state: PlayerState) -> float | None:
+        """The deviation people are shown beside the rating (None: none is shown)."""
+        return state.deviation
 
     @property
     def first_move_advantage(self) -> float:

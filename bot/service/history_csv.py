@@ -10,16 +10,34 @@ wrong: ``EVENTS.csv row 12, column handicap: must be from -1000 to 1000 ...``.
 from __future__ import annotations
 
 import csv
+import gc
 import hashlib
 import io
 import json
 import math
-from collections.abc import Iterator
+import operator
+import re
+import struct
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from itertools import chain, compress, islice, repeat
 from pathlib import Path
+from typing import TextIO, TypeVar
 
-from bot.service.parsing import EARLIEST, MAX_HANDICAP, MAX_SECONDS
+from bot.service.parsing import MAX_HANDICAP, MAX_SECONDS
+from ratings_core.columns import (
+    EPOCH,
+    GAME,
+    JOIN,
+    MICROSECOND,
+    RETIRE,
+    RETURN,
+    ColumnsBuilder,
+    EventColumns,
+    moment_of,
+)
 from ratings_core.model import (
     COLOUR,
     FIRST_MOVE,
@@ -44,9 +62,6 @@ PLAYER_OPTIONAL = ("games", "deviation", "volatility", "birth_date", "status")
 KINDS = ("game", "join", "retire", "return")
 #: longer names are refused: they would break every table and chat message showing them
 MAX_NAME_LENGTH = 100
-#: no game is played before EARLIEST (the chat's bound too); `clubrating import` also refuses
-#: games after tomorrow in the ladder's time zone, which a file alone does not know
-_EARLIEST = datetime(EARLIEST.year, EARLIEST.month, EARLIEST.day)
 
 
 def where(file: str, row: int | None = None, column: str | None = None) -> str:
@@ -148,31 +163,41 @@ class Roster:
     birth_dates: dict[str, date]
 
 
+def _open(path: Path) -> TextIO:
+    try:
+        return path.open(newline="", encoding="utf-8-sig")
+    except OSError as error:
+        raise CsvError(path.name, None, f"cannot open the file ({error.strerror})") from None
+
+
+def _header(reader: Iterator[list[str]], name: str, required: tuple[str, ...],
+            optional: tuple[str, ...]) -> list[str]:
+    try:
+        header = [column.strip() for column in next(reader)]
+    except StopIteration:
+        raise CsvError(name, None, "the file is empty; it needs a header row") from None
+    except (csv.Error, UnicodeDecodeError) as error:
+        raise CsvError(name, None, f"not a readable CSV file ({error})") from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise CsvError(name, None, f"missing column {', '.join(missing)} in the header")
+    unknown = [c for c in header if c not in required + optional]
+    if unknown:
+        known = ", ".join(required + optional)
+        raise CsvError(name, None, f"unknown column {', '.join(unknown)} (known: {known})")
+    if len(set(header)) != len(header):
+        raise CsvError(name, None, "a column appears twice in the header")
+    return header
+
+
 def _records(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -> Iterator[
     tuple[int, dict[str, str]]
 ]:
     name = path.name
-    try:
-        handle = path.open(newline="", encoding="utf-8-sig")
-    except OSError as error:
-        raise CsvError(name, None, f"cannot open the file ({error.strerror})") from None
+    handle = _open(path)
     with handle:
         reader = csv.reader(handle)
-        try:
-            header = [column.strip() for column in next(reader)]
-        except StopIteration:
-            raise CsvError(name, None, "the file is empty; it needs a header row") from None
-        except (csv.Error, UnicodeDecodeError) as error:
-            raise CsvError(name, None, f"not a readable CSV file ({error})") from None
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise CsvError(name, None, f"missing column {', '.join(missing)} in the header")
-        unknown = [c for c in header if c not in required + optional]
-        if unknown:
-            known = ", ".join(required + optional)
-            raise CsvError(name, None, f"unknown column {', '.join(unknown)} (known: {known})")
-        if len(set(header)) != len(header):
-            raise CsvError(name, None, "a column appears twice in the header")
+        header = _header(reader, name, required, optional)
         row = 0
         try:
             for values in reader:
@@ -197,8 +222,8 @@ def _moment(text: str, column: str) -> datetime:
         raise CellError(column, f"must be an ISO 8601 date or date-time, not {text!r}") from None
     except OverflowError:  # year 1 or 9999 moved to UTC
         raise CellError(column, f"is out of range, not {text!r}") from None
-    if moment < _EARLIEST:
-        raise CellError(column, f"must be {EARLIEST} or later, not {text!r}")
+    # Any year is a date of a history (football's begins in 1872): `clubrating import` holds
+    # a ladder's games to the chat's bounds itself (``importing.check_dates``).
     return moment
 
 
@@ -251,19 +276,34 @@ def _event(values: dict[str, str]) -> Event:
     opponent = _name(values["player_b"], "player_b")
     if opponent == player:
         raise CellError("player_b", f"player {player!r} cannot play against themself")
-    handicap = _number(values["handicap"], "handicap") if values.get("handicap") else 0.0
+    handicap = _handicap(values.get("handicap") or "")
+    seconds = _seconds(values.get("seconds") or "")
+    first_move = _first_move(values.get("colour") or "")
+    return Game(player, opponent, _score(values["score_a"]), played_at, handicap, seconds,
+                first_move)
+
+
+def _handicap(text: str) -> float:
+    handicap = _number(text, "handicap") if text else 0.0
     if abs(handicap) > MAX_HANDICAP:
         raise CellError("handicap", f"must be from {-MAX_HANDICAP:g} to {MAX_HANDICAP:g} (in "
-                                    f"the system's unit), not {values['handicap']!r}")
-    seconds = _number(values["seconds"], "seconds") if values.get("seconds") else None
+                                    f"the system's unit), not {text!r}")
+    return handicap
+
+
+def _seconds(text: str) -> float | None:
+    seconds = _number(text, "seconds") if text else None
     if seconds is not None and not 0 < seconds <= MAX_SECONDS:
         raise CellError("seconds", f"must be above 0 and at most {MAX_SECONDS:g}, "
-                                   f"not {values['seconds']!r}")
-    colour = (values.get("colour") or "").strip().casefold() or None
+                                   f"not {text!r}")
+    return seconds
+
+
+def _first_move(text: str) -> int:
+    colour = text.strip().casefold() or None
     if colour not in FIRST_MOVE:
-        raise CellError("colour", f"must be white, black or empty, not {values['colour']!r}")
-    return Game(player, opponent, _score(values["score_a"]), played_at, handicap, seconds,
-                FIRST_MOVE[colour])
+        raise CellError("colour", f"must be white, black or empty, not {text!r}")
+    return FIRST_MOVE[colour]
 
 
 def read_events(path: Path) -> History:
@@ -298,6 +338,314 @@ def read_events(path: Path) -> History:
             rows.append(member_rows)
             labels.append(event_name)
     return History(steps, rows, labels, name)
+
+
+#: rows read_event_columns takes from csv.reader at once
+_BATCH = 4096
+#: characters read_event_columns reads at once (at most csv's field size limit)
+_BLOCK = 1 << 17
+#: distinct texts a cell cache of read_event_columns keeps before starting afresh
+_CACHE_LIMIT = 1 << 16
+_KIND_CODES = {"game": GAME, "join": JOIN, "retire": RETIRE, "return": RETURN}
+_T = TypeVar("_T")
+_N = TypeVar("_N", int, float)
+
+
+def read_event_columns(path: Path) -> EventColumns:
+    """EVENTS.csv as columns (ratings_core.columns): the steps read_events gives, without an
+    object per row, for replaying files of millions of rows.
+
+    The file is read a block and a column at a time. Each distinct text of a cell is checked
+    once, by the functions read_events uses, and its value remembered. Rows those cannot settle
+    (a blank row, a membership row, a cell that is wrong) go through read_events' own reading of
+    a row. It accepts exactly the files read_events accepts, with the same values; on a problem
+    it raises ``ValueError`` naming a row that may differ from read_events' (call read_events
+    for the message to show).
+    """
+    was_collecting = gc.isenabled()
+    # Only rows and their cells are made here, and no cycles: nothing for gc to find.
+    gc.disable()
+    try:
+        with _open(path) as handle:
+            reader = csv.reader(handle)
+            columns = _ColumnReader(_header(reader, path.name, EVENT_COLUMNS, EVENT_OPTIONAL))
+            try:
+                rest = columns.add_plain_text(handle)
+                if rest is not None:
+                    lines = io.StringIO(rest + handle.readline(), newline="")
+                    rows = csv.reader(chain(lines, handle))
+                    while batch := list(islice(rows, _BATCH)):
+                        columns.add_rows(batch)
+            except (csv.Error, UnicodeDecodeError) as error:
+                raise CsvError(path.name, None, f"not readable as CSV ({error})") from None
+        return columns.builder.finish()
+    finally:
+        if was_collecting:
+            gc.enable()
+
+
+class _ColumnReader:
+    """EVENTS.csv rows into a ColumnsBuilder, with each cell text's value remembered."""
+
+    def __init__(self, header: list[str]) -> None:
+        self.header = header
+        at = {column: i for i, column in enumerate(header)}
+        self.played_at, self.event, self.player_a, self.player_b, self.score_a = (
+            at[column] for column in EVENT_COLUMNS)
+        self.handicap, self.seconds, self.kind, self.colour = (
+            at.get(column) for column in EVENT_OPTIONAL)
+        self.builder = ColumnsBuilder()
+        self.ids: dict[str, int] = {}
+        self.scores: dict[str, float] = {}
+        self.labels: dict[str, int] = {}
+        self.kinds: dict[str, int] = {}
+        self.handicaps: dict[str, float] = {}
+        self.times: dict[str, float] = {}
+        self.colours: dict[str, int] = {}
+        self.days: dict[str, int] = {}
+        self.clocks: dict[str, int] = {}
+
+    # -- the text, as long as it is plain -----------------------------------------------------
+
+    def add_plain_text(self, handle: TextIO) -> str | None:
+        """Read the file on while its text is plain (see :meth:`_add_plain`); return the text
+        from which csv.reader must take over (it starts a line), or None at the end."""
+        size = min(_BLOCK, csv.field_size_limit())
+        carry = ""
+        while True:
+            block = handle.read(size)
+            text = carry + block
+            if not block:
+                return text if text and not self._add_plain(text) else None
+            cut = text.rfind("\n")
+            if cut < 0 or text.find("\n") > size:  # a line longer than csv lets a field be
+                if len(text) > size:
+                    return text
+                carry = text
+                continue
+            if not self._add_plain(text[:cut]):
+                return text
+            carry = text[cut + 1:]
+
+    def _add_plain(self, text: str) -> bool:
+        """Whole lines without quotes, carriage returns or NULs, whose cells are what lies
+        between the commas, as csv.reader would find them; False for other text.
+
+        Each line is cut at its commas all at once; a newline put before every line's first cell
+        shows that each line has as many cells as the header.
+        """
+        if '"' in text or "\r" in text or "\x00" in text:
+            return False
+        width = len(self.header)
+        lines = text.count("\n") + 1
+        cells = ("\n" + text.replace("\n", ",\n")).split(",")
+        first = cells[::width]
+        if len(cells) != lines * width or "".join(first).count("\n") != lines:
+            self.add_rows([line.split(",") for line in text.split("\n")])
+            return True
+        # The first cell of every line carries the newline put before it: every check of a
+        # cell's text strips it first, as read_events does.
+        self._add_cells([first, *(cells[i::width] for i in range(1, width))], skip=1)
+        return True
+
+    # -- rows, a batch at a time -------------------------------------------------------------
+
+    def add_rows(self, batch: list[list[str]]) -> None:
+        try:
+            cells = list(zip(*batch, strict=True))
+        except ValueError:  # rows of different lengths: blank rows, or a bad row
+            cells = []
+        if len(cells) != len(self.header):
+            for values in batch:
+                self._add_row(values)
+            return
+        self._add_cells(cells, skip=0)
+
+    def _add_row(self, values: Sequence[str]) -> None:
+        """One row as read_events reads it."""
+        if not any(v.strip() for v in values):
+            return
+        if len(values) != len(self.header):
+            raise ValueError(f"{len(values)} values for {len(self.header)} columns")
+        record = {c: v.strip() for c, v in zip(self.header, values, strict=True)}
+        self.builder.add_event(_event(record), record["event"])
+
+    # -- a batch of rows, column by column -----------------------------------------------------
+
+    def _add_cells(self, cells: Sequence[Sequence[str]], skip: int) -> None:
+        """Rows given as columns of cells; ``skip``: characters before the first column's."""
+        start = 0
+        for row in self._membership_rows(cells):
+            self._add_games(cells, skip, start, row)
+            self._add_row([column[row] for column in cells])
+            start = row + 1
+        self._add_games(cells, skip, start, len(cells[0]))
+
+    def _membership_rows(self, cells: Sequence[Sequence[str]]) -> list[int]:
+        """The rows whose kind is join, retire or return."""
+        if self.kind is None:
+            return []
+        texts = cells[self.kind]
+        if texts.count("") == len(texts):
+            return []
+        given = compress(range(len(texts)), texts)
+        return [row for row in given if _cached(self.kinds, texts[row], _kind) != GAME]
+
+    def _add_games(self, cells: Sequence[Sequence[str]], skip: int, start: int,
+                   stop: int) -> None:
+        """Game rows start..stop, a column at a time (row by row if that fails)."""
+        if start == stop:
+            return
+        part = cells if stop - start == len(cells[0]) else [c[start:stop] for c in cells]
+        try:
+            self._add_game_cells(part, skip)
+        except ValueError:
+            for row in range(start, stop):
+                self._add_row([column[row] for column in cells])
+
+    def _add_game_cells(self, cells: Sequence[Sequence[str]], skip: int) -> None:
+        names_a, names_b = cells[self.player_a], cells[self.player_b]
+        ids = self.ids
+        try:
+            player_a = list(map(ids.__getitem__, names_a))
+            player_b = list(map(ids.__getitem__, names_b))
+        except KeyError:
+            # New names get ids in the order the rows name them, the order the replay meets
+            # the players in: their ids are then their places in its table.
+            for name_a, name_b in zip(names_a, names_b, strict=True):
+                _cached(ids, name_a, self._id)
+                _cached(ids, name_b, self._id)
+            player_a = list(map(ids.__getitem__, names_a))
+            player_b = list(map(ids.__getitem__, names_b))
+        if any(map(operator.eq, player_a, player_b)):
+            raise ValueError("a player plays against themself")
+        self.builder.add_games(
+            _packed("i", player_a), _packed("i", player_b),
+            _column("d", self.scores, cells[self.score_a], _score_text),
+            self._moments(cells[self.played_at], skip if self.played_at == 0 else 0),
+            self._optional("i", self.labels, cells, self.event, self._label),
+            self._optional("d", self.handicaps, cells, self.handicap, _handicap_text),
+            self._optional("b", self.colours, cells, self.colour, _first_move),
+            self._optional("d", self.times, cells, self.seconds, _time_text),
+        )
+
+    def _optional(self, typecode: str, cache: dict[str, _N], cells: Sequence[Sequence[str]],
+                  column: int | None, value: Callable[[str], _N]) -> array[_N] | None:
+        """A column's values, or None when the file has no such column or every cell is empty
+        (the column's default then)."""
+        if column is None or not any(cells[column]):
+            return None
+        return _column(typecode, cache, cells[column], value)
+
+    def _moments(self, texts: Sequence[str], skip: int) -> array[int]:
+        """Each time as moment_of(_moment(text)).
+
+        A plain time, YYYY-MM-DDTHH:MM:SS (or a space for the T), is its date's moment plus its
+        time of day's, each remembered from the first plain text it was read in: two look-ups,
+        no parsing. Only plain texts teach them, so a text whose 10 first and 9 last characters
+        are both known is plain, and a date or time of day valid in one plain text is valid
+        in any. Other times are parsed.
+        """
+        date_of, clock_of = _PARTS[skip]
+        dates = list(map(date_of, texts))
+        clocks = list(map(clock_of, texts))
+        moments: list[int] = []
+        while True:
+            start = len(moments)
+            try:
+                # extend() keeps what it took before a look-up fails
+                moments.extend(map(operator.add, map(self.days.__getitem__, dates[start:]),
+                                   map(self.clocks.__getitem__, clocks[start:])))
+                return _packed("q", moments)
+            except KeyError:
+                if not self._learn(texts[len(moments)][skip:]):
+                    return _parsed_moments(texts)
+
+    def _learn(self, text: str) -> bool:
+        """Remember the date and time of day of a plain text; False for a text not plain."""
+        if not _PLAIN_TIME.fullmatch(text):
+            return False
+        if len(self.days) > _CACHE_LIMIT or len(self.clocks) > _CACHE_LIMIT:
+            self.days.clear()
+            self.clocks.clear()
+        moment = _moment(text, "played_at")
+        day = self.days[text[:10]] = moment_of(datetime(moment.year, moment.month, moment.day))
+        self.clocks[text[10:]] = moment_of(moment) - day
+        return True
+
+    def _id(self, text: str) -> int:
+        return self.builder.intern(_name(text.strip(), "player_a"))
+
+    def _label(self, text: str) -> int:
+        return self.builder.label_id(text.strip())
+
+
+_PLAIN_TIME = re.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}")
+#: a time's date and time of day, after 0 or 1 characters put before it
+_PARTS = [(operator.itemgetter(slice(skip, skip + 10)), operator.itemgetter(slice(skip + 10, None)))
+          for skip in (0, 1)]
+_TZINFO = operator.attrgetter("tzinfo")
+
+
+def _parsed_moments(texts: Sequence[str]) -> array[int]:
+    """Each time as moment_of(_moment(text)), parsed."""
+    stamps = list(map(datetime.fromisoformat, map(str.strip, texts)))
+    if any(map(_TZINFO, stamps)):
+        stamps = [_moment(text.strip(), "played_at") for text in texts]
+    return _packed("q", list(map(operator.floordiv, map(operator.sub, stamps, repeat(EPOCH)),
+                                 repeat(MICROSECOND))))
+
+
+def _column(typecode: str, cache: dict[str, _N], texts: Sequence[str],
+            value: Callable[[str], _N]) -> array[_N]:
+    """The value of each text, as an array."""
+    return _packed(typecode, _values(cache, texts, value))
+
+
+def _values(cache: dict[str, _T], texts: Sequence[str], value: Callable[[str], _T]
+            ) -> list[_T]:
+    """The value of each text: a new text is checked (in order) and its value remembered."""
+    try:
+        return list(map(cache.__getitem__, texts))
+    except KeyError:
+        pass
+    if len(cache) > _CACHE_LIMIT:
+        cache.clear()
+    for text in texts:
+        _cached(cache, text, value)
+    return list(map(cache.__getitem__, texts))
+
+
+def _packed(typecode: str, values: list[_N]) -> array[_N]:
+    """An array of the values (struct converts them faster than array does one by one)."""
+    return array(typecode, struct.pack(f"{len(values)}{typecode}", *values))
+
+
+def _cached(cache: dict[str, _T], text: str, value: Callable[[str], _T]) -> _T:
+    known = cache.get(text)
+    if known is None:
+        known = cache[text] = value(text)
+    return known
+
+
+def _kind(text: str) -> int:
+    kind = text.strip() or "game"
+    if kind not in _KIND_CODES:
+        raise CellError("kind", f"must be one of {', '.join(KINDS)}, not {kind!r}")
+    return _KIND_CODES[kind]
+
+
+def _score_text(text: str) -> float:
+    return _score(text.strip())
+
+
+def _handicap_text(text: str) -> float:
+    return _handicap(text.strip())
+
+
+def _time_text(text: str) -> float:
+    seconds = _seconds(text.strip())
+    return math.nan if seconds is None else seconds
 
 
 def write_events(steps: list[Step], names: dict[str, str], labels: list[str]) -> str:

@@ -1,0 +1,145 @@
+"""`clubrating replay` of a large EVENTS.csv against plain Python on the same file.
+
+    .venv/bin/python bench/replay_csv.py                  # 1,000,000 rows, one run
+    .venv/bin/python bench/replay_csv.py --runs 3
+    .venv/bin/python bench/replay_csv.py --rows 200000 --keep /tmp/EVENTS.csv
+
+The file: the history of bench/replay.py written as EVENTS.csv (seeded): ``--players`` members
+(10,000) over about eight years, ``--rows`` game rows (1,000,000), each a period of its own,
+one in a thousand games followed by a ``retire`` row and retired members coming back with a
+``return`` row; times ISO ``YYYY-MM-DDTHH:MM:SS``.
+
+Each run measures, every one in a process of its own (wall time from start to exit, peak RSS
+from ``os.wait4``): the plain-Python reference (``csv.reader``, ``datetime.fromisoformat``,
+``float`` for the score and a dict-based logistic Elo with K 32), then the installed
+``clubrating replay --system club`` and ``--system elo``. Ratios are to the reference of the
+same run. Targets (issue 19): at most 1.5x the reference's time, peak RSS under 120 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+START = datetime(2018, 1, 1)
+CLUBRATING = Path(sys.executable).parent / "clubrating"
+RATIO_TARGET = 1.5
+MEMORY_TARGET_MB = 120
+
+
+def write_history(path: Path, players: int, rows: int, seed: int) -> None:
+    """bench/replay.py's synthetic history (the same draws), streamed to EVENTS.csv."""
+    rng = random.Random(seed)
+    names = [f"member{i:05d}" for i in range(players)]
+    strength = [rng.gauss(1500.0, 250.0) for _ in range(players)]
+    is_retired = [False] * players
+    has_played = [False] * players
+    minutes_per_game = 8 * 365 * 24 * 60 / rows
+    scores = ("0", "0.5", "1")
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle, lineterminator="\n")
+        out.writerow(["played_at", "event", "player_a", "player_b", "score_a", "kind"])
+        for n in range(rows):
+            when = (START + timedelta(minutes=n * minutes_per_game)).isoformat(
+                timespec="seconds")
+            a = rng.randrange(players)
+            # Club members mostly meet players near their own level.
+            b = min(players - 1, max(0, a + rng.randint(-300, 300)))
+            if a == b or is_retired[a] or is_retired[b]:
+                b = (a + 1) % players
+                while is_retired[b] or b == a:
+                    b = (b + 1) % players
+                if is_retired[a]:
+                    out.writerow([when, "", names[a], "", "", "return"])
+                    is_retired[a] = False
+            p = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
+            u = rng.random()
+            score = scores[2] if u < p - 0.1 else scores[0] if u > p + 0.1 else scores[1]
+            out.writerow([when, "", names[a], names[b], score, ""])
+            has_played[a] = has_played[b] = True
+            if n % 1000 == 999:
+                leaver = rng.randrange(players)
+                if has_played[leaver] and not is_retired[leaver] and leaver not in (a, b):
+                    out.writerow([when, "", names[leaver], "", "", "retire"])
+                    is_retired[leaver] = True
+
+
+def plain_python(path: Path) -> None:
+    """The reference: what a user's own script would do with the file."""
+    rating: dict[str, float] = {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        next(reader)
+        for played_at, _event, player_a, player_b, score_a, kind in reader:
+            datetime.fromisoformat(played_at)
+            if kind:
+                continue
+            s = float(score_a)
+            ra = rating.get(player_a, 1500.0)
+            rb = rating.get(player_b, 1500.0)
+            e = 1.0 / (1.0 + 10.0 ** ((rb - ra) / 400.0))
+            rating[player_a] = ra + 32.0 * (s - e)
+            rating[player_b] = rb + 32.0 * (e - s)
+    print(len(rating))
+
+
+def measure(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one process, its output thrown away."""
+    began = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - began
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} exited with {child.returncode}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="game rows (1,000,000)")
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=20261121)
+    parser.add_argument("--runs", type=int, default=1, help="measurements of each (1)")
+    parser.add_argument("--keep", type=Path, help="write the file here and keep it")
+    parser.add_argument("--reference", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.reference:
+        plain_python(args.reference)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.keep or Path(folder) / "EVENTS.csv"
+        write_history(path, args.players, args.rows, args.seed)
+        lines = sum(1 for _ in path.open(encoding="utf-8")) - 1
+        print(f"{path}: {lines:,} rows ({path.stat().st_size / 2**20:.0f} MB), "
+              f"{args.players:,} members")
+        commands = {
+            "plain Python": [sys.executable, __file__, "--reference", str(path)],
+            "replay club": [str(CLUBRATING), "replay", "--system", "club", str(path)],
+            "replay elo": [str(CLUBRATING), "replay", "--system", "elo", str(path)],
+        }
+        print(f"{'run':>3}  {'what':<14}{'seconds':>9}{'ratio':>7}{'peak RSS':>10}  verdict")
+        for run in range(1, args.runs + 1):
+            reference = 0.0
+            for what, command in commands.items():
+                seconds, peak = measure(command)
+                if what == "plain Python":
+                    reference = seconds
+                    verdict = ""
+                else:
+                    met = seconds <= RATIO_TARGET * reference and peak < MEMORY_TARGET_MB
+                    verdict = "met" if met else "MISSED"
+                print(f"{run:>3}  {what:<14}{seconds:>9.2f}{seconds / reference:>7.2f}"
+                      f"{peak:>7.0f} MB  {verdict}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

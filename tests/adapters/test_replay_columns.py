@@ -1,0 +1,292 @@
+"""`clubrating replay` reads EVENTS.csv column by column: the same values, the same JSON to the
+byte, the same refusals as reading it row by row."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.cli import _replay_columns, standings_json
+from bot.service.history_csv import (
+    CsvError,
+    History,
+    read_event_columns,
+    read_events,
+    read_players,
+)
+from ratings_core.columns import EventColumns
+from ratings_core.model import RatingPeriod, events_of
+from ratings_core.replay import replay
+from ratings_core.systems import make_system
+
+CLUBRATING = Path(sys.executable).parent / "clubrating"
+OPTIONAL = ["handicap", "seconds", "kind", "colour"]
+NAMES = ["ann", "bob", "cy", "dee", "Émile", "o'neil"]
+
+
+def same_steps(columns: EventColumns, history: History) -> bool:
+    """The columns hold the history's events in its step order, and its periods."""
+    events = [e for step in history.steps for e in events_of(step)]
+    sizes = [len(step.events) for step in history.steps if isinstance(step, RatingPeriod)]
+    return ([columns.event(r) for r in range(len(columns))] == events
+            and [stop - start for start, stop in columns.periods] == sizes)
+
+
+# -- the reader against read_events, on files written every way the format allows ----------
+
+TIMES = [
+    "{d}T{t}", "{d}T{t}", "{d}T{t}", "{d} {t}", "{d}", " {d}T{t} ", "{d}T{t}.250000",
+    "{d}T{t}+02:00", "{d}T{t}Z", "{d}T{t}-05:30", "{d}T{t}:", "1899-12-31T23:59:59",
+    "{d}T25:00:00", "yesterday", "",
+]
+SCORES = ["1", "0", "0.5", "1.0", " 1", "-0", ".5", "2", "NaN", ""]
+HANDICAPS = ["", "", "0", "-0", "1.5", " 100 ", "-2", "1e3", "1001", "inf", "x"]
+SECONDS = ["", "", "12", "0.5", "86400", "0", "-3", "86401"]
+COLOURS = ["", "", "white", "Black", " WHITE ", "red"]
+KINDS = ["", "", "", "game", " game", "join", "retire", "return", "leave"]
+
+
+@st.composite
+def csv_files(draw: st.DrawFn) -> bytes:
+    """An EVENTS.csv file: columns in any order, cells written in the ways read_events
+    accepts (spaces, 1.0, time zones, ...) and now and then one it refuses; quotes, CRLF,
+    blank rows, a byte order mark, a last row without a line end."""
+    columns = ["played_at", "event", "player_a", "player_b", "score_a"]
+    columns += [c for c in OPTIONAL if draw(st.booleans())]
+    columns = draw(st.permutations(columns))
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    wrong = draw(st.integers(0, 3)) == 0  # a cell read_events refuses may come up
+
+    def pick(values: list[str]) -> str:
+        return rng.choice(values if wrong else [v for v in values if _fine(v, values)])
+
+    rows = []
+    start = datetime(2020, 1, 1) + timedelta(seconds=rng.randrange(10**8))
+    for n in range(draw(st.integers(0, 30))):
+        when = start + timedelta(minutes=rng.randrange(-3000, 3000), seconds=rng.randrange(60))
+        kind = pick(KINDS) if "kind" in columns else ""
+        game = kind.strip() in ("", "game", "leave")
+        a, b = rng.sample(NAMES, 2)
+        cells = {
+            "played_at": pick(TIMES).format(d=when.date().isoformat(),
+                                            t=when.time().isoformat("seconds")),
+            "event": rng.choice(["", "", "", "night", " night", "cup", "  "]),
+            "player_a": rng.choice([a, f" {a}", a]),
+            "player_b": (rng.choice([b, b, f"{b} "]) if game else "") if not (
+                wrong and n == 3) else a,
+            "score_a": pick(SCORES) if game else "",
+            "handicap": pick(HANDICAPS) if game else "",
+            "seconds": pick(SECONDS) if game else "",
+            "kind": kind,
+            "colour": pick(COLOURS) if game else "",
+        }
+        rows.append([cells[c] for c in columns])
+    lines = [",".join(columns)] + [",".join(_quoted(c, rng) for c in row) for row in rows]
+    if draw(st.booleans()):
+        lines.insert(rng.randrange(1, len(lines) + 1), rng.choice(["", ",,,,,", "  "]))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(lines) + (end if draw(st.booleans()) else "")
+    return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + text.encode()
+
+
+def _fine(value: str, values: list[str]) -> bool:
+    """Whether a cell value is one read_events accepts (the refused ones end each list)."""
+    refused = {
+        id(TIMES): {"{d}T{t}:", "1899-12-31T23:59:59", "{d}T25:00:00", "yesterday", ""},
+        id(SCORES): {"2", "NaN", ""},
+        id(HANDICAPS): {"1001", "inf", "x"},
+        id(SECONDS): {"0", "-3", "86401"},
+        id(COLOURS): {"red"},
+        id(KINDS): {"leave", "join", "retire", "return"},
+    }[id(values)]
+    return value not in refused
+
+
+def _quoted(cell: str, rng: random.Random) -> str:
+    return f'"{cell}"' if rng.random() < 0.05 else cell
+
+
+READER = settings(max_examples=300, deadline=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@READER
+@given(data=csv_files())
+def test_the_reader_accepts_what_read_events_accepts_with_the_same_values(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    path = tmp_path_factory.mktemp("csv") / "EVENTS.csv"
+    path.write_bytes(data)
+    try:
+        history = read_events(path)
+    except CsvError:
+        with pytest.raises(ValueError):
+            read_event_columns(path)
+        return
+    assert same_steps(read_event_columns(path), history)
+
+
+def _long_file(rows: int, *, seed: int = 7, quote_at: int | None = None, end: str = "\n",
+               kind: bool = True) -> str:
+    """Many rows (longer than a block of the reader), retirements and returns among them."""
+    rng = random.Random(seed)
+    lines = ["played_at,event,player_a,player_b,score_a" + (",kind" if kind else "")]
+    when = datetime(2019, 3, 1)
+    retired: list[str] = []
+    names = [f"member {i:03d}" for i in range(150)]
+    for n in range(rows):
+        when += timedelta(seconds=rng.randrange(1, 4000))
+        active = [m for m in names if m not in retired]
+        a, b = rng.sample(active, 2)
+        label = f"round {n // 40}" if n % 97 < 30 else ""
+        cells = [when.isoformat(), label, a, b, rng.choice(["1", "0", "0.5"])]
+        if n == quote_at:
+            cells[2] = f'"{a}"'
+        lines.append(",".join(cells + ([""] if kind else [])))
+        if kind and n % 50 == 49:
+            if retired and rng.random() < 0.5:
+                lines.append(f"{when.isoformat()},,{retired.pop()},,,return")
+            else:
+                leaver = rng.choice([m for m in active if m not in (a, b)])
+                retired.append(leaver)
+                lines.append(f"{when.isoformat()},,{leaver},,,retire")
+    return end.join(lines) + end
+
+
+@pytest.mark.parametrize(("quote_at", "end"), [(None, "\n"), (3500, "\n"), (None, "\r\n"),
+                                               (10, "\n")])
+def test_long_files_read_alike(tmp_path: Path, quote_at: int | None, end: str) -> None:
+    """Blocks of text, a quote that hands the rest of the file to csv.reader, CRLF."""
+    path = tmp_path / "EVENTS.csv"
+    path.write_text(_long_file(6000, quote_at=quote_at, end=end), encoding="utf-8",
+                    newline="")
+    assert path.stat().st_size > 2 * (1 << 17)
+    assert same_steps(read_event_columns(path), read_events(path))
+
+
+def test_a_long_line_goes_to_csv_reader(tmp_path: Path) -> None:
+    path = tmp_path / "EVENTS.csv"
+    lines = _long_file(50).splitlines()
+    lines[30] = lines[30].replace(",member ", "," + "m" * 200_000, 1)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(CsvError):
+        read_events(path)
+    with pytest.raises(ValueError):
+        read_event_columns(path)
+
+
+# -- `clubrating replay`, the installed script, against the history path --------------------
+
+def _club_file(path: Path, rows: int, seed: int = 3) -> None:
+    """A club's history: handicaps, colours, nights rated as periods (some interleaved with
+    other rows), joins, retirements and returns."""
+    rng = random.Random(seed)
+    names = [f"player {i}" for i in range(40)] + ["Zoë", "José"]
+    retired: list[str] = []
+    joined: set[str] = set()
+    lines = ["played_at,event,player_a,player_b,score_a,handicap,kind,colour"]
+    when = datetime(2023, 1, 1, 18)
+    for n in range(rows):
+        when += timedelta(minutes=rng.randrange(0, 300))
+        # Every third stretch of 25 rows is a night rated as one period, with games rated
+        # on their own in between; nobody retires or returns during a night.
+        night = f"night {n // 25}" if (n // 25) % 3 == 0 and rng.random() < 0.8 else ""
+        if n % 60 == 59:
+            fresh = [m for m in names if m not in joined]
+            if fresh:
+                joined.add(fresh[0])
+                lines.append(f"{when.isoformat()},,{fresh[0]},,,,join,")
+        if n % 45 == 44 and (n // 25) % 3 != 0:
+            if retired and rng.random() < 0.6:
+                lines.append(f"{when.isoformat()},,{retired.pop()},,,,return,")
+            else:
+                leaver = rng.choice(sorted(joined - set(retired)) or names[:1])
+                if leaver in joined and leaver not in retired:
+                    retired.append(leaver)
+                    lines.append(f"{when.isoformat()},,{leaver},,,,retire,")
+        active = [m for m in names if m not in retired]
+        a, b = rng.sample(active, 2)
+        joined.update((a, b))
+        lines.append(",".join([
+            when.isoformat(), night, a, b, rng.choice(["1", "0", "0.5"]),
+            rng.choice(["", "", "", "50", "-25.5"]), "", rng.choice(["", "white", "black"]),
+        ]))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _reference_output(system_name: str, events: Path, players: Path | None = None,
+                      overrides: dict[str, str] | None = None) -> str:
+    """What `clubrating replay` printed before the columns: read_events, replay, JSON."""
+    system = make_system(system_name, overrides)
+    roster = read_players(players) if players else None
+    result = replay(system, read_events(events).steps,
+                    players=roster.players if roster else None,
+                    birth_dates=roster.birth_dates if roster else None)
+    return json.dumps(standings_json(system, result), indent=2, ensure_ascii=False) + "\n"
+
+
+def _clubrating(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(CLUBRATING), "replay", *args], capture_output=True, text=True,
+                          encoding="utf-8", check=False)
+
+
+@pytest.mark.parametrize("system", ["club", "elo", "glicko2", "fqe", "shogi24"])
+def test_the_script_prints_what_the_history_path_prints(tmp_path: Path, system: str) -> None:
+    events = tmp_path / "EVENTS.csv"
+    _club_file(events, 1500)
+    players = tmp_path / "PLAYERS.csv"
+    players.write_text("player,rating,games,birth_date,status\nplayer 3,1710,40,,active\n"
+                       "old timer,1400,3,2014-02-03,retired\nplayer 9,,,2013-06-01,\n",
+                       encoding="utf-8")
+    assert _replay_columns(make_system(system), read_players(players), events) is not None
+    for extra in ([], ["--players", str(players)]):
+        done = _clubrating("--system", system, *extra, str(events))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == _reference_output(system, events, players if extra else None)
+
+
+def test_overrides_and_the_default_system(tmp_path: Path) -> None:
+    events = tmp_path / "EVENTS.csv"
+    _club_file(events, 400, seed=11)
+    done = _clubrating("--set", "k=24", "--set", "first_move_advantage=50", str(events))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == _reference_output(
+        "club", events, overrides={"k": "24", "first_move_advantage": "50"})
+
+
+@pytest.mark.parametrize(("rows", "message"), [
+    ("2024-01-01,,a,b,1,\n2024-01-02,,a,b,3,",
+     "EVENTS.csv row 2, column score_a: must be 1, 0.5 or 0, not '3'"),
+    ("2024-01-01,,a,b,1,\n2024-01-02,,a,,,retire\n2024-01-03,,b,a,0,",
+     "EVENTS.csv row 3, column player_b: player 'a' is retired; a 'return' must come before "
+     "their games"),
+    ("2024-01-01,,a,b,1,\n2024-01-02,,c,,,return",
+     "EVENTS.csv row 2, column player_a: player 'c' is not a member"),
+    ("2024-01-01,,a,b,1,\n\n2024-01-02,,a,,,join",
+     "EVENTS.csv row 3, column player_a: player 'a' has already joined"),
+])
+def test_refusals_are_as_before(tmp_path: Path, rows: str, message: str) -> None:
+    events = tmp_path / "EVENTS.csv"
+    events.write_text("played_at,event,player_a,player_b,score_a,kind\n" + rows + "\n",
+                      encoding="utf-8")
+    assert _replay_columns(make_system("club"), None, events) is None
+    done = _clubrating(str(events))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"clubrating: {message}\n")
+
+
+def test_a_refusal_deep_in_a_long_file(tmp_path: Path) -> None:
+    events = tmp_path / "EVENTS.csv"
+    text = _long_file(3000, kind=False).splitlines()
+    text[2500] = text[2500].rsplit(",", 1)[0] + ",0.25"
+    events.write_text("\n".join(text) + "\n", encoding="utf-8")
+    done = _clubrating("--system", "elo", str(events))
+    assert done.stderr == ("clubrating: EVENTS.csv row 2500, column score_a: must be 1, 0.5 "
+                           "or 0, not '0.25'\n")

@@ -41,7 +41,7 @@ EDITION = 2
 #: default never moves an existing club's ratings (README, "Rating systems").
 #: Edition 1: every ladder set up before issue 19 (no edition in its log).
 PAST_EDITIONS: dict[int, dict[str, dict[str, str]]] = {
-    1: {"club": {}},
+    1: {"club": {"uncertainty": "games"}},
 }
 
 #: the presets that rate games between two players (``tactics`` rates puzzles)

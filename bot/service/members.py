@@ -106,7 +106,7 @@ def rating_history(
     def points(deadline: heavy.Deadline) -> RatingHistory:
         return RatingHistory(name, ladder_name, [
             RatingPoint(at.isoformat(), state.rating, system.is_provisional(state),
-                        state.deviation, state.games)
+                        system.shown_deviation(state), state.games)
             for at, state in timeline.trajectory(frozen, key, deadline.check)
         ])
 

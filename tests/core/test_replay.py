@@ -136,7 +136,8 @@ def test_a_win_never_lowers_a_rating(
 
 ZERO_SUM = {
     "elo": ClassicElo(EloParams(k_master=32.0, floor=None, ratchet=None)),
-    "club": ClubElo(ClubParams(k_master=32.0, provisional_games=0, pool_cap=1e9)),
+    "club": ClubElo(ClubParams(uncertainty="games", k_master=32.0, provisional_games=0,
+                               pool_cap=1e9)),
     "shogi24": LinearElo(),
     "taisen": TaisenElo(),
 }
@@ -168,7 +169,8 @@ def test_pool_invariant(steps: list[Step]) -> None:
 
 def test_pool_invariant_with_a_capped_share() -> None:
     system = ZERO_SUM["club"]
-    capped = ClubElo(ClubParams(k_master=32.0, provisional_games=0, pool_cap=50.0))
+    capped = ClubElo(ClubParams(uncertainty="games", k_master=32.0, provisional_games=0,
+                                pool_cap=50.0))
     players = {"a": established(1000), "b": established(1600), "c": established(1900)}
     steps: list[Step] = [Retire("a", day(0)), Join("n", day(1)), game("n", "b", 1.0, 2)]
     for s in (system, capped):
@@ -222,5 +224,8 @@ def test_newcomers_appearing_in_one_period_share_the_pool() -> None:
 
 
 def test_player_states_come_back_unchanged_without_events() -> None:
-    players = {"a": PlayerState(rating=1234.5, games=3, peak=1300)}
+    players = {"a": PlayerState(rating=1234.5, games=3, peak=1300, deviation=120.0)}
     assert replay(ClubElo(), [], players=players).players["a"] == players["a"]
+    players = {"a": PlayerState(rating=1234.5, games=3, peak=1300)}
+    by_games = ClubElo(ClubParams(uncertainty="games"))
+    assert replay(by_games, [], players=players).players["a"] == players["a"]

@@ -16,7 +16,6 @@ from bot.service import events as ev
 from bot.service.ladder_settings import PAST_EDITION
 from bot.service.state import ClubState
 from bot.storage.repository import JsonValue, StoredEvent
-from ratings_core import systems
 from ratings_core.systems import EDITION, PAST_EDITIONS, make_system, preset_params
 from tests.chat import open_club
 
@@ -70,11 +69,10 @@ def test_setting_the_system_moves_to_the_edition_it_was_set_under() -> None:
 
 
 async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    """A database written before editions (its first event rewritten without one), with edition
-    1 made to differ from today's (a newcomer's rating weighing 4 games, not 10)."""
-    monkeypatch.setitem(systems.PAST_EDITIONS, PAST_EDITION, {"club": {"prior_games": "4"}})
+    """A database written before editions (its first event rewritten without one): edition 1
+    rates newcomers by the provisional weighted mean, today's by their deviation."""
     path = tmp_path / "club.db"
     async with open_club(path) as chat:
         for user in ("mod", "ann", "bob"):
@@ -93,7 +91,8 @@ async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
     async with open_club(path) as chat:
         before = await chat.as_("mod!", "/top")
         assert before != today
-        assert "provisional_games=24, prior_games=4.0," in await chat.say("/settings")
+        assert "uncertainty=games," in await chat.say("/settings")
+        assert "ann      1536?" in before and "ann      1552?" in today
         assert ("with the defaults it was set up with (edition 1; /system club gives it today's "
                 "and re-rates every game)" in await chat.say("/settings"))
         set_today = await chat.say("/system club")
@@ -103,4 +102,4 @@ async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
         assert "Undoing" in await chat.say("/undo")
         await chat.say("/apply")
         assert await chat.say("/top") == before
-        assert await chat.say("/system club prior_games=4") and await chat.say("/top") == before
+        assert await chat.say("/system club uncertainty=games") and await chat.say("/top") == before

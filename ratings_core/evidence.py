@@ -1,0 +1,83 @@
+"""A K that follows the evidence about each player: the ``club`` default's uncertainty rule.
+
+Sources: Glickman, "Parameter estimation in large dynamic paired comparison experiments"
+(Applied Statistics 48, 1999), section 3: a rating's deviation RD grows with time away as a
+random walk's spread, each game's information shrinks it, and a game moves the rating by
+q RD'^2 g(RD_opponent) (S - E); seed 000 (K 32, 16 for masters); issue 19 of this project
+(the rule and its defaults, fitted on the older part of real histories: docs/accuracy.md).
+
+Rule, in our words: every player carries a deviation in rating points, high for a newcomer.
+Before a rating period it grows with the time since their last game (never past a newcomer's).
+The period's games shrink it by the information they carry, which is less against an uncertain
+opponent, but never below the *established* deviation: the one at which K is the classic 32
+(16 for a master). K is q RD^2, so a newcomer's K starts about three and a half times an
+established player's and settles to 32 in some 17 games; a player back from a long absence moves
+faster for a while. An opponent's uncertainty beyond an established player's damps what a game
+says (Glickman's g): beating a newcomer proves less than beating a known player. The rating is
+provisional (``?``) while its deviation is above the established one. A game is predicted with
+the difference damped by both players' whole deviations.
+
+Departures from Glicko, for Elo's simplicity: the established deviation is a floor and an
+established opponent weighs 1, so two established players are rated exactly by K 32/16 (seed
+000's examples hold to the digit); a period's rating change is K times the summed weighted
+surplus, with the K of the deviation after the period, as in Glicko's update.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .glicko import Q, attenuation
+
+#: the time, in days, over which a deviation grows by ``deviation_growth`` (Glicko's c per
+#: rating period of a month)
+GROWTH_DAYS = 30.0
+
+
+def established_deviation(k: float) -> float:
+    """The deviation whose K (q RD^2) is ``k``: sqrt(k / q), 74.6 for K 32, 52.7 for K 16.
+
+    Source: Glickman 1999, eq. (8) (a rating moves by q RD'^2 per unit of surplus); seed 000
+    (K 32 and 16). See the module's docstring.
+    """
+    return math.sqrt(k / Q)
+
+
+def k_of(deviation: float, established: float, k: float) -> float:
+    """K = q RD^2: how far one point of surplus moves a rating with this deviation; exactly
+    the established ``k`` at the ``established`` deviation (the floor).
+
+    Source: Glickman 1999, eq. (8); seed 000 (K 32, 16). See the module's docstring.
+    """
+    return k if deviation == established else Q * deviation * deviation
+
+
+def opponent_weight(deviation: float, established: float) -> float:
+    """g of the opponent's uncertainty beyond an established player's,
+    g(sqrt(RD^2 - RD_established^2)): 1 against an established opponent, so that two of them
+    play classic Elo, and less the less is known of the opponent.
+
+    Source: Glickman 1999, eq. (8) (each game weighted by g(RD_opponent)); the excess over the
+    floor is ours (module docstring).
+    """
+    return attenuation(math.sqrt(max(0.0, deviation * deviation - established * established)))
+
+
+def settled_deviation(deviation: float, information: float, floor: float) -> float:
+    """The deviation after a period whose games carry ``information`` (the sum of
+    g(RD_opponent)^2 E (1 - E)): 1/RD'^2 = 1/RD^2 + q^2 information, never below ``floor``.
+
+    Source: Glickman 1999, eq. (9); the floor is ours (module docstring).
+    """
+    return max(floor, 1.0 / math.sqrt(1.0 / (deviation * deviation) + Q * Q * information))
+
+
+def damped_difference(difference: float, deviation_a: float, deviation_b: float) -> float:
+    """A rating difference shrunk by both players' uncertainty: g(sqrt(RD_a^2 + RD_b^2)) times
+    it, so that the expected score of two uncertain players stays nearer 1/2.
+
+    Source: Glickman, "The Glicko system", the expected outcome of a game between two rated
+    players (E = 1 / (1 + 10^(-g(sqrt(RD_i^2 + RD_j^2)) (r_i - r_j) / 400))).
+    """
+    return difference * attenuation(math.sqrt(deviation_a * deviation_a
+                                              + deviation_b * deviation_b))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -31,6 +31,7 @@ from .events import (
     PlayerRetired,
     PlayerReturned,
     new_event,
+    plain_keys,
 )
 from .parsing import EARLIEST
 from .state import Ladder
@@ -53,12 +54,13 @@ def first_seen(history: History) -> dict[str, tuple[int, str]]:
     seen: dict[str, tuple[int, str]] = {}
     for position, step in enumerate(history.steps):
         for k, event in enumerate(events_of(step)):
-            row = history.row_of(position, k)
             if isinstance(event, Game):
-                seen.setdefault(event.player_a, (row, "player_a"))
-                seen.setdefault(event.player_b, (row, "player_b"))
-            elif isinstance(event, Join | Retire | Return):
-                seen.setdefault(event.player, (row, "player_a"))
+                # the row is looked up for a name met for the first time only
+                for name, column in ((event.player_a, "player_a"), (event.player_b, "player_b")):
+                    if name not in seen:
+                        seen[name] = (history.row_of(position, k), column)
+            elif isinstance(event, Join | Retire | Return) and event.player not in seen:
+                seen[event.player] = (history.row_of(position, k), "player_a")
     return seen
 
 
@@ -100,11 +102,12 @@ def check_games(history: History, system: RatingSystem) -> None:
                               problem=cell.problem if cell else str(error)) from None
 
 
-def fingerprint_check(history: History, ladder: Ladder, zone: str) -> None:
-    """Refuse a history ``ladder`` has imported already (the same rows, whatever the file)."""
+def fingerprint_check(history: History, ladder: Ladder, zone: str, fingerprint: str) -> None:
+    """Refuse a history ``ladder`` has imported already (the same rows, whatever the file);
+    ``fingerprint`` is the history's (:meth:`History.fingerprint`)."""
     if not history.steps:  # a file of no rows adds nothing, however often it comes
         return
-    earlier = ladder.imported.get(history.fingerprint())
+    earlier = ladder.imported.get(fingerprint)
     if earlier is None:
         return
     at, file = earlier
@@ -113,14 +116,31 @@ def fingerprint_check(history: History, ladder: Ladder, zone: str) -> None:
                   day=day.isoformat())
 
 
+#: an engine key of a member: ``m`` and its id, as ``ratings.player_key`` writes it
+_MEMBER_KEY = re.compile(r"m(?:0|[1-9][0-9]*)")
+
+
+def new_key(name: str, display: str) -> str:
+    """The engine key a new player of the file is checked under: the name itself when it can
+    be no other player's key (a member's is ``m`` and digits), so that the player's rows need no
+    copy; else ``new:`` and the display name. A name with a quote is never its own key: a
+    refusal's text, in which keys are turned back into names, reads the same either way."""
+    if "'" in name or '"' in name or name.startswith("new:") or _MEMBER_KEY.fullmatch(name):
+        return f"new:{display}"
+    return name
+
+
 def rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:
     def game(g: Game) -> Game:
-        return dataclasses.replace(g, player_a=keys[g.player_a], player_b=keys[g.player_b])
+        # every field of Game, in order (what dataclasses.replace does, without its look-ups)
+        return Game(keys[g.player_a], keys[g.player_b], g.score_a, g.played_at, g.handicap,
+                    g.seconds, g.first_move)
 
     out: list[Step] = []
     for step in steps:
         if isinstance(step, Game):
-            out.append(game(step))
+            same = keys[step.player_a] == step.player_a and keys[step.player_b] == step.player_b
+            out.append(step if same else game(step))
         elif isinstance(step, RatingPeriod):
             out.append(RatingPeriod(tuple(
                 game(e) if isinstance(e, Game) else _rekey_member(e, keys) for e in step.events
@@ -137,6 +157,27 @@ def _rekey_member(event: Event, keys: dict[str, str]) -> Join | Retire | Return:
         return Retire(keys[event.player], event.played_at)
     assert isinstance(event, Return)
     return Return(keys[event.player], event.played_at)
+
+
+def history_events(
+    steps: Sequence[Step], labels: Sequence[str], ladder: str, users: dict[str, str],
+    actor: str, now: datetime, opened: set[str],
+) -> list[NewEvent]:
+    """The events of every step of an imported history, in order (:func:`import_events`): a
+    game of its own, nearly every step of a long history, made without its payload."""
+    reported, keys = GameReported.KIND, plain_keys(GameReported)
+    out: list[NewEvent] = []
+    for step, label in zip(steps, labels, strict=True):
+        if type(step) is Game:
+            # GameReported's fields in order
+            out.append(NewEvent(reported, actor, now, dict(zip(keys, (
+                ladder, users[step.player_a], users[step.player_b], step.score_a,
+                step.handicap, COLOUR[step.first_move], None, step.played_at.isoformat(), None,
+                True,
+            ), strict=True))))
+        else:
+            out.extend(import_events(step, label, ladder, users, actor, now, opened))
+    return out
 
 
 def import_events(

@@ -1,16 +1,22 @@
 """A ladder's ratings: its rating inputs turned into replay steps, replayed with checkpoints.
 
-Appending (a confirmed game, a join) replays only the new steps from the last state. Any other
-change (a correction, a void, a merge, a new rating system) derives the steps again, finds the
-first one that differs and replays from the last checkpoint before it, so a correction of an
-early game re-rates exactly what follows it.
+Appending (a confirmed game, a join) replays only the new steps from the last state. A
+correction that keeps a game's players and date (its result, its handicap) replaces that game's
+step where the derivation put it and replays from the last checkpoint before it: nothing else
+can differ, since which steps exist follows only from who played when. Any other change (a void,
+a merge, a correction of a player, a new rating system) derives the steps again, finds the first
+one that differs and replays from the last checkpoint before it. Either way a correction of an
+early game re-rates exactly what follows it, and a correction applied right after its preview
+takes the preview's replay instead of replaying again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import date
+from itertools import chain, islice
 
 from ratings_core.model import (
     FIRST_MOVE,
@@ -22,14 +28,16 @@ from ratings_core.model import (
     Return,
     Step,
 )
-from ratings_core.replay import Checkpoint, replay
+from ratings_core.replay import Checkpoint, ReplayResult, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import make_system
 
 from .state import ClubState, GameRecord, Kind, Ladder
 
 #: steps between stored checkpoints: a re-rate replays fewer than this before its change
-CHECKPOINT_EVERY = 1000
+CHECKPOINT_EVERY = 5000
+#: corrections since the last sync beyond which the steps are derived again rather than patched
+MAX_PATCHED = 64
 
 
 def player_key(member_id: int) -> str:
@@ -44,6 +52,13 @@ def member_of_key(key: str) -> int:
 def system_of(ladder: Ladder) -> RatingSystem:
     settings = ladder.settings
     return make_system(settings.system, dict(settings.params), settings.edition)
+
+
+def _rated_by(ladder: Ladder) -> tuple[object, ...]:
+    """The settings a ladder's ratings follow from (the system made of them): another value
+    means another system, whose checkpoints are none of the old one's."""
+    settings = ladder.settings
+    return settings.system, settings.params, settings.edition
 
 
 def waits_for_event(ladder: Ladder, record: GameRecord) -> bool:
@@ -70,7 +85,16 @@ class _Derivation:
         self.retired: set[str] = set()
         #: the event name of each step made (empty for steps that are no event)
         self.labels: list[str] = []
+        #: where each game rated on its own stands among the steps made, by its record's id
+        self.positions: dict[int, int] = {}
         self._keys: dict[int, str] = {}
+
+    def fork(self) -> _Derivation:
+        """A derivation that goes on from this one's end without changing it (a preview's)."""
+        fork = _Derivation(self.state, self.ladder, self.games)
+        fork.known, fork.retired = set(self.known), set(self.retired)
+        fork._keys = self._keys
+        return fork
 
     def key(self, member_id: int) -> str:
         key = self._keys.get(member_id)
@@ -108,6 +132,7 @@ class _Derivation:
     def steps(self, inputs: Sequence[tuple[str, int | str]]) -> list[Step]:
         out: list[Step] = []
         labels = self.labels
+        positions = self.positions
         ladder = self.ladder
         known, retired = self.known, self.retired
         for kind, ref in inputs:
@@ -128,6 +153,7 @@ class _Derivation:
                         labels.append("")
                 known.add(game.player_a)
                 known.add(game.player_b)
+                positions[ref] = len(labels)
                 out.append(game)
                 labels.append("")
             elif kind == "member":
@@ -192,6 +218,17 @@ class _Derivation:
         return Return(key, entry.at)
 
 
+@dataclass(frozen=True, slots=True)
+class _Previewed:
+    """A previewed correction's replay: its game at step ``position``, replayed on top of the
+    ratings whose final state was ``before``."""
+
+    before: Checkpoint
+    position: int
+    game: Game
+    result: ReplayResult
+
+
 class LadderRatings:
     def __init__(self) -> None:
         self.system: RatingSystem | None = None
@@ -200,6 +237,7 @@ class LadderRatings:
         self._consumed = 0
         self._derivation: _Derivation | None = None
         self._games: dict[int, tuple[object, Game]] = {}
+        self._previewed: _Previewed | None = None
         self.steps: list[Step] = []
         #: each step's event name, "" for a step that is no event (export writes it back)
         self.labels: list[str] = []
@@ -208,26 +246,113 @@ class LadderRatings:
 
     def sync(self, state: ClubState, ladder: Ladder) -> Checkpoint:
         """Bring the ratings up to the ladder's inputs; returns the final state."""
-        settings = (ladder.settings.system, ladder.settings.params)
+        settings = _rated_by(ladder)
+        derivation = self._derivation
         if (
             self.system is None
-            or self._derivation is None
+            or derivation is None
             or self.final is None
             or settings != self._settings
-            or ladder.generation != self._generation
-            or self._derivation.state is not state
+            or derivation.state is not state
         ):
             return self._rebuild(state, ladder, settings)
-        new = self._derivation.steps(ladder.inputs[self._consumed:])
-        self.labels = self._derivation.labels
+        replaced: dict[int, Game] = {}
+        if ladder.generation != self._generation:
+            found = self._replacements(ladder)
+            if found is None:
+                return self._rebuild(state, ladder, settings)
+            replaced = found
+        new = derivation.steps(ladder.inputs[self._consumed:])
+        if new or replaced:
+            self._go_on(state, replaced, new)
+        self._generation = ladder.generation
         self._consumed = len(ladder.inputs)
-        if new:
-            result = replay(self.system, new, start=self.final, birth_dates=_births(state),
-                            checkpoint_every=CHECKPOINT_EVERY)
-            self.steps.extend(new)
-            self.checkpoints.extend(result.checkpoints)
-            self.final = result.final
+        self.labels = derivation.labels
         return self.final
+
+    def _replacements(self, ladder: Ladder) -> dict[int, Game] | None:
+        """The games corrected since the last sync that differ from their steps, by their
+        steps' positions; None when anything else changed (the steps are then derived again).
+        A correction that settles a pending report replaces nothing: its game is a new input."""
+        derivation = self._derivation
+        assert derivation is not None
+        gap = ladder.generation - self._generation
+        if not 0 < gap <= MAX_PATCHED:
+            return None
+        corrected = [ladder.corrections.get(self._generation + n) for n in range(1, gap + 1)]
+        new_inputs = ladder.inputs[self._consumed:]
+        replaced: dict[int, Game] = {}
+        for game_id in dict.fromkeys(corrected):
+            if game_id is None:  # a change other than a correction
+                return None
+            position = derivation.positions.get(game_id)
+            if position is None:
+                if ("game", game_id) in new_inputs:
+                    continue
+                return None
+            old = self.steps[position]
+            game = self._game_in_place(ladder, ladder.games[game_id], old)
+            if game is None:
+                return None
+            if game != old:
+                replaced[position] = game
+        return replaced
+
+    def _game_in_place(self, ladder: Ladder, record: GameRecord, old: Step) -> Game | None:
+        """``record``'s step if it can take the place of ``old``, the step it made before: a
+        game rated on its own still, between the same players at the same time, so that every
+        other step (a join, an implicit return) stays as it was; else None."""
+        derivation = self._derivation
+        assert derivation is not None
+        if not record.counts or waits_for_event(ladder, record):
+            return None
+        game = derivation.game(record)
+        if (
+            game is None
+            or type(old) is not Game
+            or (game.player_a, game.player_b, game.played_at)
+            != (old.player_a, old.player_b, old.played_at)
+        ):
+            return None
+        return game
+
+    def _go_on(self, state: ClubState, replaced: dict[int, Game], new: list[Step]) -> None:
+        """Put the ``replaced`` games in their places and ``new`` steps after the last, and
+        replay from the last checkpoint before the first changed step (from the end when steps
+        were only added). A correction previewed just before takes the preview's replay. The
+        steps are changed in place: a copy of 100,000 would cost more than the change (and the
+        garbage collector's passes over it)."""
+        system, final, steps = self.system, self.final, self.steps
+        assert system is not None and final is not None
+        previewed, self._previewed = self._previewed, None
+        first = min(replaced, default=final.position)
+        base = final if first >= final.position else self._checkpoint_at(first)
+        try:
+            for position, game in replaced.items():
+                steps[position] = game
+            steps.extend(new)
+            if (
+                previewed is not None
+                and previewed.before is final
+                and not new
+                and list(replaced.items()) == [(previewed.position, previewed.game)]
+            ):
+                result = previewed.result
+            else:
+                result = replay(system, islice(steps, base.position, None), start=base,
+                                birth_dates=_births(state), checkpoint_every=CHECKPOINT_EVERY)
+        except BaseException:
+            # The steps may be half changed: the next sync derives and replays everything.
+            self.system = self._derivation = None
+            raise
+        self.checkpoints = [c for c in self.checkpoints if c.position <= base.position]
+        self.checkpoints.extend(result.checkpoints)
+        self.final = result.final
+
+    def _checkpoint_at(self, position: int) -> Checkpoint:
+        """The last stored checkpoint at or before ``position``."""
+        return max((c for c in self.checkpoints if c.position <= position),
+                   key=lambda c: c.position)
 
     def _rebuild(self, state: ClubState, ladder: Ladder, settings: object) -> Checkpoint:
         system = system_of(ladder)
@@ -239,9 +364,7 @@ class LadderRatings:
         else:
             self.checkpoints = [replay(system, []).final]
             start = 0
-        base = max(
-            (c for c in self.checkpoints if c.position <= start), key=lambda c: c.position
-        )
+        base = self._checkpoint_at(start)
         result = replay(system, steps[base.position:], start=base, birth_dates=_births(state),
                         checkpoint_every=CHECKPOINT_EVERY)
         self.checkpoints = [c for c in self.checkpoints if c.position <= base.position]
@@ -251,6 +374,7 @@ class LadderRatings:
         self._generation = ladder.generation
         self._consumed = len(ladder.inputs)
         self._derivation = derivation
+        self._previewed = None
         self.steps = steps
         self.labels = derivation.labels
         self.final = result.final
@@ -263,19 +387,70 @@ class LadderRatings:
         return min(len(self.steps), len(steps))
 
     def preview(self, state: ClubState, ladder: Ladder, changed: GameRecord) -> Checkpoint:
-        """The final state if ``changed`` replaced its record; nothing is kept."""
+        """The final state if ``changed`` replaced its record; nothing is kept but the replay,
+        for applying the same correction next."""
         assert self.system is not None
+        fast = self._preview_synced(state, ladder, changed)
+        if fast is not None:
+            return fast
         inputs = list(ladder.inputs)
         if ("game", changed.id) not in inputs:  # a pending or disputed report being settled
             inputs.append(("game", changed.id))
         with _substituted(ladder, changed):
             steps = _Derivation(state, ladder, self._games).steps(inputs)
         start = self._first_difference(steps)
-        base = max(
-            (c for c in self.checkpoints if c.position <= start), key=lambda c: c.position
-        )
+        base = self._checkpoint_at(start)
         return replay(self.system, steps[base.position:], start=base,
                       birth_dates=_births(state)).final
+
+    def _preview_synced(
+        self, state: ClubState, ladder: Ladder, changed: GameRecord
+    ) -> Checkpoint | None:
+        """:meth:`preview` on ratings in sync with the ladder, without deriving its steps again:
+        the changed game in its place, or a settled report's game after the last step; None
+        when neither applies."""
+        derivation, final = self._derivation, self.final
+        if (
+            derivation is None
+            or final is None
+            or derivation.state is not state
+            or _rated_by(ladder) != self._settings
+            or ladder.generation != self._generation
+            or self._consumed != len(ladder.inputs)
+        ):
+            return None
+        assert self.system is not None
+        position = derivation.positions.get(changed.id)
+        if position is None:
+            return self._preview_settled(state, ladder, changed)
+        old = self.steps[position]
+        game = self._game_in_place(ladder, changed, old)
+        if game is None:
+            return None
+        if game == old:
+            return final
+        base = self._checkpoint_at(position)
+        steps = chain(islice(self.steps, base.position, position), (game,),
+                      islice(self.steps, position + 1, None))
+        result = replay(self.system, steps, start=base, birth_dates=_births(state),
+                        checkpoint_every=CHECKPOINT_EVERY)
+        self._previewed = _Previewed(final, position, game, result)
+        return result.final
+
+    def _preview_settled(
+        self, state: ClubState, ladder: Ladder, changed: GameRecord
+    ) -> Checkpoint | None:
+        """The final state if ``changed``, a pending or disputed report, were settled: its
+        step derived after the last one (None when its game is among the steps already)."""
+        derivation, final = self._derivation, self.final
+        assert derivation is not None and final is not None and self.system is not None
+        if ("game", changed.id) in ladder.inputs:
+            return None
+        with _substituted(ladder, changed):
+            new = derivation.fork().steps([("game", changed.id)])
+        if not new:
+            return final
+        return replay(self.system, new, start=final, birth_dates=_births(state)).final
 
 
 def _births(state: ClubState) -> dict[str, date]:

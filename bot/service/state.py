@@ -134,6 +134,9 @@ class Ladder:
     inputs: list[tuple[str, int | str]] = field(default_factory=list)
     #: bumped whenever the rating inputs change in a way other than appending
     generation: int = 0
+    #: the game each correction changed, by the generation it made (the other changes that bump
+    #: the generation have no entry): what the ratings re-rate in place (``ratings.py``)
+    corrections: dict[int, int] = field(default_factory=dict)
     created_at: datetime | None = None
     #: the histories ``clubrating import`` appended, by fingerprint: when and from which file
     #: first
@@ -283,7 +286,7 @@ class ClubState:
     def _fold(self, stored: StoredEvent, event: events.Event) -> None:
         """Fold ``stored``, decoded as ``event``. Events name members by their platform user
         key (ids are not known before a write); ``by_user`` gives their ids."""
-        if event.KIND in UNDOABLE or (isinstance(event, events.GameReported) and event.direct):
+        if (isinstance(event, events.GameReported) and event.direct) or event.KIND in UNDOABLE:
             self.undoable.append(stored)
         # Each case is an isinstance check: the most frequent kinds come first.
         match event:
@@ -512,7 +515,9 @@ class ClubState:
             game.seq = stored.id
             self.open_reports.pop(game.id, None)
             self.ladders[game.ladder].inputs.append(("game", game.id))
-        self.ladders[game.ladder].generation += 1
+        ladder = self.ladders[game.ladder]
+        ladder.generation += 1
+        ladder.corrections[ladder.generation] = game.id
 
     def _schedule_of(self, ladder_name: str) -> tuple[str, Schedule]:
         ladder = self.ladders[ladder_name]

@@ -8,7 +8,7 @@ say what was not found.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -78,13 +78,20 @@ def changes(
 ) -> list[RatingChange]:
     """Rating changes between two states, for the given members or everyone who moved."""
     system = system_of(club, ladder)
-    keys = (
-        [player_key(m) for m in members] if members is not None
-        else sorted(set(after.table.names) | set(before.table.names))
-    )
+    if members is not None:
+        keys = [player_key(m) for m in members]
+        olds: Mapping[str, PlayerState] | None = None
+        news: Mapping[str, PlayerState] | None = None
+    else:
+        # Everyone's states at once: a checkpoint finds one player by a search through all.
+        olds, news = before.players, after.players
+        keys = sorted(olds.keys() | news.keys())
     moved = []
     for key in keys:
-        old, new = before.state(key), after.state(key)
+        if olds is None or news is None:
+            old, new = before.state(key), after.state(key)
+        else:
+            old, new = olds.get(key), news.get(key)
         old_rating = None if old is None else old.rating
         new_rating = None if new is None else new.rating
         if members is None and old_rating == new_rating:
@@ -239,7 +246,7 @@ def profile(club: Club, ladder: Ladder, member: Member) -> Profile:
         ladder=ladder.name,
         rating=None if state is None else state.rating,
         provisional=state is not None and system.is_provisional(state),
-        deviation=None if state is None else state.deviation,
+        deviation=None if state is None else system.shown_deviation(state),
         rank=rank,
         games=len(games),
         wins=wins,
@@ -276,8 +283,8 @@ def standings(
         rows.append((state.rating, name_of(key), state))
     rows.sort(key=lambda row: (-row[0], row[1].casefold()))
     ranked = [
-        Standing(rank, name, state.rating, system.is_provisional(state), state.deviation,
-                 state.games)
+        Standing(rank, name, state.rating, system.is_provisional(state),
+                 system.shown_deviation(state), state.games)
         for rank, (_, name, state) in enumerate(rows, start=1)
     ]
     return Leaderboard(ladder, ranked, hidden)

@@ -35,7 +35,7 @@ import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
-from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent
+from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent, encode_data
 from .transfer import ClubCopy, TargetNotEmpty
 
 #: ``CLUBRATING_DB`` values that name a PostgreSQL server (asyncpg reads both)
@@ -162,7 +162,7 @@ class PostgresTransaction:
                 [e.actor for e in events],
                 [e.at.isoformat() for e in events],
                 [e.reason for e in events],
-                [json.dumps(e.data, ensure_ascii=False, separators=(",", ":")) for e in events],
+                [encode_data(e.data) for e in events],
                 self._expected_last,
             )
         except asyncpg.UniqueViolationError:
@@ -349,7 +349,7 @@ class PostgresRepository:
                 await connection.copy_records_to_table("events", columns=(
                     "club_id", "id", "kind", "actor", "at", "reason", "data"), records=[
                     (club_id, e.id, e.kind, e.actor, e.at.isoformat(), e.reason,
-                     json.dumps(e.data, ensure_ascii=False, separators=(",", ":")))
+                     encode_data(e.data))
                     for e in club.events])
                 await connection.copy_records_to_table(
                     "requests", columns=("club_id", "request_id", "response"),

@@ -7,6 +7,7 @@ to the request that caused it, so a replayed request finds its first answer.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -15,6 +16,10 @@ from typing import Protocol
 
 #: JSON-compatible values stored in an event's data
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+
+#: how every backend writes an event's data: ``json.dumps(data, ensure_ascii=False,
+#: separators=(",", ":"))``, with one encoder made once (``dumps`` makes one per call)
+encode_data = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 @dataclass(frozen=True, slots=True)

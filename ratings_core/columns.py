@@ -301,8 +301,18 @@ class GameRows:
         """:meth:`fields` and each game's time, for a rule that reads the time of every game
         (``table.last_played`` is then kept by the rule itself, not deferred)."""
         c, lo, hi = self.columns, self.start, self.stop
-        return ((*fields, datetime_of(moment))
-                for fields, moment in zip(self.fields(), c.moment[lo:hi], strict=True))
+        player_a, player_b = c.player_a[lo:hi], c.player_b[lo:hi]
+        if self._slot is not None:
+            player_a = array("i", map(self._slot.__getitem__, player_a))
+            player_b = array("i", map(self._slot.__getitem__, player_b))
+        # datetime_of for every row, in C: EPOCH + timedelta(0, 0, microseconds)
+        times = map(EPOCH.__add__, map(timedelta, repeat(0), repeat(0), c.moment[lo:hi]))
+        return zip(
+            player_a, player_b, c.score[lo:hi],
+            repeat(0.0, hi - lo) if c.handicap is None else c.handicap[lo:hi],
+            repeat(0, hi - lo) if c.first_move is None else c.first_move[lo:hi],
+            times, strict=True,
+        )
 
     def games(self) -> Iterator[list[Game]]:
         """The games as ``Game`` values, :data:`~ratings_core.replay.CHUNK` at a time."""

@@ -603,6 +603,7 @@ class ClubElo(RatingSystem):
                                           p.k_master)
         start, growth2 = p.initial_deviation, p.deviation_growth * p.deviation_growth
         floor_k, floor_master = established_deviation(p.k), established_deviation(p.k_master)
+        floor_k2, floor_master2 = floor_k * floor_k, floor_master * floor_master
         period_seconds = GROWTH_DAYS * 86400.0
         g_factor = 3.0 * Q * Q  # attenuation's 3 q^2 RD^2 / pi^2, in its order
         pi2 = math.pi * math.pi
@@ -611,18 +612,23 @@ class ClubElo(RatingSystem):
             table.rating, table.games, table.peak, table.last_played, table.deviation
         )
         for a, b, s, handicap, first_move, when in games:
+            # grow_deviation and elapsed_periods written out (conditionals, not min and max)
             stored = dev[a]
             rda = start if stored is None else stored
             seen = last[a]
-            away = 0.0 if seen is None else max(0.0, (when - seen).total_seconds()
-                                                / period_seconds)
-            rda = min(math.sqrt(rda * rda + growth2 * away), max(rda, start))
+            if seen is not None:
+                away = (when - seen).total_seconds() / period_seconds
+                grown = math.sqrt(rda * rda + growth2 * (away if away > 0.0 else 0.0))
+                cap = rda if rda >= start else start
+                rda = grown if grown <= cap else cap
             stored = dev[b]
             rdb = start if stored is None else stored
             seen = last[b]
-            away = 0.0 if seen is None else max(0.0, (when - seen).total_seconds()
-                                                / period_seconds)
-            rdb = min(math.sqrt(rdb * rdb + growth2 * away), max(rdb, start))
+            if seen is not None:
+                away = (when - seen).total_seconds() / period_seconds
+                grown = math.sqrt(rdb * rdb + growth2 * (away if away > 0.0 else 0.0))
+                cap = rdb if rdb >= start else start
+                rdb = grown if grown <= cap else cap
             ra = rating[a]
             rb = rating[b]
             try:
@@ -633,24 +639,31 @@ class ClubElo(RatingSystem):
             pa = peak[a]
             pb = peak[b]
             if pa >= master:
-                fa, ka = floor_master, k_master
+                fa, fa2, ka = floor_master, floor_master2, k_master
             else:
-                fa, ka = floor_k, k
+                fa, fa2, ka = floor_k, floor_k2, k
             if pb >= master:
-                fb, kb = floor_master, k_master
+                fb, fb2, kb = floor_master, floor_master2, k_master
             else:
-                fb, kb = floor_k, k
-            excess = math.sqrt(max(0.0, rdb * rdb - fb * fb))
-            weight_a = 1.0 / math.sqrt(1.0 + g_factor * excess * excess / pi2)
-            excess = math.sqrt(max(0.0, rda * rda - fa * fa))
-            weight_b = 1.0 / math.sqrt(1.0 + g_factor * excess * excess / pi2)
+                fb, fb2, kb = floor_k, floor_k2, k
+            # an established opponent weighs exactly 1 (what the formula gives for no excess)
+            excess = rdb * rdb - fb2
+            weight_a = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
+            excess = rda * rda - fa2
+            weight_b = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
             spread = e * (1.0 - e)
-            rda = max(fa, 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (weight_a * weight_a * spread)))
-            rdb = max(fb, 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (weight_b * weight_b * spread)))
-            if rda != fa:
+            settled = 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (weight_a * weight_a * spread))
+            if settled > fa:
+                rda = settled
                 ka = Q * rda * rda
-            if rdb != fb:
+            else:
+                rda = fa
+            settled = 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (weight_b * weight_b * spread))
+            if settled > fb:
+                rdb = settled
                 kb = Q * rdb * rdb
+            else:
+                rdb = fb
             na = ra + ka * (weight_a * (s - e))
             nb = rb + kb * (weight_b * ((1.0 - s) - (1.0 - e)))
             rating[a] = na

@@ -60,7 +60,8 @@ def opponent_weight(deviation: float, established: float) -> float:
     Source: Glickman 1999, eq. (8) (each game weighted by g(RD_opponent)); the excess over the
     floor is ours (module docstring).
     """
-    return attenuation(math.sqrt(max(0.0, deviation * deviation - established * established)))
+    excess = deviation * deviation - established * established  # a variance
+    return 1.0 / math.sqrt(1.0 + 3.0 * Q * Q * max(0.0, excess) / (math.pi * math.pi))
 
 
 def settled_deviation(deviation: float, information: float, floor: float) -> float:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .model import PlayerState, Step, events_of, games_of
-from .replay import Checkpoint, replay
+from .replay import OpenReplay
 from .system import RatingSystem
 
 #: predictions are kept within (EPSILON, 1 - EPSILON) so a certain, wrong one costs a finite loss
@@ -124,17 +124,16 @@ def evaluate(
     if start_of_test is None:
         return score_predictions([])
     pairs: list[tuple[float, float]] = []
-    state: Checkpoint = replay(system, []).final
+    rated = OpenReplay(system)
     for done, step in enumerate(steps, start=1):
         moment = _moment(step)
         games = games_of(step)
         if games and moment is not None and moment >= start_of_test:
-            index = {name: i for i, name in enumerate(state.table.names)}
             for game in games:
-                a = _state(system, state, index, game.player_a, game.played_at)
-                b = _state(system, state, index, game.player_b, game.played_at)
+                a = _state(system, rated, game.player_a, game.played_at)
+                b = _state(system, rated, game.player_b, game.played_at)
                 pairs.append((system.predict(game, a, b), game.score_a))
-        state = replay(system, [step], start=state).final
+        rated.apply(step)
         if progress is not None:
             progress(done, len(steps))
     return score_predictions(pairs)
@@ -178,9 +177,8 @@ def tune(
     return best
 
 
-def _state(system: RatingSystem, state: Checkpoint, index: dict[str, int], player: str,
-           when: datetime) -> PlayerState:
-    i = index.get(player)
-    if i is None:  # not met yet: as the system would start them
+def _state(system: RatingSystem, rated: OpenReplay, player: str, when: datetime) -> PlayerState:
+    state = rated.state(player)
+    if state is None:  # not met yet: as the system would start them
         return system.newcomer(when, None, 0.0)
-    return state.table.at(i)
+    return state

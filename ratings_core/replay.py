@@ -114,6 +114,24 @@ def replay(
     return engine.run(steps, position, checkpoint_every)
 
 
+class OpenReplay:
+    """A replay kept open: steps applied one at a time, every player's state readable between
+    them without a checkpoint (a copy of the whole table) after each (``evaluation`` predicts
+    each step from the state before it)."""
+
+    def __init__(self, system: RatingSystem) -> None:
+        self._engine = _Engine(system, {})
+        self.position = 0
+
+    def apply(self, step: Step) -> None:
+        self.position = self._engine.feed((step,), self.position, None, [])
+
+    def state(self, player: str) -> PlayerState | None:
+        table = self._engine.table
+        i = table.index.get(player)
+        return None if i is None else table.at(i)
+
+
 class _Engine:
     def __init__(self, system: RatingSystem, birth_dates: Mapping[str, date]) -> None:
         self.system = system
@@ -136,6 +154,13 @@ class _Engine:
         self, steps: Iterable[Step], position: int, checkpoint_every: int | None
     ) -> ReplayResult:
         checkpoints: list[Checkpoint] = []
+        position = self.feed(steps, position, checkpoint_every, checkpoints)
+        final = Checkpoint(position, self.table.snapshot(), self.pool)
+        return ReplayResult(final, tuple(checkpoints))
+
+    def feed(self, steps: Iterable[Step], position: int, checkpoint_every: int | None,
+             checkpoints: list[Checkpoint]) -> int:
+        """Apply ``steps`` from ``position`` on, taking checkpoints; the position after them."""
         run: list[Game] = []
         for step in steps:
             if type(step) is Game:
@@ -156,8 +181,7 @@ class _Engine:
                 checkpoints.append(Checkpoint(position, self.table.snapshot(), self.pool))
         if run:
             self._rate_run(run, position - len(run))
-        final = Checkpoint(position, self.table.snapshot(), self.pool)
-        return ReplayResult(final, tuple(checkpoints))
+        return position
 
     def _apply(self, step: Step, position: int) -> None:
         """A membership event is a period of its own; games arrive through runs."""

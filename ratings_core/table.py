@@ -52,7 +52,11 @@ class TableSnapshot:
 
     def at(self, i: int) -> PlayerState:
         """The state of the i-th player (in the order players were met)."""
-        return PlayerState(
+        return _state_at(self, i)
+
+
+def _state_at(self: TableSnapshot | Table, i: int) -> PlayerState:
+    return PlayerState(
             rating=self.rating[i],
             games=self.games[i],
             deviation=self.deviation[i],
@@ -100,6 +104,10 @@ class Table:
 
     def states(self) -> dict[str, PlayerState]:
         return self.snapshot().states()
+
+    def at(self, i: int) -> PlayerState:
+        """The state of the i-th player, read from the live table."""
+        return _state_at(self, i)
 
     def snapshot(self) -> TableSnapshot:
         return TableSnapshot(*(tuple(getattr(self, column)) for column in COLUMNS))

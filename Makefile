@@ -24,3 +24,4 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/replay.py
 	$(BIN)/python bench/replay_csv.py --runs 3
+	$(BIN)/python bench/service.py --part correction

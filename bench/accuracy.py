@@ -598,7 +598,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         steps = load(dataset)
         report = Report(dataset, sum(len(games_of(s)) for s in steps))
         for name in names:
-            row = measure(name, dataset, steps, args.test_fraction, args.whr_refit_days)
+            try:
+                row = measure(name, dataset, steps, args.test_fraction, args.whr_refit_days)
+            except (ArithmeticError, ValueError) as error:  # a peer library's own failure
+                print(f"{dataset} {name}: failed ({type(error).__name__}: {error})",
+                      file=sys.stderr, flush=True)
+                continue
             report.rows.append(row)
             print(f"{dataset} {name}: log-loss {row.scores.logloss:.4f} "
                   f"({row.games_per_second:,.0f} games/s)", file=sys.stderr, flush=True)

@@ -74,8 +74,9 @@ async def replayed_history(
         if concerns(step, key):
             state = replay(system, steps[: i + 1]).final.state(key)
             assert state is not None
+            # the deviation the system shows (none for club's: its ``?`` says it)
             out.append((step_time(step), state.rating, system.is_provisional(state),
-                        state.deviation))
+                        system.shown_deviation(state)))
     return out
 
 

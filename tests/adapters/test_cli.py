@@ -50,9 +50,9 @@ r2,1200,40,active
     assert data["pool"] == 0.0
     by_name = {p["player"]: p for p in data["players"]}
     assert set(by_name) == {"r1", "r2", "n1", "n2", "n3", "n4", "n5"}
-    assert by_name["n3"] == {
+    assert by_name["n3"] == {  # a newcomer's deviation: 150 (club, docs/ratings.md)
         "player": "n3", "rating": 1400.0, "games": 0, "provisional": True,
-        "deviation": None, "volatility": None, "status": "active",
+        "deviation": 150.0, "volatility": None, "status": "active",
     }
     assert by_name["r1"]["status"] == "retired"
     assert [p["rating"] for p in data["players"]] == sorted(

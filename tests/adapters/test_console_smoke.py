@@ -12,7 +12,7 @@ async def test_report_confirm_and_leaderboard(tmp_path: Path) -> None:
         reported = await chat.as_("alice", "/report @bob win")
         assert "Game #" in reported and "alice beat bob" in reported
         confirmed = await chat.as_("bob", "/confirm")
-        # Provisional: (10 prior games * 1500 + performance 1900) / 11 = 1536.4.
-        assert "alice: 1500 -> 1536?" in confirmed
+        # Two newcomers of deviation 150: 1500 + K 111.7 x w 0.924 x 1/2 = 1551.6, provisional.
+        assert "alice: 1500 -> 1552?" in confirmed
         board = await chat.say("/top")
-        assert board.splitlines()[1].split()[:3] == ["1.", "alice", "1536?"]
+        assert board.splitlines()[1].split()[:3] == ["1.", "alice", "1552?"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sqlite3
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from bot.chat.messages import text
 from bot.cli import main
+from ratings_core.glicko import Q, attenuation
 from tests.chat import open_club
 
 HEADER = "played_at,event,player_a,player_b,score_a,handicap,kind"
@@ -78,10 +80,12 @@ def export(capsys: pytest.CaptureFixture[str], chat: str = CONSOLE) -> str:
     return out
 
 
-def replayed(capsys: pytest.CaptureFixture[str], folder: Path, content: str) -> object:
-    """The `clubrating replay` JSON of a history (the club system, like the bot's ladder)."""
+def replayed(capsys: pytest.CaptureFixture[str], folder: Path, content: str,
+             *options: str) -> object:
+    """The `clubrating replay` JSON of a history (the club system, like the bot's ladder;
+    ``options`` such as ``--set uncertainty=games`` as the ladder was set)."""
     path = write(folder, "replayed.csv", content)
-    code, out, err = run(capsys, "replay", str(path))
+    code, out, err = run(capsys, "replay", *options, str(path))
     assert code == 0, err
     return json.loads(out)
 
@@ -125,13 +129,17 @@ async def test_the_bot_shows_what_the_export_replays_to(
     data = replayed(capsys, tmp_path, exported)
     assert isinstance(data, dict)
     expected = {p["player"]: p["rating"] for p in data["players"]}
-    # ann beat bob as two newcomers (SPEC 3.6, the console smoke test): performances
-    # 1500 +- 400, weighted with 10 prior games at 1500: (10 * 1500 + 1900) / 11 = 1536.36 and
-    # (10 * 1500 + 1100) / 11 = 1463.64.
+    # ann beat bob as two newcomers of deviation 150 (issue 19, the console smoke test): each
+    # weighs the other by w = g(sqrt(150^2 - 74.56^2)) = 0.924, the game shrinks 150 to 139.3,
+    # K = q 139.3^2 = 111.7: 1500 +- 111.7 x 0.924 x 1/2 = 1551.63 and 1448.37.
+    w = attenuation(math.sqrt(150.0**2 - 32 / Q))
+    deviation = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * w * w * 0.25)
+    k = Q * deviation * deviation
     first = replayed(capsys, tmp_path, "\n".join(GAMES.splitlines()[:2]) + "\n")
     assert isinstance(first, dict)
     assert {p["player"]: p["rating"] for p in first["players"]} == {
-        "ann": (10 * 1500 + 1900) / 11, "bob": (10 * 1500 + 1100) / 11}
+        "ann": 1500.0 + k * (w * (1.0 - 0.5)), "bob": 1500.0 + k * (w * (0.0 - 0.5))}
+    assert round(k * w / 2, 2) == 51.63
 
     async with open_club(db) as chat:
         board = await chat.as_("visitor", "/top")
@@ -323,7 +331,8 @@ def test_unknown_ladder_is_a_one_line_error(
 
 
 def pool_history() -> str:
-    """Seed 002's pool example without PLAYERS.csv: r1 and r2 reach 1300 and 1200 as newcomers
+    """Seed 002's pool example without PLAYERS.csv, on a ladder set to edition 1's provisional
+    rule (``uncertainty=games``): r1 and r2 reach 1300 and 1200 as newcomers
     in one event (ten and thirty losses to w at 1500: performance 1100, weighted with 10 prior
     games at 1500: (10*1500 + 10*1100) / 20 = 1300 and (10*1500 + 30*1100) / 40 = 1200),
     retire, and five newcomers who join together share the 500-point pool: 1400 each.
@@ -339,11 +348,14 @@ def pool_history() -> str:
 async def test_pool_example_of_seed_002_through_import(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    async with open_club(db) as chat:  # the arithmetic below is edition 1's
+        assert (await chat.as_("mod!", "/system club uncertainty=games")).startswith(
+            "Ladder main now uses club (uncertainty=games)")
     events = write(tmp_path, "POOL.csv", pool_history())
     assert await asyncio.to_thread(main, ["import", "--chat", CONSOLE, str(events)]) == 0
     capsys.readouterr()
     assert await asyncio.to_thread(main, ["export", "--chat", CONSOLE]) == 0
-    data = replayed(capsys, tmp_path, capsys.readouterr().out)
+    data = replayed(capsys, tmp_path, capsys.readouterr().out, "--set", "uncertainty=games")
     assert isinstance(data, dict)
     assert data["pool"] == 0.0
     assert [(p["player"], p["rating"], p["status"]) for p in data["players"]] == [
@@ -371,10 +383,6 @@ OUT_OF_BOUNDS = [
      "must be from -1000 to 1000 (in the system's unit), not '1e308'"),
     ("handicap -1001", "2024-03-01,,ann,bob,1,-1001,,", "handicap",
      "must be from -1000 to 1000 (in the system's unit), not '-1001'"),
-    ("date 0001-01-01", "0001-01-01,,ann,bob,1,,,", "played_at",
-     "must be 1900-01-01 or later, not '0001-01-01'"),
-    ("date 1899-12-31", "1899-12-31T23:59:59,,ann,bob,1,,,", "played_at",
-     "must be 1900-01-01 or later, not '1899-12-31T23:59:59'"),
     ("year 1 with a time zone", "0001-01-01T00:00:00+01:00,,ann,bob,1,,,", "played_at",
      "is out of range, not '0001-01-01T00:00:00+01:00'"),
     ("year 9999 with a time zone", "9999-12-31T23:00:00-05:00,,ann,bob,1,,,", "played_at",
@@ -408,6 +416,52 @@ def test_a_value_out_of_bounds_refuses_the_whole_file(
 
 def tomorrow_in(zone: str) -> date:
     return datetime.now(ZoneInfo(zone)).date() + timedelta(days=1)
+
+
+#: days before 1900: any history's file reads them (`clubrating replay`, `evaluate`), only
+#: `clubrating import` refuses them, with the ladder's own bounds (``importing.check_dates``)
+BEFORE_1900 = [("0001-01-01", "0001-01-01T00:00:00"),
+               ("1899-12-31T23:59:59", "1899-12-31T23:59:59")]
+
+
+@pytest.mark.parametrize(("played_at", "moment"), BEFORE_1900, ids=[b[0] for b in BEFORE_1900])
+def test_a_game_before_1900_refuses_the_whole_import_but_replays(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], played_at: str, moment: str,
+) -> None:
+    assert import_(capsys, tmp_path, GAMES) == 0
+    before, count = export(capsys), stored_events(db)
+    content = f"{HEADER},seconds\n2024-02-01,,ann,bob,0,,,\n{played_at},,ann,bob,1,,,\n"
+    path = write(tmp_path, "BAD.csv", content)
+    refusal = text("import_bad_date", file="BAD.csv", row=2, column="played_at",
+                   first="1900-01-01", last=tomorrow_in("UTC").isoformat(), zone="UTC",
+                   text=moment)
+    assert run(capsys, "import", "--chat", CONSOLE, str(path)) == (
+        2, "", f"clubrating: {refusal}\n")
+    assert stored_events(db) == count
+    assert export(capsys) == before
+    # `clubrating replay` reads the same file: the game of year 1 or 1899 is rated first.
+    code, out, err = run(capsys, "replay", str(path))
+    assert (code, err) == (0, "")
+    assert {p["player"]: p["games"] for p in json.loads(out)["players"]} == {"ann": 2, "bob": 2}
+
+
+def test_replay_reads_a_history_from_1872(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The first international football match, Scotland 0 England 0, Glasgow, 30 November 1872;
+    # then England beat Scotland 4-2 at the Oval on 8 March 1873.
+    path = write(tmp_path, "FOOTBALL.csv", f"{HEADER}\n"
+                 "1872-11-30T14:00:00,,Scotland,England,0.5,,\n"
+                 "1873-03-08T14:00:00,,England,Scotland,1,,\n")
+    code, out, err = run(capsys, "replay", str(path))
+    assert (code, err) == (0, "")
+    players = {p["player"]: p for p in json.loads(out)["players"]}
+    assert {name: p["games"] for name, p in players.items()} == {"England": 2, "Scotland": 2}
+    # The draw of two equals moves nobody and shrinks both deviations from 150 to 139.3. 98 days
+    # on they have grown to 140.5: w 0.935, settled at 131.4, K 99.4, and the win moves both by
+    # 99.4 x 0.935 x 1/2 = 46.5.
+    assert [(round(p["rating"], 1), round(p["deviation"], 1)) for p in players.values()] == [
+        (1546.5, 131.4), (1453.5, 131.4)]
 
 
 @pytest.mark.parametrize("played_at", ["9999-12-31", "AFTER_TOMORROW"])

@@ -16,8 +16,8 @@ SESSION = """\
 /confirm
 /top
 """
-# Two newcomers, alice wins: (10 * 1500 + 1900) / 11 = 1536.4 and (10 * 1500 + 1100) / 11 = 1463.6.
-BOARD = ["  1. alice      1536?  (1)", "  2. bob        1464?  (1)"]
+# Two newcomers of deviation 150, alice wins: 1500 +- K 111.7 x w 0.924 x 1/2 = 1551.6 and 1448.4.
+BOARD = ["  1. alice      1552?  (1)", "  2. bob        1448?  (1)"]
 
 
 def test_a_scripted_console_session(tmp_path: Path) -> None:

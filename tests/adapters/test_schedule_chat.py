@@ -144,7 +144,8 @@ async def test_the_digest_of_a_week(chat: Transcript) -> None:
 
 
 async def test_the_digest_names_players_who_became_established(chat: Transcript) -> None:
-    await chat.as_("mod!", "/system club provisional_games=2")
+    # Edition 1's rule counts provisional games: two make a player established.
+    await chat.as_("mod!", "/system club uncertainty=games provisional_games=2")
     for name in ("ann", "ben", "cid"):
         await chat.as_(name, "/register")
     await chat.as_("mod!", "/report @ann @ben win")

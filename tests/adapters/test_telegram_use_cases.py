@@ -5,13 +5,15 @@ Each test reads as a group chat: ``say(bot, group, alice, "/report @bob win")`` 
 the line and the assertion is what the bot answers there; ``press(...)`` is a member pressing an
 inline button, answered with a short alert (answerCallbackQuery) when they may not press it, or
 by an edit of the message that carries the button. These tests check what travels through
-Telegram and how it is shown; where a number is checked it is one the rules give by hand (two
-1500 newcomers, first win: (10 x 1500 + 1900) / 11 = 1536.4 and (10 x 1500 + 1100) / 11 =
-1463.6). The rating maths of every use case is checked in tests/service/test_transcripts.py.
+Telegram and how it is shown; where a number is checked it is one the rules give by hand (a new
+club's ladder rates by deviation, issue 19: two 1500 newcomers of deviation 150, first win:
+1500 +- K 111.7 x w 0.924 x 1/2 = 1551.6 and 1448.4) or the engine's replay of the same games.
+The rating maths of every use case is checked in tests/service/test_transcripts.py.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +24,29 @@ from bot.chat.messages import text
 from bot.service.club import Caller
 from bot.service.parsing import SETTINGS
 from bot.service.results import Leaderboard
+from ratings_core.glicko import Q, attenuation
+from ratings_core.model import Game, RatingPeriod
+from ratings_core.replay import replay
+from ratings_core.systems import make_system
+from tests.chat import START
 from tests.fake_telegram import Chat, Output, User
 from tests.telegram_harness import Running, club_state, edit, press, quiet, running_bot, say
 
 GROUP = -1001
-#: two 1500 newcomers, one wins: performances 1500 +- 400, weighted with 10 prior games at 1500
-FIRST_WIN = (10 * 1500 + 1900) / 11  # 1536.4, shown 1536?
-FIRST_LOSS = (10 * 1500 + 1100) / 11  # 1463.6, shown 1464?
+
+
+def first_game(k: float = 32.0) -> tuple[float, float]:
+    """Two 1500 newcomers of deviation 150, one wins (club's K ``k``): each weighs the other by
+    w = g(sqrt(150^2 - RD_est^2)), RD_est = sqrt(k / q) the established deviation; the game
+    shrinks 150 to RD', K = q RD'^2; the winner gains K w / 2 and the loser loses it."""
+    w = attenuation(math.sqrt(150.0**2 - math.sqrt(k / Q) ** 2))
+    deviation = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * w * w * 0.25)
+    gain = Q * deviation * deviation
+    return 1500.0 + gain * (w * (1.0 - 0.5)), 1500.0 + gain * (w * (0.0 - 0.5))
+
+
+#: w 0.924, RD' 139.3, K 111.7: 1551.6 (shown 1552?) and 1448.4 (shown 1448?)
+FIRST_WIN, FIRST_LOSS = first_game()
 SYSTEMS = "club, elo, shogi24, taisen, asymmetric, fqe, glicko, glicko2, rs-go, tactics"
 
 
@@ -74,6 +92,13 @@ async def ratings(bot: Running, ladder: str | None = None) -> dict[str, float]:
 
 def lines(*rows: str) -> str:
     return "\n".join(rows)
+
+
+def rated(*steps: Game | RatingPeriod) -> dict[str, float]:
+    """The engine's ratings of games between newcomers on the club default, replayed apart
+    from the service."""
+    return {name: state.rating
+            for name, state in replay(make_system("club"), list(steps)).players.items()}
 
 
 async def refused_press(bot: Running, group: Chat, user: User, message: Output, data: str,
@@ -154,38 +179,39 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     confirmed = await bot.tg.reply(g)
     assert (confirmed.kind, confirmed.message_id) == ("edit", report.message_id)
     assert confirmed.plain == lines(
-        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?"
+        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1552?", "bob: 1500 -> 1448?"
     )
     assert confirmed.buttons == []
     assert (await say(bot, g, c.bob, "/pending")).plain == "Nothing waiting for you."
 
-    # carol (1500, no games) holds alice (1536.4, one game) to a draw; alice confirms by typing.
-    # A draw's performance is the opponent's rating: carol (10 x 1500 + 1536.4) / 11 = 1503.3,
-    # alice ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
+    # carol (1500, no games, deviation 150) holds alice (1551.6, deviation 139.3) to a draw;
+    # alice confirms by typing. carol expected 0.426 and weighs alice's game by
+    # g(sqrt(139.3^2 - 74.56^2)) = 0.937: 1500 + K 111.7 x 0.937 x (0.5 - 0.426) = 1507.7;
+    # alice's deviation shrinks to 130.8 (K 98.5): 1551.6 - 98.5 x 0.924 x 0.074 = 1544.9.
     assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert (await say(bot, g, c.alice, "/confirm 2")).plain == lines(
-        "Game #2 confirmed: carol drew with alice.", "carol: 1500 -> 1503?",
-        "alice: 1536 -> 1533?",
+        "Game #2 confirmed: carol drew with alice.", "carol: 1500 -> 1508?",
+        "alice: 1552 -> 1545?",
     )
-    assert await ratings(bot) == {
-        "alice": (11 * FIRST_WIN + 1500) / 12, "carol": (10 * 1500 + FIRST_WIN) / 11,
-        "bob": FIRST_LOSS,
-    }
+    night = rated(Game("alice", "bob", 1.0, START), Game("carol", "alice", 0.5, START))
+    assert await ratings(bot) == night
+    assert (round(night["alice"], 1), round(night["carol"], 1), night["bob"]) == (
+        1544.9, 1507.7, FIRST_LOSS)
     assert (await say(bot, g, c.carol, "/top")).plain == lines(
         "main ladder",
-        "  1. alice      1533?  (2)",
-        "  2. carol      1503?  (1)",
-        "  3. bob        1464?  (1)",
+        "  1. alice      1545?  (2)",
+        "  2. carol      1508?  (1)",
+        "  3. bob        1448?  (1)",
     )
     assert (await say(bot, g, c.alice, "/rating")).plain == (
-        "alice (main): 1533?, rank 1, 2 games (1W 1D 0L), peak 1536, recent D W"
+        "alice (main): 1545?, rank 1, 2 games (1W 1D 0L), peak 1552, recent D W"
     )
     assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
-        "bob (main): 1464?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+        "bob (main): 1448?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
     )
     history = await say(bot, g, c.alice, "/history")
     assert (history.text or "").startswith("<pre>") and history.plain == lines(
@@ -345,17 +371,22 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     assert (await say(bot, g, c.ada, "/event close spring")).plain == (
         "Event spring is closed; its 2 games are rated together."
     )
-    # Both games from the ratings held before the event. alice gave 100 points but had White,
-    # worth 30 (club's first_move_advantage): a net handicap of 70. Her performance against
-    # bob is 1500 + 70 + 400, bob's 1500 - 70 - 400; the draw's is 1500 for both.
-    assert await ratings(bot) == {  # 1539.2, 1500 and 1457.3
-        "alice": (10 * 1500 + 1970 + 1500) / 12, "carol": 1500.0, "bob": (10 * 1500 + 1030) / 11,
-    }
+    # Both games from the ratings held before the event, in one period. alice gave 100 points
+    # but had White, worth 30 (club's first_move_advantage): a net handicap of 70, so she
+    # expected 0.401 against bob; the draw's expectation is 1/2. Each opponent weighs
+    # w = 0.924. alice's two games shrink her deviation to 131.0 (K 98.7):
+    # 1500 + 98.7 x 0.924 x (1 - 0.401) = 1554.7; bob's one to 139.7 (K 112.3):
+    # 1500 - 112.3 x 0.924 x 0.599 = 1437.8; carol's draw moves nobody: 1500.
+    event = rated(RatingPeriod((Game("alice", "bob", 1.0, START, 100.0, first_move=1),
+                                Game("carol", "alice", 0.5, START))))
+    assert await ratings(bot) == event
+    assert (round(event["alice"], 1), event["carol"], round(event["bob"], 1)) == (
+        1554.7, 1500.0, 1437.8)
     assert (await say(bot, g, c.bob, "/top")).plain == lines(
         "main ladder",
-        "  1. alice      1539?  (2)",
+        "  1. alice      1555?  (2)",
         "  2. carol      1500?  (1)",
-        "  3. bob        1457?  (1)",
+        "  3. bob        1438?  (1)",
     )
 
 
@@ -422,14 +453,14 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
         "Welcome, Alice P! You are on the main ladder."
     )
     assert (await say(bot, g, c.ada, "/report @alice @bob win")).plain == lines(
-        "Game #1 recorded: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
+        "Game #1 recorded: alice beat bob.", "alice: 1500 -> 1552?", "bob: 1500 -> 1448?",
     )
     assert (await say(bot, g, c.ada, "/void 1 wrong pairing")).plain == lines(
-        "Game #1 is now void: alice beat bob.", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
+        "Game #1 is now void: alice beat bob.", "alice: 1552 -> 1500?", "bob: 1448 -> 1500?",
     )
     assert await ratings(bot) == dict.fromkeys(("alice", "Alice P", "bob", "carol"), 1500.0)
     assert (await say(bot, g, c.ada, "/restore 1")).plain == lines(
-        "Game #1 counts again: alice beat bob.", "alice: 1500 -> 1536?", "bob: 1500 -> 1464?",
+        "Game #1 counts again: alice beat bob.", "alice: 1500 -> 1552?", "bob: 1500 -> 1448?",
     )
 
     report = await say(bot, g, phone, "/report @carol win")
@@ -439,16 +470,17 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     await press(bot, g, c.carol, report, "g:confirm:#2")
     assert (await bot.tg.reply(g)).plain == lines(
-        "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1536?",
-        "carol: 1500 -> 1464?",
+        "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1552?",
+        "carol: 1500 -> 1448?",
     )
     # A merge is previewed first, with Apply and Cancel buttons naming the duplicate by its
-    # member id (the id of its registration, event 5); nothing changes until Apply.
+    # member id (the id of its registration, event 5); nothing changes until Apply. alice's
+    # second win is now over carol from 1551.6: carol 1500 - 111.7 x 0.937 x 0.426 = 1455.4.
     before = await club_state(bot, g)
     preview = await say(bot, g, c.ada, "/merge @alice_phone @alice")
     assert preview.plain == lines(
         "Merging Alice P into alice drops no game and would change:",
-        "alice: 1536 -> 1567?", "carol: 1464 -> 1467?", "Alice P: 1536 -> -",
+        "alice: 1552 -> 1590?", "carol: 1448 -> 1455?", "Alice P: 1552 -> -",
     )
     assert preview.buttons == [[("Apply", "m:apply:5"), ("Cancel", "m:cancel:5")]]
     assert await club_state(bot, g) == before
@@ -458,12 +490,13 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     assert (applied.kind, applied.message_id) == ("edit", preview.message_id)
     assert applied.plain == lines(
         "Alice P is merged into alice: their games are alice's now. Ratings changed:",
-        "alice: 1536 -> 1567?", "carol: 1464 -> 1467?", "Alice P: 1536 -> -",
+        "alice: 1552 -> 1590?", "carol: 1448 -> 1455?", "Alice P: 1552 -> -",
     )
     assert applied.buttons == []
     await refused_press(bot, g, c.ada, preview, "m:apply:5", text("no_preview"))
     # (the merge's ratings are the service's business: tests/service/test_merge_preview.py)
     merged = await ratings(bot)
+    assert merged == rated(Game("alice", "bob", 1.0, START), Game("alice", "carol", 1.0, START))
     # The old account now speaks as alice.
     assert (await say(bot, g, phone, "/rating")).plain == (
         f"alice (main): {merged['alice']:.0f}?, rank 1, 2 games (2W 0D 0L), "
@@ -473,7 +506,7 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     assert (await say(bot, g, c.ada, "/retire @bob")).plain == "bob is retired from main."
     assert "bob" not in (await say(bot, g, c.alice, "/top")).plain
     assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
-        "bob (main): 1464?, rank -, 1 games (0W 0D 1L), peak 1500, recent L (retired)"
+        "bob (main): 1448?, rank -, 1 games (0W 0D 1L), peak 1500, recent L (retired)"
     )
     # A moderator may name the member by replying to one of their messages.
     bye = await bot.tg.send(g, c.bob, "see you in spring")
@@ -488,6 +521,7 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     await join(bot, c, c.alice, c.bob)
     assert (await say(bot, g, c.bob, "/settings")).plain == (
         "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
+        "uncertainty=deviation, initial_deviation=150.0, deviation_growth=10.0, "
         "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
@@ -516,8 +550,11 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert (await say(bot, g, c.ada, "/system club k=16 ladder=blitz")).plain == (
         "Ladder blitz now uses club (k=16); every game was re-rated."
     )
-    # club from 1500 while provisional: (10 x 1500 + 1900) / 11, whatever K.
-    assert await ratings(bot, "blitz") == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
+    # club from 1500 with deviation 150: K 16 makes the established deviation 52.7, so the
+    # opponent weighs g(sqrt(150^2 - 52.7^2)) = 0.913 and K = q 139.5^2 = 112.1: +-51.2.
+    blitz_win, blitz_loss = first_game(16.0)
+    assert await ratings(bot, "blitz") == {"alice": blitz_win, "bob": blitz_loss}
+    assert (round(blitz_win, 1), round(blitz_loss, 1)) == (1551.2, 1448.8)
     assert (await say(bot, g, c.ada, "/set auto_confirm_hours 2")).plain == (
         "auto_confirm_hours of main is now 2."
     )
@@ -556,7 +593,7 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "time zone: UTC. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
-        "blitz ladder", "  1. alice      1536?  (1)", "  2. bob        1464?  (1)",
+        "blitz ladder", "  1. alice      1551?  (1)", "  2. bob        1449?  (1)",
     )
     # A ladder played on cannot be undone away, once the undoable actions after it are gone.
     assert (await say(bot, g, c.ada, "/undo")).plain.startswith("Undoing #7 (")
@@ -571,7 +608,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     await say(bot, g, c.ada, "/report @alice @bob win")
     preview = await say(bot, g, c.ada, "/correct 1 loss")
     assert preview.plain == lines(
-        "Correcting game #1 would change:", "alice: 1536 -> 1464?", "bob: 1464 -> 1536?",
+        "Correcting game #1 would change:", "alice: 1552 -> 1448?", "bob: 1448 -> 1552?",
     )
     assert preview.buttons == [[("Apply", "x:apply:#1"), ("Cancel", "x:cancel:#1")]]
     await press(bot, g, c.ada, preview, "x:cancel:#1")
@@ -585,7 +622,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     # A second preview, applied by typing; its buttons then have nothing left to apply.
     again = await say(bot, g, c.ada, "/correct 1 draw")
     assert (await say(bot, g, c.ada, "/apply")).plain == lines(
-        "Game #1 corrected. Ratings changed:", "alice: 1536 -> 1500?", "bob: 1464 -> 1500?",
+        "Game #1 corrected. Ratings changed:", "alice: 1552 -> 1500?", "bob: 1448 -> 1500?",
     )
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
     await refused_press(bot, g, c.ada, again, "x:apply:#1", text("no_preview"))

@@ -1,5 +1,6 @@
 """Classic Elo, the club default and asymmetric Elo: seeds 000, 002 and 003 exactly."""
 
+import dataclasses
 from datetime import date
 
 import pytest
@@ -112,30 +113,37 @@ def test_performance_rating_is_bounded() -> None:
     assert performance_rating(1500, 4, 0, 4, cap=200) == 1700
 
 
+#: ``club`` as edition 1 of the defaults (ladders set up before issue 19): the provisional
+#: weighted mean of seeds 002 and 003, which the three tests below work by hand
+CLUB_EDITION_1 = ClubParams(uncertainty="games")
+
+
 def test_club_newcomer_is_provisional_and_opponent_rated_normally() -> None:
     players = {"old": established(1500)}
-    result = replay(ClubElo(), [game("new", "old", 1.0)], players=players)
+    system = ClubElo(CLUB_EDITION_1)
+    result = replay(system, [game("new", "old", 1.0)], players=players)
     new = result.players["new"]
     # Weighted mean of 1500 (weight 0 games + 10 prior) and performance 1500 + 400 = 1900:
     # (10 * 1500 + 1900) / 11 = 1536.36.
     assert new.rating == (10 * 1500 + 1900) / 11
     assert new.games == 1
-    assert ClubElo().is_provisional(new)
+    assert system.is_provisional(new)
     assert result.players["old"].rating == 1484.0  # K 32 against the newcomer's 1500
-    assert not ClubElo().is_provisional(result.players["old"])
+    assert not system.is_provisional(result.players["old"])
 
 
 def test_club_provisional_win_against_a_weak_player_does_not_lower() -> None:
     # The weighted mean alone would give (10 * 1500 + 1400) / 11 = 1490.91 after a win.
     players = {"weak": established(1000)}
-    result = replay(ClubElo(), [game("new", "weak", 1.0)], players=players)
+    system = ClubElo(CLUB_EDITION_1)
+    result = replay(system, [game("new", "weak", 1.0)], players=players)
     assert result.players["new"].rating == 1500.0
-    lost = replay(ClubElo(), [game("new", "weak", 0.0)], players=players)
+    lost = replay(system, [game("new", "weak", 0.0)], players=players)
     assert lost.players["new"].rating == (10 * 1500 + 600) / 11  # = 1418.18
 
 
 def test_club_provisional_ends_after_configured_games() -> None:
-    system = ClubElo(ClubParams(provisional_games=2))
+    system = ClubElo(dataclasses.replace(CLUB_EDITION_1, provisional_games=2))
     steps = [game("new", "old", 1.0, n) for n in range(3)]
     result = replay(system, steps, players={"old": established(1500)})
     assert not system.is_provisional(result.players["new"])

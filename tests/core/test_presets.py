@@ -10,6 +10,7 @@ from ratings_core.systems import DEFAULT_SYSTEM, PRESETS, make_system
 
 DEFAULTS: dict[str, dict[str, object]] = {
     "club": {"base": 1500.0, "k": 32.0, "k_master": 16.0, "master_rating": 2400.0,
+             "uncertainty": "deviation", "initial_deviation": 150.0, "deviation_growth": 10.0,
              "provisional_games": 24, "prior_games": 10.0, "performance_cap": 400.0,
              "pool_cap": 200.0, "first_move_advantage": 30.0},
     "elo": {"curve": "logistic", "k": 32.0, "k_master": 16.0, "master_rating": 2400.0,
@@ -47,6 +48,12 @@ def test_every_preset_is_pinned() -> None:
 def test_defaults(name: str) -> None:
     params = make_system(name).params
     assert dataclasses.asdict(params) == DEFAULTS[name]
+
+
+def test_edition_1_of_club_differs_from_today_only_by_its_provisional_rule() -> None:
+    # Ladders set up before issue 19 keep edition 1: the same defaults, rated by games.
+    params = make_system("club", edition=1).params
+    assert dataclasses.asdict(params) == {**DEFAULTS["club"], "uncertainty": "games"}
 
 
 def test_overrides_apply_and_validate() -> None:

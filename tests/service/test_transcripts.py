@@ -2,14 +2,16 @@
 
 Each test reads as a chat: ``chat.as_("alice", "/report @bob win")`` is alice typing the line,
 and the assertion is what the bot answers. Ratings are checked exactly: either with numbers the
-rules give by hand (two 1500 newcomers, first win: (10 x 1500 + 1900) / 11 = 1536.4 and
-(10 x 1500 + 1100) / 11 = 1463.6) or against ``ratings_core.replay`` of the same games built
-independently of the service.
+rules give by hand (a new club's ladder rates by deviation, issue 19: two 1500 newcomers of
+deviation 150, first win: K 111.7 x w 0.924 x 1/2 = 51.6, so 1551.6 and 1448.4) or against
+``ratings_core.replay`` of the same games built independently of the service.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.service.club import Caller
 from bot.service.results import Leaderboard, Profile
+from ratings_core.glicko import Q, attenuation
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Step
 from ratings_core.replay import replay
 from ratings_core.systems import make_system
@@ -25,9 +28,15 @@ from tests.chat import START, Transcript, open_club
 
 #: the console's moderator, asking the service directly (for exact, unrounded numbers)
 MOD = Caller("console", "local", "mod", "mod", moderator=True)
-#: two 1500 newcomers, one wins: performances 1500 +- 400, weighted with 10 prior games at 1500
-FIRST_WIN = (10 * 1500 + 1900) / 11  # 1536.4, shown 1536?
-FIRST_LOSS = (10 * 1500 + 1100) / 11  # 1463.6, shown 1464?
+#: the deviation at which K is 32: sqrt(32 / q) = 74.56 (docs/ratings.md, "club")
+_ESTABLISHED = math.sqrt(32 / Q)
+#: two 1500 newcomers of deviation 150, one wins: each weighs the other by
+#: w = g(sqrt(150^2 - 74.56^2)) = 0.924; the game shrinks 150 to 139.3, so K = q 139.3^2 = 111.7
+_W = attenuation(math.sqrt(150.0**2 - _ESTABLISHED**2))
+_DEVIATION = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * _W * _W * 0.25)
+_K = Q * _DEVIATION * _DEVIATION
+FIRST_WIN = 1500.0 + _K * (_W * (1.0 - 0.5))  # 1551.6, shown 1552?
+FIRST_LOSS = 1500.0 + _K * (_W * (0.0 - 0.5))  # 1448.4, shown 1448?
 
 
 @pytest.fixture
@@ -70,8 +79,8 @@ def rated(steps: Sequence[Step], system: str = "club", **params: str) -> dict[st
     return {name: state.rating for name, state in result.players.items()}
 
 
-def win(a: str, b: str, score: float = 1.0) -> Game:
-    return Game(a, b, score, START)
+def win(a: str, b: str, score: float = 1.0, when: datetime = START) -> Game:
+    return Game(a, b, score, when)
 
 
 # -- members ------------------------------------------------------------------------------------
@@ -128,15 +137,15 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     )
     assert await chat.say("/confirm") == "\n".join([
         "Game #1 confirmed: alice beat bob.",
-        "alice: 1500 -> 1536?",
-        "bob: 1500 -> 1464?",
+        "alice: 1500 -> 1552?",
+        "bob: 1500 -> 1448?",
     ])
     assert await chat.say("/pending") == "Nothing waiting for you."
 
-    # carol (1500, no games) holds alice (1536.4, one game) to a draw. Both are provisional:
-    # each takes the games-weighted mean of their rating (games + 10 prior) and the performance
-    # (a draw's is the opponent's rating): carol (10 x 1500 + 1536.4) / 11 = 1503.3, alice
-    # ((1 + 10) x 1536.4 + 1500) / 12 = 1533.3.
+    # carol (1500, no games, deviation 150) holds alice (1551.6, deviation 139.3) to a draw.
+    # Both are provisional. carol's expected score is 0.426 and alice's doubt weighs the game
+    # g(sqrt(139.3^2 - 74.56^2)) = 0.937: 1500 + K 111.7 x 0.937 x (0.5 - 0.426) = 1507.7;
+    # alice's deviation shrinks to 130.8 (K 98.5): 1551.6 - 98.5 x 0.924 x 0.074 = 1544.9.
     assert await chat.as_("carol", "/report @alice draw") == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
@@ -144,26 +153,26 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     )
     assert await chat.as_("alice", "/confirm 2") == "\n".join([
         "Game #2 confirmed: carol drew with alice.",
-        "carol: 1500 -> 1503?",
-        "alice: 1536 -> 1533?",
+        "carol: 1500 -> 1508?",
+        "alice: 1552 -> 1545?",
     ])
-    assert await ratings(chat) == {
-        "alice": (11 * FIRST_WIN + 1500) / 12,
-        "carol": (10 * 1500 + FIRST_WIN) / 11,
-        "bob": FIRST_LOSS,
-    }
+    night = rated([*joins("alice", "bob", "carol"), win("alice", "bob"),
+                   win("carol", "alice", 0.5)])
+    assert await ratings(chat) == night
+    assert night["bob"] == FIRST_LOSS
+    assert (round(night["alice"], 1), round(night["carol"], 1)) == (1544.9, 1507.7)
 
     assert await chat.say("/top") == "\n".join([
         "main ladder",
-        "  1. alice      1533?  (2)",
-        "  2. carol      1503?  (1)",
-        "  3. bob        1464?  (1)",
+        "  1. alice      1545?  (2)",
+        "  2. carol      1508?  (1)",
+        "  3. bob        1448?  (1)",
     ])
     assert await chat.say("/rating") == (
-        "alice (main): 1533?, rank 1, 2 games (1W 1D 0L), peak 1536, recent D W"
+        "alice (main): 1545?, rank 1, 2 games (1W 1D 0L), peak 1552, recent D W"
     )
     assert await chat.say("/rating @bob") == (
-        "bob (main): 1464?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+        "bob (main): 1448?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
     )
     assert await chat.say("/history") == "\n".join([
         "alice's games on main:",
@@ -243,7 +252,7 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
 # -- results ------------------------------------------------------------------------------------
 
 
-async def test_report_then_confirm_rates_two_newcomers_1536_and_1464(chat: Transcript) -> None:
+async def test_report_then_confirm_rates_two_newcomers_1552_and_1448(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/report @bob win") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
@@ -253,15 +262,15 @@ async def test_report_then_confirm_rates_two_newcomers_1536_and_1464(chat: Trans
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
     assert await chat.as_("bob", "/confirm") == "\n".join([
         "Game #1 confirmed: alice beat bob.",
-        "alice: 1500 -> 1536?",
-        "bob: 1500 -> 1464?",
+        "alice: 1500 -> 1552?",
+        "bob: 1500 -> 1448?",
     ])
-    # (10 x 1500 + performance 1900) / 11 and (10 x 1500 + 1100) / 11
+    # 1500 +- K 111.7 x w 0.924 x 1/2: the first game of two newcomers of deviation 150
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.say("/top") == "\n".join([
         "main ladder",
-        "  1. alice      1536?  (1)",
-        "  2. bob        1464?  (1)",
+        "  1. alice      1552?  (1)",
+        "  2. bob        1448?  (1)",
     ])
     assert await chat.say("/confirm 1") == text("already_confirmed", game=1)
 
@@ -283,14 +292,14 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
 
     assert await chat.as_("mod!", "/correct 1 loss") == "\n".join([
         "Correcting game #1 would change:",
-        "alice: 1500 -> 1464?",
-        "bob: 1500 -> 1536?",
+        "alice: 1500 -> 1448?",
+        "bob: 1500 -> 1552?",
         "Send /apply to make this correction, or /cancel.",
     ])
     assert await chat.say("/apply") == "\n".join([
         "Game #1 corrected. Ratings changed:",
-        "alice: 1500 -> 1464?",
-        "bob: 1500 -> 1536?",
+        "alice: 1500 -> 1448?",
+        "bob: 1500 -> 1552?",
     ])
     assert await ratings(chat) == {"bob": FIRST_WIN, "alice": FIRST_LOSS}
     assert await chat.as_("alice", "/history") == "\n".join([
@@ -381,17 +390,19 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
     await chat.as_("cat", "/confirm")
     await chat.as_("bob", "/report @dan win")
     await chat.as_("dan", "/confirm")
-    # Three more rounds, reported by the moderator: dan loses to everyone. A provisional
-    # rating weighs the start as 10 games, so it takes his 14 losses to pass 200 below 1500.
+    # Three more rounds, reported by the moderator: dan loses to everyone. His K shrinks with
+    # his deviation (139 after one game, 94 after 14): he passes 200 below 1500 at his 9th loss.
     for _ in range(3):
         for winner in ("cat", "ann", "bob"):
             await chat.as_("mod!", f"/report @{winner} @dan win")
 
+    # Played the next day, 25 hours on: the deviations grew a little in between.
+    later = START + timedelta(hours=25)
     season = [
         *joins("ann", "bob", "cat", "dan"),
-        win("ann", "dan"), win("bob", "dan"), win("cat", "dan"), win("ann", "dan"),
-        win("ann", "cat", 0.5), win("bob", "dan"),
-        *(win(winner, "dan") for _ in range(3) for winner in ("cat", "ann", "bob")),
+        win("ann", "dan"), win("bob", "dan"), win("cat", "dan"), win("ann", "dan", when=later),
+        win("ann", "cat", 0.5, later), win("bob", "dan", when=later),
+        *(win(winner, "dan", when=later) for _ in range(3) for winner in ("cat", "ann", "bob")),
     ]
     assert await ratings(chat) == rated(season)
     dan = await rating_of(chat, "dan")
@@ -441,8 +452,8 @@ async def test_moderator_reports_a_game_for_two_members_and_it_counts_at_once(
     await register(chat, "alice", "bob")
     assert await chat.as_("mod!", "/report @alice @bob win") == "\n".join([
         "Game #1 recorded: alice beat bob.",
-        "alice: 1500 -> 1536?",
-        "bob: 1500 -> 1464?",
+        "alice: 1500 -> 1552?",
+        "bob: 1500 -> 1448?",
     ])
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.as_("bob", "/pending") == "Nothing waiting for you."
@@ -651,6 +662,7 @@ async def test_settings_and_set(chat: Transcript) -> None:
     await register(chat, "alice", "bob", "carol")
     assert await chat.as_("mod!", "/settings") == (
         "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
+        "uncertainty=deviation, initial_deviation=150.0, deviation_growth=10.0, "
         "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
@@ -667,11 +679,13 @@ async def test_settings_and_set(chat: Transcript) -> None:
         "time zone: UTC. Ladders: main."
     )
 
-    # Everyone is provisional for 24 games: the leaderboard shows nobody, and says so.
+    # Every newcomer is provisional (deviation 150, above the established 74.6): the leaderboard
+    # shows nobody, and says so.
     assert await chat.say("/top") == "main ladder\n(3 provisional players not shown)"
-    await chat.say("/system club provisional_games=1")
+    # Edition 1's rule counts provisional games, so one game can make a player established.
+    await chat.say("/system club uncertainty=games provisional_games=1")
     await chat.say("/report @alice @bob win")
-    assert await chat.say("/top") == "\n".join([  # rated as newcomers: FIRST_WIN, FIRST_LOSS
+    assert await chat.say("/top") == "\n".join([  # (10 x 1500 + 1900 or 1100) / 11
         "main ladder",
         "  1. alice       1536  (1)",
         "  2. bob         1464  (1)",

@@ -1,12 +1,12 @@
-"""Heavy work never holds the bot (issue 21): ``clubrating run`` on the fake Bot API serves a
-club whose ladder holds 100,000 games (imported with ``clubrating import`` before the start).
-While that club's ``/evaluate`` runs (into its 30 s cap: a history this long is for ``clubrating
-evaluate``), and its ``/chart`` of a member with 50,000 games is worked out and drawn meanwhile,
-a member of other groups asks ``/top`` again and again: every answer comes within a second.
-She asks in eight groups in turn, so that no group gets more than Telegram's 20 messages a minute
-(the bot keeps to that limit: a ninth answer in one group would wait its turn, which is no delay
-of the heavy work's making). (100,000 games go in with ``clubrating import`` in some 20 s; the
-test takes about a minute.)"""
+"""Heavy work never holds the bot (issue 21): ``clubrating run`` on the fake Bot API serves a club
+whose ladder holds 100,000 games (imported with ``clubrating import`` before the start). While
+that club's ``/evaluate`` runs (some 20 s of work, capped at 30 s: a history this long is for
+``clubrating evaluate``), and its ``/chart`` of a member with 50,000 games is worked out and
+drawn meanwhile, a member of other groups asks ``/top`` again and again: every answer comes
+within a second. She asks in eight groups in turn, so that no group gets more than Telegram's 20
+messages a minute (the bot keeps to that limit: a ninth answer in one group would wait its turn,
+which is no delay of the heavy work's making). (100,000 games go in with ``clubrating import``
+in some 20 s; the test takes about a minute.)"""
 
 from __future__ import annotations
 
@@ -85,8 +85,8 @@ async def clubs(tmp_path: Path) -> AsyncIterator[Clubs]:
 
 async def test_heavy_work_in_one_club_never_delays_another_clubs_answers(clubs: Clubs) -> None:
     loop = asyncio.get_running_loop()
-    # ada (the group's administrator: a moderator) asks /evaluate: on 100,000 games it would
-    # take about a minute. Right after, bea asks for p000's chart: 50,000 games of history to
+    # ada (the group's administrator: a moderator) asks /evaluate: on 100,000 games it takes
+    # some 20 s. Right after, bea asks for p000's chart: 50,000 games of history to
     # replay and draw, while the big club's first command has its 100,000 games rated.
     asked = loop.time()
     await clubs.tg.send(clubs.big, clubs.ada, "/evaluate")
@@ -114,10 +114,13 @@ async def test_heavy_work_in_one_club_never_delays_another_clubs_answers(clubs: 
     (charted, chart), (evaluated, evaluation) = await heavy_answers
 
     # The chart came first, although the evaluation had the club before it (that runs on a
-    # copy of the ladder, outside the club's lock); the evaluation was stopped at its cap.
+    # copy of the ladder, outside the club's lock); the evaluation either finished (since issue
+    # 19 an evaluation keeps one replay open: some 20 s of work here) or was stopped at its cap.
     assert chart.kind == "photo" and "p000 (main)" in chart.plain, chart.plain
-    assert evaluation.plain == text("evaluation_too_slow", ladder="main",
-                                    seconds=f"{heavy.EVALUATE_SECONDS:g}")
+    head = text("evaluation_head", ladder="main", games=0).split("(")[0]
+    assert evaluation.plain.startswith(head) or evaluation.plain == text(
+        "evaluation_too_slow", ladder="main", seconds=f"{heavy.EVALUATE_SECONDS:g}"
+    ), evaluation.plain
     # Every /top of the other clubs was answered within a second, all along.
     during_chart = [took for sent, took in waits if sent < charted]
     during_evaluation = [took for sent, took in waits if charted <= sent < evaluated]
@@ -126,6 +129,6 @@ async def test_heavy_work_in_one_club_never_delays_another_clubs_answers(clubs: 
     print(f"/top in other clubs: {len(during_chart)} answers while /chart and /evaluate ran, "
           f"the slowest in {max(during_chart):.3f} s; {len(during_evaluation)} while /evaluate "
           f"alone ran, the slowest in {max(during_evaluation):.3f} s")
-    assert len(during_chart) >= 2 and len(during_evaluation) >= 10, waits
+    assert len(during_chart) >= 2 and len(during_chart) + len(during_evaluation) >= 12, waits
     assert max(during_chart + during_evaluation) < PROMPT, waits
     assert "Traceback" not in clubs.bot.text()

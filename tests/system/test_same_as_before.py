@@ -26,9 +26,12 @@ game #6 (played between the two records) and change:" and every rating it moves)
 /apply ("... Game #6 between them no longer counts. Ratings changed:"), so the session has an
 /apply after its /merge. /digest before anything was posted says it covers the ladder from its
 start ("main ladder, changes since it began on Fri 20 Nov 11:00 CET (nothing posted yet)", not
-a post time a week before the club existed). The stored events and the export are still those
-of the build before, but that (issue 19) a ladder created or given a system now names the edition
-of the defaults it was set up with (``"edition":2`` in events 1, 21 and 33).
+a post time a week before the club existed). Issue 19: a new club's ladder gets today's ``club``
+defaults and rates by deviation, so the ratings shown differ ("ann: 1500 -> 1552?", not 1536?)
+and /settings lists the new parameters (uncertainty, initial_deviation, deviation_growth).
+The stored events and the export are still those of the build before, but that (issue 19) a
+ladder created or given a system now names the edition of the defaults it was set up with
+(``"edition":2`` in events 1, 21 and 33).
 """
 
 from __future__ import annotations

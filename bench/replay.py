@@ -22,6 +22,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from ratings_core.model import Game, Retire, Return, Step
@@ -32,6 +33,11 @@ START = datetime(2018, 1, 1)
 
 
 def synthetic_history(players: int, games: int, seed: int) -> list[Step]:
+    return list(synthetic_steps(players, games, seed))
+
+
+def synthetic_steps(players: int, games: int, seed: int) -> Iterator[Step]:
+    """The history one step at a time (``bench/replay_csv.py`` streams it to a file)."""
     rng = random.Random(seed)
     names = [f"member{i:05d}" for i in range(players)]
     strength = [rng.gauss(1500.0, 250.0) for _ in range(players)]
@@ -39,7 +45,6 @@ def synthetic_history(players: int, games: int, seed: int) -> list[Step]:
     is_retired = [False] * players
     has_played = [False] * players
     minutes_per_game = 8 * 365 * 24 * 60 / games
-    steps: list[Step] = []
     scores = (0.0, 0.5, 1.0)
     for n in range(games):
         when = START + timedelta(minutes=n * minutes_per_game)
@@ -51,21 +56,20 @@ def synthetic_history(players: int, games: int, seed: int) -> list[Step]:
             while is_retired[b] or b == a:
                 b = (b + 1) % players
             if is_retired[a]:
-                steps.append(Return(names[a], when))
+                yield Return(names[a], when)
                 is_retired[a] = False
                 retired.remove(a)
         p = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
         u = rng.random()
         score = scores[2] if u < p - 0.1 else scores[0] if u > p + 0.1 else scores[1]
-        steps.append(Game(names[a], names[b], score, when))
+        yield Game(names[a], names[b], score, when)
         has_played[a] = has_played[b] = True
         if n % 1000 == 999:
             leaver = rng.randrange(players)
             if has_played[leaver] and not is_retired[leaver] and leaver not in (a, b):
-                steps.append(Retire(names[leaver], when))
+                yield Retire(names[leaver], when)
                 is_retired[leaver] = True
                 retired.append(leaver)
-    return steps
 
 
 def measure(system_name: str, players: int, games: int, seed: int) -> None:

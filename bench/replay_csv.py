@@ -21,15 +21,18 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import random
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
-START = datetime(2018, 1, 1)
+from ratings_core.model import Game, Return
+
+sys.path.insert(0, str(Path(__file__).parent))  # bench/ holds scripts, not a package
+from replay import synthetic_steps  # noqa: E402
+
 CLUBRATING = Path(sys.executable).parent / "clubrating"
 RATIO_TARGET = 1.5
 MEMORY_TARGET_MB = 120
@@ -37,39 +40,17 @@ MEMORY_TARGET_MB = 120
 
 def write_history(path: Path, players: int, rows: int, seed: int) -> None:
     """bench/replay.py's synthetic history (the same draws), streamed to EVENTS.csv."""
-    rng = random.Random(seed)
-    names = [f"member{i:05d}" for i in range(players)]
-    strength = [rng.gauss(1500.0, 250.0) for _ in range(players)]
-    is_retired = [False] * players
-    has_played = [False] * players
-    minutes_per_game = 8 * 365 * 24 * 60 / rows
-    scores = ("0", "0.5", "1")
+    scores = {0.0: "0", 0.5: "0.5", 1.0: "1"}
     with path.open("w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle, lineterminator="\n")
         out.writerow(["played_at", "event", "player_a", "player_b", "score_a", "kind"])
-        for n in range(rows):
-            when = (START + timedelta(minutes=n * minutes_per_game)).isoformat(
-                timespec="seconds")
-            a = rng.randrange(players)
-            # Club members mostly meet players near their own level.
-            b = min(players - 1, max(0, a + rng.randint(-300, 300)))
-            if a == b or is_retired[a] or is_retired[b]:
-                b = (a + 1) % players
-                while is_retired[b] or b == a:
-                    b = (b + 1) % players
-                if is_retired[a]:
-                    out.writerow([when, "", names[a], "", "", "return"])
-                    is_retired[a] = False
-            p = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
-            u = rng.random()
-            score = scores[2] if u < p - 0.1 else scores[0] if u > p + 0.1 else scores[1]
-            out.writerow([when, "", names[a], names[b], score, ""])
-            has_played[a] = has_played[b] = True
-            if n % 1000 == 999:
-                leaver = rng.randrange(players)
-                if has_played[leaver] and not is_retired[leaver] and leaver not in (a, b):
-                    out.writerow([when, "", names[leaver], "", "", "retire"])
-                    is_retired[leaver] = True
+        for step in synthetic_steps(players, rows, seed):
+            when = step.played_at.isoformat(timespec="seconds")
+            if isinstance(step, Game):
+                out.writerow([when, "", step.player_a, step.player_b, scores[step.score_a], ""])
+            else:
+                kind = "return" if isinstance(step, Return) else "retire"
+                out.writerow([when, "", step.player, "", "", kind])
 
 
 def plain_python(path: Path) -> None:

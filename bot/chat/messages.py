@@ -10,6 +10,12 @@ from collections.abc import Mapping
 
 from bot.service.ladder_settings import names as setting_names
 
+#: what /settings says of a ladder after its system (both forms of "settings" below)
+_LADDER_SETTINGS = ("auto-confirm after {auto_confirm_hours} h; challenges open {challenge_hours} "
+                    "h; days without a game before retirement: {inactivity_days}; hide "
+                    "provisional: {hide_provisional}; announce results: {announce}; time zone: "
+                    "{timezone}. Ladders: {ladders}.")
+
 MESSAGES: dict[str, str] = {
     # -- refusals (nothing changed) --------------------------------------------------------------
     "not_registered": "You are not a member yet. Send /register to join.",
@@ -182,17 +188,10 @@ MESSAGES: dict[str, str] = {
     "ladder_created": "Ladder {ladder} created with the {system} system.",
     "system_set": "Ladder {ladder} now uses {system} ({params}); every game was re-rated.",
     "setting_set": "{setting} of {ladder} is now {value}.",
-    "settings": "Ladder {ladder}: system {system} ({params}); auto-confirm after "
-                "{auto_confirm_hours} h; challenges open {challenge_hours} h; days without a game "
-                "before retirement: {inactivity_days}; hide provisional: {hide_provisional}; "
-                "announce results: {announce}; time zone: {timezone}. Ladders: {ladders}.",
+    "settings": "Ladder {ladder}: system {system} ({params}); " + _LADDER_SETTINGS,
     "settings_past_edition": "Ladder {ladder}: system {system} ({params}), with the defaults "
                              "it was set up with (edition {edition}; /system {system} gives it "
-                             "today's and re-rates every game); auto-confirm after "
-                             "{auto_confirm_hours} h; challenges open {challenge_hours} h; days "
-                             "without a game before retirement: {inactivity_days}; hide "
-                             "provisional: {hide_provisional}; announce results: {announce}; "
-                             "time zone: {timezone}. Ladders: {ladders}.",
+                             "today's and re-rates every game); " + _LADDER_SETTINGS,
     "undone": "Undone: {action} #{id} ({summary}).",
     # /undo: the action taken back is said as /audit says it (a said_* sentence below)
     "undo_done": "Undone #{id}: {what}.",

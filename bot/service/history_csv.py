@@ -10,7 +10,6 @@ wrong: ``EVENTS.csv row 12, column handicap: must be from -1000 to 1000 ...``.
 from __future__ import annotations
 
 import csv
-import gc
 import hashlib
 import io
 import json
@@ -26,6 +25,7 @@ from itertools import chain, compress, islice, repeat
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from bot.service import collector
 from bot.service.parsing import MAX_HANDICAP, MAX_SECONDS
 from ratings_core.columns import (
     EPOCH,
@@ -391,26 +391,20 @@ def read_event_columns(path: Path) -> EventColumns:
     it raises ``ValueError`` naming a row that may differ from read_events' (call read_events
     for the message to show).
     """
-    was_collecting = gc.isenabled()
     # Only rows and their cells are made here, and no cycles: nothing for gc to find.
-    gc.disable()
-    try:
-        with _open(path) as handle:
-            reader = csv.reader(handle)
-            columns = _ColumnReader(_header(reader, path.name, EVENT_COLUMNS, EVENT_OPTIONAL))
-            try:
-                rest = columns.add_plain_text(handle)
-                if rest is not None:
-                    lines = io.StringIO(rest + handle.readline(), newline="")
-                    rows = csv.reader(chain(lines, handle))
-                    while batch := list(islice(rows, _BATCH)):
-                        columns.add_rows(batch)
-            except (csv.Error, UnicodeDecodeError) as error:
-                raise CsvError(path.name, None, f"not readable as CSV ({error})") from None
+    with collector.paused(), _open(path) as handle:
+        reader = csv.reader(handle)
+        columns = _ColumnReader(_header(reader, path.name, EVENT_COLUMNS, EVENT_OPTIONAL))
+        try:
+            rest = columns.add_plain_text(handle)
+            if rest is not None:
+                lines = io.StringIO(rest + handle.readline(), newline="")
+                rows = csv.reader(chain(lines, handle))
+                while batch := list(islice(rows, _BATCH)):
+                    columns.add_rows(batch)
+        except (csv.Error, UnicodeDecodeError) as error:
+            raise CsvError(path.name, None, f"not readable as CSV ({error})") from None
         return columns.builder.finish()
-    finally:
-        if was_collecting:
-            gc.enable()
 
 
 class _ColumnReader:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import gc
 import logging
 import time
 import typing
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
 
@@ -26,8 +24,8 @@ from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Reposit
 from ratings_core.replay import Checkpoint
 from ratings_core.systems import EDITION
 
+from . import collector, heavy, view
 from . import events as ev
-from . import heavy, view
 from .clock import Clock
 from .errors import Refusal
 from .identity import Caller
@@ -106,10 +104,10 @@ class Session:
         if off_loop is None:
             return await self._locked(caller, lambda club_id: self._attempt(
                 club_id, caller, decide, off_loop))
-        with _collector_paused():
+        with collector.paused():
             answer = await self._locked(caller, lambda club_id: self._attempt(
                 club_id, caller, decide, off_loop))
-            _long_lived()  # before the collector goes on: what the import made stays cached
+            collector.long_lived()  # before the collector goes on: what the import made stays
         return answer
 
     async def look(self, caller: Caller, look: Callable[[Club, datetime], R]) -> R:
@@ -256,7 +254,7 @@ class Session:
             events = await self.repository.events(club_id)
             if len(events) >= OFF_LOOP_EVENTS:  # a long log: the event loop goes on meanwhile
                 club = Club(club_id, await asyncio.to_thread(ClubState.build, events))
-                _long_lived()
+                collector.long_lived()
             else:
                 club = Club(club_id, ClubState.build(events))
             self.clubs[club_id] = club
@@ -289,7 +287,7 @@ class Session:
                 started = time.monotonic()
                 await self._in_worker(club, functools.partial(view.ratings, club, ladder))
                 if time.monotonic() - started >= LONG_SYNC_SECONDS:  # a replay of many games
-                    _long_lived()
+                    collector.long_lived()
 
     async def _in_worker(self, club: Club, work: Callable[[], object]) -> None:
         """``work`` on the club's cached state, in a worker thread; if the wait ends otherwise
@@ -370,38 +368,3 @@ def _decide(
         return decide(club, now)
     except Refusal as refusal:
         return refusal
-
-
-#: heavy use cases running that keep the garbage collector waiting (:func:`_collector_paused`)
-_pausing = 0
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The garbage collector waits while a heavy use case (an import) makes what the club's
-    cache then keeps: some ten objects per row, with no reference cycles among them, which the
-    collector's full passes would go through again and again as they grow (half a second of a
-    100,000-row import) to find nothing. Those on the event loop pause it in turn: the last to
-    end lets it go on, if it ran before the first began."""
-    global _pausing
-    if _pausing == 0 and not gc.isenabled():  # paused by someone else: leave it to them
-        yield
-        return
-    _pausing += 1
-    gc.disable()
-    try:
-        yield
-    finally:
-        _pausing -= 1
-        if _pausing == 0:
-            gc.enable()
-
-
-def _long_lived() -> None:
-    """A big club's state, or its ladder's replay, was just made and stays cached: take it out
-    of the garbage collector's full passes (``gc.freeze``, as the bot does with what it loads
-    at start, bot.charts.pictures.prepare). A full pass scans every tracked object while it
-    holds the GIL, the event loop's too: with 100,000 games cached it took 0.26 s, twice per
-    /chart of a long history; frozen, 0.04 s. The club's objects hold no reference cycles, so
-    they are still freed when the cache lets them go."""
-    gc.freeze()

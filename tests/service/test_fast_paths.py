@@ -32,8 +32,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.chat.presenter import render
+from bot.service import collector, importing, ratings
 from bot.service import events as ev
-from bot.service import importing, ratings, session
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
@@ -461,7 +461,7 @@ async def test_the_collector_is_paused_for_an_import_only(club: Club) -> None:
     assert gc.isenabled()
     gc.disable()  # someone else's pause is left to them
     try:
-        with session._collector_paused():
+        with collector.paused():
             pass
         assert not gc.isenabled()
     finally:

@@ -59,3 +59,24 @@ def test_a_database_of_the_earlier_build_migrates_and_rates_the_same(tmp_path: P
     exported = clubrating(env, "export", "--chat", "console:local")
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.replace("\r\n", "\n") == EXPORT
+
+
+def test_a_ladder_of_the_earlier_build_keeps_its_defaults_until_a_moderator_sets_them(
+    tmp_path: Path,
+) -> None:
+    """Issue 19: its main ladder is on edition 1 of club's defaults (the provisional mean);
+    /settings says so, and only /system club moves it to today's, re-rating its games."""
+    database = tmp_path / "club.db"
+    with sqlite3.connect(database) as written:
+        written.executescript((DATA / "clubrating-6fa0741.sql").read_text(encoding="utf-8"))
+    written.close()
+    env = environment(tmp_path, None)
+    shown = clubrating(env, "run", input="/as mod!\n/settings\n/system club\n/top\n/settings\n")
+    assert shown.returncode == 0, shown.stderr
+    before, moved, board, after = shown.stdout.split("\n", 1)[1].split("\n", 3)
+    assert "uncertainty=games" in before
+    assert "with the defaults it was set up with (edition 1; /system club gives it today's" in (
+        before)
+    assert moved == "Ladder main now uses club (defaults); every game was re-rated."
+    assert board == "main ladder"
+    assert "1538?" not in after and "uncertainty=deviation" in after and "edition" not in after

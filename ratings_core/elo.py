@@ -21,8 +21,11 @@ from .evidence import (
     damped_difference,
     established_deviation,
     k_of,
+    league_deviation,
     opponent_weight,
+    recount,
     settled_deviation,
+    toward_opponents,
 )
 from .glicko import Q, elapsed_periods, grow_deviation
 from .model import Game, PlayerState
@@ -352,8 +355,22 @@ class ClubParams:
         "deviation", "how a newcomer's rating settles: deviation (K follows each player's "
                      "uncertainty, issue 19) or games (provisional weighted mean, seed 003)"
     )
-    initial_deviation: float = param(150.0, "a newcomer's deviation in rating points "
-                                            "(uncertainty=deviation; issue 19)", low=1, high=1000)
+    initial_deviation: float = param(150.0, "a newcomer's deviation in rating points while "
+                                            "fewer than two have played, or always with "
+                                            "newcomer_spread=0 (uncertainty=deviation; issue 19)",
+                                     low=1, high=1000)
+    newcomer_spread: float = param(1.25, "a newcomer's deviation as this many times the spread "
+                                         "of the league's ratings; 0: initial_deviation "
+                                         "(uncertainty=deviation; issue 19)", low=0, high=10)
+    max_deviation: float = param(350.0, "most a newcomer's deviation may be, as Glicko's "
+                                        "unrated player (uncertainty=deviation)", low=1,
+                                 high=1000)
+    information: float = param(0.75, "share of a game's information (Glicko's) that shrinks a "
+                                     "deviation (uncertainty=deviation; issue 19)", low=0.01,
+                               high=10)
+    first_opponents: float = param(0.5, "share of the way a new player's rating moves to their "
+                                        "first opponents' mean (uncertainty=deviation; issue "
+                                        "19)", low=0, high=1)
     deviation_growth: float = param(10.0, "deviation growth per 30 days away, Glicko's c "
                                           "(uncertainty=deviation; issue 19)", low=0, high=1000)
     provisional_games: int = param(24, "games rated provisionally, as Quebec's 24 (seed "
@@ -374,6 +391,10 @@ class ClubParams:
                 "must be deviation or games")
         require(self.initial_deviation > 0, "initial_deviation", "must be positive")
         require(self.deviation_growth >= 0, "deviation_growth", "must be >= 0")
+        require(self.newcomer_spread >= 0, "newcomer_spread", "must be >= 0")
+        require(self.max_deviation > 0, "max_deviation", "must be positive")
+        require(self.information > 0, "information", "must be positive")
+        require(0 <= self.first_opponents <= 1, "first_opponents", "must be in [0, 1]")
         require(self.provisional_games >= 0, "provisional_games", "must be >= 0")
         require(self.prior_games >= 0, "prior_games", "must be >= 0")
         require(self.performance_cap >= 0, "performance_cap", "must be >= 0")
@@ -406,6 +427,8 @@ class ClubElo(RatingSystem):
     def __init__(self, params: ClubParams | None = None) -> None:
         self.params: ClubParams = params or ClubParams()
         self._by_deviation = self.params.uncertainty == "deviation"
+        #: every newcomer starts with initial_deviation (edition 2), not the league's spread
+        self._fixed_start = self._by_deviation and self.params.newcomer_spread == 0
 
     @property
     def first_move_advantage(self) -> float:
@@ -416,10 +439,17 @@ class ClubElo(RatingSystem):
         return PoolRule(base=self.params.base, cap=self.params.pool_cap)
 
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
+        """Without a deviation when it is the league's, taken at their first game."""
         rating = self.params.base - share
-        deviation = self.params.initial_deviation if self._by_deviation else None
+        deviation = self.params.initial_deviation if self._fixed_start else None
         return PlayerState(rating=rating, peak=rating, birth_date=birth_date,
                            deviation=deviation)
+
+    def as_rated(self, table: Table, state: PlayerState) -> PlayerState:
+        """A newcomer's deviation is the league's until they play (:meth:`newcomer`)."""
+        if self._by_deviation and state.deviation is None:
+            return dataclasses.replace(state, deviation=self._newcomer_deviation(table))
+        return state
 
     def adopt(self, state: PlayerState) -> PlayerState:
         """A listed player without a deviation is established after ``provisional_games``
@@ -546,27 +576,56 @@ class ClubElo(RatingSystem):
     def _established(self, peak: float) -> float:
         return established_deviation(self._k(peak))
 
-    def _deviation_entering(self, table: Table, i: int, when: datetime) -> float:
-        """The player's deviation grown for the time since their last game."""
+    def _newcomer_deviation(self, table: Table) -> float:
+        """A newcomer's deviation now: the league's spread times ``newcomer_spread``, or
+        ``initial_deviation`` (:func:`ratings_core.evidence.league_deviation`)."""
+        p = self.params
+        if self._fixed_start:
+            return p.initial_deviation
+        return league_deviation(table.league, p.newcomer_spread, p.initial_deviation,
+                                established_deviation(p.k), p.max_deviation)
+
+    def _deviation_entering(self, table: Table, i: int, when: datetime, start: float) -> float:
+        """The player's deviation grown for the time since their last game, never past a
+        newcomer's (``start``)."""
         p = self.params
         stored = table.deviation[i]
-        deviation = p.initial_deviation if stored is None else stored
+        deviation = start if stored is None else stored
         last = table.last_played[i]
         # never played: a newcomer's deviation, or a listed player's as given
         away = 0.0 if last is None else elapsed_periods(when, last, GROWTH_DAYS)
-        return grow_deviation(deviation, p.deviation_growth, away,
-                              max(deviation, p.initial_deviation))
+        return grow_deviation(deviation, p.deviation_growth, away, max(deviation, start))
+
+    def _meet_first_opponents(self, table: Table, games: Sequence[Game]) -> None:
+        """Players in their first rated period move toward the mean of the opponents who have
+        played (:func:`ratings_core.evidence.toward_opponents`)."""
+        index, rating, played = table.index, table.rating, table.games
+        met: dict[int, tuple[float, int]] = {}
+        for game in games:
+            a = index[game.player_a]
+            b = index[game.player_b]
+            for i, j in ((a, b), (b, a)):
+                if played[i] == 0 and played[j] > 0:
+                    total, n = met.get(i, (0.0, 0))
+                    met[i] = (total + rating[j], n + 1)
+        for i, (total, n) in met.items():
+            rating[i] = table.peak[i] = toward_opponents(rating[i], total / n,
+                                                         self.params.first_opponents)
 
     def _rate_by_deviation(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """K = q RD'^2 times the g-weighted surplus; see :mod:`ratings_core.evidence`."""
+        p = self.params
         index, rating = table.index, table.rating
         advantage = self.first_move_advantage
+        start = self._newcomer_deviation(table)
+        if p.first_opponents:
+            self._meet_first_opponents(table, games)
         entering: dict[int, float] = {}
         established: dict[int, float] = {}
         for game in games:
             for i in (index[game.player_a], index[game.player_b]):
                 if i not in entering:
-                    entering[i] = self._deviation_entering(table, i, when)
+                    entering[i] = self._deviation_entering(table, i, when, start)
                     established[i] = self._established(table.peak[i])
         surplus: dict[int, float] = {}
         information: dict[int, float] = {}
@@ -588,10 +647,13 @@ class ClubElo(RatingSystem):
             played[b] = played.get(b, 0) + 1
         updates = []
         for i, points in surplus.items():
-            deviation = settled_deviation(entering[i], information[i], established[i])
+            deviation = settled_deviation(entering[i], p.information * information[i],
+                                          established[i])
             k = k_of(deviation, established[i], self._k(table.peak[i]))
             updates.append((i, rating[i] + k * points, deviation, played[i]))
         for i, new, deviation, n in updates:
+            if not self._fixed_start:
+                recount(table.league, table.games[i] == 0, rating[i], new)
             table.deviation[i] = deviation
             _record(table, i, new, n, when)
 
@@ -604,14 +666,27 @@ class ClubElo(RatingSystem):
         start, growth2 = p.initial_deviation, p.deviation_growth * p.deviation_growth
         floor_k, floor_master = established_deviation(p.k), established_deviation(p.k_master)
         floor_k2, floor_master2 = floor_k * floor_k, floor_master * floor_master
+        by_league, spread_factor, cap = (not self._fixed_start, p.newcomer_spread,
+                                         p.max_deviation)
+        share, share_of_information = p.first_opponents, p.information
         period_seconds = GROWTH_DAYS * 86400.0
         g_factor = 3.0 * Q * Q  # attenuation's 3 q^2 RD^2 / pi^2, in its order
         pi2 = math.pi * math.pi
         qq = Q * Q
-        rating, played, peak, last, dev = (
-            table.rating, table.games, table.peak, table.last_played, table.deviation
+        rating, played, peak, last, dev, league = (
+            table.rating, table.games, table.peak, table.last_played, table.deviation,
+            table.league,
         )
         for a, b, s, handicap, first_move, when in games:
+            if by_league:  # league_deviation written out
+                n = league.players
+                if n < 2:
+                    start = p.initial_deviation
+                else:
+                    mean = league.total / n
+                    variance = league.squares / n - mean * mean
+                    start = spread_factor * math.sqrt(variance) if variance > 0.0 else 0.0
+                    start = floor_k if start < floor_k else (cap if start > cap else start)
             # grow_deviation and elapsed_periods written out (conditionals, not min and max)
             stored = dev[a]
             rda = start if stored is None else stored
@@ -619,18 +694,25 @@ class ClubElo(RatingSystem):
             if seen is not None:
                 away = (when - seen).total_seconds() / period_seconds
                 grown = math.sqrt(rda * rda + growth2 * (away if away > 0.0 else 0.0))
-                cap = rda if rda >= start else start
-                rda = grown if grown <= cap else cap
+                top = rda if rda >= start else start
+                rda = grown if grown <= top else top
             stored = dev[b]
             rdb = start if stored is None else stored
             seen = last[b]
             if seen is not None:
                 away = (when - seen).total_seconds() / period_seconds
                 grown = math.sqrt(rdb * rdb + growth2 * (away if away > 0.0 else 0.0))
-                cap = rdb if rdb >= start else start
-                rdb = grown if grown <= cap else cap
+                top = rdb if rdb >= start else start
+                rdb = grown if grown <= top else top
             ra = rating[a]
             rb = rating[b]
+            ga = played[a]
+            gb = played[b]
+            if share:  # toward_opponents, for a player's first game against one who has played
+                if ga == 0 and gb > 0:
+                    ra = rating[a] = peak[a] = ra + share * (rb - ra)
+                elif gb == 0 and ga > 0:
+                    rb = rating[b] = peak[b] = rb + share * (ra - rb)
             try:
                 e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - (handicap - advantage * first_move))
                                           / 400.0))
@@ -652,13 +734,15 @@ class ClubElo(RatingSystem):
             excess = rda * rda - fa2
             weight_b = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
             spread = e * (1.0 - e)
-            settled = 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (weight_a * weight_a * spread))
+            settled = 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (
+                share_of_information * (weight_a * weight_a * spread)))
             if settled > fa:
                 rda = settled
                 ka = Q * rda * rda
             else:
                 rda = fa
-            settled = 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (weight_b * weight_b * spread))
+            settled = 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (
+                share_of_information * (weight_b * weight_b * spread)))
             if settled > fb:
                 rdb = settled
                 kb = Q * rdb * rdb
@@ -666,6 +750,21 @@ class ClubElo(RatingSystem):
                 rdb = fb
             na = ra + ka * (weight_a * (s - e))
             nb = rb + kb * (weight_b * ((1.0 - s) - (1.0 - e)))
+            if by_league:  # recount written out, a then b
+                if ga == 0:
+                    league.players += 1
+                    league.total += na
+                    league.squares += na * na
+                else:
+                    league.total += na - ra
+                    league.squares += na * na - ra * ra
+                if gb == 0:
+                    league.players += 1
+                    league.total += nb
+                    league.squares += nb * nb
+                else:
+                    league.total += nb - rb
+                    league.squares += nb * nb - rb * rb
             rating[a] = na
             rating[b] = nb
             dev[a] = rda
@@ -674,8 +773,8 @@ class ClubElo(RatingSystem):
                 peak[a] = na
             if nb > pb:
                 peak[b] = nb
-            played[a] += 1
-            played[b] += 1
+            played[a] = ga + 1
+            played[b] = gb + 1
             last[a] = last[b] = when
 
 

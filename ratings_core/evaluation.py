@@ -180,5 +180,5 @@ def tune(
 def _state(system: RatingSystem, rated: OpenReplay, player: str, when: datetime) -> PlayerState:
     state = rated.state(player)
     if state is None:  # not met yet: as the system would start them
-        return system.newcomer(when, None, 0.0)
-    return state
+        state = system.newcomer(when, None, 0.0)
+    return rated.as_rated(state)

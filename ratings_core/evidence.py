@@ -17,6 +17,16 @@ says (Glickman's g): beating a newcomer proves less than beating a known player.
 provisional (``?``) while its deviation is above the established one. A game is predicted with
 the difference damped by both players' whole deviations.
 
+Edition 3 (issue 19, the default since) adds what the league says about a newcomer. We know of a
+new player only that they joined this league, so their deviation is the spread of the league's
+ratings (``newcomer_spread`` times its standard deviation, 150 until two players have played, at
+most 350 as Glicko's unrated player): wide in a league of very unequal teams, narrow in a club of
+near equals. Whom they are paired with says something too (players meet players of their level:
+the regularisation in Sismanis' Elo++, which won Sonas' Kaggle contest), so before their first
+rated game a new player's rating moves ``first_opponents`` of the way to their opponents' mean. And
+a game shrinks a deviation by ``information`` (3/4) of Glicko's information: a player's form is not
+a fixed number, so each game tells a little less than the model says.
+
 Departures from Glicko, for Elo's simplicity: the established deviation is a floor and an
 established opponent weighs 1, so two established players are rated exactly by K 32/16 (seed
 000's examples hold to the digit); a period's rating change is K times the summed weighted
@@ -28,6 +38,7 @@ from __future__ import annotations
 import math
 
 from .glicko import Q, attenuation
+from .table import LeagueSums
 
 #: the time, in days, over which a deviation grows by ``deviation_growth`` (Glicko's c per
 #: rating period of a month)
@@ -82,3 +93,49 @@ def damped_difference(difference: float, deviation_a: float, deviation_b: float)
     """
     return difference * attenuation(math.sqrt(deviation_a * deviation_a
                                               + deviation_b * deviation_b))
+
+
+def league_deviation(league: LeagueSums, factor: float, fallback: float, floor: float,
+                     cap: float) -> float:
+    """A newcomer's deviation in this league: ``factor`` times the standard deviation of the
+    ratings of everyone who has played, between ``floor`` (an established player's) and ``cap``;
+    ``fallback`` while fewer than two have played.
+
+    Source: empirical Bayes (a new player is a draw from the league, so the league's spread is
+    the doubt about them); Glickman, "The Glicko system" (350 for an unrated player) for the
+    cap; issue 19 (the factor, fitted on the older part of real histories: docs/accuracy.md).
+    """
+    n = league.players
+    if n < 2:
+        return fallback
+    mean = league.total / n
+    variance = league.squares / n - mean * mean
+    deviation = factor * math.sqrt(variance) if variance > 0.0 else 0.0
+    return floor if deviation < floor else (cap if deviation > cap else deviation)
+
+
+def toward_opponents(rating: float, opponents_mean: float, share: float) -> float:
+    """A new player's rating before their first rated game: ``share`` of the way from where
+    they start to the mean rating of the opponents they meet (players who have played).
+
+    Source: Sismanis, "How I won the 'Chess ratings - Elo vs the rest of the world'
+    competition" (2010): Elo++ pulls each rating toward its opponents' average, since pairings
+    follow strength; ours does it once, for a player nothing else is known of (issue 19).
+    """
+    return rating + share * (opponents_mean - rating)
+
+
+def recount(league: LeagueSums, first: bool, before: float, after: float) -> None:
+    """Keep ``league`` up to date with a rating that went from ``before`` to ``after``: a
+    player's ``first`` rated game adds them to it.
+
+    Source: the sums behind a population variance (the mean of the squares less the square of
+    the mean), kept as the ratings change; issue 19.
+    """
+    if first:
+        league.players += 1
+        league.total += after
+        league.squares += after * after
+    else:
+        league.total += after - before
+        league.squares += after * after - before * before

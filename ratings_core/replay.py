@@ -131,6 +131,11 @@ class OpenReplay:
         i = table.index.get(player)
         return None if i is None else table.at(i)
 
+    def as_rated(self, state: PlayerState) -> PlayerState:
+        """``state`` as the system would rate it in this league now
+        (:meth:`RatingSystem.as_rated`)."""
+        return self._engine.system.as_rated(self._engine.table, state)
+
 
 class _Engine:
     def __init__(self, system: RatingSystem, birth_dates: Mapping[str, date]) -> None:

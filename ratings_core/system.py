@@ -55,6 +55,12 @@ class RatingSystem(ABC):
         """Complete a state given from outside (PLAYERS.csv, storage) with system defaults."""
         return state
 
+    def as_rated(self, table: Table, state: PlayerState) -> PlayerState:
+        """``state`` as this system rates and predicts with it in the league ``table``: the
+        same, except where a system takes something from the league (``club``: a newcomer's
+        deviation)."""
+        return state
+
     @abstractmethod
     def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """Rate one period's games together, from the ratings held before the period."""

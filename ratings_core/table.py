@@ -7,7 +7,7 @@ small integers instead of rebuilding immutable records after every game. The tab
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import date, datetime
 
 from .model import PlayerState, Status
@@ -25,6 +25,19 @@ COLUMNS = (
 )
 
 
+@dataclass(slots=True)
+class LeagueSums:
+    """How many players have played a rated game, and the sum and the sum of squares of their
+    ratings: the league's mean and spread at any moment without a pass over the table. A player
+    listed with games counts from when they are added; after that the systems whose newcomers
+    depend on the league (``club``) keep the sums in their rating loops, in the order they
+    change ratings, so every path to a table gives the same floats."""
+
+    players: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class TableSnapshot:
     """An immutable copy of a table: cheap to take (a tuple per column), so a replay can keep
@@ -39,6 +52,7 @@ class TableSnapshot:
     active: tuple[bool, ...]
     last_played: tuple[datetime | None, ...]
     birth_date: tuple[date | None, ...]
+    league: tuple[int, float, float] = (0, 0.0, 0.0)
 
     def states(self) -> dict[str, PlayerState]:
         return {name: self.at(i) for i, name in enumerate(self.names)}
@@ -69,7 +83,7 @@ def _state_at(self: TableSnapshot | Table, i: int) -> PlayerState:
 
 
 class Table:
-    __slots__ = ("index", *COLUMNS)
+    __slots__ = ("index", "league", *COLUMNS)
 
     def __init__(self) -> None:
         self.names: list[str] = []
@@ -82,6 +96,7 @@ class Table:
         self.active: list[bool] = []
         self.last_played: list[datetime | None] = []
         self.birth_date: list[date | None] = []
+        self.league = LeagueSums()
 
     def __len__(self) -> int:
         return len(self.names)
@@ -92,7 +107,8 @@ class Table:
         i = len(self.names)
         self.index[name] = i
         self.names.append(name)
-        self.rating.append(float(state.rating))
+        rating = float(state.rating)
+        self.rating.append(rating)
         self.games.append(state.games)
         self.deviation.append(state.deviation)
         self.volatility.append(state.volatility)
@@ -100,6 +116,11 @@ class Table:
         self.active.append(state.status == Status.ACTIVE)
         self.last_played.append(state.last_played)
         self.birth_date.append(state.birth_date)
+        if state.games > 0:
+            league = self.league
+            league.players += 1
+            league.total += rating
+            league.squares += rating * rating
         return i
 
     def states(self) -> dict[str, PlayerState]:
@@ -110,7 +131,8 @@ class Table:
         return _state_at(self, i)
 
     def snapshot(self) -> TableSnapshot:
-        return TableSnapshot(*(tuple(getattr(self, column)) for column in COLUMNS))
+        return TableSnapshot(*(tuple(getattr(self, column)) for column in COLUMNS),
+                             league=astuple(self.league))
 
     @classmethod
     def restore(cls, snapshot: TableSnapshot) -> Table:
@@ -118,4 +140,5 @@ class Table:
         for column in COLUMNS:
             setattr(table, column, list(getattr(snapshot, column)))
         table.index = {name: i for i, name in enumerate(table.names)}
+        table.league = LeagueSums(*snapshot.league)
         return table

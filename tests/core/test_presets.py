@@ -10,7 +10,9 @@ from ratings_core.systems import DEFAULT_SYSTEM, PRESETS, make_system
 
 DEFAULTS: dict[str, dict[str, object]] = {
     "club": {"base": 1500.0, "k": 32.0, "k_master": 16.0, "master_rating": 2400.0,
-             "uncertainty": "deviation", "initial_deviation": 150.0, "deviation_growth": 10.0,
+             "uncertainty": "deviation", "initial_deviation": 150.0, "newcomer_spread": 1.25,
+             "max_deviation": 350.0, "information": 0.75, "first_opponents": 0.5,
+             "deviation_growth": 10.0,
              "provisional_games": 24, "prior_games": 10.0, "performance_cap": 400.0,
              "pool_cap": 200.0, "first_move_advantage": 30.0},
     "elo": {"curve": "logistic", "k": 32.0, "k_master": 16.0, "master_rating": 2400.0,
@@ -50,10 +52,14 @@ def test_defaults(name: str) -> None:
     assert dataclasses.asdict(params) == DEFAULTS[name]
 
 
-def test_edition_1_of_club_differs_from_today_only_by_its_provisional_rule() -> None:
-    # Ladders set up before issue 19 keep edition 1: the same defaults, rated by games.
-    params = make_system("club", edition=1).params
-    assert dataclasses.asdict(params) == {**DEFAULTS["club"], "uncertainty": "games"}
+def test_past_editions_of_club_differ_from_today_only_in_the_uncertainty_rule() -> None:
+    # Ladders set up before issue 19 keep edition 1 (rated by games); those set up with its
+    # first deviation rule keep edition 2 (every newcomer at 150, all of a game's information).
+    second = {**DEFAULTS["club"], "newcomer_spread": 0.0, "information": 1.0,
+              "first_opponents": 0.0}
+    assert dataclasses.asdict(make_system("club", edition=2).params) == second
+    assert dataclasses.asdict(make_system("club", edition=1).params) == {
+        **second, "uncertainty": "games"}
 
 
 def test_overrides_apply_and_validate() -> None:

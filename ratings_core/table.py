@@ -131,8 +131,8 @@ class Table:
         return _state_at(self, i)
 
     def snapshot(self) -> TableSnapshot:
-        return TableSnapshot(*(tuple(getattr(self, column)) for column in COLUMNS),
-                             league=astuple(self.league))
+        columns = {column: tuple(getattr(self, column)) for column in COLUMNS}
+        return TableSnapshot(**columns, league=astuple(self.league))
 
     @classmethod
     def restore(cls, snapshot: TableSnapshot) -> Table:

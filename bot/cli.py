@@ -224,7 +224,10 @@ def _replay_history(system: RatingSystem, roster: Roster | None, events: Path) -
 
 def standings_json(system: RatingSystem, result: ReplayResult) -> dict[str, object]:
     """The ``replay`` JSON: players by rating, best first (ties by name)."""
-    ordered = sorted(result.players.items(), key=lambda item: (-item[1].rating, item[0]))
+    league = result.league  # a newcomer who has not played: the deviation they would start with
+    ordered = sorted(((name, system.as_rated(league, state))
+                      for name, state in result.players.items()),
+                     key=lambda item: (-item[1].rating, item[0]))
     return {
         "system": system.name,
         "players": [

@@ -32,7 +32,7 @@ from .model import Game, PlayerState
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
 from .system import PoolRule, RatingSystem
-from .table import Table
+from .table import LeagueSums, Table
 
 if TYPE_CHECKING:
     from .columns import GameRows
@@ -445,10 +445,10 @@ class ClubElo(RatingSystem):
         return PlayerState(rating=rating, peak=rating, birth_date=birth_date,
                            deviation=deviation)
 
-    def as_rated(self, table: Table, state: PlayerState) -> PlayerState:
+    def as_rated(self, league: LeagueSums, state: PlayerState) -> PlayerState:
         """A newcomer's deviation is the league's until they play (:meth:`newcomer`)."""
         if self._by_deviation and state.deviation is None:
-            return dataclasses.replace(state, deviation=self._newcomer_deviation(table))
+            return dataclasses.replace(state, deviation=self._newcomer_deviation(league))
         return state
 
     def adopt(self, state: PlayerState) -> PlayerState:
@@ -576,13 +576,13 @@ class ClubElo(RatingSystem):
     def _established(self, peak: float) -> float:
         return established_deviation(self._k(peak))
 
-    def _newcomer_deviation(self, table: Table) -> float:
+    def _newcomer_deviation(self, league: LeagueSums) -> float:
         """A newcomer's deviation now: the league's spread times ``newcomer_spread``, or
         ``initial_deviation`` (:func:`ratings_core.evidence.league_deviation`)."""
         p = self.params
         if self._fixed_start:
             return p.initial_deviation
-        return league_deviation(table.league, p.newcomer_spread, p.initial_deviation,
+        return league_deviation(league, p.newcomer_spread, p.initial_deviation,
                                 established_deviation(p.k), p.max_deviation)
 
     def _deviation_entering(self, table: Table, i: int, when: datetime, start: float) -> float:
@@ -617,7 +617,7 @@ class ClubElo(RatingSystem):
         p = self.params
         index, rating = table.index, table.rating
         advantage = self.first_move_advantage
-        start = self._newcomer_deviation(table)
+        start = self._newcomer_deviation(table.league)
         if p.first_opponents:
             self._meet_first_opponents(table, games)
         entering: dict[int, float] = {}

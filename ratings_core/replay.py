@@ -30,7 +30,7 @@ from .model import (
     events_of,
 )
 from .system import RatingSystem
-from .table import Table, TableSnapshot
+from .table import LeagueSums, Table, TableSnapshot
 
 #: games handed to a system at once when each is its own period (bounds memory, keeps speed)
 CHUNK = 8192
@@ -84,6 +84,10 @@ class ReplayResult:
     def position(self) -> int:
         return self.final.position
 
+    @property
+    def league(self) -> LeagueSums:
+        return LeagueSums(*self.final.table.league)
+
 
 def replay(
     system: RatingSystem,
@@ -134,7 +138,7 @@ class OpenReplay:
     def as_rated(self, state: PlayerState) -> PlayerState:
         """``state`` as the system would rate it in this league now
         (:meth:`RatingSystem.as_rated`)."""
-        return self._engine.system.as_rated(self._engine.table, state)
+        return self._engine.system.as_rated(self._engine.table.league, state)
 
 
 class _Engine:

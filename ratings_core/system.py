@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 from .curves import logistic_expected
 from .model import Game, PlayerState
 from .parameters import ParameterSet
-from .table import Table
+from .table import LeagueSums, Table
 
 if TYPE_CHECKING:
     from .columns import GameRows
@@ -55,10 +55,10 @@ class RatingSystem(ABC):
         """Complete a state given from outside (PLAYERS.csv, storage) with system defaults."""
         return state
 
-    def as_rated(self, table: Table, state: PlayerState) -> PlayerState:
-        """``state`` as this system rates and predicts with it in the league ``table``: the
-        same, except where a system takes something from the league (``club``: a newcomer's
-        deviation)."""
+    def as_rated(self, league: LeagueSums, state: PlayerState) -> PlayerState:
+        """``state`` as this system rates and predicts with it in a league with these sums:
+        the same, except where a system takes something from the league (``club``: a
+        newcomer's deviation)."""
         return state
 
     @abstractmethod

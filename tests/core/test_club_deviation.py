@@ -58,7 +58,7 @@ def test_a_newcomer_takes_the_leagues_spread_and_moves_toward_their_first_oppone
     table = Table()
     for name, state in players.items():
         table.add(name, state)
-    newcomer = system.as_rated(table, system.newcomer(day(0), None, 0.0))
+    newcomer = system.as_rated(table.league, system.newcomer(day(0), None, 0.0))
     assert newcomer.deviation == 125.0
     result = replay(system, [game("new", "old", 0.0)], players=players).players
     w = opponent_weight(ESTABLISHED, ESTABLISHED)
@@ -78,7 +78,8 @@ def test_the_leagues_spread_is_bounded_by_the_established_deviation_and_350() ->
         table = Table()
         for n, rating in enumerate(ratings):
             table.add(str(n), established(rating))
-        assert system.as_rated(table, system.newcomer(day(0), None, 0.0)).deviation == expected
+        newcomer = system.newcomer(day(0), None, 0.0)
+        assert system.as_rated(table.league, newcomer).deviation == expected
 
 
 def test_two_established_players_play_classic_elo() -> None:

@@ -29,9 +29,15 @@ start ("main ladder, changes since it began on Fri 20 Nov 11:00 CET (nothing pos
 a post time a week before the club existed). Issue 19: a new club's ladder gets today's ``club``
 defaults and rates by deviation, so the ratings shown differ ("ann: 1500 -> 1552?", not 1536?)
 and /settings lists the new parameters (uncertainty, initial_deviation, deviation_growth).
+Later in issue 19 the defaults became edition 3 (a newcomer's deviation from the league's spread,
+a first move toward their first opponents, three quarters of a game's information): the first
+win reads "ann: 1500 -> 1553?" (was 1552?), every later rating moves, /settings lists
+newcomer_spread, max_deviation, information and first_opponents after initial_deviation, and the
+correction and the undo of game #1 list cid_k, dot and Eve too: they joined after it, so their
+starting deviation, taken from the league's ratings then, moves with it.
 The stored events and the export are still those of the build before, but that (issue 19) a
 ladder created or given a system now names the edition of the defaults it was set up with
-(``"edition":2`` in events 1, 21 and 33).
+(``"edition":3`` in events 1, 21 and 33).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ from typing import Any, Protocol
 from bot.service.history_csv import read_events
 from ratings_core.evaluation import Scores, evaluate, score_predictions, scoring_start
 from ratings_core.model import Game, RatingPeriod, Step, events_of, games_of
-from ratings_core.systems import GAME_SYSTEMS, make_system
+from ratings_core.systems import GAME_SYSTEMS, PAST_EDITIONS, make_system
 
 #: datasets ``bench/convert.py`` knows
 CONVERTED = ("chess", "football", "tennis")
@@ -77,7 +77,10 @@ CONVERTED = ("chess", "football", "tennis")
 NO_COLOUR = "nocolour"
 DATASETS = ("chess", f"chess:{NO_COLOUR}", "football", f"football:{NO_COLOUR}", "tennis")
 #: our presets compared (not ``tactics``: it rates puzzles, not games between players)
-OURS = list(GAME_SYSTEMS)
+#: our presets, then the past editions of those whose defaults changed (``club@2``: ``club`` with
+#: edition 2's defaults, which ladders set up with them keep)
+OURS = [*GAME_SYSTEMS, *(f"{name}@{edition}" for edition in sorted(PAST_EDITIONS, reverse=True)
+                         for name in PAST_EDITIONS[edition])]
 
 # -- the peers ----------------------------------------------------------------------------------
 
@@ -516,7 +519,9 @@ def measure(name: str, dataset: str, steps: Sequence[Step], test_fraction: float
         scores = run_peer(peer, steps, test_fraction)
         settings = peer.settings
     else:
-        scores = evaluate(make_system(name), steps, test_fraction)
+        preset, _, edition = name.partition("@")
+        system = make_system(preset, edition=int(edition)) if edition else make_system(preset)
+        scores = evaluate(system, steps, test_fraction)
         settings = "preset defaults"
     elapsed = time.perf_counter() - began
     return Row(name, scores, games / elapsed if elapsed > 0 else math.inf, settings)

@@ -183,8 +183,8 @@ async def test_an_undo_that_moves_ratings_is_previewed_then_applied(chat: Transc
     board = await chat.say("/top")
     assert await chat.say("/undo") == "\n".join([
         "Undoing #5 (mod voided game #1) would change:",
-        "ann: 1500 -> 1552?",
-        "ben: 1500 -> 1448?",
+        "ann: 1500 -> 1553?",
+        "ben: 1500 -> 1447?",
         "Send /apply to undo it, or /cancel.",
     ])
     # Nothing changed yet: the ratings, the log.
@@ -192,8 +192,8 @@ async def test_an_undo_that_moves_ratings_is_previewed_then_applied(chat: Transc
     assert (await chat.say("/audit 1")).endswith("mod voided game #1, because: a friendly")
     assert await chat.say("/apply") == "\n".join([
         "Undone #5: mod voided game #1. Ratings changed:",
-        "ann: 1500 -> 1552?",
-        "ben: 1500 -> 1448?",
+        "ann: 1500 -> 1553?",
+        "ben: 1500 -> 1447?",
     ])
     assert await chat.say("/apply") == text("no_preview")
     assert (await chat.say("/audit 2")).split("\n")[1].endswith(
@@ -201,13 +201,13 @@ async def test_an_undo_that_moves_ratings_is_previewed_then_applied(chat: Transc
     # The report itself, a direct one: previewed, then cancelled.
     assert await chat.say("/undo") == "\n".join([
         "Undoing #4 (mod recorded game #1 on main: ann beat ben) would change:",
-        "ann: 1552 -> 1500?",
-        "ben: 1448 -> 1500?",
+        "ann: 1553 -> 1500?",
+        "ben: 1447 -> 1500?",
         "Send /apply to undo it, or /cancel.",
     ])
     assert await chat.say("/cancel") == "Undo of #4 cancelled; nothing changed."
     assert await chat.say("/top") == "\n".join([
-        "main ladder", "  1. ann      1552?  (1)", "  2. ben      1448?  (1)"])
+        "main ladder", "  1. ann      1553?  (1)", "  2. ben      1447?  (1)"])
 
 
 async def test_the_buttons_of_an_undo_preview_are_the_corrections(chat: Transcript) -> None:
@@ -220,8 +220,8 @@ async def test_the_buttons_of_an_undo_preview_are_the_corrections(chat: Transcri
     answer, _ = await press(chat.service, MOD, actions.read("u:apply:4"))
     assert render(answer) == "\n".join([
         "Undone #4: mod recorded game #1 on main: ann beat ben. Ratings changed:",
-        "ann: 1552 -> 1500?",
-        "ben: 1448 -> 1500?",
+        "ann: 1553 -> 1500?",
+        "ben: 1447 -> 1500?",
     ])
 
 

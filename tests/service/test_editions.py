@@ -1,6 +1,7 @@
 """Editions of the presets' defaults (issue 19): a better default applies to ladders created or
-given a system from now on; a ladder whose log names no edition keeps edition 1's defaults, and
-so its ratings, until a moderator sets its system again (and an /undo of that takes it back)."""
+given a system from now on (today edition 3); a ladder whose log names no edition keeps edition
+1's defaults, and one set up under edition 2 keeps edition 2's, and so its ratings, until a
+moderator sets its system again (and an /undo of that takes it back)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,21 @@ from pathlib import Path
 import pytest
 
 from bot.service import events as ev
+from bot.service.club import Caller
 from bot.service.ladder_settings import PAST_EDITION
+from bot.service.results import Leaderboard
 from bot.service.state import ClubState
 from bot.storage.repository import JsonValue, StoredEvent
+from ratings_core.model import Game, Join, Step
+from ratings_core.replay import replay
 from ratings_core.systems import EDITION, PAST_EDITIONS, make_system, preset_params
-from tests.chat import open_club
+from tests.chat import START, Transcript, open_club
 
 AT = datetime(2024, 3, 1, 19, 0)
+#: the console's moderator, asking the service directly (for exact, unrounded numbers)
+MOD = Caller("console", "local", "mod", "mod", moderator=True)
+#: the main ladder's first event as builds before editions wrote it (later ones add "edition")
+CREATED: dict[str, JsonValue] = {"ladder": "main", "system": "club", "params": {}}
 
 
 def stored(events: list[ev.Event]) -> Iterator[StoredEvent]:
@@ -68,38 +77,85 @@ def test_setting_the_system_moves_to_the_edition_it_was_set_under() -> None:
     assert edition_after(old, ev.SettingsChanged("main", {"auto_confirm_hours": 2.0})) == 1
 
 
-async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
-    tmp_path: Path,
-) -> None:
-    """A database written before editions (its first event rewritten without one): edition 1
-    rates newcomers by the provisional weighted mean, today's by their deviation."""
-    path = tmp_path / "club.db"
+async def first_win_today(path: Path) -> str:
+    """A new club where ann beat bob (mod never plays); its /top by today's edition."""
     async with open_club(path) as chat:
         for user in ("mod", "ann", "bob"):
             await chat.as_(user, f"/register {user}")
         await chat.as_("ann", "/report @bob win")
         assert "Game #1" in await chat.as_("bob", "/confirm")
-        today = await chat.say("/top")
+        return await chat.say("/top")
+
+
+def rewrite_ladder_created(path: Path, data: dict[str, JsonValue]) -> None:
+    """Event 1 (the main ladder made with today's edition, 3) rewritten as an earlier build
+    wrote it."""
     with sqlite3.connect(path) as db:
-        (data,) = db.execute("SELECT data FROM events WHERE id = 1").fetchone()
-        assert json.loads(data).pop("edition") == EDITION
+        (written,) = db.execute("SELECT data FROM events WHERE id = 1").fetchone()
+        assert json.loads(written) == {**CREATED, "edition": 3}
         for (trigger,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
             db.execute(f"DROP TRIGGER {trigger}")  # the log is append-only: as written before
-        db.execute("UPDATE events SET data = ? WHERE id = 1",
-                   (json.dumps({"ladder": "main", "system": "club", "params": {}}),))
+        db.execute("UPDATE events SET data = ? WHERE id = 1", (json.dumps(data),))
     db.close()
+
+
+async def ratings(chat: Transcript) -> dict[str, float]:
+    """The leaderboard's exact ratings by display name."""
+    board = await chat.service.leaderboard(MOD, None)
+    assert isinstance(board, Leaderboard)
+    return {row.name: row.rating for row in board.rows}
+
+
+async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
+    tmp_path: Path,
+) -> None:
+    """A database written before editions (its first event rewritten without one): edition 1
+    rates newcomers by the provisional weighted mean, today's (edition 3) by their deviation."""
+    path = tmp_path / "club.db"
+    today = await first_win_today(path)
+    rewrite_ladder_created(path, CREATED)
     async with open_club(path) as chat:
         before = await chat.as_("mod!", "/top")
         assert before != today
         assert "uncertainty=games," in await chat.say("/settings")
-        assert "ann      1536?" in before and "ann      1552?" in today
+        assert "ann      1536?" in before and "ann      1553?" in today
         assert ("with the defaults it was set up with (edition 1; /system club gives it today's "
                 "and re-rates every game)" in await chat.say("/settings"))
         set_today = await chat.say("/system club")
         assert "every game was re-rated" in set_today
         assert await chat.say("/top") == today
-        assert "edition" not in await chat.say("/settings")
+        settings = await chat.say("/settings")
+        assert "edition" not in settings and "information=0.75, first_opponents=0.5" in settings
         assert "Undoing" in await chat.say("/undo")
         await chat.say("/apply")
         assert await chat.say("/top") == before
         assert await chat.say("/system club uncertainty=games") and await chat.say("/top") == before
+
+
+async def test_a_ladder_on_edition_2_rates_by_it_until_the_system_is_set_again(
+    tmp_path: Path,
+) -> None:
+    """A ladder set up under edition 2 (every newcomer's deviation 150, all of a game's
+    information): its first win stays 1551.6 to 1448.4 after the upgrade, where edition 3 gives
+    1553.5 to 1446.5, until a moderator sets its system again."""
+    path = tmp_path / "club.db"
+    today = await first_win_today(path)
+    rewrite_ladder_created(path, {**CREATED, "edition": 2})
+    game: list[Step] = [*(Join(name, START) for name in ("mod", "ann", "bob")),
+                        Game("ann", "bob", 1.0, START)]
+    by_edition_2 = replay(make_system("club", edition=2), game).players
+    async with open_club(path) as chat:
+        before = await chat.as_("mod!", "/top")
+        assert "ann      1552?" in before and "bob      1448?" in before
+        assert "ann      1553?" in today and "bob      1447?" in today
+        assert await ratings(chat) == {name: state.rating for name, state in by_edition_2.items()}
+        settings = await chat.say("/settings")
+        assert ("with the defaults it was set up with (edition 2; /system club gives it today's "
+                "and re-rates every game)" in settings)
+        assert "newcomer_spread=0.0, " in settings and "information=1.0, " in settings
+        assert "every game was re-rated" in await chat.say("/system club")
+        assert await chat.say("/top") == today
+        assert "edition" not in await chat.say("/settings")
+        assert "Undoing" in await chat.say("/undo")
+        await chat.say("/apply")
+        assert await chat.say("/top") == before

@@ -30,7 +30,7 @@ async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confir
     assert "(0)" in await chat.say("/top")  # nothing counted yet
     assert await chat.say("/confirm 1") == "Game #1 is for your opponent to confirm or dispute."
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
-        "Game #1 confirmed: ann beat bob.", "ann: 1500 -> 1552?", "bob: 1500 -> 1448?"])
+        "Game #1 confirmed: ann beat bob.", "ann: 1500 -> 1553?", "bob: 1500 -> 1447?"])
 
 
 async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
@@ -44,7 +44,7 @@ async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
         "Ladder main, handicap 50 given by bob, ann played black, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
-        "Game #1 confirmed: bob beat ann.", "ann: 1500 -> 1445?", "bob: 1500 -> 1555?"])
+        "Game #1 confirmed: bob beat ann.", "ann: 1500 -> 1443?", "bob: 1500 -> 1557?"])
     reported = (await chat.as_("ann!", "/audit 2")).splitlines()[-1]
     # (the colour kept is the first player's: ann's)
     assert reported.startswith("#5 ") and reported.endswith(
@@ -54,7 +54,7 @@ async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
 
 async def test_a_result_for_two_other_members_counts_at_once(chat: Transcript) -> None:
     assert await chat.say("/report @bob @cid win") == "\n".join([
-        "Game #1 recorded: bob beat cid.", "bob: 1500 -> 1552?", "cid: 1500 -> 1448?"])
+        "Game #1 recorded: bob beat cid.", "bob: 1500 -> 1553?", "cid: 1500 -> 1447?"])
 
 
 async def test_a_dispute_names_the_clubs_moderators_and_waits_in_their_pending(

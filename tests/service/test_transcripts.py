@@ -2,9 +2,9 @@
 
 Each test reads as a chat: ``chat.as_("alice", "/report @bob win")`` is alice typing the line,
 and the assertion is what the bot answers. Ratings are checked exactly: either with numbers the
-rules give by hand (a new club's ladder rates by deviation, issue 19: two 1500 newcomers of
-deviation 150, first win: K 111.7 x w 0.924 x 1/2 = 51.6, so 1551.6 and 1448.4) or against
-``ratings_core.replay`` of the same games built independently of the service.
+rules give by hand (a new club's ladder rates by deviation, edition 3 of issue 19: two 1500
+newcomers of deviation 150, first win: K 115.7 x w 0.924 x 1/2 = 53.5, so 1553.5 and 1446.5) or
+against ``ratings_core.replay`` of the same games built independently of the service.
 """
 
 from __future__ import annotations
@@ -30,13 +30,17 @@ from tests.chat import START, Transcript, open_club
 MOD = Caller("console", "local", "mod", "mod", moderator=True)
 #: the deviation at which K is 32: sqrt(32 / q) = 74.56 (docs/ratings.md, "club")
 _ESTABLISHED = math.sqrt(32 / Q)
-#: two 1500 newcomers of deviation 150, one wins: each weighs the other by
-#: w = g(sqrt(150^2 - 74.56^2)) = 0.924; the game shrinks 150 to 139.3, so K = q 139.3^2 = 111.7
+#: the share of Glicko's information a game gives (edition 3's ``information``)
+_INFORMATION = 0.75
+#: two 1500 newcomers of deviation 150 (fewer than two have played: no league spread yet, and
+#: neither has played, so no first opponents' level), one wins: each weighs the other by
+#: w = g(sqrt(150^2 - 74.56^2)) = 0.924; 3/4 of the game's information shrinks 150 to 141.8,
+#: so K = q 141.8^2 = 115.7
 _W = attenuation(math.sqrt(150.0**2 - _ESTABLISHED**2))
-_DEVIATION = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * _W * _W * 0.25)
+_DEVIATION = 1.0 / math.sqrt(1.0 / 150.0**2 + _INFORMATION * (Q * Q * (_W * _W * 0.25)))
 _K = Q * _DEVIATION * _DEVIATION
-FIRST_WIN = 1500.0 + _K * (_W * (1.0 - 0.5))  # 1551.6, shown 1552?
-FIRST_LOSS = 1500.0 + _K * (_W * (0.0 - 0.5))  # 1448.4, shown 1448?
+FIRST_WIN = 1500.0 + _K * (_W * (1.0 - 0.5))  # 1553.5, shown 1553?
+FIRST_LOSS = 1500.0 + _K * (_W * (0.0 - 0.5))  # 1446.5, shown 1447?
 
 
 @pytest.fixture
@@ -77,6 +81,17 @@ def rated(steps: Sequence[Step], system: str = "club", **params: str) -> dict[st
     """Ratings of a history built by hand, replayed from scratch by the engine."""
     result = replay(make_system(system, params), steps)
     return {name: state.rating for name, state in result.players.items()}
+
+
+def shown(steps: Sequence[Step]) -> dict[str, str]:
+    """The ratings of a history built by hand as the bot shows them on a new club's ladder:
+    rounded, with ``?`` while provisional. A newcomer who joins a league of near equals starts
+    established (edition 3: their deviation is the league's spread, at least 74.56), so the
+    mark is the system's to say, not always there."""
+    system = make_system("club")
+    result = replay(system, steps)
+    return {name: f"{state.rating:.0f}{'?' if system.is_provisional(state) else ''}"
+            for name, state in result.players.items()}
 
 
 def win(a: str, b: str, score: float = 1.0, when: datetime = START) -> Game:
@@ -137,15 +152,17 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     )
     assert await chat.say("/confirm") == "\n".join([
         "Game #1 confirmed: alice beat bob.",
-        "alice: 1500 -> 1552?",
-        "bob: 1500 -> 1448?",
+        "alice: 1500 -> 1553?",
+        "bob: 1500 -> 1447?",
     ])
     assert await chat.say("/pending") == "Nothing waiting for you."
 
-    # carol (1500, no games, deviation 150) holds alice (1551.6, deviation 139.3) to a draw.
-    # Both are provisional. carol's expected score is 0.426 and alice's doubt weighs the game
-    # g(sqrt(139.3^2 - 74.56^2)) = 0.937: 1500 + K 111.7 x 0.937 x (0.5 - 0.426) = 1507.7;
-    # alice's deviation shrinks to 130.8 (K 98.5): 1551.6 - 98.5 x 0.924 x 0.074 = 1544.9.
+    # carol (1500, no games) holds alice (1553.5, deviation 141.8) to a draw. Two have played,
+    # 1553.5 and 1446.5: 1.25 x their spread 53.5 = 66.8 is below the established 74.56, so
+    # carol starts established (K 32, no ?), and half way to her first opponent: 1526.7. Her
+    # expected score is 0.462 and alice's doubt weighs the game g(sqrt(141.8^2 - 74.56^2)) =
+    # 0.934: 1526.7 + 32 x 0.934 x (0.5 - 0.462) = 1527.9; carol weighs 1 for alice, whose
+    # deviation shrinks to 133.7 (K 102.9): 1553.5 - 102.9 x (0.538 - 0.5) = 1549.5.
     assert await chat.as_("carol", "/report @alice draw") == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
@@ -153,26 +170,26 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     )
     assert await chat.as_("alice", "/confirm 2") == "\n".join([
         "Game #2 confirmed: carol drew with alice.",
-        "carol: 1500 -> 1508?",
-        "alice: 1552 -> 1545?",
+        "carol: 1500 -> 1528",
+        "alice: 1553 -> 1550?",
     ])
     night = rated([*joins("alice", "bob", "carol"), win("alice", "bob"),
                    win("carol", "alice", 0.5)])
     assert await ratings(chat) == night
     assert night["bob"] == FIRST_LOSS
-    assert (round(night["alice"], 1), round(night["carol"], 1)) == (1544.9, 1507.7)
+    assert (round(night["alice"], 1), round(night["carol"], 1)) == (1549.5, 1527.9)
 
     assert await chat.say("/top") == "\n".join([
         "main ladder",
-        "  1. alice      1545?  (2)",
-        "  2. carol      1508?  (1)",
-        "  3. bob        1448?  (1)",
+        "  1. alice      1550?  (2)",
+        "  2. carol       1528  (1)",
+        "  3. bob        1447?  (1)",
     ])
     assert await chat.say("/rating") == (
-        "alice (main): 1545?, rank 1, 2 games (1W 1D 0L), peak 1552, recent D W"
+        "alice (main): 1550?, rank 1, 2 games (1W 1D 0L), peak 1553, recent D W"
     )
     assert await chat.say("/rating @bob") == (
-        "bob (main): 1448?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+        "bob (main): 1447?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
     )
     assert await chat.say("/history") == "\n".join([
         "alice's games on main:",
@@ -252,7 +269,7 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
 # -- results ------------------------------------------------------------------------------------
 
 
-async def test_report_then_confirm_rates_two_newcomers_1552_and_1448(chat: Transcript) -> None:
+async def test_report_then_confirm_rates_two_newcomers_1553_and_1447(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/report @bob win") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
@@ -262,15 +279,15 @@ async def test_report_then_confirm_rates_two_newcomers_1552_and_1448(chat: Trans
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
     assert await chat.as_("bob", "/confirm") == "\n".join([
         "Game #1 confirmed: alice beat bob.",
-        "alice: 1500 -> 1552?",
-        "bob: 1500 -> 1448?",
+        "alice: 1500 -> 1553?",
+        "bob: 1500 -> 1447?",
     ])
-    # 1500 +- K 111.7 x w 0.924 x 1/2: the first game of two newcomers of deviation 150
+    # 1500 +- K 115.7 x w 0.924 x 1/2: the first game of two newcomers of deviation 150
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.say("/top") == "\n".join([
         "main ladder",
-        "  1. alice      1552?  (1)",
-        "  2. bob        1448?  (1)",
+        "  1. alice      1553?  (1)",
+        "  2. bob        1447?  (1)",
     ])
     assert await chat.say("/confirm 1") == text("already_confirmed", game=1)
 
@@ -292,14 +309,14 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
 
     assert await chat.as_("mod!", "/correct 1 loss") == "\n".join([
         "Correcting game #1 would change:",
-        "alice: 1500 -> 1448?",
-        "bob: 1500 -> 1552?",
+        "alice: 1500 -> 1447?",
+        "bob: 1500 -> 1553?",
         "Send /apply to make this correction, or /cancel.",
     ])
     assert await chat.say("/apply") == "\n".join([
         "Game #1 corrected. Ratings changed:",
-        "alice: 1500 -> 1448?",
-        "bob: 1500 -> 1552?",
+        "alice: 1500 -> 1447?",
+        "bob: 1500 -> 1553?",
     ])
     assert await ratings(chat) == {"bob": FIRST_WIN, "alice": FIRST_LOSS}
     assert await chat.as_("alice", "/history") == "\n".join([
@@ -391,7 +408,7 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
     await chat.as_("bob", "/report @dan win")
     await chat.as_("dan", "/confirm")
     # Three more rounds, reported by the moderator: dan loses to everyone. His K shrinks with
-    # his deviation (139 after one game, 94 after 14): he passes 200 below 1500 at his 9th loss.
+    # his deviation (142 after one game, 98 after 14): he passes 200 below 1500 at his 6th loss.
     for _ in range(3):
         for winner in ("cat", "ann", "bob"):
             await chat.as_("mod!", f"/report @{winner} @dan win")
@@ -452,18 +469,18 @@ async def test_moderator_reports_a_game_for_two_members_and_it_counts_at_once(
     await register(chat, "alice", "bob")
     assert await chat.as_("mod!", "/report @alice @bob win") == "\n".join([
         "Game #1 recorded: alice beat bob.",
-        "alice: 1500 -> 1552?",
-        "bob: 1500 -> 1448?",
+        "alice: 1500 -> 1553?",
+        "bob: 1500 -> 1447?",
     ])
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.as_("bob", "/pending") == "Nothing waiting for you."
     assert await chat.say("/confirm 1") == text("already_confirmed", game=1)
 
 
-def _change_lines(before: dict[str, float], after: dict[str, float]) -> list[str]:
-    """The preview's lines for every rating that moves (all provisional here)."""
-    return [f"{name}: {before[name]:.0f} -> {after[name]:.0f}?"
-            for name in before if before[name] != after[name]]
+def _change_lines(before: Sequence[Step], after: Sequence[Step]) -> list[str]:
+    """The preview's lines for every rating that moves from history ``before`` to ``after``."""
+    old, new, marked = rated(before), rated(after), shown(after)
+    return [f"{name}: {old[name]:.0f} -> {marked[name]}" for name in old if old[name] != new[name]]
 
 
 async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
@@ -473,12 +490,13 @@ async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
     await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol win",
                    "/report @carol @dave win")
     players = joins("alice", "bob", "carol", "dave", "erin")
-    before = rated([*players, win("alice", "bob"), win("bob", "carol"), win("carol", "dave")])
-    after = rated([*players, win("bob", "alice"), win("bob", "carol"), win("carol", "dave")])
+    history = [*players, win("alice", "bob"), win("bob", "carol"), win("carol", "dave")]
+    fixed = [*players, win("bob", "alice"), win("bob", "carol"), win("carol", "dave")]
+    before, after = rated(history), rated(fixed)
     assert await ratings(chat) == before
     # Game #1 was alice's win over bob. Making it bob's win moves bob before he meets carol,
     # so carol's game and then dave's move too; erin played nobody and stays.
-    lines = _change_lines(before, after)
+    lines = _change_lines(history, fixed)
     assert [line.split(":")[0] for line in lines] == ["alice", "bob", "carol", "dave"]
     log = await log_of(chat)
 
@@ -503,18 +521,19 @@ async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
 async def test_void_and_restore(chat: Transcript) -> None:
     await register(chat, "alice", "bob", "carol")
     await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol win")
-    played = rated([*joins("alice", "bob", "carol"), win("alice", "bob"), win("bob", "carol")])
-    without = rated([*joins("alice", "bob", "carol"), win("bob", "carol")])
+    history = [*joins("alice", "bob", "carol"), win("alice", "bob"), win("bob", "carol")]
+    voided = [*joins("alice", "bob", "carol"), win("bob", "carol")]
+    played, without = rated(history), rated(voided)
     assert await chat.say("/void 1 wrong pairing") == "\n".join([
         "Game #1 is now void: alice beat bob.",
-        *_change_lines(played, without),
+        *_change_lines(history, voided),
     ])
     assert await ratings(chat) == without
     assert await chat.say("/history @alice") == "alice has no games on main yet."
     assert await chat.say("/void 1") == text("game_voided", game=1)
     assert await chat.say("/restore 1") == "\n".join([
         "Game #1 counts again: alice beat bob.",
-        *_change_lines(without, played),
+        *_change_lines(voided, history),
     ])
     assert await ratings(chat) == played
     assert await chat.say("/restore 1") == text("game_not_voided", game=1)
@@ -533,22 +552,21 @@ async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcrip
     assert set(await ratings(chat)) == {"alice", "Alice P", "bob", "carol"}
 
     before = await ratings(chat)
-    merged = rated(
-        [*joins("alice", "bob", "carol"), win("alice", "bob"), win("alice", "carol")]
-    )
+    history = [*joins("alice", "bob", "carol"), win("alice", "bob"), win("alice", "carol")]
+    merged, marked = rated(history), shown(history)
     # Previewed first (they never played each other: no game is dropped), applied with /apply.
     assert await chat.as_("mod!", "/merge @alice_phone @alice") == "\n".join([
         "Merging Alice P into alice drops no game and would change:",
-        f"alice: {before['alice']:.0f} -> {merged['alice']:.0f}?",
-        f"carol: {before['carol']:.0f} -> {merged['carol']:.0f}?",
+        f"alice: {before['alice']:.0f} -> {marked['alice']}",
+        f"carol: {before['carol']:.0f} -> {marked['carol']}",
         f"Alice P: {before['Alice P']:.0f} -> -",
         text("apply_hint_merge"),
     ])
     assert await ratings(chat) == before
     assert await chat.say("/apply") == "\n".join([
         "Alice P is merged into alice: their games are alice's now. Ratings changed:",
-        f"alice: {before['alice']:.0f} -> {merged['alice']:.0f}?",
-        f"carol: {before['carol']:.0f} -> {merged['carol']:.0f}?",
+        f"alice: {before['alice']:.0f} -> {marked['alice']}",
+        f"carol: {before['carol']:.0f} -> {marked['carol']}",
         f"Alice P: {before['Alice P']:.0f} -> -",
     ])
     assert await ratings(chat) == merged
@@ -559,7 +577,7 @@ async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcrip
     ])
     # The old account now speaks as alice.
     assert await chat.as_("alice_phone", "/rating") == (
-        f"alice (main): {merged['alice']:.0f}?, rank 1, 2 games (2W 0D 0L), "
+        f"alice (main): {marked['alice']}, rank 1, 2 games (2W 0D 0L), "
         f"peak {merged['alice']:.0f}, recent W W"
     )
     assert (await chat.as_("mod!", "/undo")).startswith(
@@ -662,7 +680,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
     await register(chat, "alice", "bob", "carol")
     assert await chat.as_("mod!", "/settings") == (
         "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
-        "uncertainty=deviation, initial_deviation=150.0, deviation_growth=10.0, "
+        "uncertainty=deviation, initial_deviation=150.0, newcomer_spread=1.25, "
+        "max_deviation=350.0, information=0.75, first_opponents=0.5, deviation_growth=10.0, "
         "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
@@ -784,9 +803,7 @@ async def test_correcting_an_early_game_rerates_everything_after_it_like_a_fresh
     moved = [name for name in names if before[name] != after[name]]
     assert moved == names  # every player's later games are re-rated
     preview = await chat.as_("mod!", "/correct 1 loss")
-    assert preview.splitlines()[1:-1] == [
-        f"{name}: {before[name]:.0f} -> {after[name]:.0f}?" for name in moved
-    ]
+    assert preview.splitlines()[1:-1] == _change_lines(history, corrected)
     assert (await chat.say("/apply")).splitlines()[1:] == preview.splitlines()[1:-1]
 
     # Exactly what a fresh replay of the corrected history gives, built by hand ...
@@ -798,9 +815,8 @@ async def test_correcting_an_early_game_rerates_everything_after_it_like_a_fresh
     # The leaderboard shows them rounded, best first.
     board = (await chat.say("/top")).splitlines()[1:]
     best_first = sorted(after.items(), key=lambda item: -item[1])
-    assert [line.split()[1:3] for line in board] == [
-        [name, f"{rating:.0f}?"] for name, rating in best_first
-    ]
+    marked = shown(corrected)
+    assert [line.split()[1:3] for line in board] == [[name, marked[name]] for name, _ in best_first]
 
 
 async def test_a_junior_starts_at_1200_on_any_elo_ladder(database: Path | str) -> None:

@@ -664,6 +664,7 @@ class ClubElo(RatingSystem):
         advantage, master, k, k_master = (p.first_move_advantage, p.master_rating, p.k,
                                           p.k_master)
         start, growth2 = p.initial_deviation, p.deviation_growth * p.deviation_growth
+        fallback = start
         floor_k, floor_master = established_deviation(p.k), established_deviation(p.k_master)
         floor_k2, floor_master2 = floor_k * floor_k, floor_master * floor_master
         by_league, spread_factor, cap = (not self._fixed_start, p.newcomer_spread,
@@ -677,105 +678,109 @@ class ClubElo(RatingSystem):
             table.rating, table.games, table.peak, table.last_played, table.deviation,
             table.league,
         )
-        for a, b, s, handicap, first_move, when in games:
-            if by_league:  # league_deviation written out
-                n = league.players
-                if n < 2:
-                    start = p.initial_deviation
+        # the league's sums as locals, read and changed for every game, written back at the end
+        players, total, squares = league.players, league.total, league.squares
+        try:
+            for a, b, s, handicap, first_move, when in games:
+                if by_league:  # league_deviation written out
+                    if players < 2:
+                        start = fallback
+                    else:
+                        mean = total / players
+                        variance = squares / players - mean * mean
+                        start = spread_factor * math.sqrt(variance) if variance > 0.0 else 0.0
+                        start = floor_k if start < floor_k else (cap if start > cap else start)
+                # grow_deviation and elapsed_periods written out (conditionals, not min and max)
+                stored = dev[a]
+                rda = start if stored is None else stored
+                seen = last[a]
+                if seen is not None:
+                    away = (when - seen).total_seconds() / period_seconds
+                    grown = math.sqrt(rda * rda + growth2 * (away if away > 0.0 else 0.0))
+                    top = rda if rda >= start else start
+                    rda = grown if grown <= top else top
+                stored = dev[b]
+                rdb = start if stored is None else stored
+                seen = last[b]
+                if seen is not None:
+                    away = (when - seen).total_seconds() / period_seconds
+                    grown = math.sqrt(rdb * rdb + growth2 * (away if away > 0.0 else 0.0))
+                    top = rdb if rdb >= start else start
+                    rdb = grown if grown <= top else top
+                ra = rating[a]
+                rb = rating[b]
+                ga = played[a]
+                gb = played[b]
+                if share:  # toward_opponents, for a player's first game against one who has played
+                    if ga == 0 and gb > 0:
+                        ra = rating[a] = peak[a] = ra + share * (rb - ra)
+                    elif gb == 0 and ga > 0:
+                        rb = rating[b] = peak[b] = rb + share * (ra - rb)
+                try:
+                    e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - (handicap - advantage * first_move))
+                                              / 400.0))
+                except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
+                    e = 0.0
+                pa = peak[a]
+                pb = peak[b]
+                if pa >= master:
+                    fa, fa2, ka = floor_master, floor_master2, k_master
                 else:
-                    mean = league.total / n
-                    variance = league.squares / n - mean * mean
-                    start = spread_factor * math.sqrt(variance) if variance > 0.0 else 0.0
-                    start = floor_k if start < floor_k else (cap if start > cap else start)
-            # grow_deviation and elapsed_periods written out (conditionals, not min and max)
-            stored = dev[a]
-            rda = start if stored is None else stored
-            seen = last[a]
-            if seen is not None:
-                away = (when - seen).total_seconds() / period_seconds
-                grown = math.sqrt(rda * rda + growth2 * (away if away > 0.0 else 0.0))
-                top = rda if rda >= start else start
-                rda = grown if grown <= top else top
-            stored = dev[b]
-            rdb = start if stored is None else stored
-            seen = last[b]
-            if seen is not None:
-                away = (when - seen).total_seconds() / period_seconds
-                grown = math.sqrt(rdb * rdb + growth2 * (away if away > 0.0 else 0.0))
-                top = rdb if rdb >= start else start
-                rdb = grown if grown <= top else top
-            ra = rating[a]
-            rb = rating[b]
-            ga = played[a]
-            gb = played[b]
-            if share:  # toward_opponents, for a player's first game against one who has played
-                if ga == 0 and gb > 0:
-                    ra = rating[a] = peak[a] = ra + share * (rb - ra)
-                elif gb == 0 and ga > 0:
-                    rb = rating[b] = peak[b] = rb + share * (ra - rb)
-            try:
-                e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - (handicap - advantage * first_move))
-                                          / 400.0))
-            except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
-                e = 0.0
-            pa = peak[a]
-            pb = peak[b]
-            if pa >= master:
-                fa, fa2, ka = floor_master, floor_master2, k_master
-            else:
-                fa, fa2, ka = floor_k, floor_k2, k
-            if pb >= master:
-                fb, fb2, kb = floor_master, floor_master2, k_master
-            else:
-                fb, fb2, kb = floor_k, floor_k2, k
-            # an established opponent weighs exactly 1 (what the formula gives for no excess)
-            excess = rdb * rdb - fb2
-            weight_a = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
-            excess = rda * rda - fa2
-            weight_b = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
-            spread = e * (1.0 - e)
-            settled = 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (
-                share_of_information * (weight_a * weight_a * spread)))
-            if settled > fa:
-                rda = settled
-                ka = Q * rda * rda
-            else:
-                rda = fa
-            settled = 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (
-                share_of_information * (weight_b * weight_b * spread)))
-            if settled > fb:
-                rdb = settled
-                kb = Q * rdb * rdb
-            else:
-                rdb = fb
-            na = ra + ka * (weight_a * (s - e))
-            nb = rb + kb * (weight_b * ((1.0 - s) - (1.0 - e)))
-            if by_league:  # recount written out, a then b
-                if ga == 0:
-                    league.players += 1
-                    league.total += na
-                    league.squares += na * na
+                    fa, fa2, ka = floor_k, floor_k2, k
+                if pb >= master:
+                    fb, fb2, kb = floor_master, floor_master2, k_master
                 else:
-                    league.total += na - ra
-                    league.squares += na * na - ra * ra
-                if gb == 0:
-                    league.players += 1
-                    league.total += nb
-                    league.squares += nb * nb
+                    fb, fb2, kb = floor_k, floor_k2, k
+                # an established opponent weighs exactly 1 (what the formula gives for no excess)
+                excess = rdb * rdb - fb2
+                weight_a = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
+                excess = rda * rda - fa2
+                weight_b = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
+                spread = e * (1.0 - e)
+                settled = 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (
+                    share_of_information * (weight_a * weight_a * spread)))
+                if settled > fa:
+                    rda = settled
+                    ka = Q * rda * rda
                 else:
-                    league.total += nb - rb
-                    league.squares += nb * nb - rb * rb
-            rating[a] = na
-            rating[b] = nb
-            dev[a] = rda
-            dev[b] = rdb
-            if na > pa:
-                peak[a] = na
-            if nb > pb:
-                peak[b] = nb
-            played[a] = ga + 1
-            played[b] = gb + 1
-            last[a] = last[b] = when
+                    rda = fa
+                settled = 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (
+                    share_of_information * (weight_b * weight_b * spread)))
+                if settled > fb:
+                    rdb = settled
+                    kb = Q * rdb * rdb
+                else:
+                    rdb = fb
+                na = ra + ka * (weight_a * (s - e))
+                nb = rb + kb * (weight_b * ((1.0 - s) - (1.0 - e)))
+                if by_league:  # recount written out, a then b
+                    if ga == 0:
+                        players += 1
+                        total += na
+                        squares += na * na
+                    else:
+                        total += na - ra
+                        squares += na * na - ra * ra
+                    if gb == 0:
+                        players += 1
+                        total += nb
+                        squares += nb * nb
+                    else:
+                        total += nb - rb
+                        squares += nb * nb - rb * rb
+                rating[a] = na
+                rating[b] = nb
+                dev[a] = rda
+                dev[b] = rdb
+                if na > pa:
+                    peak[a] = na
+                if nb > pb:
+                    peak[b] = nb
+                played[a] = ga + 1
+                played[b] = gb + 1
+                last[a] = last[b] = when
+        finally:
+            league.players, league.total, league.squares = players, total, squares
 
 
 # -- asymmetric (81Dojo) ---------------------------------------------------------------------------

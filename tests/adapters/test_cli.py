@@ -50,9 +50,12 @@ r2,1200,40,active
     assert data["pool"] == 0.0
     by_name = {p["player"]: p for p in data["players"]}
     assert set(by_name) == {"r1", "r2", "n1", "n2", "n3", "n4", "n5"}
-    assert by_name["n3"] == {  # a newcomer's deviation: 150 (club, docs/ratings.md)
-        "player": "n3", "rating": 1400.0, "games": 0, "provisional": True,
-        "deviation": 150.0, "volatility": None, "status": "active",
+    # A newcomer's deviation is the league's (club, docs/ratings.md): 1.25 x the spread of r1
+    # and r2's 1300 and 1200 is 62.5, below an established player's 74.56, so 74.56: n3 is
+    # not provisional.
+    assert by_name["n3"] == {
+        "player": "n3", "rating": 1400.0, "games": 0, "provisional": False,
+        "deviation": 74.55849628554498, "volatility": None, "status": "active",
     }
     assert by_name["r1"]["status"] == "retired"
     assert [p["rating"] for p in data["players"]] == sorted(

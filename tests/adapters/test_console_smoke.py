@@ -12,7 +12,7 @@ async def test_report_confirm_and_leaderboard(tmp_path: Path) -> None:
         reported = await chat.as_("alice", "/report @bob win")
         assert "Game #" in reported and "alice beat bob" in reported
         confirmed = await chat.as_("bob", "/confirm")
-        # Two newcomers of deviation 150: 1500 + K 111.7 x w 0.924 x 1/2 = 1551.6, provisional.
-        assert "alice: 1500 -> 1552?" in confirmed
+        # Two newcomers of deviation 150: 1500 + K 115.7 x w 0.924 x 1/2 = 1553.5, provisional.
+        assert "alice: 1500 -> 1553?" in confirmed
         board = await chat.say("/top")
-        assert board.splitlines()[1].split()[:3] == ["1.", "alice", "1552?"]
+        assert board.splitlines()[1].split()[:3] == ["1.", "alice", "1553?"]

@@ -130,16 +130,17 @@ async def test_the_bot_shows_what_the_export_replays_to(
     assert isinstance(data, dict)
     expected = {p["player"]: p["rating"] for p in data["players"]}
     # ann beat bob as two newcomers of deviation 150 (issue 19, the console smoke test): each
-    # weighs the other by w = g(sqrt(150^2 - 74.56^2)) = 0.924, the game shrinks 150 to 139.3,
-    # K = q 139.3^2 = 111.7: 1500 +- 111.7 x 0.924 x 1/2 = 1551.63 and 1448.37.
+    # weighs the other by w = g(sqrt(150^2 - 74.56^2)) = 0.924, the game's information (3/4 of
+    # Glicko's) shrinks 150 to 141.8, K = q 141.8^2 = 115.7: 1500 +- 115.7 x 0.924 x 1/2 =
+    # 1553.47 and 1446.53.
     w = attenuation(math.sqrt(150.0**2 - 32 / Q))
-    deviation = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * w * w * 0.25)
+    deviation = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * (0.75 * (w * w * 0.25)))
     k = Q * deviation * deviation
     first = replayed(capsys, tmp_path, "\n".join(GAMES.splitlines()[:2]) + "\n")
     assert isinstance(first, dict)
     assert {p["player"]: p["rating"] for p in first["players"]} == {
         "ann": 1500.0 + k * (w * (1.0 - 0.5)), "bob": 1500.0 + k * (w * (0.0 - 0.5))}
-    assert round(k * w / 2, 2) == 51.63
+    assert round(k * w / 2, 2) == 53.47
 
     async with open_club(db) as chat:
         board = await chat.as_("visitor", "/top")
@@ -457,11 +458,12 @@ def test_replay_reads_a_history_from_1872(
     assert (code, err) == (0, "")
     players = {p["player"]: p for p in json.loads(out)["players"]}
     assert {name: p["games"] for name, p in players.items()} == {"England": 2, "Scotland": 2}
-    # The draw of two equals moves nobody and shrinks both deviations from 150 to 139.3. 98 days
-    # on they have grown to 140.5: w 0.935, settled at 131.4, K 99.4, and the win moves both by
-    # 99.4 x 0.935 x 1/2 = 46.5.
+    # The draw of two equals moves nobody and shrinks both deviations from 150 to 141.8. Time
+    # away grows a deviation no further than a newcomer's, and a league of two equals gives a
+    # newcomer the floor (74.56), so 98 days on they are still 141.8: w 0.934, settled at
+    # 134.6, K 104.3, and the win moves both by 104.3 x 0.934 x 1/2 = 48.7.
     assert [(round(p["rating"], 1), round(p["deviation"], 1)) for p in players.values()] == [
-        (1546.5, 131.4), (1453.5, 131.4)]
+        (1548.7, 134.6), (1451.3, 134.6)]
 
 
 @pytest.mark.parametrize("played_at", ["9999-12-31", "AFTER_TOMORROW"])

@@ -59,14 +59,14 @@ async def test_a_club_night_with_buttons(bot: Running) -> None:
     await press(bot, group, bob, report, "g:confirm:#1")
     confirmed = await bot.tg.reply(group)
     assert confirmed.kind == "edit"
-    # Two newcomers of deviation 150: 1500 +- K 111.7 x w 0.924 x 1/2 = 1551.6 and 1448.4.
+    # Two newcomers of deviation 150: 1500 +- K 115.7 x w 0.924 x 1/2 = 1553.5 and 1446.5.
     assert confirmed.plain.splitlines() == [
-        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1552?", "bob: 1500 -> 1448?"]
+        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1553?", "bob: 1500 -> 1447?"]
 
     board = await say(bot, group, carol, "/top")
     assert board.parse_mode == "HTML" and board.text.startswith("<pre>")
     assert [line.split()[:3] for line in board.plain.splitlines()[1:]] == [
-        ["1.", "alice", "1552?"], ["2.", "carol", "1500?"], ["3.", "bob", "1448?"]]
+        ["1.", "alice", "1553?"], ["2.", "carol", "1500?"], ["3.", "bob", "1447?"]]
 
 
 async def test_moderators_are_the_group_admins(bot: Running) -> None:

@@ -7,7 +7,7 @@ inline button, answered with a short alert (answerCallbackQuery) when they may n
 by an edit of the message that carries the button. These tests check what travels through
 Telegram and how it is shown; where a number is checked it is one the rules give by hand (a new
 club's ladder rates by deviation, issue 19: two 1500 newcomers of deviation 150, first win:
-1500 +- K 111.7 x w 0.924 x 1/2 = 1551.6 and 1448.4) or the engine's replay of the same games.
+1500 +- K 115.7 x w 0.924 x 1/2 = 1553.5 and 1446.5) or the engine's replay of the same games.
 The rating maths of every use case is checked in tests/service/test_transcripts.py.
 """
 
@@ -37,15 +37,16 @@ GROUP = -1001
 
 def first_game(k: float = 32.0) -> tuple[float, float]:
     """Two 1500 newcomers of deviation 150, one wins (club's K ``k``): each weighs the other by
-    w = g(sqrt(150^2 - RD_est^2)), RD_est = sqrt(k / q) the established deviation; the game
-    shrinks 150 to RD', K = q RD'^2; the winner gains K w / 2 and the loser loses it."""
+    w = g(sqrt(150^2 - RD_est^2)), RD_est = sqrt(k / q) the established deviation; the game's
+    information (3/4 of Glicko's) shrinks 150 to RD', K = q RD'^2; the winner gains K w / 2 and
+    the loser loses it."""
     w = attenuation(math.sqrt(150.0**2 - math.sqrt(k / Q) ** 2))
-    deviation = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * w * w * 0.25)
+    deviation = 1.0 / math.sqrt(1.0 / 150.0**2 + Q * Q * (0.75 * (w * w * 0.25)))
     gain = Q * deviation * deviation
     return 1500.0 + gain * (w * (1.0 - 0.5)), 1500.0 + gain * (w * (0.0 - 0.5))
 
 
-#: w 0.924, RD' 139.3, K 111.7: 1551.6 (shown 1552?) and 1448.4 (shown 1448?)
+#: w 0.924, RD' 141.8, K 115.7: 1553.5 (shown 1553?) and 1446.5 (shown 1447?)
 FIRST_WIN, FIRST_LOSS = first_game()
 SYSTEMS = "club, elo, shogi24, taisen, asymmetric, fqe, glicko, glicko2, rs-go, tactics"
 
@@ -179,39 +180,42 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     confirmed = await bot.tg.reply(g)
     assert (confirmed.kind, confirmed.message_id) == ("edit", report.message_id)
     assert confirmed.plain == lines(
-        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1552?", "bob: 1500 -> 1448?"
+        "Game #1 confirmed: alice beat bob.", "alice: 1500 -> 1553?", "bob: 1500 -> 1447?"
     )
     assert confirmed.buttons == []
     assert (await say(bot, g, c.bob, "/pending")).plain == "Nothing waiting for you."
 
-    # carol (1500, no games, deviation 150) holds alice (1551.6, deviation 139.3) to a draw;
-    # alice confirms by typing. carol expected 0.426 and weighs alice's game by
-    # g(sqrt(139.3^2 - 74.56^2)) = 0.937: 1500 + K 111.7 x 0.937 x (0.5 - 0.426) = 1507.7;
-    # alice's deviation shrinks to 130.8 (K 98.5): 1551.6 - 98.5 x 0.924 x 0.074 = 1544.9.
+    # carol (1500, no games) holds alice (1553.5, deviation 141.8) to a draw; alice confirms by
+    # typing. A newcomer's deviation is now the league's: 1.25 x the spread of alice and bob
+    # (53.5) is below an established player's, so 74.56, and carol is established from her
+    # first game (K 32, no "?"). Her first opponent has played: she starts half way to alice,
+    # at 1526.7, and expects 0.462. She weighs alice's game by g(sqrt(141.8^2 - 74.56^2)) =
+    # 0.934: 1526.7 + 32 x 0.934 x (0.5 - 0.462) = 1527.9; carol weighs 1 for alice, whose
+    # deviation shrinks to 133.7 (K 102.9): 1553.5 - 102.9 x (0.538 - 0.5) = 1549.5.
     assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed."
     )
     assert (await say(bot, g, c.alice, "/confirm 2")).plain == lines(
-        "Game #2 confirmed: carol drew with alice.", "carol: 1500 -> 1508?",
-        "alice: 1552 -> 1545?",
+        "Game #2 confirmed: carol drew with alice.", "carol: 1500 -> 1528",
+        "alice: 1553 -> 1550?",
     )
     night = rated(Game("alice", "bob", 1.0, START), Game("carol", "alice", 0.5, START))
     assert await ratings(bot) == night
     assert (round(night["alice"], 1), round(night["carol"], 1), night["bob"]) == (
-        1544.9, 1507.7, FIRST_LOSS)
+        1549.5, 1527.9, FIRST_LOSS)
     assert (await say(bot, g, c.carol, "/top")).plain == lines(
         "main ladder",
-        "  1. alice      1545?  (2)",
-        "  2. carol      1508?  (1)",
-        "  3. bob        1448?  (1)",
+        "  1. alice      1550?  (2)",
+        "  2. carol       1528  (1)",
+        "  3. bob        1447?  (1)",
     )
     assert (await say(bot, g, c.alice, "/rating")).plain == (
-        "alice (main): 1545?, rank 1, 2 games (1W 1D 0L), peak 1552, recent D W"
+        "alice (main): 1550?, rank 1, 2 games (1W 1D 0L), peak 1553, recent D W"
     )
     assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
-        "bob (main): 1448?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
+        "bob (main): 1447?, rank 3, 1 games (0W 0D 1L), peak 1500, recent L"
     )
     history = await say(bot, g, c.alice, "/history")
     assert (history.text or "").startswith("<pre>") and history.plain == lines(
@@ -374,19 +378,19 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     # Both games from the ratings held before the event, in one period. alice gave 100 points
     # but had White, worth 30 (club's first_move_advantage): a net handicap of 70, so she
     # expected 0.401 against bob; the draw's expectation is 1/2. Each opponent weighs
-    # w = 0.924. alice's two games shrink her deviation to 131.0 (K 98.7):
-    # 1500 + 98.7 x 0.924 x (1 - 0.401) = 1554.7; bob's one to 139.7 (K 112.3):
-    # 1500 - 112.3 x 0.924 x 0.599 = 1437.8; carol's draw moves nobody: 1500.
+    # w = 0.924. alice's two games (3/4 of their information) shrink her deviation to 135.0
+    # (K 104.9): 1500 + 104.9 x 0.924 x (1 - 0.401) = 1558.1; bob's one to 142.1 (K 116.2):
+    # 1500 - 116.2 x 0.924 x 0.599 = 1435.6; carol's draw moves nobody: 1500.
     event = rated(RatingPeriod((Game("alice", "bob", 1.0, START, 100.0, first_move=1),
                                 Game("carol", "alice", 0.5, START))))
     assert await ratings(bot) == event
     assert (round(event["alice"], 1), event["carol"], round(event["bob"], 1)) == (
-        1554.7, 1500.0, 1437.8)
+        1558.1, 1500.0, 1435.6)
     assert (await say(bot, g, c.bob, "/top")).plain == lines(
         "main ladder",
-        "  1. alice      1555?  (2)",
+        "  1. alice      1558?  (2)",
         "  2. carol      1500?  (1)",
-        "  3. bob        1438?  (1)",
+        "  3. bob        1436?  (1)",
     )
 
 
@@ -453,14 +457,14 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
         "Welcome, Alice P! You are on the main ladder."
     )
     assert (await say(bot, g, c.ada, "/report @alice @bob win")).plain == lines(
-        "Game #1 recorded: alice beat bob.", "alice: 1500 -> 1552?", "bob: 1500 -> 1448?",
+        "Game #1 recorded: alice beat bob.", "alice: 1500 -> 1553?", "bob: 1500 -> 1447?",
     )
     assert (await say(bot, g, c.ada, "/void 1 wrong pairing")).plain == lines(
-        "Game #1 is now void: alice beat bob.", "alice: 1552 -> 1500?", "bob: 1448 -> 1500?",
+        "Game #1 is now void: alice beat bob.", "alice: 1553 -> 1500?", "bob: 1447 -> 1500?",
     )
     assert await ratings(bot) == dict.fromkeys(("alice", "Alice P", "bob", "carol"), 1500.0)
     assert (await say(bot, g, c.ada, "/restore 1")).plain == lines(
-        "Game #1 counts again: alice beat bob.", "alice: 1500 -> 1552?", "bob: 1500 -> 1448?",
+        "Game #1 counts again: alice beat bob.", "alice: 1500 -> 1553?", "bob: 1500 -> 1447?",
     )
 
     report = await say(bot, g, phone, "/report @carol win")
@@ -470,17 +474,19 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     await press(bot, g, c.carol, report, "g:confirm:#2")
     assert (await bot.tg.reply(g)).plain == lines(
-        "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1552?",
-        "carol: 1500 -> 1448?",
+        "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1516",
+        "carol: 1500 -> 1484",
     )
     # A merge is previewed first, with Apply and Cancel buttons naming the duplicate by its
     # member id (the id of its registration, event 5); nothing changes until Apply. alice's
-    # second win is now over carol from 1551.6: carol 1500 - 111.7 x 0.937 x 0.426 = 1455.4.
+    # second win is now over carol from 1553.5: carol starts half way to her first opponent,
+    # at 1526.7, with the league's deviation (the floor, 74.56): 1526.7 - 32 x 0.934 x 0.462
+    # = 1512.9.
     before = await club_state(bot, g)
     preview = await say(bot, g, c.ada, "/merge @alice_phone @alice")
     assert preview.plain == lines(
         "Merging Alice P into alice drops no game and would change:",
-        "alice: 1552 -> 1590?", "carol: 1448 -> 1455?", "Alice P: 1552 -> -",
+        "alice: 1553 -> 1601?", "carol: 1484 -> 1513", "Alice P: 1516 -> -",
     )
     assert preview.buttons == [[("Apply", "m:apply:5"), ("Cancel", "m:cancel:5")]]
     assert await club_state(bot, g) == before
@@ -490,7 +496,7 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     assert (applied.kind, applied.message_id) == ("edit", preview.message_id)
     assert applied.plain == lines(
         "Alice P is merged into alice: their games are alice's now. Ratings changed:",
-        "alice: 1552 -> 1590?", "carol: 1448 -> 1455?", "Alice P: 1552 -> -",
+        "alice: 1553 -> 1601?", "carol: 1484 -> 1513", "Alice P: 1516 -> -",
     )
     assert applied.buttons == []
     await refused_press(bot, g, c.ada, preview, "m:apply:5", text("no_preview"))
@@ -506,7 +512,7 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     assert (await say(bot, g, c.ada, "/retire @bob")).plain == "bob is retired from main."
     assert "bob" not in (await say(bot, g, c.alice, "/top")).plain
     assert (await say(bot, g, c.alice, "/rating @bob")).plain == (
-        "bob (main): 1448?, rank -, 1 games (0W 0D 1L), peak 1500, recent L (retired)"
+        "bob (main): 1447?, rank -, 1 games (0W 0D 1L), peak 1500, recent L (retired)"
     )
     # A moderator may name the member by replying to one of their messages.
     bye = await bot.tg.send(g, c.bob, "see you in spring")
@@ -521,7 +527,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     await join(bot, c, c.alice, c.bob)
     assert (await say(bot, g, c.bob, "/settings")).plain == (
         "Ladder main: system club (base=1500.0, k=32.0, k_master=16.0, master_rating=2400.0, "
-        "uncertainty=deviation, initial_deviation=150.0, deviation_growth=10.0, "
+        "uncertainty=deviation, initial_deviation=150.0, newcomer_spread=1.25, "
+        "max_deviation=350.0, information=0.75, first_opponents=0.5, deviation_growth=10.0, "
         "provisional_games=24, prior_games=10.0, performance_cap=400.0, pool_cap=200.0, "
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
@@ -551,10 +558,10 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "Ladder blitz now uses club (k=16); every game was re-rated."
     )
     # club from 1500 with deviation 150: K 16 makes the established deviation 52.7, so the
-    # opponent weighs g(sqrt(150^2 - 52.7^2)) = 0.913 and K = q 139.5^2 = 112.1: +-51.2.
+    # opponent weighs g(sqrt(150^2 - 52.7^2)) = 0.913 and K = q 142.0^2 = 116.0: +-53.0.
     blitz_win, blitz_loss = first_game(16.0)
     assert await ratings(bot, "blitz") == {"alice": blitz_win, "bob": blitz_loss}
-    assert (round(blitz_win, 1), round(blitz_loss, 1)) == (1551.2, 1448.8)
+    assert (round(blitz_win, 1), round(blitz_loss, 1)) == (1553.0, 1447.0)
     assert (await say(bot, g, c.ada, "/set auto_confirm_hours 2")).plain == (
         "auto_confirm_hours of main is now 2."
     )
@@ -593,7 +600,7 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "time zone: UTC. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
-        "blitz ladder", "  1. alice      1551?  (1)", "  2. bob        1449?  (1)",
+        "blitz ladder", "  1. alice      1553?  (1)", "  2. bob        1447?  (1)",
     )
     # A ladder played on cannot be undone away, once the undoable actions after it are gone.
     assert (await say(bot, g, c.ada, "/undo")).plain.startswith("Undoing #7 (")
@@ -608,7 +615,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     await say(bot, g, c.ada, "/report @alice @bob win")
     preview = await say(bot, g, c.ada, "/correct 1 loss")
     assert preview.plain == lines(
-        "Correcting game #1 would change:", "alice: 1552 -> 1448?", "bob: 1448 -> 1552?",
+        "Correcting game #1 would change:", "alice: 1553 -> 1447?", "bob: 1447 -> 1553?",
     )
     assert preview.buttons == [[("Apply", "x:apply:#1"), ("Cancel", "x:cancel:#1")]]
     await press(bot, g, c.ada, preview, "x:cancel:#1")
@@ -622,7 +629,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     # A second preview, applied by typing; its buttons then have nothing left to apply.
     again = await say(bot, g, c.ada, "/correct 1 draw")
     assert (await say(bot, g, c.ada, "/apply")).plain == lines(
-        "Game #1 corrected. Ratings changed:", "alice: 1552 -> 1500?", "bob: 1448 -> 1500?",
+        "Game #1 corrected. Ratings changed:", "alice: 1553 -> 1500?", "bob: 1447 -> 1500?",
     )
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
     await refused_press(bot, g, c.ada, again, "x:apply:#1", text("no_preview"))

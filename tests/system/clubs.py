@@ -141,8 +141,8 @@ class TelegramClub(TelegramChat):
         await self.tg.press(self.group, user, message, data)
         return await self.tg.reply(self.group, 10.0)
 
-    async def rate_alice_261_above_bob(self) -> None:
-        """alice, bob and carol, with alice 261 points above bob (1653 and 1392, newcomers by
+    async def rate_alice_285_above_bob(self) -> None:
+        """alice, bob and carol, with alice 285 points above bob (1673 and 1388, newcomers by
         deviation: three wins over bob and two over carol, games a moderator recorded)."""
         await self.register(self.alice, self.bob, self.carol)
         for line in ["/report @alice @bob win"] * 3 + ["/report @alice @carol win"] * 2:
@@ -230,8 +230,8 @@ class DiscordClub(DiscordServer):
                              for n, name in enumerate(("alice", "bob", "carol")))
         return cls(dc, FakeClock(folder, FRIDAY), folder, guild, ada, alice, bob, carol)
 
-    async def rate_alice_261_above_bob(self) -> None:
-        """alice, bob and carol, with alice 261 points above bob (1653 and 1392, newcomers by
+    async def rate_alice_285_above_bob(self) -> None:
+        """alice, bob and carol, with alice 285 points above bob (1673 and 1388, newcomers by
         deviation: three wins over bob and two over carol, games a moderator recorded)."""
         await self.register(self.alice, self.bob, self.carol)
         for loser in [self.bob] * 3 + [self.carol] * 2:

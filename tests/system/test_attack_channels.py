@@ -44,7 +44,7 @@ async def club(tmp_path: Path) -> AsyncIterator[TelegramClub]:
 
 async def test_telegram_posts_only_where_the_moderator_runs_the_chat(club: TelegramClub) -> None:
     bot = await club.bot().start()
-    await club.rate_alice_261_above_bob()
+    await club.rate_alice_285_above_bob()
     refusals = {
         "-1007777": "Only those who run -1007777 may have the leaderboard posted there.",
         "-1005555": "I cannot see the chat -1005555: add me to it first (in a channel, as an "

@@ -49,8 +49,8 @@ async def test_slash_commands_synced_register_report_confirm_top(club: DiscordCl
         assert confirmed.buttons == []
         board = await club.say(club.carol, "top")
         assert board.kind == "reply" and not board.ephemeral and board.embeds
-        assert board.plain.splitlines()[1:] == ["  1. alice      1552?  (1)",
-                                                "  2. bob        1448?  (1)"]
+        assert board.plain.splitlines()[1:] == ["  1. alice      1553?  (1)",
+                                                "  2. bob        1447?  (1)"]
         assert club.dc.errors == []
     finally:
         assert await bot.stop() == 0
@@ -59,7 +59,7 @@ async def test_slash_commands_synced_register_report_confirm_top(club: DiscordCl
 async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
         club: DiscordClub) -> None:
     bot = await club.bot().start()
-    await club.rate_alice_261_above_bob()
+    await club.rate_alice_285_above_bob()
     assert await bot.stop() == 0
     club.shell("schedule", "set", "--chat", f"discord:{GUILD}", "--cron", "0 9 * * SUN",
                "--tz", "Europe/Berlin")
@@ -70,7 +70,7 @@ async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
     bot = await club.bot().start()
     [post] = await club.next_posts(1)
     await bot.wait_log(r"scheduled for 2026-11-22T08:00:00 claimed")
-    assert "alice" in post.plain and "1653" in post.plain, post.plain
+    assert "alice" in post.plain and "1673" in post.plain, post.plain
     [(name, png)] = post.files
     assert name.endswith(".png") and png.startswith(b"\x89PNG")
     assert post.embeds[0]["image"]["url"] == f"attachment://{name}"
@@ -99,14 +99,14 @@ async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
 
 async def test_an_unanswered_report_counts_by_itself_and_is_announced(club: DiscordClub) -> None:
     bot = await club.bot().start()
-    await club.rate_alice_261_above_bob()
+    await club.rate_alice_285_above_bob()
     assert "announce" in (await club.say(club.ada, "set", key="announce", value="yes")).plain
     report = await club.say(club.bob, "report", opponent=club.alice, result="win")  # an upset
     assert "bob beat alice" in report.plain
     # alice never answers; a day and an hour later the result counts, and the channel is told.
     club.clock.set(datetime(2026, 11, 21, 19, 0))
     [announcement] = await club.next_posts(1)
-    assert announcement.plain == "Upset on main: bob beat alice, rated 261 higher!"
+    assert announcement.plain == "Upset on main: bob beat alice, rated 285 higher!"
     board = (await club.say(club.carol, "top")).plain
     assert re.search(r"alice +\d+\?  \(6\)", board), board
     assert await bot.stop() == 0
@@ -129,7 +129,7 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
     applied = await club.press(club.ada, preview, button(preview, "Apply"))
     assert (applied.kind, applied.plain.splitlines()) == ("update", [
         f"Game #{game[1]} corrected. Ratings changed:",
-        "alice: 1552 -> 1500?", "bob: 1448 -> 1500?"]), applied.plain
+        "alice: 1553 -> 1500?", "bob: 1447 -> 1500?"]), applied.plain
     assert applied.message_id == preview.message_id and applied.buttons == []
     # The Apply of the message as it was shown before (a client not caught up): nothing more
     # happens, and only ada is told.
@@ -159,7 +159,7 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: DiscordClub) -
         board = await club.say(club.carol, "top")
         assert all(line.endswith("(0)") for line in board.plain.splitlines()[1:]), board.plain
         confirmed = await club.press(club.bob, report, button(report, "Confirm"))
-        assert "ada: 1500 -> 1552?" in confirmed.plain, confirmed.plain
+        assert "ada: 1500 -> 1553?" in confirmed.plain, confirmed.plain
         recorded = await club.say(club.ada, "report", player=club.alice, opponent=club.carol,
                                   result="win")
         assert recorded.plain.startswith("Game #2 recorded: alice beat carol"), recorded.plain

@@ -40,8 +40,8 @@ async def test_menu_register_report_confirm_top(club: TelegramClub) -> None:
         confirmed = await club.press(club.bob, report, button(report, "Confirm"))
         assert confirmed.kind == "edit" and "confirmed" in confirmed.plain
         board = await club.say(club.carol, "/top")
-        assert board.plain.splitlines()[1:] == ["  1. alice      1552?  (1)",
-                                                "  2. bob        1448?  (1)"]
+        assert board.plain.splitlines()[1:] == ["  1. alice      1553?  (1)",
+                                                "  2. bob        1447?  (1)"]
     finally:
         assert await bot.stop() == 0
 
@@ -49,7 +49,7 @@ async def test_menu_register_report_confirm_top(club: TelegramClub) -> None:
 async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
         club: TelegramClub) -> None:
     bot = await club.bot().start()
-    await club.rate_alice_261_above_bob()
+    await club.rate_alice_285_above_bob()
     await bot.stop()
     club.shell("schedule", "set", "--chat", f"telegram:{GROUP}", "--cron", "0 9 * * SUN",
                "--tz", "Europe/Berlin")
@@ -59,7 +59,7 @@ async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
     bot = await club.bot().start()
     [post] = await club.next_posts(1)
     await bot.wait_log(r"scheduled for 2026-11-22T08:00:00 claimed")
-    assert post.kind == "photo" and "alice" in post.plain and "1653" in post.plain
+    assert post.kind == "photo" and "alice" in post.plain and "1673" in post.plain
     assert await bot.stop() == 0
 
     # Restarted the same morning: nothing posted again.
@@ -84,14 +84,14 @@ async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(
 async def test_an_unanswered_report_counts_by_itself_and_is_announced(
         club: TelegramClub) -> None:
     bot = await club.bot().start()
-    await club.rate_alice_261_above_bob()
+    await club.rate_alice_285_above_bob()
     assert "announce" in (await club.say(club.ada, "/set announce yes")).plain
-    report = await club.say(club.bob, "/report @alice win")  # an upset: 261 points
+    report = await club.say(club.bob, "/report @alice win")  # an upset: 285 points
     assert "bob beat alice" in report.plain
     # alice never answers; a day and an hour later the result counts, and the chat is told.
     club.clock.set(datetime(2026, 11, 21, 19, 0))
     [announcement] = await club.next_posts(1)
-    assert announcement.plain == "Upset on main: bob beat alice, rated 261 higher!"
+    assert announcement.plain == "Upset on main: bob beat alice, rated 285 higher!"
     board = (await club.say(club.carol, "/top")).plain
     assert re.search(r"alice +\d+\?  \(6\)", board), board
     assert await bot.stop() == 0
@@ -112,7 +112,7 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
     bot = await club.bot().start()
     applied = await club.press(club.ada, preview, button(preview, "Apply"))
     assert applied.kind == "edit" and applied.plain.splitlines()[1:] == [
-        "alice: 1552 -> 1500?", "bob: 1448 -> 1500?"], applied.plain
+        "alice: 1553 -> 1500?", "bob: 1447 -> 1500?"], applied.plain
     assert "corrected" in applied.plain
     # The old message's Apply again (an old copy of the button): nothing more happens.
     await club.tg.press(club.group, club.ada, preview, button(preview, "Apply"), strict=False)
@@ -169,11 +169,14 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: TelegramClub) 
             await asyncio.sleep(0.01)
         assert club.tg.callback_answers[seen].get("show_alert") is True
         confirmed = await club.press(club.bob, report, button(report, "Confirm"))
-        assert confirmed.kind == "edit" and "ada: 1500 -> 1552?" in confirmed.plain
+        assert confirmed.kind == "edit" and "ada: 1500 -> 1553?" in confirmed.plain
         # A result between two other members counts at once.
         recorded = await club.say(club.ada, "/report @alice @carol win")
         assert recorded.plain.startswith("Game #2 recorded: alice beat carol"), recorded.plain
-        assert "1552?" in recorded.plain
+        # alice and carol join a league whose spread (ada's and bob's) is below an established
+        # player's deviation: they start established (74.56, K 32), so the win moves them by
+        # 16 with no "?".
+        assert "alice: 1500 -> 1516" in recorded.plain, recorded.plain
     finally:
         assert await bot.stop() == 0
 

@@ -375,7 +375,8 @@ class ClubParams:
                                           "(uncertainty=deviation; issue 19)", low=0, high=1000)
     provisional_games: int = param(24, "games rated provisionally, as Quebec's 24 (seed "
                                        "003); with deviations, the games that make a listed "
-                                       "player without one established", low=0, high=100)
+                                       "player without one established, and the games a "
+                                       "newcomer is marked ? at least", low=0, high=100)
     prior_games: float = param(10.0, "weight of the starting rating, in games, while "
                                      "provisional (uncertainty=games)", low=0, high=100)
     performance_cap: float = param(400.0, "limit of a performance around Ravg "
@@ -462,11 +463,16 @@ class ClubElo(RatingSystem):
         return state
 
     def is_provisional(self, state: PlayerState) -> bool:
+        """By games (edition 1); by deviation, above an established player's; and, where a
+        newcomer's deviation is the league's (which in a league of near equals is no more than
+        an established player's), also for their first ``provisional_games`` games."""
+        p = self.params
+        few_games = state.games < p.provisional_games
         if self._by_deviation:
-            deviation = self.params.initial_deviation if state.deviation is None else (
-                state.deviation)
-            return deviation > self._established(state.best)
-        return state.games < self.params.provisional_games
+            deviation = p.initial_deviation if state.deviation is None else state.deviation
+            return (deviation > self._established(state.best)
+                    or (few_games and not self._fixed_start))
+        return few_games
 
     def shown_deviation(self, state: PlayerState) -> float | None:
         """None: the ``?`` mark says what the deviation would (Elo's simplicity, issue 19)."""
@@ -674,6 +680,7 @@ class ClubElo(RatingSystem):
         g_factor = 3.0 * Q * Q  # attenuation's 3 q^2 RD^2 / pi^2, in its order
         pi2 = math.pi * math.pi
         qq = Q * Q
+        sqrt = math.sqrt  # a local: looked up once, not six times a game
         rating, played, peak, last, dev, league = (
             table.rating, table.games, table.peak, table.last_played, table.deviation,
             table.league,
@@ -688,7 +695,7 @@ class ClubElo(RatingSystem):
                     else:
                         mean = total / players
                         variance = squares / players - mean * mean
-                        start = spread_factor * math.sqrt(variance) if variance > 0.0 else 0.0
+                        start = spread_factor * sqrt(variance) if variance > 0.0 else 0.0
                         start = floor_k if start < floor_k else (cap if start > cap else start)
                 # grow_deviation and elapsed_periods written out (conditionals, not min and max)
                 stored = dev[a]
@@ -696,7 +703,7 @@ class ClubElo(RatingSystem):
                 seen = last[a]
                 if seen is not None:
                     away = (when - seen).total_seconds() / period_seconds
-                    grown = math.sqrt(rda * rda + growth2 * (away if away > 0.0 else 0.0))
+                    grown = sqrt(rda * rda + growth2 * (away if away > 0.0 else 0.0))
                     top = rda if rda >= start else start
                     rda = grown if grown <= top else top
                 stored = dev[b]
@@ -704,7 +711,7 @@ class ClubElo(RatingSystem):
                 seen = last[b]
                 if seen is not None:
                     away = (when - seen).total_seconds() / period_seconds
-                    grown = math.sqrt(rdb * rdb + growth2 * (away if away > 0.0 else 0.0))
+                    grown = sqrt(rdb * rdb + growth2 * (away if away > 0.0 else 0.0))
                     top = rdb if rdb >= start else start
                     rdb = grown if grown <= top else top
                 ra = rating[a]
@@ -733,18 +740,18 @@ class ClubElo(RatingSystem):
                     fb, fb2, kb = floor_k, floor_k2, k
                 # an established opponent weighs exactly 1 (what the formula gives for no excess)
                 excess = rdb * rdb - fb2
-                weight_a = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
+                weight_a = 1.0 / sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
                 excess = rda * rda - fa2
-                weight_b = 1.0 / math.sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
+                weight_b = 1.0 / sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
                 spread = e * (1.0 - e)
-                settled = 1.0 / math.sqrt(1.0 / (rda * rda) + qq * (
+                settled = 1.0 / sqrt(1.0 / (rda * rda) + qq * (
                     share_of_information * (weight_a * weight_a * spread)))
                 if settled > fa:
                     rda = settled
                     ka = Q * rda * rda
                 else:
                     rda = fa
-                settled = 1.0 / math.sqrt(1.0 / (rdb * rdb) + qq * (
+                settled = 1.0 / sqrt(1.0 / (rdb * rdb) + qq * (
                     share_of_information * (weight_b * weight_b * spread)))
                 if settled > fb:
                     rdb = settled

@@ -10,12 +10,13 @@ Rule, in our words: every player carries a deviation in rating points, high for 
 Before a rating period it grows with the time since their last game (never past a newcomer's).
 The period's games shrink it by the information they carry, which is less against an uncertain
 opponent, but never below the *established* deviation: the one at which K is the classic 32
-(16 for a master). K is q RD^2, so a newcomer's K starts about three and a half times an
-established player's and settles to 32 in some 17 games; a player back from a long absence moves
-faster for a while. An opponent's uncertainty beyond an established player's damps what a game
-says (Glickman's g): beating a newcomer proves less than beating a known player. The rating is
-provisional (``?``) while its deviation is above the established one. A game is predicted with
-the difference damped by both players' whole deviations.
+(16 for a master). K is q RD^2, so a newcomer's K can start several times an established
+player's and settle to 32 over some twenty games; a player back from a long absence moves faster
+for a while. An opponent's uncertainty beyond an established player's damps what a game says
+(Glickman's g): beating a newcomer proves less than beating a known player. The rating is
+provisional (``?``) while its deviation is above the established one (edition 3: and for the
+first ``provisional_games`` games, since the league may start a newcomer at the floor). A game
+is predicted with the difference damped by both players' whole deviations.
 
 Edition 3 (issue 19, the default since) adds what the league says about a newcomer. We know of a
 new player only that they joined this league, so their deviation is the spread of the league's

@@ -51,10 +51,10 @@ r2,1200,40,active
     by_name = {p["player"]: p for p in data["players"]}
     assert set(by_name) == {"r1", "r2", "n1", "n2", "n3", "n4", "n5"}
     # A newcomer's deviation is the league's (club, docs/ratings.md): 1.25 x the spread of r1
-    # and r2's 1300 and 1200 is 62.5, below an established player's 74.56, so 74.56: n3 is
-    # not provisional.
+    # and r2's 1300 and 1200 is 62.5, below an established player's 74.56, so 74.56; n3 is
+    # provisional all the same, for their first 24 games.
     assert by_name["n3"] == {
-        "player": "n3", "rating": 1400.0, "games": 0, "provisional": False,
+        "player": "n3", "rating": 1400.0, "games": 0, "provisional": True,
         "deviation": 74.55849628554498, "volatility": None, "status": "active",
     }
     assert by_name["r1"]["status"] == "retired"

@@ -98,9 +98,23 @@ def test_a_newcomer_moves_more_than_an_established_opponent_and_settles() -> Non
     assert first["new"].rating - 1500 > 3 * (1500 - first["old"].rating) > 0
     steps = [game("new", "old", 1.0 if n % 2 else 0.0, n) for n in range(40)]
     states = [replay(ClubElo(), steps[:n], players=players).players["new"]
-              for n in (10, 21, 22, 40)]
-    assert [ClubElo().is_provisional(s) for s in states] == [True, True, False, False]
-    assert states[-1].deviation == ESTABLISHED
+              for n in (10, 21, 22, 23, 24, 40)]
+    # K settles to 32 after 22 games; the mark lasts the first 24 (provisional_games) too
+    assert [s.deviation == ESTABLISHED for s in states] == [False, False, True, True, True, True]
+    assert [ClubElo().is_provisional(s) for s in states] == [True, True, True, True, False, False]
+
+
+def test_a_newcomer_the_league_puts_at_the_established_deviation_is_still_marked() -> None:
+    # Two established equals: a newcomer's deviation is the floor (K 32 from the first game),
+    # yet their first 24 games are marked provisional; edition 2 marks by deviation alone.
+    players = {"x": established(1500), "y": established(1500)}
+    steps = [game("new", "x", 1.0, n) for n in range(24)]
+    for n, marked in ((1, True), (23, True), (24, False)):
+        state = replay(ClubElo(), steps[:n], players=players).players["new"]
+        assert state.deviation == ESTABLISHED
+        assert ClubElo().is_provisional(state) is marked
+    second = make_system("club", edition=2)
+    assert not second.is_provisional(PlayerState(rating=1500, games=1, deviation=ESTABLISHED))
 
 
 def test_time_away_gives_k_back_slowly() -> None:

@@ -454,12 +454,14 @@ class ClubElo(RatingSystem):
 
     def adopt(self, state: PlayerState) -> PlayerState:
         """A listed player without a deviation is established after ``provisional_games``
-        games (as the provisional rule would have it), else as uncertain as a newcomer."""
+        games (as the provisional rule would have it), else as uncertain as a newcomer (with
+        the league's deviation: none until their first game here)."""
         if self._by_deviation and state.deviation is None:
             p = self.params
-            deviation = (self._established(state.best) if state.games >= p.provisional_games
-                         else p.initial_deviation)
-            return dataclasses.replace(state, deviation=deviation)
+            if state.games >= p.provisional_games:
+                return dataclasses.replace(state, deviation=self._established(state.best))
+            if self._fixed_start:
+                return dataclasses.replace(state, deviation=p.initial_deviation)
         return state
 
     def is_provisional(self, state: PlayerState) -> bool:

@@ -34,7 +34,7 @@ PAGE = 20
 #: contain ":"), then the game, challenge, claim, action, member or page number. Discord's
 #: template for the custom ids of old messages too, so it only grows; a chat's data not matching
 #: it is not ours.
-ID_PATTERN = r"(?P<kind>[gcxtkum]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
+ID_PATTERN = r"(?P<kind>[gcxtkums]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
 _ID = re.compile(ID_PATTERN)
 
 
@@ -48,6 +48,7 @@ class Group(StrEnum):
     CLAIM = "k"
     UNDO = "u"
     MERGE = "m"
+    SYSTEM = "s"
 
 
 #: the groups whose buttons name a game or challenge by its number in the club (``#3``)
@@ -69,7 +70,8 @@ _APPLY_OR_CANCEL = {"apply": ("button_apply", Emphasis.PRIMARY),
                     "cancel": ("button_cancel", Emphasis.SECONDARY)}
 #: the groups whose buttons apply or cancel a kept preview, and how the service names its ref
 #: (:meth:`ClubService.apply_correction`)
-_PREVIEWS = {Group.CORRECTION: "game", Group.UNDO: "undo", Group.MERGE: "merge"}
+_PREVIEWS = {Group.CORRECTION: "game", Group.UNDO: "undo", Group.MERGE: "merge",
+             Group.SYSTEM: "system"}
 #: each group's verbs, with their label's message key and emphasis
 _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
     Group.GAME: {"confirm": ("button_confirm", Emphasis.PRIMARY),
@@ -174,7 +176,8 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
             return [_pair(Group.CLAIM, "approve", "decline", claim)]
     if isinstance(answer, Preview) and not answer.applied:
         group = (Group.UNDO if answer.undo is not None
-                 else Group.MERGE if answer.merge is not None else Group.CORRECTION)
+                 else Group.MERGE if answer.merge is not None
+                 else Group.SYSTEM if answer.system is not None else Group.CORRECTION)
         return [_pair(group, "apply", "cancel", answer.game_id)]
     if isinstance(answer, Leaderboard) and page >= 0 and pages(answer) > 1:
         row = []

@@ -319,16 +319,18 @@ async def _cancel(ctx: Context, words: Words) -> str:
 
 async def press_correction(service: ClubService, caller: Caller, action: str, *,
                            game: int | None = None, undo: int | None = None,
-                           merge: int | None = None) -> Result | str:
+                           merge: int | None = None, system: int | None = None
+                           ) -> Result | str:
     """The Apply or Cancel button under the preview of a correction of game #``game`` (or of an
-    /undo of action ``undo``, of a /merge of member ``merge``). The button of an older preview
-    (of another game), or one pressed when nothing waits, is refused."""
+    /undo of action ``undo``, of a /merge of member ``merge``, of a /system numbered
+    ``system``). The button of an older preview (of another game), or one pressed when nothing
+    waits, is refused."""
     if action == "apply":
-        applied = await service.apply_correction(caller, game, undo, merge)
+        applied = await service.apply_correction(caller, game, undo, merge, system)
         if applied is None:
             raise Refusal("no_preview")
         return applied
-    cancelled = await service.cancel_correction(caller, game, undo, merge)
+    cancelled = await service.cancel_correction(caller, game, undo, merge, system)
     if cancelled is None:
         raise Refusal("no_preview")
     return text(cancelled.key, cancelled.params)

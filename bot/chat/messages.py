@@ -187,6 +187,11 @@ MESSAGES: dict[str, str] = {
     "event_closed": "Event {event} is closed; its {games} games are rated together.",
     "ladder_created": "Ladder {ladder} created with the {system} system.",
     "system_set": "Ladder {ladder} now uses {system} ({params}); every game was re-rated.",
+    "system_preview": "Setting ladder {ladder} to {system} ({params}) re-rates every game and "
+                      "would change:",
+    "system_applied": "Ladder {ladder} now uses {system} ({params}); every game was re-rated. "
+                      "Ratings changed:",
+    "system_cancelled": "Switching the system to {system} cancelled; nothing changed.",
     "setting_set": "{setting} of {ladder} is now {value}.",
     "settings": "Ladder {ladder}: system {system} ({params}); " + _LADDER_SETTINGS,
     "settings_past_edition": "Ladder {ladder}: system {system} ({params}), with the defaults "
@@ -357,6 +362,7 @@ MESSAGES: dict[str, str] = {
     "apply_hint": "Send /apply to make this correction, or /cancel.",
     "apply_hint_undo": "Send /apply to undo it, or /cancel.",
     "apply_hint_merge": "Send /apply to merge them, or /cancel.",
+    "apply_hint_system": "Send /apply to switch, or /cancel.",
     "internal_error": "Something went wrong on our side; it has been logged. Nothing changed.",
     "help_title": "Commands:",
     "help_moderator_title": "Moderator commands:",

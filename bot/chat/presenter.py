@@ -233,7 +233,12 @@ def _(answer: HeadToHead) -> str:
 def _(answer: Preview) -> str:
     if answer.merge is not None:
         return _merge(answer, answer.merge)
-    if answer.undo is not None:
+    if answer.system is not None:
+        if answer.applied and not answer.changes:  # a ladder without games: made at once
+            return text(answer.system.key, answer.system.params)
+        lines = [text("system_applied" if answer.applied else "system_preview",
+                      answer.system.params)]
+    elif answer.undo is not None:
         what = text(answer.undo.key, answer.undo.params)
         if not answer.rates:  # applied at once: it moved no rating
             return text("undo_done", id=answer.game_id, what=what)

@@ -180,15 +180,15 @@ class ClubService:
 
     async def apply_correction(
         self, caller: Caller, game: int | None = None, undo: int | None = None,
-        merge: int | None = None,
+        merge: int | None = None, system: int | None = None,
     ) -> Result | None:
-        return await self._corrections.apply(caller, game, undo, merge)
+        return await self._corrections.apply(caller, game, undo, merge, system)
 
     async def cancel_correction(
         self, caller: Caller, game: int | None = None, undo: int | None = None,
-        merge: int | None = None,
+        merge: int | None = None, system: int | None = None,
     ) -> Notice | None:
-        return await self._corrections.cancel(caller, game, undo, merge)
+        return await self._corrections.cancel(caller, game, undo, merge, system)
 
     async def void(
         self, caller: Caller, game: int, reason: str = "", restore: bool = False
@@ -227,9 +227,10 @@ class ClubService:
     async def set_system(
         self, caller: Caller, system: str, params: dict[str, str] | None = None,
         ladder: str | None = None,
-    ) -> Notice:
-        return await self._session.execute(caller, lambda club, now: ladders.set_system(
-            club, now, caller, system, params, ladder))
+    ) -> Preview:
+        """A preview, kept for :meth:`apply_correction` (``system``: the preview's
+        ``game_id``); made at once when it moves no rating."""
+        return await self._corrections.set_system(caller, system, params, ladder)
 
     async def set_setting(
         self, caller: Caller, setting: str, value: str, ladder: str | None = None

@@ -5,17 +5,21 @@ whichever process gets the press and however much later.
 An /undo that would move ratings is previewed and kept the same way: its kept JSON is
 ``{"undo": id}`` (the action it takes back), where a correction's is :meth:`Correction.kept`.
 A /merge is too: ``{"merge": user, "into": user, "reason": text}`` (the two records by their
-platform user ids). A kept correction is filed under its game's number, a kept undo under minus
+platform user ids), and a /system that would move ratings: ``{"system": name, "params": {...},
+"ladder": name}``. A kept correction is filed under its game's number, a kept undo under minus
 its action's id, a kept merge under minus the duplicate's member id (the id of its
 registration): games are numbered from 1, and a registration is never an action /undo takes
-back (``events.UNDOABLE``), so an Apply under one never takes another.
+back (``events.UNDOABLE``), so an Apply under one never takes another. A kept /system is filed
+under minus the id its change would have had (``ladders.system_key``), which a later event may
+come to have: an Apply or Cancel that names a kept /system takes only a kept /system, and one
+that names anything else never takes a kept /system.
 """
 
 from __future__ import annotations
 
 import json
 
-from . import members, moderation
+from . import ladders, members, moderation
 from .identity import Caller, UserRef, Who
 from .moderation import Correction
 from .results import Notice, Preview, Result, decode
@@ -44,8 +48,24 @@ class Corrections:
                                                     correction.kept(), self._session.clock.now())
         return answer
 
+    async def set_system(self, caller: Caller, system: str, params: dict[str, str] | None,
+                         ladder: str | None) -> Preview:
+        """Preview switching a ladder's system (every rating that would change), kept as the
+        caller's pending correction (replacing an earlier one) for :meth:`apply` or
+        :meth:`cancel`; a switch that moves no rating (a ladder without games) is made at
+        once."""
+        answer = await self._session.execute(caller, lambda club, now: ladders.set_system(
+            club, now, caller, system, params, ladder))
+        if answer.applied:
+            return answer
+        club_id = await self._session.club_id(caller.platform, caller.chat_id)
+        kept = json.dumps({"system": system, "params": params or {}, "ladder": ladder})
+        await self._session.repository.keep_preview(club_id, caller.user, -answer.game_id, kept,
+                                                    self._session.clock.now())
+        return answer
+
     async def apply(self, caller: Caller, game: int | None, undo: int | None,
-                    merge: int | None = None) -> Result | None:
+                    merge: int | None = None, system: int | None = None) -> Result | None:
         """Apply the caller's pending correction, undo or merge (only if it is of game
         #``game``, undoes action ``undo`` or merges member ``merge`` when one is given: an older
         preview's button applies nothing); None when there is none. The preview is taken away
@@ -57,10 +77,18 @@ class Corrections:
             stored = await repository.answer(club_id, caller.request_id)
             if stored is not None:
                 return decode(stored)
-        taken = await repository.take_preview(club_id, caller.user, _key(game, undo, merge))
+        taken = await repository.take_preview(club_id, caller.user,
+                                              _key(game, undo, merge, system))
         if taken is None:
             return None
         key, kept = taken
+        switching = _system_of(kept)
+        if not await self._of_its_kind(caller, club_id, taken, system, game, undo, merge):
+            return None
+        if switching is not None:
+            name, params, ladder = switching
+            return await self._session.execute(caller, lambda club, now: ladders.set_system(
+                club, now, caller, name, params, ladder, apply=True))
         merging = _merge_of(kept)
         if merging is not None:
             duplicate, into, reason = merging
@@ -99,17 +127,37 @@ class Corrections:
                 self._session.clock.now())
         return answer
 
+    async def _of_its_kind(self, caller: Caller, club_id: int, taken: tuple[int, str],
+                           system: int | None, *others: int | None) -> bool:
+        """Whether the kept preview ``taken`` is of the kind the button or command names (any,
+        when it names none); one of another kind that came to share its number is kept again,
+        untouched."""
+        is_system = _system_of(taken[1]) is not None
+        if system is None and all(n is None for n in others):
+            return True
+        if is_system == (system is not None):
+            return True
+        await self._session.repository.keep_preview(club_id, caller.user, taken[0], taken[1],
+                                                    self._session.clock.now())
+        return False
+
     async def cancel(self, caller: Caller, game: int | None, undo: int | None,
-                     merge: int | None = None) -> Notice | None:
+                     merge: int | None = None, system: int | None = None) -> Notice | None:
         """Drop the caller's pending correction, undo or merge (of game #``game``, of action
         ``undo`` or of member ``merge`` when one is given): what was cancelled, or None when
         there was none."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         taken = await self._session.repository.take_preview(club_id, caller.user,
-                                                            _key(game, undo, merge))
+                                                            _key(game, undo, merge, system))
         if taken is None:
             return None
         key, kept = taken
+        switching = _system_of(kept)
+        if not await self._of_its_kind(caller, club_id, taken, system, game, undo, merge):
+            return None
+        if switching is not None:
+            name = switching[0]
+            return Notice("system_cancelled", {"system": name})
         merging = _merge_of(kept)
         if merging is not None:
             into = merging[1]
@@ -121,9 +169,12 @@ class Corrections:
         return Notice("correction_cancelled", {"game": key})
 
 
-def _key(game: int | None, undo: int | None, merge: int | None = None) -> int | None:
-    """What a kept preview is filed under: its game's number, minus the undone action's id, or
-    minus the duplicate's member id."""
+def _key(game: int | None, undo: int | None, merge: int | None = None,
+         system: int | None = None) -> int | None:
+    """What a kept preview is filed under: its game's number, minus the undone action's id,
+    minus the duplicate's member id, or minus a /system's number."""
+    if system is not None:
+        return -system
     if merge is not None:
         return -merge
     return -undo if undo is not None else game
@@ -144,3 +195,16 @@ def _undo_of(kept: str) -> int | None:
     fields = json.loads(kept)
     undo = fields.get("undo") if isinstance(fields, dict) else None
     return undo if isinstance(undo, int) else None
+
+
+def _system_of(kept: str) -> tuple[str, dict[str, str], str | None] | None:
+    """A kept /system's system, parameters (as typed) and ladder (None: the main one); None
+    for anything else."""
+    fields = json.loads(kept)
+    if not isinstance(fields, dict) or "system" not in fields:
+        return None
+    params = fields.get("params")
+    ladder = fields.get("ladder")
+    return (str(fields["system"]),
+            {str(k): str(v) for k, v in params.items()} if isinstance(params, dict) else {},
+            ladder if isinstance(ladder, str) else None)

@@ -6,7 +6,9 @@ Each use case is a decision over the club's state (:mod:`bot.service.session`).
 
 from __future__ import annotations
 
+import json
 import re
+import zlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -15,14 +17,14 @@ from ratings_core.model import Step
 from ratings_core.parameters import describe
 from ratings_core.systems import EDITION, PAST_EDITIONS, preset_params
 
-from . import evaluating, heavy, ladder_settings, timeline, view
+from . import evaluating, heavy, ladder_settings, moderation, timeline, view
 from . import events as ev
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller
 from .parsing import MAX_NAME
 from .ratings import player_key, system_of
-from .results import Evaluation, Leaderboard, Notice
+from .results import Evaluation, Leaderboard, Notice, Preview
 from .session import Decision
 from .view import Club
 
@@ -77,18 +79,41 @@ def create_ladder(
 
 def set_system(
     club: Club, now: datetime, caller: Caller, system: str, params: dict[str, str] | None,
-    ladder: str | None,
-) -> Decision[Notice]:
-    """Change a ladder's rating system or parameters; the whole ladder is re-rated."""
+    ladder: str | None, *, apply: bool = False,
+) -> Decision[Preview]:
+    """Change a ladder's rating system or parameters (to today's edition of the defaults); the
+    whole ladder is re-rated. Without ``apply`` a switch that would move any rating is not
+    written: the answer previews every rating it would change, numbered :func:`system_key`; one
+    that moves none is made at once (decided here, under the club's lock, so that no game
+    reported meanwhile can slip a switch past its preview)."""
     view.require_moderator(club, caller)
     lad = view.ladder(club, ladder)
     checked = parse.system_params(system, params or {})
     changed: dict[str, JsonValue] = {"system": system, "params": dict(checked), "edition": EDITION}
-    event = ev.new_event(ev.SettingsChanged(lad.name, changed), caller.user, now)
-    return [event], lambda: Notice("system_set", {
+    setting = ev.SettingsChanged(lad.name, changed)
+    what = Notice("system_set", {
         "ladder": lad.name, "system": system,
         "params": ", ".join(f"{k}={v}" for k, v in checked) or "defaults",
     })
+    key = system_key(club, changed, lad.name)
+    before = moderation.everyone(club)
+    if not apply:
+        after = moderation.supposing(club, setting, caller.user, now)
+        changes = moderation.moved(after, before)
+        if changes:
+            return [], lambda: Preview(key, changes, applied=False, system=what)
+    event = ev.new_event(setting, caller.user, now)
+    return [event], lambda: Preview(key, moderation.moved(club, before), applied=True,
+                                    system=what)
+
+
+def system_key(club: Club, changed: dict[str, JsonValue], ladder: str) -> int:
+    """What names a previewed /system (its buttons' number; kept under minus it,
+    ``corrections``): the id its change would have, were it written now, and six digits of the
+    switch itself, so that the Apply of an earlier preview of another switch made at the same
+    point of the log applies nothing."""
+    what = json.dumps([ladder, changed], sort_keys=True).encode()
+    return (club.state.last_id + 1) * 1_000_000 + zlib.crc32(what) % 1_000_000
 
 
 def set_setting(

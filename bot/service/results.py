@@ -147,9 +147,10 @@ class HeadToHead:
 @dataclass(frozen=True, slots=True)
 class Preview:
     """Every rating a correction would change (``applied`` once it is committed). An /undo's
-    preview has ``undo``: the sentence of the action it takes back; a /merge's has ``merge``.
-    ``game_id`` is the game's number (an undo's: the id of the action, as /audit shows it; a
-    merge's: the duplicate's member id)."""
+    preview has ``undo``: the sentence of the action it takes back; a /merge's has ``merge``; a
+    /system's has ``system``. ``game_id`` is the game's number (an undo's: the id of the action,
+    as /audit shows it; a merge's: the duplicate's member id; a /system's: what it is filed
+    under, ``ladders.system_key``)."""
 
     game_id: int
     changes: list[RatingChange]
@@ -160,6 +161,8 @@ class Preview:
     #: a merge: the records (``from``, ``into``: names) and the games between them that stop
     #: counting (``games``: their numbers, "#3, #5", or ""; ``dropped``: how many)
     merge: Notice | None = None
+    #: a /system: the ladder, the system and its parameters it sets (``system_set``)
+    system: Notice | None = None
 
 
 @dataclass(frozen=True, slots=True)

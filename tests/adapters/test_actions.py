@@ -115,12 +115,14 @@ def test_the_limits_are_those_of_today() -> None:
     assert Action.parse("g:confirm:#" + "9" * 18) is not None
     # Discord's template for old messages' custom ids: today's, with the claims' group "k"
     # (issue 15) added, then the undos' group "u" and the "#" of numbered games and challenges,
-    # then the merges' group "m", so every id it matched before it matches still.
-    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkum]):(?P<action>[a-z0-9_-]{1,32}):"
+    # then the merges' group "m", then the /system previews' group "s" (issue 19), so every id
+    # it matched before it matches still.
+    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkums]):(?P<action>[a-z0-9_-]{1,32}):"
                                r"(?P<number>#?)(?P<ref>[0-9]{1,18})")
     for old in ("g:confirm:12", "c:accept:3", "x:apply:12", "k:approve:40", "t:main:2"):
         assert re.fullmatch(BUTTON_TEMPLATE, old), old
-    for new in ("g:confirm:#3", "c:decline:#2", "x:cancel:#3", "u:apply:45", "m:apply:17"):
+    for new in ("g:confirm:#3", "c:decline:#2", "x:cancel:#3", "u:apply:45", "m:apply:17",
+                "s:apply:52"):
         assert re.fullmatch(BUTTON_TEMPLATE, new), new
 
 
@@ -146,6 +148,11 @@ def test_the_rows_that_go_with_an_answer() -> None:
         Preview(17, [], applied=False, merge=merge))[0]] == [
         ("button_apply", Emphasis.PRIMARY), ("button_cancel", Emphasis.SECONDARY)]
     assert actions_for(Preview(17, [], applied=True, merge=merge)) == []
+    # A /system's preview is numbered by the id its change would have.
+    switch = Notice("system_set", {"ladder": "main", "system": "elo", "params": "defaults"})
+    assert ids(actions_for(Preview(52, [], applied=False, system=switch))) == [
+        ["s:apply:52", "s:cancel:52"]]
+    assert actions_for(Preview(52, [], applied=True, system=switch)) == []
     assert actions_for(Notice("challenge", {"challenge": 5})) == []
     assert ids(actions_for(Notice("claim_requested", {"claim": 6}))) == [
         ["k:approve:6", "k:decline:6"]]
@@ -231,13 +238,17 @@ class Service:
         return "answered"
 
     async def apply_correction(self, caller: Caller, game: int | None = None,
-                               undo: int | None = None, merge: int | None = None) -> str:
-        self.calls.append(("apply_correction", game, undo, merge))
+                               undo: int | None = None, merge: int | None = None,
+                               system: int | None = None) -> str:
+        self.calls.append(("apply_correction", game, undo, merge, system))
         return "applied"
 
     async def cancel_correction(self, caller: Caller, game: int | None = None,
-                                undo: int | None = None, merge: int | None = None) -> Notice:
-        self.calls.append(("cancel_correction", game, undo, merge))
+                                undo: int | None = None, merge: int | None = None,
+                                system: int | None = None) -> Notice:
+        self.calls.append(("cancel_correction", game, undo, merge, system))
+        if system is not None:
+            return Notice("system_cancelled", {"system": "elo"})
         if merge is not None:
             return Notice("merge_cancelled", {"from": "bob2", "into": "bob"})
         if undo is not None:
@@ -250,23 +261,25 @@ class Service:
     ("g:dispute:#12", [("dispute", 12)], 0),
     ("c:accept:#3", [("answer_challenge", True, 3)], 0),
     ("c:decline:#3", [("answer_challenge", False, 3)], 0),
-    ("x:apply:#12", [("apply_correction", 12, None, None)], 0),
-    ("x:cancel:#12", [("cancel_correction", 12, None, None)], 0),
-    ("u:apply:45", [("apply_correction", None, 45, None)], 0),
-    ("u:cancel:45", [("cancel_correction", None, 45, None)], 0),
-    ("m:apply:17", [("apply_correction", None, None, 17)], 0),
-    ("m:cancel:17", [("cancel_correction", None, None, 17)], 0),
+    ("x:apply:#12", [("apply_correction", 12, None, None, None)], 0),
+    ("x:cancel:#12", [("cancel_correction", 12, None, None, None)], 0),
+    ("u:apply:45", [("apply_correction", None, 45, None, None)], 0),
+    ("u:cancel:45", [("cancel_correction", None, 45, None, None)], 0),
+    ("m:apply:17", [("apply_correction", None, None, 17, None)], 0),
+    ("m:cancel:17", [("cancel_correction", None, None, 17, None)], 0),
+    ("s:apply:52", [("apply_correction", None, None, None, 52)], 0),
+    ("s:cancel:52", [("cancel_correction", None, None, None, 52)], 0),
     ("t:blitz:2", [("leaderboard", "blitz")], 2),
     # An old button names its game or challenge by its event's id: looked up, then numbered.
     ("g:confirm:40", [("number_of", 40), ("confirm", 3)], 0),
     ("g:dispute:40", [("number_of", 40), ("dispute", 3)], 0),
     ("c:accept:41", [("number_of", 41), ("answer_challenge", True, 2)], 0),
     ("c:decline:41", [("number_of", 41), ("answer_challenge", False, 2)], 0),
-    ("x:apply:40", [("number_of", 40), ("apply_correction", 3, None, None)], 0),
-    ("x:cancel:40", [("number_of", 40), ("cancel_correction", 3, None, None)], 0),
+    ("x:apply:40", [("number_of", 40), ("apply_correction", 3, None, None, None)], 0),
+    ("x:cancel:40", [("number_of", 40), ("cancel_correction", 3, None, None, None)], 0),
     # ... and an old preview's button naming no game was an undo's (of action 45).
-    ("x:apply:45", [("number_of", 45), ("apply_correction", None, 45, None)], 0),
-    ("x:cancel:45", [("number_of", 45), ("cancel_correction", None, 45, None)], 0),
+    ("x:apply:45", [("number_of", 45), ("apply_correction", None, 45, None, None)], 0),
+    ("x:cancel:45", [("number_of", 45), ("cancel_correction", None, 45, None, None)], 0),
 ])
 async def test_what_a_press_runs(pressed: str, calls: list[tuple[Any, ...]], page: int) -> None:
     service = Service()

@@ -139,10 +139,26 @@ async def test_register_with_a_name_and_a_birth_date(bot: Running) -> None:
     for typed in ("@8", "@Bob"):
         assert (await say(bot, c.group, kid, f"/rating {typed}")).plain == text(
             "unknown_member", name=typed[1:])
-    # The birth date counts where the system uses it: elo starts an under-14 at 1200.
-    assert (await say(bot, c.group, c.ada, "/system elo")).plain == (
-        "Ladder main now uses elo (defaults); every game was re-rated."
+    # The birth date counts where the system uses it: elo starts an under-14 at 1200. The
+    # switch moves the starts, so it is previewed first (issue 19), with Apply and Cancel
+    # buttons numbered by the id the change would have (event 5); nothing changes until Apply.
+    starts = ("alice: 1500 -> 1600", "Bobby Fischer: 1500 -> 1600", "kid: 1500 -> 1200")
+    before = await club_state(bot, c.group)
+    preview = await say(bot, c.group, c.ada, "/system elo")
+    assert preview.plain == lines(
+        "Setting ladder main to elo (defaults) re-rates every game and would change:", *starts,
     )
+    apply = system_buttons(preview, 5)
+    assert await club_state(bot, c.group) == before
+    await refused_press(bot, c.group, kid, preview, apply, text("no_preview"))
+    await press(bot, c.group, c.ada, preview, apply)
+    applied = await bot.tg.reply(c.group)
+    assert (applied.kind, applied.message_id) == ("edit", preview.message_id)
+    assert applied.plain == lines(
+        "Ladder main now uses elo (defaults); every game was re-rated. Ratings changed:", *starts,
+    )
+    assert applied.buttons == []
+    await refused_press(bot, c.group, c.ada, preview, apply, text("no_preview"))
     board = await say(bot, c.group, c.ada, "/top")
     assert board.text == lines(
         "<pre>main ladder",
@@ -554,12 +570,23 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "blitz ladder", "  1. alice       1616  (1)", "  2. bob         1584  (1)",
     )
 
-    assert (await say(bot, g, c.ada, "/system club k=16 ladder=blitz")).plain == (
-        "Ladder blitz now uses club (k=16); every game was re-rated."
-    )
     # club from 1500 with deviation 150: K 16 makes the established deviation 52.7, so the
     # opponent weighs g(sqrt(150^2 - 52.7^2)) = 0.913 and K = q 142.0^2 = 116.0: +-53.0.
+    # Previewed first (issue 19), with buttons numbered by the id the change would have (7),
+    # then applied by typing /apply: the buttons then have nothing left to apply.
     blitz_win, blitz_loss = first_game(16.0)
+    switched = ("alice: 1616 -> 1553?", "bob: 1584 -> 1447?")
+    preview = await say(bot, g, c.ada, "/system club k=16 ladder=blitz")
+    assert preview.plain == lines(
+        "Setting ladder blitz to club (k=16) re-rates every game and would change:", *switched,
+    )
+    apply = system_buttons(preview, 7)
+    assert await ratings(bot, "blitz") == {"alice": 1616.0, "bob": 1584.0}
+    assert (await say(bot, g, c.ada, "/apply")).plain == lines(
+        "Ladder blitz now uses club (k=16); every game was re-rated. Ratings changed:",
+        *switched,
+    )
+    await refused_press(bot, g, c.ada, preview, apply, text("no_preview"))
     assert await ratings(bot, "blitz") == {"alice": blitz_win, "bob": blitz_loss}
     assert (round(blitz_win, 1), round(blitz_loss, 1)) == (1553.0, 1447.0)
     assert (await say(bot, g, c.ada, "/set auto_confirm_hours 2")).plain == (
@@ -851,3 +878,13 @@ async def test_a_name_that_is_a_telegram_user_id_cannot_be_taken(bot: Running) -
     await bot.tg.send(g, c.alice, "/report win",
                       reply_to=bot.tg.updates[hello]["message"]["message_id"])
     assert (await bot.tg.reply(g)).plain.startswith("Game #1: alice beat bob.")
+
+
+def system_buttons(preview: Output, next_event: int) -> str:
+    """The Apply and Cancel buttons under a /system preview: their number is the id the switch
+    would have (``next_event``) then six digits of the switch itself; the Apply's id."""
+    (apply_label, apply), (cancel_label, cancel) = preview.buttons[0]
+    assert len(preview.buttons) == 1 and (apply_label, cancel_label) == ("Apply", "Cancel")
+    number = int(str(apply).removeprefix("s:apply:"))
+    assert number // 1_000_000 == next_event and cancel == f"s:cancel:{number}"
+    return str(apply)

@@ -169,6 +169,8 @@ def test_edition_1_is_the_provisional_rule_and_shows_no_deviation() -> None:
 def test_a_listed_player_without_a_deviation_is_established_after_24_games() -> None:
     system = ClubElo()
     assert system.adopt(PlayerState(rating=1500, games=24)).deviation == ESTABLISHED
-    assert system.adopt(PlayerState(rating=1500, games=23)).deviation == 150.0
+    assert system.adopt(PlayerState(rating=1500, games=23)).deviation is None  # the league's
+    assert make_system("club", edition=2).adopt(PlayerState(rating=1500, games=23)).deviation == (
+        150.0)
     assert system.adopt(PlayerState(rating=2500, games=99, peak=2500)).deviation == (
         established_deviation(16))

@@ -19,7 +19,7 @@ from bot.chat.presenter import render
 from bot.service import moderation
 from bot.service.events import CLASSES, Kind
 from bot.service.identity import Caller
-from bot.service.results import Preview
+from bot.service.results import Leaderboard, Preview
 from bot.service.state import ClubState
 from bot.storage.repository import StoredEvent
 from tests.chat import START, Transcript, open_club
@@ -37,6 +37,15 @@ async def chat(tmp_path: Path) -> AsyncIterator[Transcript]:
 async def register(chat: Transcript, *names: str) -> None:
     for name in names:
         await chat.as_(name, "/register")
+
+
+async def rows(chat: Transcript) -> dict[str, tuple[float, bool]]:
+    """The main ladder's exact ratings and provisional marks, in the order of registration
+    (the order a preview lists them in)."""
+    board = await chat.service.leaderboard(MOD)
+    assert isinstance(board, Leaderboard)
+    found = {row.name: (row.rating, row.provisional) for row in board.rows}
+    return {name: found[name] for name in ("ann", "ben", "cid", "dot") if name in found}
 
 
 async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None:
@@ -65,7 +74,20 @@ async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None
     await chat.say("/retire @dot")
     await chat.say("/return @dot")
     await chat.say("/set announce yes")
-    await chat.say("/system club k=24")
+    # Issue 19: a /system that moves ratings is previewed first (nothing written), then applied.
+    before = await rows(chat)
+    preview = await chat.say("/system club k=24")
+    assert await rows(chat) == before
+    applied = await chat.say("/apply")
+    after = await rows(chat)
+    lines = [f"{name}: {old:.0f} -> {after[name][0]:.0f}{'?' if after[name][1] else ''}"
+             for name, (old, _) in before.items() if after[name][0] != old]
+    assert [line.split(":")[0] for line in lines] == ["ann", "ben", "dot"]  # cid has no game
+    assert preview == "\n".join([
+        "Setting ladder main to club (k=24) re-rates every game and would change:", *lines,
+        text("apply_hint_system")])
+    assert applied == "\n".join([
+        "Ladder main now uses club (k=24); every game was re-rated. Ratings changed:", *lines])
     await chat.say("/schedule cron=\"0 18 * * FRI\" tz=Europe/Berlin size=5")
     await chat.say("/schedule pause")
     await chat.say("/schedule resume")

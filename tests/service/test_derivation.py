@@ -208,7 +208,12 @@ async def step(run: Run, op: tuple[Any, ...]) -> None:
         run.clock.advance(hours=op[1])
     elif kind == "system":
         name, params = _parsed(op[1])
-        await attempt(service.set_system(MOD, name, params, op[2]))
+        switch = await attempt(service.set_system(MOD, name, params, op[2]))
+        if isinstance(switch, Preview) and not switch.applied:  # it moves ratings: Apply
+            switched = await attempt(service.apply_correction(MOD, system=switch.game_id))
+            # What the preview promised is what the switch did.
+            assert isinstance(switched, Preview) and switched.applied
+            assert switched.changes == switch.changes
     elif kind == "ladder":
         await attempt(service.create_ladder(MOD, "blitz", op[1]))
     elif kind == "setting":

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.chat.messages import text
 from bot.service import events as ev
 from bot.service.club import Caller
 from bot.service.ladder_settings import PAST_EDITION
@@ -121,15 +122,24 @@ async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
         assert "ann      1536?" in before and "ann      1553?" in today
         assert ("with the defaults it was set up with (edition 1; /system club gives it today's "
                 "and re-rates every game)" in await chat.say("/settings"))
-        set_today = await chat.say("/system club")
-        assert "every game was re-rated" in set_today
+        # Previewed first (issue 19): nothing moves until /apply.
+        assert await chat.say("/system club") == "\n".join([
+            "Setting ladder main to club (defaults) re-rates every game and would change:",
+            "ann: 1536 -> 1553?", "bob: 1464 -> 1447?", text("apply_hint_system")])
+        assert await chat.say("/top") == before
+        assert await chat.say("/apply") == "\n".join([
+            "Ladder main now uses club (defaults); every game was re-rated. Ratings changed:",
+            "ann: 1536 -> 1553?", "bob: 1464 -> 1447?"])
         assert await chat.say("/top") == today
         settings = await chat.say("/settings")
         assert "edition" not in settings and "information=0.75, first_opponents=0.5" in settings
         assert "Undoing" in await chat.say("/undo")
         await chat.say("/apply")
         assert await chat.say("/top") == before
-        assert await chat.say("/system club uncertainty=games") and await chat.say("/top") == before
+        # Edition 1's defaults named by hand under today's move no rating: made at once.
+        assert await chat.say("/system club uncertainty=games") == (
+            "Ladder main now uses club (uncertainty=games); every game was re-rated.")
+        assert await chat.say("/top") == before
 
 
 async def test_a_ladder_on_edition_2_rates_by_it_until_the_system_is_set_again(
@@ -153,7 +163,13 @@ async def test_a_ladder_on_edition_2_rates_by_it_until_the_system_is_set_again(
         assert ("with the defaults it was set up with (edition 2; /system club gives it today's "
                 "and re-rates every game)" in settings)
         assert "newcomer_spread=0.0, " in settings and "information=1.0, " in settings
-        assert "every game was re-rated" in await chat.say("/system club")
+        assert await chat.say("/system club") == "\n".join([
+            "Setting ladder main to club (defaults) re-rates every game and would change:",
+            "ann: 1552 -> 1553?", "bob: 1448 -> 1447?", text("apply_hint_system")])
+        assert await chat.say("/top") == before
+        assert await chat.say("/apply") == "\n".join([
+            "Ladder main now uses club (defaults); every game was re-rated. Ratings changed:",
+            "ann: 1552 -> 1553?", "bob: 1448 -> 1447?"])
         assert await chat.say("/top") == today
         assert "edition" not in await chat.say("/settings")
         assert "Undoing" in await chat.say("/undo")

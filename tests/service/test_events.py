@@ -298,7 +298,8 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("alice_phone", '/register "Alice P"')
         await chat.as_("mod!", "/moderator add @bob", "/moderator remove @bob",
                        "/ladder create blitz elo k=40", "/ladder create hist",
-                       "/system elo k=24", "/system club", "/set announce yes",
+                       "/system elo k=24", "/apply", "/system club", "/apply",
+                       "/set announce yes",
                        "/set auto_confirm_hours 12", "/set timezone Europe/Paris",
                        "/set inactivity_days off")
         await chat.as_("alice", "/challenge @bob")

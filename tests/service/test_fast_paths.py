@@ -39,6 +39,7 @@ from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
 from bot.service.history_csv import History, read_events
 from bot.service.ratings import LadderRatings
+from bot.service.results import Preview
 from bot.service.state import ClubState
 from bot.storage.backends import open_repository
 from bot.storage.postgres import PostgresRepository
@@ -295,7 +296,15 @@ async def test_a_new_edition_of_the_same_system_rates_everything_again(club: Clu
         await thirty_games(club)
         state, cached = club.cached()
         assert state.ladders["main"].settings.edition == 1
-        await club.service.set_system(MOD, "club")
+        # Previewed first (issue 19): edition 1's base 1400 to today's 1500 moves every rating,
+        # and the preview's own replay leaves the cache as it was.
+        preview = await club.service.set_system(MOD, "club")
+        assert not preview.applied and preview.system is not None and preview.changes
+        assert state.ladders["main"].settings.edition == 1
+        await assert_cached_is_fresh(club)
+        applied = await club.service.apply_correction(MOD, system=preview.game_id)
+        assert isinstance(applied, Preview) and applied.applied
+        assert applied.changes == preview.changes  # what the preview promised
         assert state.ladders["main"].settings.edition == systems.EDITION
         await assert_cached_is_fresh(club)
 

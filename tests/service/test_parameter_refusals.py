@@ -94,9 +94,15 @@ async def test_the_four_sentences_come_from_the_catalogue(club: Transcript) -> N
 
 
 async def test_values_at_the_bounds_are_taken(club: Transcript) -> None:
-    assert await club.as_("mod!", "/system elo k=400 floor=none veteran_games=0") == text(
-        "system_set", {"ladder": "main", "system": "elo",
-                       "params": "floor=none, k=400, veteran_games=0"})
+    # alice's win is re-rated by elo from 1600: veteran_games=0 makes both veterans from their
+    # first game, so K is k_master's 16, not 400: +-8 (previewed first, issue 19).
+    switch = {"ladder": "main", "system": "elo", "params": "floor=none, k=400, veteran_games=0"}
+    changes = ["alice: 1553 -> 1608", "bob: 1447 -> 1592"]
+    assert await club.as_("mod!", "/system elo k=400 floor=none veteran_games=0") == "\n".join([
+        text("system_preview", switch), *changes, text("apply_hint_system")])
+    assert await club.say("/apply") == "\n".join([text("system_applied", switch), *changes])
+    settings = await club.say("/settings")
+    assert "k=400.0, " in settings and "veteran_games=0, " in settings
     assert await club.as_("mod!", "/ladder create b glicko2 tau=0.05 first_move_advantage=-1000"
                           ) == text("ladder_created", ladder="b", system="glicko2")
     assert "tau=0.05" in await club.as_("mod!", "/settings b")

@@ -119,10 +119,16 @@ async def test_register_under_own_name_another_name_and_with_a_birth_date(
         "Bobby Fischer (main): 1500?, rank 2, 0 games (0W 0D 0L), peak 1500, recent -"
     )
     assert await chat.say("/rating @bob") == await chat.say('/rating "@Bobby Fischer"')
-    # The birth date counts where the system uses it: elo starts an under-14 at 1200.
-    assert await chat.as_("mod!", "/system elo") == (
-        "Ladder main now uses elo (defaults); every game was re-rated."
-    )
+    # The birth date counts where the system uses it: elo starts an under-14 at 1200. The
+    # switch moves the starts, so it is previewed first (issue 19), then applied.
+    starts = ["alice: 1500 -> 1600", "Bobby Fischer: 1500 -> 1600", "kid: 1500 -> 1200"]
+    assert await chat.as_("mod!", "/system elo") == "\n".join([
+        "Setting ladder main to elo (defaults) re-rates every game and would change:", *starts,
+        text("apply_hint_system"),
+    ])
+    assert await chat.say("/apply") == "\n".join([
+        "Ladder main now uses elo (defaults); every game was re-rated. Ratings changed:", *starts,
+    ])
     assert await chat.say("/top") == "\n".join([
         "main ladder",
         "  1. alice               1600  (0)",
@@ -663,18 +669,115 @@ async def test_changing_the_system_rerates_the_whole_ladder(chat: Transcript) ->
              win("carol", "alice")]
     club = rated(games)
     assert await ratings(chat) == club
-    assert await chat.say("/system elo") == (
-        "Ladder main now uses elo (defaults); every game was re-rated."
-    )
+    # Each switch is previewed (every rating it moves), then applied (issue 19).
+    to_elo = _switch_lines(games, club, "elo")
+    assert await chat.say("/system elo") == "\n".join([
+        "Setting ladder main to elo (defaults) re-rates every game and would change:", *to_elo,
+        text("apply_hint_system"),
+    ])
+    assert await ratings(chat) == club
+    assert await chat.say("/apply") == "\n".join([
+        "Ladder main now uses elo (defaults); every game was re-rated. Ratings changed:", *to_elo,
+    ])
     assert await ratings(chat) == rated(games, "elo")
-    assert await chat.say("/system club k=16 provisional_games=0") == (
-        "Ladder main now uses club (k=16, provisional_games=0); every game was re-rated."
-    )
+    to_club = _switch_lines(games, rated(games, "elo"), "club", k="16", provisional_games="0")
+    assert await chat.say("/system club k=16 provisional_games=0") == "\n".join([
+        "Setting ladder main to club (k=16, provisional_games=0) re-rates every game and would "
+        "change:", *to_club, text("apply_hint_system"),
+    ])
+    assert await chat.say("/apply") == "\n".join([
+        "Ladder main now uses club (k=16, provisional_games=0); every game was re-rated. "
+        "Ratings changed:", *to_club,
+    ])
     assert await ratings(chat) == rated(games, "club", k="16", provisional_games="0")
     for _ in range(2):
         assert (await chat.say("/undo")).startswith("Undoing #")
         assert " changed the main ladder's rating system to " in await chat.say("/apply")
     assert await ratings(chat) == club
+
+
+def _switch_lines(steps: Sequence[Step], before: dict[str, float], system: str,
+                  **params: str) -> list[str]:
+    """A /system preview's lines: every rating of ``before`` that the history ``steps``,
+    replayed by ``system``, moves (marked ``?`` while the new system calls it provisional)."""
+    target = make_system(system, params)
+    after = replay(target, steps).players
+    return [f"{name}: {before[name]:.0f} -> {state.rating:.0f}"
+            f"{'?' if target.is_provisional(state) else ''}"
+            for name, state in after.items() if state.rating != before[name]]
+
+
+async def test_a_system_switch_is_previewed_then_cancelled_or_applied(chat: Transcript) -> None:
+    """Issue 19: /system on a ladder with games shows every rating it would move and changes
+    nothing until the moderator who asked sends /apply; /cancel drops it."""
+    await register(chat, "alice", "bob", "carol")
+    await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol draw")
+    games = [*joins("alice", "bob", "carol"), win("alice", "bob"), win("bob", "carol", 0.5)]
+    club, elo = rated(games), rated(games, "elo")
+    lines = _switch_lines(games, club, "elo")
+    assert [line.split(":")[0] for line in lines] == ["alice", "bob", "carol"]
+    settings, log = await chat.say("/settings"), await log_of(chat)
+    preview = "\n".join([
+        "Setting ladder main to elo (defaults) re-rates every game and would change:", *lines,
+        text("apply_hint_system"),
+    ])
+
+    assert await chat.say("/system elo") == preview
+    assert await ratings(chat) == club
+    assert await chat.say("/cancel") == "Switching the system to elo cancelled; nothing changed."
+    assert await chat.say("/apply") == text("no_preview")
+    assert await chat.say("/cancel") == text("no_preview_to_cancel")
+    assert await ratings(chat) == club
+    assert await chat.say("/settings") == settings
+    assert await log_of(chat) == log
+
+    # A member may not switch, nor apply the moderator's kept preview.
+    assert await chat.say("/system elo") == preview
+    assert await chat.as_("alice", "/system club k=16") == text("moderators_only")
+    assert await chat.say("/apply") == text("no_preview")
+    assert await log_of(chat) == log
+    assert await chat.as_("mod!", "/apply") == "\n".join([
+        "Ladder main now uses elo (defaults); every game was re-rated. Ratings changed:", *lines,
+    ])
+    assert await ratings(chat) == elo
+    assert (await chat.say("/settings")).startswith("Ladder main: system elo (curve=logistic, ")
+    assert await chat.say("/apply") == text("no_preview")
+    assert await ratings(chat) == elo
+    assert (await chat.say("/audit 1")).endswith(
+        "mod changed the main ladder's rating system to elo (defaults); every game was re-rated")
+
+
+async def test_an_earlier_system_preview_s_button_applies_nothing(chat: Transcript) -> None:
+    """Two switches previewed at the same point of the log have their own numbers: the Apply of
+    the first (replaced by the second) applies nothing. An old /system button whose number a
+    kept preview of another kind came to share leaves that preview where it was."""
+    await chat.as_("mod!", "/ladder create blitz elo")
+    await register(chat, "alice", "bob")
+    await chat.as_("mod!", "/report @alice @bob win", "/report @alice @bob win ladder=blitz")
+    service = chat.service
+    first = await service.set_system(MOD, "glicko", None, "blitz")
+    second = await service.set_system(MOD, "glicko2", None, None)
+    assert not first.applied and not second.applied
+    assert first.game_id != second.game_id
+    assert first.game_id // 1_000_000 == second.game_id // 1_000_000  # the same point of the log
+    log = await log_of(chat)
+    assert await service.apply_correction(MOD, system=first.game_id) is None
+    assert await log_of(chat) == log
+    assert await service.cancel_correction(MOD, system=first.game_id) is None
+    # the second is still kept: its own button applies it
+    applied = await service.apply_correction(MOD, system=second.game_id)
+    assert applied is not None and render(applied).startswith("Ladder main now uses glicko2")
+
+    # A kept correction of game #1 is not taken by a /system button that names 1, nor the other
+    # way round.
+    await chat.as_("mod!", "/correct 1 loss")
+    assert await service.apply_correction(MOD, system=1) is None
+    assert await service.cancel_correction(MOD, system=1) is None
+    assert (await chat.as_("mod!", "/apply")).startswith("Game #1 corrected.")
+    third = await service.set_system(MOD, "elo", None, None)
+    assert await service.apply_correction(MOD, game=third.game_id) is None
+    assert (await chat.as_("mod!", "/cancel")) == (
+        "Switching the system to elo cancelled; nothing changed.")
 
 
 async def test_settings_and_set(chat: Transcript) -> None:

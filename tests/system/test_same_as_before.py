@@ -34,7 +34,10 @@ a first move toward their first opponents, three quarters of a game's informatio
 win reads "ann: 1500 -> 1553?" (was 1552?), every later rating moves, /settings lists
 newcomer_spread, max_deviation, information and first_opponents after initial_deviation, and the
 correction and the undo of game #1 list cid_k, dot and Eve too: they joined after it, so their
-starting deviation, taken from the league's ratings then, moves with it.
+starting deviation, taken from the league's ratings then, moves with it. /system that would
+move ratings is previewed like a merge ("Setting ladder main to club (k=24) re-rates every game
+and would change:", every rating, "Send /apply to switch, or /cancel.") and made by /apply, so
+the session has an /apply after its /system.
 The stored events and the export are still those of the build before, but that (issue 19) a
 ladder created or given a system now names the edition of the defaults it was set up with
 (``"edition":3`` in events 1, 21 and 33).

@@ -65,18 +65,35 @@ def test_a_ladder_of_the_earlier_build_keeps_its_defaults_until_a_moderator_sets
     tmp_path: Path,
 ) -> None:
     """Issue 19: its main ladder is on edition 1 of club's defaults (the provisional mean);
-    /settings says so, and only /system club moves it to today's, re-rating its games."""
+    /settings says so, and only /system club moves it to today's, re-rating its games: first a
+    preview of every rating it would move (kept in the database: the /apply comes from another
+    process), then /apply."""
     database = tmp_path / "club.db"
     with sqlite3.connect(database) as written:
         written.executescript((DATA / "clubrating-6fa0741.sql").read_text(encoding="utf-8"))
     written.close()
     env = environment(tmp_path, None)
-    shown = clubrating(env, "run", input="/as mod!\n/settings\n/system club\n/top\n/settings\n")
+    shown = clubrating(env, "run", input="/as mod!\n/settings\n/system club\n/top\n")
     assert shown.returncode == 0, shown.stderr
-    before, moved, board, after = shown.stdout.split("\n", 1)[1].split("\n", 3)
+    lines = shown.stdout.split("\n")[1:]
+    before, preview = lines[0], lines[1:]
     assert "uncertainty=games" in before
     assert "with the defaults it was set up with (edition 1; /system club gives it today's" in (
         before)
-    assert moved == "Ladder main now uses club (defaults); every game was re-rated."
-    assert board == "main ladder"
+    assert preview[0] == ("Setting ladder main to club (defaults) re-rates every game and would "
+                          "change:")
+    hint = preview.index("Send /apply to switch, or /cancel.")
+    changes = preview[1:hint]
+    assert changes and all(" -> " in line for line in changes)
+    assert preview[hint + 1:hint + 2] == ["main ladder"]
+    assert "1538?" in shown.stdout.split("main ladder", 1)[1]  # nothing switched yet
+
+    applied = clubrating(env, "run", input="/as mod!\n/apply\n/top\n/settings\n")
+    assert applied.returncode == 0, applied.stderr
+    lines = applied.stdout.split("\n")[1:]
+    assert lines[0] == ("Ladder main now uses club (defaults); every game was re-rated. Ratings "
+                        "changed:")
+    assert lines[1:1 + len(changes)] == changes  # what the preview said
+    board = lines.index("main ladder")
+    after = "\n".join(lines[board:])
     assert "1538?" not in after and "uncertainty=deviation" in after and "edition" not in after

@@ -14,13 +14,17 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.service.ratings import LadderRatings
-from bot.service.state import ClubState
 from bot.storage.backends import describe, is_postgres
-from bot.storage.postgres import PostgresRepository
-from bot.storage.repository import StoredEvent
-from bot.storage.transfer import ClubCopy, TargetNotEmpty, read_sqlite
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresRepository
+    from bot.storage.repository import StoredEvent
+    from bot.storage.transfer import ClubCopy
+
+# The service and the transfer are imported where a move needs them: every ``clubrating``
+# command builds this command's parser, and ``clubrating replay`` should not pay for them.
 
 
 class MoveError(Exception):
@@ -56,6 +60,9 @@ def sqlite_file(source: str) -> Path:
 
 def ratings_of(events: list[StoredEvent]) -> dict[str, object]:
     """Every ladder's final ratings and pool, derived from a log from scratch."""
+    from bot.service.ratings import LadderRatings
+    from bot.service.state import ClubState
+
     state = ClubState.build(events)
     derived: dict[str, object] = {}
     for name, ladder in state.ladders.items():
@@ -65,6 +72,9 @@ def ratings_of(events: list[StoredEvent]) -> dict[str, object]:
 
 
 async def move(source: Path, target: str) -> Moved:
+    from bot.storage.postgres import PostgresRepository
+    from bot.storage.transfer import TargetNotEmpty, read_sqlite
+
     if not is_postgres(target):
         raise MoveError(f"--to takes a postgresql:// address, not {target!r}")
     try:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .addresses import is_postgres_url, public_address
 from .errors import DatabaseUnavailable
-from .postgres import PostgresRepository, is_postgres_url, public_address
 from .repository import Repository
-from .sqlite import SqliteRepository
 
 
 def is_postgres(target: str | Path) -> bool:
@@ -22,12 +21,17 @@ def _lower_scheme(target: str) -> str:
 
 
 async def open_repository(target: str | Path) -> Repository:
-    """Open (creating and migrating where needed) the database ``target`` names."""
+    """Open (creating and migrating where needed) the database ``target`` names. Each driver
+    is imported when a database of its kind is opened: choosing costs nothing."""
     if is_postgres(target):
+        from .postgres import PostgresRepository
+
         return await PostgresRepository.open(_lower_scheme(str(target)))
     if isinstance(target, str) and "://" in target:
         raise DatabaseUnavailable(f"{describe(target)} is neither a postgresql:// address nor "
                                   "a SQLite file's path")
+    from .sqlite import SqliteRepository
+
     return await SqliteRepository.open(target)
 
 

@@ -33,13 +33,11 @@ from urllib.parse import unquote, urlsplit
 
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
+from .addresses import public_address
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
 from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent, encode_data
 from .transfer import ClubCopy, TargetNotEmpty
-
-#: ``CLUBRATING_DB`` values that name a PostgreSQL server (asyncpg reads both)
-SCHEMES = ("postgresql://", "postgres://")
 
 #: the session-level advisory lock processes hold while migrating, so that several processes
 #: starting at once migrate one after another (the key: b"clubrate", halved into a bigint)
@@ -83,21 +81,6 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
     state (the migration lock is released where it is taken), so the round trip of asyncpg's
     default reset (RESET ALL, UNLISTEN, ...) is saved on every use. An open transaction is
     still rolled back by the pool itself."""
-
-
-def is_postgres_url(target: str) -> bool:
-    return target.startswith(SCHEMES)
-
-
-def public_address(url: str) -> str:
-    """``url`` without its password (nor its query: settings, maybe a ``password=``)."""
-    parts = urlsplit(url)
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:  # not a number: shown as it was written
-        port = f":{parts.netloc.rpartition(':')[2]}" if ":" in parts.netloc else ""
-    user = f"{parts.username}@" if parts.username else ""
-    return f"{parts.scheme}://{user}{parts.hostname or ''}{port}{parts.path}"
 
 
 def _unavailable(url: str, error: BaseException) -> DatabaseUnavailable:

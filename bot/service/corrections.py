@@ -10,9 +10,10 @@ platform user ids), and a /system that would move ratings: ``{"system": name, "p
 its action's id, a kept merge under minus the duplicate's member id (the id of its
 registration): games are numbered from 1, and a registration is never an action /undo takes
 back (``events.UNDOABLE``), so an Apply under one never takes another. A kept /system is filed
-under minus the id its change would have had (``ladders.system_key``), which a later event may
-come to have: an Apply or Cancel that names a kept /system takes only a kept /system, and one
-that names anything else never takes a kept /system.
+under minus its number (``ladders.system_key``: the id its change would have had, then six
+digits of the switch), which a kept preview of another kind might come to share: an Apply or
+Cancel that names a kept /system takes only a kept /system, and one that names anything else
+leaves a kept /system where it was.
 """
 
 from __future__ import annotations
@@ -66,9 +67,10 @@ class Corrections:
 
     async def apply(self, caller: Caller, game: int | None, undo: int | None,
                     merge: int | None = None, system: int | None = None) -> Result | None:
-        """Apply the caller's pending correction, undo or merge (only if it is of game
-        #``game``, undoes action ``undo`` or merges member ``merge`` when one is given: an older
-        preview's button applies nothing); None when there is none. The preview is taken away
+        """Apply the caller's pending correction, undo, merge or /system (only if it is of game
+        #``game``, undoes action ``undo``, merges member ``merge`` or is the /system numbered
+        ``system`` when one is given: an older preview's button applies nothing); None when
+        there is none. The preview is taken away
         first, so that it is applied once however often Apply is pressed; an update delivered
         again gets its first answer."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
@@ -143,9 +145,9 @@ class Corrections:
 
     async def cancel(self, caller: Caller, game: int | None, undo: int | None,
                      merge: int | None = None, system: int | None = None) -> Notice | None:
-        """Drop the caller's pending correction, undo or merge (of game #``game``, of action
-        ``undo`` or of member ``merge`` when one is given): what was cancelled, or None when
-        there was none."""
+        """Drop the caller's pending correction, undo, merge or /system (of game #``game``, of
+        action ``undo``, of member ``merge`` or numbered ``system`` when one is given): what was
+        cancelled, or None when there was none."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         taken = await self._session.repository.take_preview(club_id, caller.user,
                                                             _key(game, undo, merge, system))

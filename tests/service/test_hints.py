@@ -44,7 +44,7 @@ async def test_refusals_name_the_real_problem(chat: Transcript) -> None:
     assert await chat.as_("mod!", "/audit 0") == "/audit shows 1 to 100 entries, not 0."
     assert await chat.say("/audit 101") == "/audit shows 1 to 100 entries, not 101."
     assert (await chat.say("/audit 1")).startswith("#4 ")
-    assert await chat.say("/cancel") == "There is no correction to cancel."
+    assert await chat.say("/cancel") == "Nothing previewed waits to be cancelled."
     assert await chat.as_("dan", "/register birth=2999-01-01") == (
         "A birth date cannot be today or later (2999-01-01); give it as YYYY-MM-DD, up to "
         "yesterday.")

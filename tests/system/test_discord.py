@@ -136,7 +136,8 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
     await club.dc.click_as_shown(club.guild, club.ada, preview, button(preview, "Apply"))
     again = await club.dc.output(10.0)
     assert (again.kind, again.ephemeral) == ("reply", True), again
-    assert again.plain == "There is no correction to apply. Start one with /correct."
+    assert again.plain == ("Nothing previewed waits for /apply. /correct, /merge, /undo and "
+                           "/system preview first.")
     assert await bot.stop() == 0
     history = club.shell("export", "--chat", f"discord:{GUILD}")
     games = [row for row in csv.DictReader(io.StringIO(history)) if row["kind"] in ("", "game")]

@@ -37,7 +37,9 @@ correction and the undo of game #1 list cid_k, dot and Eve too: they joined afte
 starting deviation, taken from the league's ratings then, moves with it. /system that would
 move ratings is previewed like a merge ("Setting ladder main to club (k=24) re-rates every game
 and would change:", every rating, "Send /apply to switch, or /cancel.") and made by /apply, so
-the session has an /apply after its /system.
+the session has an /apply after its /system; an /apply with nothing waiting says so of every
+kind of preview ("Nothing previewed waits for /apply. /correct, /merge, /undo and /system
+preview first.", not "There is no correction to apply. Start one with /correct.").
 The stored events and the export are still those of the build before, but that (issue 19) a
 ladder created or given a system now names the edition of the defaults it was set up with
 (``"edition":3`` in events 1, 21 and 33).

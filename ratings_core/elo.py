@@ -410,7 +410,10 @@ class ClubElo(RatingSystem):
     - ``uncertainty="deviation"`` (the default since issue 19): each player's K is q RD^2 for
       their deviation RD, which starts high, shrinks with games and grows with time away, never
       below the deviation whose K is 32 (16): :mod:`ratings_core.evidence`. Provisional while
-      above it.
+      above it (edition 3: and for the first ``provisional_games`` games). Edition 3 takes a
+      newcomer's deviation from the league's spread and moves them toward their first
+      opponents; edition 2 (``newcomer_spread=0``, ``information=1``, ``first_opponents=0``)
+      starts every newcomer at ``initial_deviation``.
     - ``uncertainty="games"`` (ladders set up before issue 19): for their first
       ``provisional_games`` games a player's own new rating is the games-weighted mean of their
       rating (weight: games so far + ``prior_games``) and the period's performance
@@ -575,7 +578,7 @@ class ClubElo(RatingSystem):
             played[a] = ga + 1
             played[b] = gb + 1
 
-    # -- uncertainty by deviation (edition 2) ------------------------------------------------
+    # -- uncertainty by deviation (editions 2 and 3) ----------------------------------------
 
     def _k(self, peak: float) -> float:
         p = self.params

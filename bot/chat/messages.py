@@ -134,6 +134,8 @@ MESSAGES: dict[str, str] = {
                            "stopped: run clubrating evaluate on an export of the ladder instead.",
     "import_too_slow": "Checking the file took longer than {seconds} s, so it was stopped and "
                        "nothing was imported; import it in smaller parts.",
+    "switch_too_slow": "Re-rating {ladder} took longer than {seconds} s, so it was stopped; "
+                       "nothing changed.",
     # -- outcomes -------------------------------------------------------------------------------
     "ok": "Done.",
     "registered": "Welcome, {name}! You are on the {ladder} ladder.",

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 
-from . import ladders, members, moderation
+from . import heavy, ladders, members, moderation
 from .identity import Caller, UserRef, Who
 from .moderation import Correction
 from .results import Notice, Preview, Result, decode
 from .session import Session
+from .state import DEFAULT_LADDER
 
 
 class Corrections:
@@ -55,8 +56,7 @@ class Corrections:
         caller's pending correction (replacing an earlier one) for :meth:`apply` or
         :meth:`cancel`; a switch that moves no rating (a ladder without games) is made at
         once."""
-        answer = await self._session.execute(caller, lambda club, now: ladders.set_system(
-            club, now, caller, system, params, ladder))
+        answer = await self._switch(caller, system, params, ladder, apply=False)
         if answer.applied:
             return answer
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
@@ -89,8 +89,7 @@ class Corrections:
             return None
         if switching is not None:
             name, params, ladder = switching
-            return await self._session.execute(caller, lambda club, now: ladders.set_system(
-                club, now, caller, name, params, ladder, apply=True))
+            return await self._switch(caller, name, params, ladder, apply=True)
         merging = _merge_of(kept)
         if merging is not None:
             duplicate, into, reason = merging
@@ -128,6 +127,15 @@ class Corrections:
                 club_id, caller.user, -answer.game_id, json.dumps({"undo": answer.game_id}),
                 self._session.clock.now())
         return answer
+
+    async def _switch(self, caller: Caller, system: str, params: dict[str, str] | None,
+                      ladder: str | None, *, apply: bool) -> Preview:
+        """:func:`ladders.set_system` in a worker thread (it folds the whole log again and
+        re-rates the ladder: a second for 100,000 games), the event loop serving other clubs."""
+        deadline = heavy.Deadline(heavy.SWITCH_SECONDS, "switch_too_slow",
+                                  ladder=ladder or DEFAULT_LADDER)
+        return await self._session.execute(caller, lambda club, now: ladders.set_system(
+            club, now, caller, system, params, ladder, apply=apply), off_loop=deadline)
 
     async def _of_its_kind(self, caller: Caller, club_id: int, taken: tuple[int, str],
                            system: int | None, *others: int | None) -> bool:

@@ -31,6 +31,9 @@ CARD_SECONDS = 30.0
 EVALUATE_SECONDS = 30.0
 #: checking a history to import (``clubrating import``; 100,000 games take a few seconds)
 IMPORT_SECONDS = 120.0
+#: /system and its Apply (the whole log folded again and the ladder re-rated: 100,000 games
+#: take about 1.2 s)
+SWITCH_SECONDS = 120.0
 #: heavy jobs running at once; more wait for a free worker
 WORKERS = 2
 

@@ -132,3 +132,35 @@ async def test_heavy_work_in_one_club_never_delays_another_clubs_answers(clubs: 
     assert len(during_chart) >= 2 and len(during_chart) + len(during_evaluation) >= 12, waits
     assert max(during_chart + during_evaluation) < PROMPT, waits
     assert "Traceback" not in clubs.bot.text()
+
+
+async def test_a_system_switch_of_a_long_ladder_never_delays_another_clubs_answers(
+    clubs: Clubs,
+) -> None:
+    """Issue 19: /system on the big club folds its 100,000 events again and re-rates them twice
+    (its preview: a second or more of work) in a worker thread: another club's /top, asked just
+    after, is answered before the preview comes. /apply switches."""
+    loop = asyncio.get_running_loop()
+    await clubs.tg.send(clubs.big, clubs.ada, "/system elo")
+    await asyncio.sleep(0.05)
+    sent = loop.time()
+    board = await clubs.say(clubs.others[0], clubs.zoe, "/top")
+    answered = loop.time()
+    preview = await clubs.tg.reply(clubs.big, heavy.SWITCH_SECONDS)
+    previewed = loop.time()
+    assert "zoe" in board.plain, board.plain
+    assert preview.plain.startswith(
+        "Setting ladder main to elo (defaults) re-rates every game and would change:"
+    ), preview.plain
+    print(f"\n/top in another club answered in {answered - sent:.3f} s; the preview came "
+          f"{previewed - sent:.1f} s after it was asked")
+    assert answered - sent < PROMPT and answered < previewed
+    # the preview names 200 ratings: it comes in several messages, then /apply's answer
+    await clubs.tg.send(clubs.big, clubs.ada, "/apply")
+    head = "Ladder main now uses elo (defaults); every game was re-rated. Ratings changed:"
+    for _ in range(10):
+        applied = await clubs.tg.reply(clubs.big, heavy.SWITCH_SECONDS)
+        if not applied.plain.startswith("p"):  # not a line of the preview's changes
+            break
+    assert applied.plain.startswith(head), applied.plain
+    assert "Traceback" not in clubs.bot.text()

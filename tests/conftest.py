@@ -13,12 +13,16 @@ import concurrent.futures
 import os
 import tempfile
 import uuid
-from collections.abc import Coroutine, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
+
+from bot.storage.postgres import PostgresRepository
+from bot.storage.repository import Repository
+from bot.storage.sqlite import SqliteRepository
 
 from . import pg_server
 
@@ -92,6 +96,19 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     if request.param == "postgresql":
         return str(request.getfixturevalue("postgres_db"))
     return tmp_path / "club.db"
+
+
+@pytest.fixture(params=["sqlite-file", "sqlite-memory", "postgresql"])
+async def repository(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Repository]:
+    """A fresh repository of each backend: SQLite on a file and in memory, and PostgreSQL."""
+    repo: Repository
+    if request.param == "postgresql":
+        repo = await PostgresRepository.open(request.getfixturevalue("postgres_db"))
+    else:
+        path = tmp_path / "club.db" if request.param == "sqlite-file" else ":memory:"
+        repo = await SqliteRepository.open(path)
+    yield repo
+    await repo.close()
 
 
 @pytest.fixture

@@ -42,9 +42,7 @@ from bot.service.ratings import LadderRatings
 from bot.service.results import Preview
 from bot.service.state import ClubState
 from bot.storage.backends import open_repository
-from bot.storage.postgres import PostgresRepository
 from bot.storage.repository import NewEvent, Repository, StoredEvent
-from bot.storage.sqlite import SqliteRepository
 from ratings_core import systems
 from ratings_core.model import Game, Join, RatingPeriod, Retire
 from ratings_core.replay import replay
@@ -478,18 +476,6 @@ async def test_the_collector_is_paused_for_an_import_only(club: Club) -> None:
 
 
 # -- storage: a long append -------------------------------------------------------------------
-
-
-@pytest.fixture(params=["sqlite-file", "sqlite-memory", "postgresql"])
-async def repository(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Repository]:
-    repo: Repository
-    if request.param == "postgresql":
-        repo = await PostgresRepository.open(request.getfixturevalue("postgres_db"))
-    else:
-        path = tmp_path / "club.db" if request.param == "sqlite-file" else ":memory:"
-        repo = await SqliteRepository.open(path)
-    yield repo
-    await repo.close()
 
 
 async def test_a_long_append_is_stored_in_order_with_its_ids(repository: Repository) -> None:

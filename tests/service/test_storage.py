@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 
@@ -13,23 +12,10 @@ import aiosqlite
 import pytest
 
 from bot.storage.migrations import load_migrations, migrate
-from bot.storage.postgres import PostgresRepository
 from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository
 from bot.storage.sqlite import SqliteRepository, SqliteSchema
 
 NOW = datetime(2024, 3, 1, 19, 0)
-
-
-@pytest.fixture(params=["sqlite-file", "sqlite-memory", "postgresql"])
-async def repository(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Repository]:
-    repo: Repository
-    if request.param == "postgresql":
-        repo = await PostgresRepository.open(request.getfixturevalue("postgres_db"))
-    else:
-        path = tmp_path / "club.db" if request.param == "sqlite-file" else ":memory:"
-        repo = await SqliteRepository.open(path)
-    yield repo
-    await repo.close()
 
 
 def event(kind: str = "game_reported", **data: int | str) -> NewEvent:

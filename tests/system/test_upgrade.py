@@ -36,12 +36,16 @@ played_at,event,player_a,player_b,score_a,handicap,kind
 """
 
 
-def test_a_database_of_the_earlier_build_migrates_and_rates_the_same(tmp_path: Path) -> None:
-    database = tmp_path / "club.db"
-    with sqlite3.connect(database) as written:
+def earlier_build(folder: Path) -> dict[str, str]:
+    """The environment of a console session on the database the earlier build wrote."""
+    with sqlite3.connect(folder / "club.db") as written:
         written.executescript((DATA / "clubrating-6fa0741.sql").read_text(encoding="utf-8"))
     written.close()
-    env = environment(tmp_path, None)
+    return environment(folder, None)
+
+
+def test_a_database_of_the_earlier_build_migrates_and_rates_the_same(tmp_path: Path) -> None:
+    env = earlier_build(tmp_path)
     shown = clubrating(env, "run", input="/top\n/top blitz\n")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == BOARDS
@@ -68,11 +72,7 @@ def test_a_ladder_of_the_earlier_build_keeps_its_defaults_until_a_moderator_sets
     /settings says so, and only /system club moves it to today's, re-rating its games: first a
     preview of every rating it would move (kept in the database: the /apply comes from another
     process), then /apply."""
-    database = tmp_path / "club.db"
-    with sqlite3.connect(database) as written:
-        written.executescript((DATA / "clubrating-6fa0741.sql").read_text(encoding="utf-8"))
-    written.close()
-    env = environment(tmp_path, None)
+    env = earlier_build(tmp_path)
     shown = clubrating(env, "run", input="/as mod!\n/settings\n/system club\n/top\n")
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.split("\n")[1:]

@@ -70,23 +70,19 @@ class Corrections:
         """Apply the caller's pending correction, undo, merge or /system (only if it is of game
         #``game``, undoes action ``undo``, merges member ``merge`` or is the /system numbered
         ``system`` when one is given: an older preview's button applies nothing); None when
-        there is none. The preview is taken away
-        first, so that it is applied once however often Apply is pressed; an update delivered
-        again gets its first answer."""
+        there is none. The preview is taken away first, so that it is applied once however
+        often Apply is pressed; an update delivered again gets its first answer."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         repository = self._session.repository
         if caller.request_id is not None:
             stored = await repository.answer(club_id, caller.request_id)
             if stored is not None:
                 return decode(stored)
-        taken = await repository.take_preview(club_id, caller.user,
-                                              _key(game, undo, merge, system))
+        taken = await self._take(caller, club_id, game, undo, merge, system)
         if taken is None:
             return None
         key, kept = taken
         switching = _system_of(kept)
-        if not await self._of_its_kind(caller, club_id, taken, system, game, undo, merge):
-            return None
         if switching is not None:
             name, params, ladder = switching
             return await self._switch(caller, name, params, ladder, apply=True)
@@ -137,19 +133,19 @@ class Corrections:
         return await self._session.execute(caller, lambda club, now: ladders.set_system(
             club, now, caller, system, params, ladder, apply=apply), off_loop=deadline)
 
-    async def _of_its_kind(self, caller: Caller, club_id: int, taken: tuple[int, str],
-                           system: int | None, *others: int | None) -> bool:
-        """Whether the kept preview ``taken`` is of the kind the button or command names (any,
-        when it names none); one of another kind that came to share its number is kept again,
-        untouched."""
-        is_system = _system_of(taken[1]) is not None
-        if system is None and all(n is None for n in others):
-            return True
-        if is_system == (system is not None):
-            return True
-        await self._session.repository.keep_preview(club_id, caller.user, taken[0], taken[1],
-                                                    self._session.clock.now())
-        return False
+    async def _take(self, caller: Caller, club_id: int, game: int | None, undo: int | None,
+                    merge: int | None, system: int | None) -> tuple[int, str] | None:
+        """Take the caller's kept preview (its key and JSON), only if it is the one the button
+        or command names (any, when it names none). One of another kind that came to share its
+        number is kept again, untouched, and None is the answer."""
+        repository = self._session.repository
+        taken = await repository.take_preview(club_id, caller.user,
+                                              _key(game, undo, merge, system))
+        named = (game, undo, merge, system) != (None, None, None, None)
+        if taken is None or not named or (_system_of(taken[1]) is None) == (system is None):
+            return taken
+        await repository.keep_preview(club_id, caller.user, *taken, self._session.clock.now())
+        return None
 
     async def cancel(self, caller: Caller, game: int | None, undo: int | None,
                      merge: int | None = None, system: int | None = None) -> Notice | None:
@@ -157,17 +153,13 @@ class Corrections:
         action ``undo``, of member ``merge`` or numbered ``system`` when one is given): what was
         cancelled, or None when there was none."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
-        taken = await self._session.repository.take_preview(club_id, caller.user,
-                                                            _key(game, undo, merge, system))
+        taken = await self._take(caller, club_id, game, undo, merge, system)
         if taken is None:
             return None
         key, kept = taken
         switching = _system_of(kept)
-        if not await self._of_its_kind(caller, club_id, taken, system, game, undo, merge):
-            return None
         if switching is not None:
-            name = switching[0]
-            return Notice("system_cancelled", {"system": name})
+            return Notice("system_cancelled", {"system": switching[0]})
         merging = _merge_of(kept)
         if merging is not None:
             into = merging[1]

@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench
 
-$(STAMP): pyproject.toml
+# setup.py compiles ratings_core/inlined.py (mypyc): a change to either is built again
+$(STAMP): pyproject.toml setup.py ratings_core/inlined.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

@@ -24,35 +24,20 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date
 from itertools import repeat
 from typing import TypeVar
 
 from .model import Event, Game, Join, PlayerState, Retire, Return
 from .replay import CHUNK, Checkpoint, ReplayError, ReplayResult, _Engine
 from .system import RatingSystem
+from .table import EPOCH, datetime_of, moment_of
 
 #: the row kinds, as stored in :attr:`EventColumns.kind`
 GAME, JOIN, RETIRE, RETURN = 0, 1, 2, 3
-#: times are whole microseconds from this moment (naive, UTC like every time of a history)
-EPOCH = datetime(1970, 1, 1)
-MICROSECOND = timedelta(microseconds=1)
 #: any row that is not a game
 _MEMBERSHIP_ROW = re.compile(b"[^\x00]")
 _N = TypeVar("_N", int, float)
-
-
-def moment_of(when: datetime) -> int:
-    """A naive datetime as whole microseconds from :data:`EPOCH` (exact both ways).
-
-    Source: issue 19 (integer times in columns).
-    """
-    return (when - EPOCH) // MICROSECOND
-
-
-def datetime_of(moment: int) -> datetime:
-    """The datetime :func:`moment_of` came from. Source: issue 19."""
-    return EPOCH + timedelta(microseconds=moment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,21 +282,19 @@ class GameRows:
             strict=True,
         )
 
-    def timed_fields(self) -> Iterator[tuple[int, int, float, float, int, datetime]]:
-        """:meth:`fields` and each game's time, for a rule that reads the time of every game
-        (``table.last_played`` is then kept by the rule itself, not deferred)."""
+    def moment_fields(self) -> Iterator[tuple[int, int, float, float, int, int]]:
+        """:meth:`fields` and each game's time as a moment, for a rule that reads the time of
+        every game (``table.last_played`` is then kept by the rule itself, not deferred)."""
         c, lo, hi = self.columns, self.start, self.stop
         player_a, player_b = c.player_a[lo:hi], c.player_b[lo:hi]
         if self._slot is not None:
             player_a = array("i", map(self._slot.__getitem__, player_a))
             player_b = array("i", map(self._slot.__getitem__, player_b))
-        # datetime_of for every row, in C: EPOCH + timedelta(0, 0, microseconds)
-        times = map(EPOCH.__add__, map(timedelta, repeat(0), repeat(0), c.moment[lo:hi]))
         return zip(
             player_a, player_b, c.score[lo:hi],
             repeat(0.0, hi - lo) if c.handicap is None else c.handicap[lo:hi],
             repeat(0, hi - lo) if c.first_move is None else c.first_move[lo:hi],
-            times, strict=True,
+            c.moment[lo:hi], strict=True,
         )
 
     def games(self) -> Iterator[list[Game]]:
@@ -515,10 +498,10 @@ class _ColumnEngine(_Engine):
             if len(found) == len(self.table):
                 break
         self.deferred.clear()
-        last_played, slot, moment = self.table.last_played, self.slot, columns.moment
+        last_moment, slot, moment = self.table.last_moment, self.slot, columns.moment
         for i, row in found.items():
             if row >= 0:
-                last_played[slot[i]] = datetime_of(moment[row])
+                last_moment[slot[i]] = moment[row]
 
 
 #: rows read at once when looking for players' last games

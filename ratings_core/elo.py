@@ -28,11 +28,12 @@ from .evidence import (
     toward_opponents,
 )
 from .glicko import Q, elapsed_periods, grow_deviation
+from .inlined import MomentFields, rate_each_by_deviation
 from .model import Game, PlayerState
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
 from .system import PoolRule, RatingSystem
-from .table import LeagueSums, Table
+from .table import LeagueSums, Table, moment_of
 
 if TYPE_CHECKING:
     from .columns import GameRows
@@ -156,8 +157,6 @@ def tally_period(
 #: a game as the inlined loops read it: the players' indices in the table, player_a's score,
 #: the handicap and the first move
 GameFields = tuple[int, int, float, float, int]
-#: the same and the game's time
-TimedFields = tuple[int, int, float, float, int, datetime]
 
 
 def _fields_of(table: Table, games: Iterable[Game]) -> Iterator[GameFields]:
@@ -168,18 +167,19 @@ def _fields_of(table: Table, games: Iterable[Game]) -> Iterator[GameFields]:
                game.first_move)
 
 
-def _timed_fields_of(table: Table, games: Iterable[Game]) -> Iterator[TimedFields]:
+def _moment_fields_of(table: Table, games: Iterable[Game]) -> Iterator[MomentFields]:
+    """The games as the ``club`` loop reads them: also each game's time, as a moment."""
     index = table.index
     for game in games:
         yield (index[game.player_a], index[game.player_b], game.score_a, game.handicap,
-               game.first_move, game.played_at)
+               game.first_move, moment_of(game.played_at))
 
 
 def _stamp_last_played(table: Table, games: Iterable[Game]) -> None:
     """Each game's players last played at its time (for loops that leave it to their caller)."""
-    index, last = table.index, table.last_played
+    index, last = table.index, table.last_moment
     for game in games:
-        last[index[game.player_a]] = last[index[game.player_b]] = game.played_at
+        last[index[game.player_a]] = last[index[game.player_b]] = moment_of(game.played_at)
 
 
 def _record(table: Table, i: int, new_rating: float, games: int, when: datetime) -> None:
@@ -187,7 +187,7 @@ def _record(table: Table, i: int, new_rating: float, games: int, when: datetime)
     table.games[i] += games
     if new_rating > table.peak[i]:
         table.peak[i] = new_rating
-    table.last_played[i] = when
+    table.last_moment[i] = moment_of(when)
 
 
 # -- classic Elo ---------------------------------------------------------------------------------
@@ -508,7 +508,7 @@ class ClubElo(RatingSystem):
     def rate_sequence(self, table: Table, games: Sequence[Game]) -> None:
         """Each game its own period: :meth:`rate_period`'s arithmetic, inlined for speed."""
         if self._by_deviation:
-            self._rate_each_by_deviation(table, _timed_fields_of(table, games))
+            self._rate_each_by_deviation(table, _moment_fields_of(table, games))
             return
         self._rate_each_by_games(table, _fields_of(table, games))
         _stamp_last_played(table, games)
@@ -516,7 +516,7 @@ class ClubElo(RatingSystem):
     def rate_columns(self, table: Table, rows: GameRows) -> None:
         """:meth:`rate_sequence` over a history's columns."""
         if self._by_deviation:
-            self._rate_each_by_deviation(table, rows.timed_fields())
+            self._rate_each_by_deviation(table, rows.moment_fields())
             return
         self._rate_each_by_games(table, rows.fields())
         rows.defer_last_played()
@@ -602,7 +602,7 @@ class ClubElo(RatingSystem):
         p = self.params
         stored = table.deviation[i]
         deviation = start if stored is None else stored
-        last = table.last_played[i]
+        last = table.last_played(i)
         # never played: a newcomer's deviation, or a listed player's as given
         away = 0.0 if last is None else elapsed_periods(when, last, GROWTH_DAYS)
         return grow_deviation(deviation, p.deviation_growth, away, max(deviation, start))
@@ -622,6 +622,13 @@ class ClubElo(RatingSystem):
         for i, (total, n) in met.items():
             rating[i] = table.peak[i] = toward_opponents(rating[i], total / n,
                                                          self.params.first_opponents)
+
+    def _rate_each_by_deviation(self, table: Table, games: Iterable[MomentFields]) -> None:
+        """Each game its own period: :meth:`_rate_by_deviation`'s arithmetic, written out in
+        :func:`ratings_core.inlined.rate_each_by_deviation` (compiled where it can be)."""
+        p = self.params
+        rate_each_by_deviation(p, not self._fixed_start, Q, established_deviation(p.k),
+                               established_deviation(p.k_master), table, games)
 
     def _rate_by_deviation(self, table: Table, games: Sequence[Game], when: datetime) -> None:
         """K = q RD'^2 times the g-weighted surplus; see :mod:`ratings_core.evidence`."""
@@ -667,132 +674,6 @@ class ClubElo(RatingSystem):
                 recount(table.league, table.games[i] == 0, rating[i], new)
             table.deviation[i] = deviation
             _record(table, i, new, n, when)
-
-    def _rate_each_by_deviation(self, table: Table, games: Iterable[TimedFields]) -> None:
-        """Each game its own period: :meth:`_rate_by_deviation`'s arithmetic, inlined (the
-        same operations in the same order, so the numbers are the same to the bit)."""
-        p = self.params
-        advantage, master, k, k_master = (p.first_move_advantage, p.master_rating, p.k,
-                                          p.k_master)
-        start, growth2 = p.initial_deviation, p.deviation_growth * p.deviation_growth
-        fallback = start
-        floor_k, floor_master = established_deviation(p.k), established_deviation(p.k_master)
-        floor_k2, floor_master2 = floor_k * floor_k, floor_master * floor_master
-        by_league, spread_factor, cap = (not self._fixed_start, p.newcomer_spread,
-                                         p.max_deviation)
-        share, share_of_information = p.first_opponents, p.information
-        period_seconds = GROWTH_DAYS * 86400.0
-        g_factor = 3.0 * Q * Q  # attenuation's 3 q^2 RD^2 / pi^2, in its order
-        pi2 = math.pi * math.pi
-        qq = Q * Q
-        sqrt = math.sqrt  # a local: looked up once, not six times a game
-        rating, played, peak, last, dev, league = (
-            table.rating, table.games, table.peak, table.last_played, table.deviation,
-            table.league,
-        )
-        # the league's sums as locals, read and changed for every game, written back at the end
-        players, total, squares = league.players, league.total, league.squares
-        try:
-            for a, b, s, handicap, first_move, when in games:
-                if by_league:  # league_deviation written out
-                    if players < 2:
-                        start = fallback
-                    else:
-                        mean = total / players
-                        variance = squares / players - mean * mean
-                        start = spread_factor * sqrt(variance) if variance > 0.0 else 0.0
-                        start = floor_k if start < floor_k else (cap if start > cap else start)
-                # grow_deviation and elapsed_periods written out (conditionals, not min and max)
-                stored = dev[a]
-                rda = start if stored is None else stored
-                seen = last[a]
-                if seen is not None:
-                    away = (when - seen).total_seconds() / period_seconds
-                    grown = sqrt(rda * rda + growth2 * (away if away > 0.0 else 0.0))
-                    top = rda if rda >= start else start
-                    rda = grown if grown <= top else top
-                stored = dev[b]
-                rdb = start if stored is None else stored
-                seen = last[b]
-                if seen is not None:
-                    away = (when - seen).total_seconds() / period_seconds
-                    grown = sqrt(rdb * rdb + growth2 * (away if away > 0.0 else 0.0))
-                    top = rdb if rdb >= start else start
-                    rdb = grown if grown <= top else top
-                ra = rating[a]
-                rb = rating[b]
-                ga = played[a]
-                gb = played[b]
-                if share:  # toward_opponents, for a player's first game against one who has played
-                    if ga == 0 and gb > 0:
-                        ra = rating[a] = peak[a] = ra + share * (rb - ra)
-                    elif gb == 0 and ga > 0:
-                        rb = rating[b] = peak[b] = rb + share * (ra - rb)
-                try:
-                    e = 1.0 / (1.0 + 10.0 ** (-(ra - rb - (handicap - advantage * first_move))
-                                              / 400.0))
-                except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
-                    e = 0.0
-                pa = peak[a]
-                pb = peak[b]
-                if pa >= master:
-                    fa, fa2, ka = floor_master, floor_master2, k_master
-                else:
-                    fa, fa2, ka = floor_k, floor_k2, k
-                if pb >= master:
-                    fb, fb2, kb = floor_master, floor_master2, k_master
-                else:
-                    fb, fb2, kb = floor_k, floor_k2, k
-                # an established opponent weighs exactly 1 (what the formula gives for no excess)
-                excess = rdb * rdb - fb2
-                weight_a = 1.0 / sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
-                excess = rda * rda - fa2
-                weight_b = 1.0 / sqrt(1.0 + g_factor * excess / pi2) if excess > 0.0 else 1.0
-                spread = e * (1.0 - e)
-                settled = 1.0 / sqrt(1.0 / (rda * rda) + qq * (
-                    share_of_information * (weight_a * weight_a * spread)))
-                if settled > fa:
-                    rda = settled
-                    ka = Q * rda * rda
-                else:
-                    rda = fa
-                settled = 1.0 / sqrt(1.0 / (rdb * rdb) + qq * (
-                    share_of_information * (weight_b * weight_b * spread)))
-                if settled > fb:
-                    rdb = settled
-                    kb = Q * rdb * rdb
-                else:
-                    rdb = fb
-                na = ra + ka * (weight_a * (s - e))
-                nb = rb + kb * (weight_b * ((1.0 - s) - (1.0 - e)))
-                if by_league:  # recount written out, a then b
-                    if ga == 0:
-                        players += 1
-                        total += na
-                        squares += na * na
-                    else:
-                        total += na - ra
-                        squares += na * na - ra * ra
-                    if gb == 0:
-                        players += 1
-                        total += nb
-                        squares += nb * nb
-                    else:
-                        total += nb - rb
-                        squares += nb * nb - rb * rb
-                rating[a] = na
-                rating[b] = nb
-                dev[a] = rda
-                dev[b] = rdb
-                if na > pa:
-                    peak[a] = na
-                if nb > pb:
-                    peak[b] = nb
-                played[a] = ga + 1
-                played[b] = gb + 1
-                last[a] = last[b] = when
-        finally:
-            league.players, league.total, league.squares = players, total, squares
 
 
 # -- asymmetric (81Dojo) ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from .parameters import param, require
 from .provisional import performance_rating, weighted_rating
 from .rounding import round_half_away
 from .system import RatingSystem
-from .table import Table
+from .table import Table, moment_of
 
 # -- the table of expected scores ------------------------------------------------------------------
 
@@ -300,7 +300,7 @@ class QuebecSystem(RatingSystem):
                 table.peak[i] = rating
             table.rating[i] = float(rating)
             table.games[i] += len(entries[i])
-            table.last_played[i] = when
+            table.last_moment[i] = moment_of(when)
 
     def _settle(
         self,

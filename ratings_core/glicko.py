@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Protocol
 from .model import Game, PlayerState
 from .parameters import first_move_param, param, require
 from .system import RatingSystem
-from .table import Table
+from .table import Table, moment_of
 
 #: q = ln 10 / 400 turns the logistic base-10 curve into natural-log units (Glickman 1999)
 Q = math.log(10.0) / 400.0
@@ -265,7 +265,7 @@ def record(
     table.games[i] += games
     if rating > table.peak[i]:
         table.peak[i] = rating
-    table.last_played[i] = when
+    table.last_moment[i] = moment_of(when)
 
 
 glicko_expected = expected_score
@@ -369,7 +369,7 @@ class Glicko(DeviationSystem):
                 if i not in pre:
                     stored = table.deviation[i]
                     deviation = p.initial_deviation if stored is None else stored
-                    t = elapsed_periods(when, table.last_played[i], p.period_days)
+                    t = elapsed_periods(when, table.last_played(i), p.period_days)
                     pre[i] = self._pre_period(deviation, t)
         results = handicap_results(games, index, table.rating, pre, self.handicap_of)
         updates = []

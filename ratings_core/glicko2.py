@@ -322,7 +322,7 @@ class Glicko2(DeviationSystem):
             rating, deviation, volatility = glicko2_update(
                 table.rating[i], deviation, volatility, own, tau=p.tau,
                 max_deviation=p.max_deviation,
-                elapsed=elapsed_periods(when, table.last_played[i], p.period_days),
+                elapsed=elapsed_periods(when, table.last_played(i), p.period_days),
             )
             updates.append((
                 i, rating, clamp(deviation, p.min_deviation, p.max_deviation),

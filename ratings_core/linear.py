@@ -18,7 +18,7 @@ from .model import Game, PlayerState
 from .parameters import param, require
 from .rounding import round_half_away
 from .system import RatingSystem
-from .table import Table
+from .table import Table, moment_of
 
 
 def linear_change(
@@ -105,7 +105,7 @@ class LinearElo(RatingSystem):
             table.rating[i] = rating[i] + change
             table.games[i] += counts[i]
             table.peak[i] = max(table.peak[i], table.rating[i])
-            table.last_played[i] = when
+            table.last_moment[i] = moment_of(when)
 
 
 class TaisenElo(LinearElo):

@@ -45,7 +45,7 @@ from datetime import date, datetime
 from .model import Game, PlayerState
 from .parameters import param, require
 from .system import RatingSystem
-from .table import Table
+from .table import Table, moment_of
 
 #: the ideal player's rating, the fixed point distances are measured from (seed 001: d = 3000 - R)
 IDEAL_RATING = 3000.0
@@ -590,7 +590,7 @@ class RussianGo(RatingSystem):
             else:
                 deviation[i] = widen_for_absence(
                     self._bounded_deviation(held, rating[i]), rating[i],
-                    self._periods_away(table.last_played[i], when), p.absence_growth,
+                    self._periods_away(table.last_played(i), when), p.absence_growth,
                 )
 
         # Steps 2 and 3, rated players only. Choice: games against newcomers are left out,
@@ -676,4 +676,4 @@ class RussianGo(RatingSystem):
             table.games[i] += len(sides[i])
             # Choice: a newcomer's placeholder is no rating they reached, so it is not a peak.
             table.peak[i] = new_rating if was_newcomer else max(table.peak[i], new_rating)
-            table.last_played[i] = when
+            table.last_moment[i] = moment_of(when)

@@ -1,14 +1,16 @@
 """The replay's working copy of every player's state, kept column by column.
 
 A replay touches ratings millions of times, so the engine holds them in plain lists indexed by
-small integers instead of rebuilding immutable records after every game. The table never leaves
-``ratings_core``: callers give and receive :class:`~ratings_core.model.PlayerState` values.
+small integers instead of rebuilding immutable records after every game. Times are kept as
+moments, whole microseconds from :data:`EPOCH` (integer arithmetic, no object per game). The
+table never leaves ``ratings_core``: callers give and receive
+:class:`~ratings_core.model.PlayerState` values.
 """
 
 from __future__ import annotations
 
 from dataclasses import astuple, dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from .model import PlayerState, Status
 
@@ -20,9 +22,26 @@ COLUMNS = (
     "volatility",
     "peak",
     "active",
-    "last_played",
+    "last_moment",
     "birth_date",
 )
+
+#: moments are whole microseconds from this time (naive, UTC like every time of a history)
+EPOCH = datetime(1970, 1, 1)
+MICROSECOND = timedelta(microseconds=1)
+
+
+def moment_of(when: datetime) -> int:
+    """A naive datetime as whole microseconds from :data:`EPOCH` (exact both ways).
+
+    Source: issue 19 (integer times in columns).
+    """
+    return (when - EPOCH) // MICROSECOND
+
+
+def datetime_of(moment: int) -> datetime:
+    """The datetime :func:`moment_of` came from. Source: issue 19."""
+    return EPOCH + timedelta(microseconds=moment)
 
 
 @dataclass(slots=True)
@@ -50,7 +69,7 @@ class TableSnapshot:
     volatility: tuple[float | None, ...]
     peak: tuple[float, ...]
     active: tuple[bool, ...]
-    last_played: tuple[datetime | None, ...]
+    last_moment: tuple[int | None, ...]
     birth_date: tuple[date | None, ...]
     league: tuple[int, float, float] = (0, 0.0, 0.0)
 
@@ -70,6 +89,7 @@ class TableSnapshot:
 
 
 def _state_at(self: TableSnapshot | Table, i: int) -> PlayerState:
+    moment = self.last_moment[i]
     return PlayerState(
             rating=self.rating[i],
             games=self.games[i],
@@ -77,7 +97,7 @@ def _state_at(self: TableSnapshot | Table, i: int) -> PlayerState:
             volatility=self.volatility[i],
             peak=self.peak[i],
             status=Status.ACTIVE if self.active[i] else Status.RETIRED,
-            last_played=self.last_played[i],
+            last_played=None if moment is None else datetime_of(moment),
             birth_date=self.birth_date[i],
         )
 
@@ -94,7 +114,8 @@ class Table:
         self.volatility: list[float | None] = []
         self.peak: list[float] = []
         self.active: list[bool] = []
-        self.last_played: list[datetime | None] = []
+        #: when each player last played, as a moment (:func:`moment_of`)
+        self.last_moment: list[int | None] = []
         self.birth_date: list[date | None] = []
         self.league = LeagueSums()
 
@@ -114,7 +135,8 @@ class Table:
         self.volatility.append(state.volatility)
         self.peak.append(state.best)
         self.active.append(state.status == Status.ACTIVE)
-        self.last_played.append(state.last_played)
+        self.last_moment.append(None if state.last_played is None
+                                else moment_of(state.last_played))
         self.birth_date.append(state.birth_date)
         if state.games > 0:
             league = self.league
@@ -129,6 +151,11 @@ class Table:
     def at(self, i: int) -> PlayerState:
         """The state of the i-th player, read from the live table."""
         return _state_at(self, i)
+
+    def last_played(self, i: int) -> datetime | None:
+        """When the i-th player last played, as a datetime (None: never)."""
+        moment = self.last_moment[i]
+        return None if moment is None else datetime_of(moment)
 
     def snapshot(self) -> TableSnapshot:
         columns = {column: tuple(getattr(self, column)) for column in COLUMNS}

@@ -33,7 +33,7 @@ from typing import NamedTuple
 from .model import Game, PlayerState
 from .parameters import param, require
 from .system import RatingSystem
-from .table import Table
+from .table import Table, moment_of
 
 # -- rules -----------------------------------------------------------------------------------------
 
@@ -227,4 +227,4 @@ class Tactics(RatingSystem):
             table.games[i] += n
             if new > table.peak[i]:
                 table.peak[i] = new
-            table.last_played[i] = when
+            table.last_moment[i] = moment_of(when)

@@ -28,15 +28,12 @@ from typing import TextIO, TypeVar
 from bot.service import collector
 from bot.service.parsing import MAX_HANDICAP, MAX_SECONDS
 from ratings_core.columns import (
-    EPOCH,
     GAME,
     JOIN,
-    MICROSECOND,
     RETIRE,
     RETURN,
     ColumnsBuilder,
     EventColumns,
-    moment_of,
 )
 from ratings_core.model import (
     COLOUR,
@@ -53,6 +50,7 @@ from ratings_core.model import (
     events_of,
     games_of,
 )
+from ratings_core.table import EPOCH, MICROSECOND, moment_of
 
 EVENT_COLUMNS = ("played_at", "event", "player_a", "player_b", "score_a")
 EVENT_OPTIONAL = ("handicap", "seconds", "kind", "colour")

@@ -8,11 +8,12 @@ data) such a wheel held no ``.sql`` file and the installed bot started with no t
 How, and why so:
 
 - The wheel is built from a copy of the checkout (without ``.git``, ``.venv``, ``build/``,
-  ``*.egg-info`` and caches): an in-place build writes ``build/`` and ``*.egg-info`` into the
-  checkout other work shares, and a stale ``build/lib`` could hand the wheel files the sources no
-  longer have. The build is isolated (pip fetches ``setuptools`` from its index or cache, about
-  5 s): the test environment's own setuptools may be too old for ``pyproject.toml`` (PEP 639
-  ``license = "MIT"`` needs setuptools >= 77), so ``--no-build-isolation`` is not relied on.
+  ``*.egg-info``, compiled ``*.so`` and caches): an in-place build writes ``build/`` and
+  ``*.egg-info`` into the checkout other work shares, and a stale ``build/lib`` could hand the
+  wheel files the sources no longer have. The build is isolated (pip fetches ``setuptools`` and
+  ``mypy`` from its index or cache; with mypyc compiling the club loop, about 20 s): the test
+  environment's own setuptools may be too old for ``pyproject.toml`` (PEP 639 ``license =
+  "MIT"`` needs setuptools >= 77), so ``--no-build-isolation`` is not relied on.
 - The new environment is made ``--without-pip`` and the wheel installed ``--no-deps`` by the
   test's own pip (``pip --python``): about 1 s, against some 30 s (and a package index) for a
   venv with pip plus every dependency. The dependencies are made importable by a ``.pth`` file
@@ -50,7 +51,8 @@ pytestmark = pytest.mark.system
 ROOT = Path(__file__).resolve().parents[2]
 #: nothing of the checkout, of a build or of a tool's cache goes into the copy built from
 _NOT_SOURCES = shutil.ignore_patterns(
-    ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
+    ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis",
+    "*.so",
 )
 #: variables that would point the bot at a chat, or Python at the checkout
 _DROP = ("TELEGRAM_TOKEN", "DISCORD_TOKEN", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")
@@ -96,6 +98,9 @@ def test_the_installed_wheel_brings_its_schema_and_runs(tmp_path: Path) -> None:
     assert "bot/storage/schema/0001_event_log.sql" in names
     assert {f"bot/storage/schema/{f.name}" for f in (ROOT / "bot/storage/schema").glob("*.sql")
             } <= names
+    # the club loop compiled by mypyc (setup.py), beside its source for a machine without it
+    assert "ratings_core/inlined.py" in names
+    assert any(n.startswith("ratings_core/inlined.") and n.endswith(".so") for n in names), names
 
     venv = tmp_path / "venv"
     python = _install(wheel, venv)
@@ -106,8 +111,10 @@ def test_the_installed_wheel_brings_its_schema_and_runs(tmp_path: Path) -> None:
 
     # The installed packages are the environment's own; the borrowed dependencies hide no
     # copy of them.
-    where = _run([str(python), "-c", "import bot, ratings_core; print(bot.__file__); "
-                  "print(ratings_core.__file__)"], env=env, cwd=elsewhere, timeout=60)
+    where = _run([str(python), "-c", "import bot, ratings_core.inlined; print(bot.__file__); "
+                  "print(ratings_core.__file__); print(ratings_core.inlined.__file__)"],
+                 env=env, cwd=elsewhere, timeout=60)
+    assert where.stdout.splitlines()[-1].endswith(".so"), where.stdout
     for line in where.stdout.splitlines():
         assert Path(line).resolve().is_relative_to(venv.resolve()), line
         assert not Path(line).resolve().is_relative_to(ROOT), line

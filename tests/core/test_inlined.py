@@ -1,0 +1,105 @@
+"""The compiled ``club`` loop gives the same floats as its source run by the interpreter.
+
+``ratings_core.inlined`` is compiled by mypyc when the package is built where a C compiler is
+(setup.py). The same file, loaded from source under another name, is the interpreted loop: the
+two are run on copies of one table over random histories (newcomers, listed players with and
+without deviations, masters, handicaps, colours, gaps of up to centuries) and must agree to the
+bit. The per-game loop's agreement with the period path is tested in test_columns.py and
+test_club_deviation.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from datetime import datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ratings_core.inlined as compiled
+from ratings_core.elo import ClubParams
+from ratings_core.evidence import established_deviation
+from ratings_core.glicko import Q
+from ratings_core.model import PlayerState
+from ratings_core.table import Table, moment_of
+
+SOURCE = Path(compiled.__file__).with_name("inlined.py")
+
+
+def _interpreted() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("ratings_core._inlined_source", SOURCE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+interpreted = _interpreted()
+
+
+def test_the_loop_is_compiled_where_a_c_compiler_is() -> None:
+    """On CI (gcc on the PATH) the editable install built the extension: the benchmarks
+    measure it, and the comparisons below compare two different things."""
+    if shutil.which("cc") or shutil.which("gcc"):
+        assert compiled.__file__ is not None and not compiled.__file__.endswith(".py")
+    assert interpreted.__file__ == str(SOURCE)
+
+
+@given(st.integers(-(2**62), 2**62), st.integers(-(2**62), 2**62))
+def test_seconds_between_rounds_as_python_does(later: int, earlier: int) -> None:
+    """Python divides the microseconds exactly and rounds once, even beyond 2^53."""
+    expected = (later - earlier) / 1_000_000
+    assert compiled.seconds_between(later, earlier) == expected
+    assert interpreted.seconds_between(later, earlier) == expected
+
+
+def test_a_gap_of_centuries_grows_a_deviation_as_timedelta_does() -> None:
+    early, late = datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59, 59, 999_999)
+    expected = (late - early).total_seconds()
+    assert compiled.seconds_between(moment_of(late), moment_of(early)) == expected
+
+
+_player = st.tuples(
+    st.floats(1000, 2700),                                  # rating
+    st.one_of(st.none(), st.floats(40, 400)),               # deviation
+    st.sampled_from([0, 0, 3, 30]),                         # games
+    st.one_of(st.none(), st.integers(0, 4000)),             # days before the start
+)
+_game = st.tuples(
+    st.integers(0, 7), st.integers(0, 7), st.sampled_from([0.0, 0.5, 1.0]),
+    st.sampled_from([0.0, 0.0, 50.0, -120.0]), st.sampled_from([0, 0, 1, -1]),
+    st.sampled_from([0, 0, 1, 3600, 86_400 * 40, 86_400 * 365 * 300]),  # seconds since last
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(players=st.lists(_player, min_size=8, max_size=8), games=st.lists(_game, max_size=60),
+       edition=st.sampled_from([2, 3]), share=st.sampled_from([0.0, 0.5]))
+def test_compiled_and_interpreted_agree_to_the_bit(
+        players: list[tuple[float, float | None, int, int | None]],
+        games: list[tuple[int, int, float, float, int, int]], edition: int,
+        share: float) -> None:
+    params = ClubParams(first_opponents=share) if edition == 3 else ClubParams(
+        newcomer_spread=0, information=1, first_opponents=0)
+    start = datetime(2000, 1, 1)
+    table = Table()
+    for n, (rating, deviation, played, days) in enumerate(players):
+        last = None if days is None or played == 0 else start - timedelta(days=days)
+        table.add(f"p{n}", PlayerState(rating=rating, games=played, deviation=deviation,
+                                       peak=rating, last_played=last))
+    moment = moment_of(start)
+    rows = []
+    for a, b, s, handicap, first_move, gap in games:
+        moment += gap * 1_000_000
+        if a != b:
+            rows.append((a, b, s, handicap, first_move, moment))
+    floors = established_deviation(params.k), established_deviation(params.k_master)
+    results = []
+    for module in (compiled, interpreted):
+        copy = Table.restore(table.snapshot())
+        module.rate_each_by_deviation(params, edition == 3, Q, *floors, copy, iter(rows))
+        results.append(copy.snapshot())
+    assert repr(results[0]) == repr(results[1])  # repr: every float to the last bit

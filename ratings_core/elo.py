@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -28,7 +27,7 @@ from .evidence import (
     toward_opponents,
 )
 from .glicko import Q, elapsed_periods, grow_deviation
-from .inlined import MomentFields, rate_each_by_deviation
+from .inlined import GameFields, MomentFields, rate_each_by_deviation, rate_each_classic
 from .model import Game, PlayerState
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
@@ -154,9 +153,6 @@ def tally_period(
     return tallies
 
 
-#: a game as the inlined loops read it: the players' indices in the table, player_a's score,
-#: the handicap and the first move
-GameFields = tuple[int, int, float, float, int]
 
 
 def _fields_of(table: Table, games: Iterable[Game]) -> Iterator[GameFields]:
@@ -282,7 +278,7 @@ class ClassicElo(RatingSystem):
         if self.params.curve != "logistic":
             super().rate_sequence(table, games)
             return
-        self._rate_each(table, _fields_of(table, games))
+        rate_each_classic(self.params, table, _fields_of(table, games))
         _stamp_last_played(table, games)
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
@@ -290,51 +286,8 @@ class ClassicElo(RatingSystem):
         if self.params.curve != "logistic":
             super().rate_columns(table, rows)
             return
-        self._rate_each(table, rows.fields())
+        rate_each_classic(self.params, table, rows.fields())
         rows.defer_last_played()
-
-    def _rate_each(self, table: Table, games: Iterable[GameFields]) -> None:
-        p = self.params
-        k, k_master, master = p.k, p.k_master, p.master_rating
-        veteran = sys.maxsize if p.veteran_games is None else p.veteran_games
-        floor = -math.inf if p.floor is None else p.floor
-        ratchet = math.inf if p.ratchet is None else p.ratchet
-        ratchet_floor = max(ratchet, floor)
-        advantage = p.first_move_advantage
-        rating, played, peak = table.rating, table.games, table.peak
-        for a, b, s, handicap, first_move in games:
-            ra = rating[a]
-            rb = rating[b]
-            difference = ra - rb - handicap
-            if advantage:  # classic Elo has none: spare the million-game loop the lookup
-                difference += advantage * first_move
-            try:
-                e = 1.0 / (1.0 + 10.0 ** (-difference / 400.0))
-            except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
-                e = 0.0
-            pa = peak[a]
-            pb = peak[b]
-            ga = played[a]
-            gb = played[b]
-            ka = k_master if pa >= master or ga >= veteran else k
-            kb = k_master if pb >= master or gb >= veteran else k
-            na = ra + ka * (s - e)
-            nb = rb + kb * ((1.0 - s) - (1.0 - e))
-            fa = ratchet_floor if pa > ratchet else floor
-            fb = ratchet_floor if pb > ratchet else floor
-            if na < fa:
-                na = fa
-            if nb < fb:
-                nb = fb
-            rating[a] = na
-            rating[b] = nb
-            if na > pa:
-                peak[a] = na
-            if nb > pb:
-                peak[b] = nb
-            played[a] = ga + 1
-            played[b] = gb + 1
-
 
 # -- the club default ----------------------------------------------------------------------------
 

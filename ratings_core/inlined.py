@@ -1,16 +1,19 @@
-"""The ``club`` default's per-game loop, written out for speed and compiled where it can be.
+"""The per-game loops of ``club`` and ``elo``, written out for speed, compiled where they can be.
 
 This module is plain, fully typed Python. When the package is built on a machine with a C
 compiler, ``setup.py`` compiles it with mypyc (as black and mypy are shipped); without one, the
 same source runs interpreted. Both give the same floats: mypyc does float arithmetic and
 ``math.sqrt`` in C doubles with Python's rounding, the one operation whose C form could round
-differently (an integer division) goes through :func:`seconds_between`, and the build turns
-off the fusing of multiplies and adds. ``tests/core/test_inlined.py`` checks the compiled loop
-against this source run interpreted, and the per-game loop against the period path
-(:meth:`ratings_core.elo.ClubElo.rate_period`), which stays the reference.
+differently (an integer division) is done as :func:`seconds_between` does it, and the build
+turns off the fusing of multiplies and adds. ``tests/core/test_inlined.py`` checks the compiled
+loops against this source run interpreted; they and the other core tests check the per-game
+loops against the period paths (``rate_period`` of ``ClubElo`` and ``ClassicElo``), which stay
+the reference.
 
 For mypyc to keep a value in a C double, every local is declared with its type, and nothing of
-type ``Any`` (``10.0 ** x`` is ``Any`` to mypy) flows into arithmetic undeclared.
+type ``Any`` flows into arithmetic undeclared. 10^x is ``math.pow(10.0, x)``, which mypyc calls
+in C: for a finite x it is the C ``pow`` that ``10.0 ** x`` calls too, and it raises the same
+``OverflowError`` (``10.0 ** x`` is ``Any`` to mypy, and slow).
 
 Source: Glickman 1999 and :mod:`ratings_core.evidence` (the rule, stated there); issue 19 (the
 speed target).
@@ -27,12 +30,16 @@ from typing import TYPE_CHECKING, Final
 from .evidence import GROWTH_DAYS
 
 if TYPE_CHECKING:
-    from .elo import ClubParams
+    from .elo import ClubParams, EloParams
     from .table import Table
 
-#: a game as the loop reads it: the players' indices in the table, player_a's score, the
-#: handicap, the first move and the game's time in microseconds (``columns.moment_of``)
+#: a game as the loops read it: the players' indices in the table, player_a's score, the
+#: handicap and the first move
+GameFields = tuple[int, int, float, float, int]
+#: the same and the game's time in microseconds (``table.moment_of``), for ``club``'s loop
 MomentFields = tuple[int, int, float, float, int, int]
+#: games no one reaches: ``elo``'s veteran K when no veteran_games is set (a small int for mypyc)
+_NEVER_VETERAN: Final = 1 << 60
 
 #: the largest gap, in microseconds, that a C double holds exactly
 _EXACT: Final = 2**53
@@ -158,7 +165,8 @@ def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_
                     rating[b] = rb
                     peak[b] = rb
             try:
-                power = 10.0 ** (-(ra - rb - (handicap - advantage * first_move)) / 400.0)
+                power = math.pow(10.0, -(ra - rb - (handicap - advantage * first_move))
+                                 / 400.0)
                 e = 1.0 / (1.0 + power)
             except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
                 e = 0.0
@@ -223,3 +231,60 @@ def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_
             last[b] = when
     finally:
         league.players, league.total, league.squares = players, total, squares
+
+
+def rate_each_classic(params: EloParams, table: Table, games: Iterable[GameFields]) -> None:
+    """Each game its own rating period, by ``elo``'s logistic rule
+    (:meth:`ratings_core.elo.ClassicElo.rate_period` with one game, its K policy and floors
+    written out: the same numbers to the bit).
+
+    Source: seed 000 and seed 002 (K, K 16 for masters and veterans, R' = R + K (S - E)),
+    SPEC 3.2 (floors); see :mod:`ratings_core.elo`.
+    """
+    e: float
+    power: float
+    difference: float
+    k: float = params.k
+    k_master: float = params.k_master
+    master: float = params.master_rating
+    veteran: int = _NEVER_VETERAN if params.veteran_games is None else params.veteran_games
+    floor: float = -math.inf if params.floor is None else params.floor
+    ratchet: float = math.inf if params.ratchet is None else params.ratchet
+    ratchet_floor: float = ratchet if ratchet >= floor else floor  # max(ratchet, floor)
+    advantage: float = params.first_move_advantage
+    rating: list[float] = table.rating
+    played: list[int] = table.games
+    peak: list[float] = table.peak
+    for a, b, s, handicap, first_move in games:
+        ra = rating[a]
+        rb = rating[b]
+        difference = ra - rb - handicap
+        if advantage:  # classic Elo has none: spare the million-game loop the work
+            difference += advantage * first_move
+        try:
+            power = math.pow(10.0, -difference / 400.0)
+            e = 1.0 / (1.0 + power)
+        except OverflowError:  # odds beyond 1e308 against player_a: E is 0 in floats
+            e = 0.0
+        pa = peak[a]
+        pb = peak[b]
+        ga = played[a]
+        gb = played[b]
+        ka = k_master if pa >= master or ga >= veteran else k
+        kb = k_master if pb >= master or gb >= veteran else k
+        na = ra + ka * (s - e)
+        nb = rb + kb * ((1.0 - s) - (1.0 - e))
+        fa = ratchet_floor if pa > ratchet else floor
+        fb = ratchet_floor if pb > ratchet else floor
+        if na < fa:
+            na = fa
+        if nb < fb:
+            nb = fb
+        rating[a] = na
+        rating[b] = nb
+        if na > pa:
+            peak[a] = na
+        if nb > pb:
+            peak[b] = nb
+        played[a] = ga + 1
+        played[b] = gb + 1

@@ -16,14 +16,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ratings_core.inlined as compiled
-from ratings_core.elo import ClubParams
+from ratings_core.elo import ClassicElo, ClubElo, ClubParams, EloParams
 from ratings_core.evidence import established_deviation
 from ratings_core.glicko import Q
-from ratings_core.model import PlayerState
+from ratings_core.model import Game, PlayerState
 from ratings_core.table import Table, moment_of
 
 SOURCE = Path(compiled.__file__).with_name("inlined.py")
@@ -103,3 +104,49 @@ def test_compiled_and_interpreted_agree_to_the_bit(
         module.rate_each_by_deviation(params, edition == 3, Q, *floors, copy, iter(rows))
         results.append(copy.snapshot())
     assert repr(results[0]) == repr(results[1])  # repr: every float to the last bit
+
+
+@settings(max_examples=150, deadline=None)
+@given(players=st.lists(_player, min_size=8, max_size=8), games=st.lists(_game, max_size=60),
+       k=st.sampled_from([10.0, 32.0]), veteran=st.sampled_from([None, 2]),
+       floor=st.sampled_from([None, 1200.0]), ratchet=st.sampled_from([None, 1600.0]),
+       advantage=st.sampled_from([0.0, 35.0]))
+def test_the_classic_loop_compiled_and_interpreted_agree_to_the_bit(
+        players: list[tuple[float, float | None, int, int | None]],
+        games: list[tuple[int, int, float, float, int, int]], k: float, veteran: int | None,
+        floor: float | None, ratchet: float | None, advantage: float) -> None:
+    params = EloParams(k=k, veteran_games=veteran, floor=floor, ratchet=ratchet,
+                       first_move_advantage=advantage)
+    table = Table()
+    for n, (rating, _, played, _) in enumerate(players):
+        table.add(f"p{n}", PlayerState(rating=rating, games=played, peak=rating + 900 * (n % 2)))
+    rows = [(a, b, s, handicap, first_move) for a, b, s, handicap, first_move, _ in games
+            if a != b]
+    results = []
+    for module in (compiled, interpreted):
+        copy = Table.restore(table.snapshot())
+        module.rate_each_classic(params, copy, iter(rows))
+        results.append(copy.snapshot())
+    assert repr(results[0]) == repr(results[1])
+
+
+@pytest.mark.parametrize("gap", [0.0, 122_800.0, 123_300.0, 124_000.0, 129_500.0, 129_700.0,
+                                 140_000.0])
+def test_the_loops_agree_with_the_period_path_where_the_odds_overflow(gap: float) -> None:
+    """10^(d/400) past the largest double (d > 123,200 points) and down among the subnormal
+    numbers: math.pow in the loops, ``**`` in the period path, the same expected scores."""
+    when = datetime(2000, 1, 1)
+    for system in (ClubElo(ClubParams(first_opponents=0)), ClassicElo(EloParams(floor=None))):
+        for weaker_first in (True, False):
+            ratings = [0.0, gap] if weaker_first else [gap, 0.0]
+            tables = []
+            for _ in range(2):
+                table = Table()
+                for n, rating in enumerate(ratings):
+                    table.add(f"p{n}", PlayerState(rating=rating, games=30, deviation=80.0,
+                                                   peak=rating, last_played=when))
+                tables.append(table)
+            game = Game("p0", "p1", 0.5, when + timedelta(days=1))
+            system.rate_period(tables[0], [game], game.played_at)
+            system.rate_sequence(tables[1], [game])
+            assert repr(tables[0].snapshot()) == repr(tables[1].snapshot())

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Literal
 
 from .curves import logistic_expected, normal_expected
@@ -28,11 +29,20 @@ from .evidence import (
 )
 from .glicko import Q, elapsed_periods, grow_deviation
 from .inlined import GameFields, MomentFields, rate_each_by_deviation, rate_each_classic
-from .model import Game, PlayerState
+from .model import (
+    FIRST_MOVE_OF,
+    HANDICAP,
+    PLAYED_AT,
+    PLAYER_A,
+    PLAYER_B,
+    SCORE_A,
+    Game,
+    PlayerState,
+)
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
 from .system import PoolRule, RatingSystem
-from .table import LeagueSums, Table, moment_of
+from .table import LeagueSums, Table, moment_of, moments_of
 
 if TYPE_CHECKING:
     from .columns import GameRows
@@ -155,27 +165,30 @@ def tally_period(
 
 
 
-def _fields_of(table: Table, games: Iterable[Game]) -> Iterator[GameFields]:
+def _fields_of(table: Table, games: Sequence[Game]) -> Iterator[GameFields]:
     """The games as the inlined loops read them (the same loops rate a history's columns)."""
-    index = table.index
-    for game in games:
-        yield (index[game.player_a], index[game.player_b], game.score_a, game.handicap,
-               game.first_move)
+    index = table.index.__getitem__
+    return zip(map(index, map(PLAYER_A, games)), map(index, map(PLAYER_B, games)),
+               map(SCORE_A, games), map(HANDICAP, games), map(FIRST_MOVE_OF, games), strict=True)
 
 
-def _moment_fields_of(table: Table, games: Iterable[Game]) -> Iterator[MomentFields]:
+def _moment_fields_of(table: Table, games: Sequence[Game]) -> Iterator[MomentFields]:
     """The games as the ``club`` loop reads them: also each game's time, as a moment."""
-    index = table.index
-    for game in games:
-        yield (index[game.player_a], index[game.player_b], game.score_a, game.handicap,
-               game.first_move, moment_of(game.played_at))
+    index = table.index.__getitem__
+    return zip(map(index, map(PLAYER_A, games)), map(index, map(PLAYER_B, games)),
+               map(SCORE_A, games), map(HANDICAP, games), map(FIRST_MOVE_OF, games),
+               moments_of(map(PLAYED_AT, games)), strict=True)
 
 
-def _stamp_last_played(table: Table, games: Iterable[Game]) -> None:
-    """Each game's players last played at its time (for loops that leave it to their caller)."""
-    index, last = table.index, table.last_moment
-    for game in games:
-        last[index[game.player_a]] = last[index[game.player_b]] = moment_of(game.played_at)
+def _stamp_last_played(table: Table, games: Sequence[Game]) -> None:
+    """Each game's players last played at its time (for loops that leave it to their caller):
+    player_a then player_b of each game in turn, the last time a player is named winning."""
+    index = table.index.__getitem__
+    players = chain.from_iterable(zip(map(PLAYER_A, games), map(PLAYER_B, games), strict=True))
+    moments = chain.from_iterable(map(repeat, moments_of(map(PLAYED_AT, games)), repeat(2)))
+    last = table.last_moment
+    for i, moment in dict(zip(map(index, players), moments, strict=True)).items():
+        last[i] = moment
 
 
 def _record(table: Table, i: int, new_rating: float, games: int, when: datetime) -> None:

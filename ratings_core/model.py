@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
+from operator import attrgetter
 
 
 class Status(StrEnum):
@@ -68,6 +69,10 @@ class Game:
         if self.first_move not in (-1, 0, 1):
             raise ValueError(f"first_move must be 1, 0 or -1, not {self.first_move!r}")
 
+
+#: a game's fields as functions, for reading many games with ``map`` (the loop then runs in C)
+PLAYER_A, PLAYER_B, SCORE_A, HANDICAP, FIRST_MOVE_OF, PLAYED_AT = map(
+    attrgetter, ("player_a", "player_b", "score_a", "handicap", "first_move", "played_at"))
 
 #: player_a's colour as a game's ``first_move`` (White moves first; None: not known), and back
 FIRST_MOVE: dict[str | None, int] = {"white": 1, "black": -1, None: 0}

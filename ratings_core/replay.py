@@ -15,10 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from itertools import compress, count, repeat
+from operator import is_not
 from types import MappingProxyType
+from typing import cast
 
 from . import pool as starting_pool
 from .model import (
+    PLAYER_A,
+    PLAYER_B,
     Event,
     Game,
     Join,
@@ -169,28 +174,35 @@ class _Engine:
 
     def feed(self, steps: Iterable[Step], position: int, checkpoint_every: int | None,
              checkpoints: list[Checkpoint]) -> int:
-        """Apply ``steps`` from ``position`` on, taking checkpoints; the position after them."""
-        run: list[Game] = []
-        for step in steps:
-            if type(step) is Game:
-                run.append(step)
-                if len(run) >= CHUNK:
-                    self._rate_run(run, position + 1 - len(run))
-                    run = []
-            else:
-                if run:
-                    self._rate_run(run, position - len(run))
-                    run = []
-                self._apply(step, position)
-            position += 1
-            if checkpoint_every is not None and position % checkpoint_every == 0:
-                if run:
-                    self._rate_run(run, position - len(run))
-                    run = []
-                checkpoints.append(Checkpoint(position, self.table.snapshot(), self.pool))
-        if run:
-            self._rate_run(run, position - len(run))
+        """Apply ``steps`` from ``position`` on, taking checkpoints; the position after them.
+
+        Games between other steps go to the system in runs of at most :data:`CHUNK`, cut where
+        a checkpoint falls; the other steps are found all at once (``map`` over the steps' types
+        runs in C), not by looking at every step in Python.
+        """
+        steps = steps if isinstance(steps, Sequence) else list(steps)
+        others = [*compress(count(), map(is_not, map(type, steps), repeat(Game))), len(steps)]
+        i = 0
+        for other in others:
+            while i < other:  # the games steps[i:other]
+                stop = min(other, i + CHUNK)
+                if checkpoint_every is not None:
+                    stop = min(stop, i + checkpoint_every - position % checkpoint_every)
+                self._rate_run(cast("Sequence[Game]", steps[i:stop]), position)
+                position += stop - i
+                i = stop
+                self._checkpoint(position, checkpoint_every, checkpoints)
+            if i < len(steps):  # the other step itself
+                self._apply(steps[i], position)
+                position += 1
+                i += 1
+                self._checkpoint(position, checkpoint_every, checkpoints)
         return position
+
+    def _checkpoint(self, position: int, every: int | None, checkpoints: list[Checkpoint]
+                    ) -> None:
+        if every is not None and position % every == 0:
+            checkpoints.append(Checkpoint(position, self.table.snapshot(), self.pool))
 
     def _apply(self, step: Step, position: int) -> None:
         """A membership event is a period of its own; games arrive through runs."""
@@ -198,6 +210,17 @@ class _Engine:
 
     def _rate_run(self, games: Sequence[Game], first_position: int) -> None:
         """Admit newcomers and check every game of a run, then let the system rate it."""
+        index = self.table.index
+        active = self.table.active
+        named = set(map(PLAYER_A, games))
+        named.update(map(PLAYER_B, games))
+        if not (named <= index.keys() and all(map(active.__getitem__,
+                                                  map(index.__getitem__, named)))):
+            self._admit_and_check(games, first_position)
+        self.system.rate_sequence(self.table, games)
+
+    def _admit_and_check(self, games: Sequence[Game], first_position: int) -> None:
+        """Newcomers join when their first game is played; a retired player's game is refused."""
         index = self.table.index
         active = self.table.active
         for offset, game in enumerate(games):
@@ -214,7 +237,6 @@ class _Engine:
                     f"player {retired!r} is retired; a 'return' must come before their games",
                     first_position + offset,
                 )
-        self.system.rate_sequence(self.table, games)
 
     def _rate_period(self, events: Sequence[Event], position: int) -> None:
         table = self.table

@@ -9,8 +9,11 @@ table never leaves ``ratings_core``: callers give and receive
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import astuple, dataclass
 from datetime import date, datetime, timedelta
+from itertools import repeat
+from operator import floordiv, sub
 
 from .model import PlayerState, Status
 
@@ -37,6 +40,11 @@ def moment_of(when: datetime) -> int:
     Source: issue 19 (integer times in columns).
     """
     return (when - EPOCH) // MICROSECOND
+
+
+def moments_of(times: Iterable[datetime]) -> Iterator[int]:
+    """:func:`moment_of` of each time, the loop in C (``map``). Source: issue 19."""
+    return map(floordiv, map(sub, times, repeat(EPOCH)), repeat(MICROSECOND))
 
 
 def datetime_of(moment: int) -> datetime:

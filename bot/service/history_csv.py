@@ -21,7 +21,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from itertools import chain, compress, islice, repeat
+from itertools import chain, compress, islice
 from pathlib import Path
 from typing import TextIO, TypeVar
 
@@ -50,7 +50,7 @@ from ratings_core.model import (
     events_of,
     games_of,
 )
-from ratings_core.table import EPOCH, MICROSECOND, moment_of
+from ratings_core.table import moment_of, moments_of
 
 EVENT_COLUMNS = ("played_at", "event", "player_a", "player_b", "score_a")
 EVENT_OPTIONAL = ("handicap", "seconds", "kind", "colour")
@@ -613,8 +613,7 @@ def _parsed_moments(texts: Sequence[str]) -> array[int]:
     stamps = list(map(datetime.fromisoformat, map(str.strip, texts)))
     if any(map(_TZINFO, stamps)):
         stamps = [_moment(text.strip(), "played_at") for text in texts]
-    return _packed("q", list(map(operator.floordiv, map(operator.sub, stamps, repeat(EPOCH)),
-                                 repeat(MICROSECOND))))
+    return _packed("q", list(moments_of(stamps)))
 
 
 def _column(typecode: str, cache: dict[str, _N], texts: Sequence[str],

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
 import dataclasses
 import json
 import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.ops.backup import add_backup_parsers, backup_command
 from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
@@ -496,6 +495,16 @@ async def schedule_command(args: argparse.Namespace) -> str:
     return render(answer)
 
 
+_T = TypeVar("_T")
+
+
+def _run_async(work: Coroutine[object, object, _T]) -> _T:
+    """``asyncio.run``, imported here: replay and evaluate start without loading asyncio."""
+    import asyncio
+
+    return asyncio.run(work)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = _parser().parse_args(argv)
@@ -508,19 +517,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(json.dumps(output, indent=2) + "\n" if args.format == "json"
                              else table)
         elif args.command == "export":
-            csv_text = asyncio.run(export_command(args))
+            csv_text = _run_async(export_command(args))
             if args.output is None:
                 sys.stdout.write(csv_text)
             else:
                 _write_output(args.output, csv_text)
         elif args.command == "import":
-            sys.stdout.write(asyncio.run(import_command(args)) + "\n")
+            sys.stdout.write(_run_async(import_command(args)) + "\n")
         elif args.command == "schedule":
-            sys.stdout.write(asyncio.run(schedule_command(args)) + "\n")
+            sys.stdout.write(_run_async(schedule_command(args)) + "\n")
         elif args.command in ("backup", "restore"):
             sys.stdout.write(backup_command(args, database_from_environment()) + "\n")
         elif args.command == "migrate-db":
-            sys.stdout.write(asyncio.run(migrate_db_command(args)) + "\n")
+            sys.stdout.write(_run_async(migrate_db_command(args)) + "\n")
         else:
             return run_command(verbose=args.verbose)
     except (UsageError, CsvError, BackupError, MoveError) as error:
@@ -543,7 +552,7 @@ def run_command(verbose: bool = False) -> int:
     unreachable platform or database) is one line on stderr, the traceback only with
     ``--verbose`` (in the log, where tokens and passwords are masked); exit status 1."""
     try:
-        asyncio.run(run())
+        _run_async(run())
     except Exception as error:
         if isinstance(error, StartupError | DatabaseUnavailable):
             message = str(error)

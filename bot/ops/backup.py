@@ -5,17 +5,19 @@ is storage's (:mod:`bot.storage.sqlite_backup`)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import re
 import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from bot.storage.private import FILE_MODE, narrow, private_folder
 from bot.storage.sqlite_backup import BackupError, backup, check_database, restore
+
+if TYPE_CHECKING:  # asyncio is imported where it runs: `clubrating replay` needs none of it
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,8 @@ async def backup_every_day(database: Path, folder: Path, keep: int,
                            interval: float = DAY_SECONDS) -> None:
     """Back up at start and then every ``interval`` seconds until cancelled; a failed backup is
     logged and tried again at the next turn (the bot goes on)."""
+    import asyncio
+
     while True:
         try:
             await asyncio.to_thread(daily_backup, database, folder, keep)
@@ -129,4 +133,6 @@ def start_daily_backups(database: str,
         return None
     folder, keep = settings
     log.info("daily backups of %s to %s, keeping %d", database, folder, keep)
+    import asyncio
+
     return asyncio.create_task(backup_every_day(Path(database), folder, keep))

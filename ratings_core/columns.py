@@ -28,6 +28,7 @@ from datetime import date
 from itertools import repeat
 from typing import TypeVar
 
+from .inlined import GameLists
 from .model import Event, Game, Join, PlayerState, Retire, Return
 from .replay import CHUNK, Checkpoint, ReplayError, ReplayResult, _Engine
 from .system import RatingSystem
@@ -267,35 +268,20 @@ class GameRows:
         self._slot = slot
         self._deferred = deferred
 
-    def fields(self) -> Iterator[tuple[int, int, float, float, int]]:
-        """(player_a, player_b, score_a, handicap, first_move) of each game, in order, the
-        players as their indices in the table."""
+    def lists(self, moments: bool) -> GameLists:
+        """The games in order, as the inlined loops read them (the players as their places in
+        the table), with their times as moments for a rule that reads them (``moments``;
+        ``table.last_played`` is then kept by the rule itself, not deferred)."""
         c, lo, hi = self.columns, self.start, self.stop
-        player_a, player_b = c.player_a[lo:hi], c.player_b[lo:hi]
+        player_a, player_b = c.player_a[lo:hi].tolist(), c.player_b[lo:hi].tolist()
         if self._slot is not None:
-            player_a = array("i", map(self._slot.__getitem__, player_a))
-            player_b = array("i", map(self._slot.__getitem__, player_b))
-        return zip(
-            player_a, player_b, c.score[lo:hi],
-            repeat(0.0, hi - lo) if c.handicap is None else c.handicap[lo:hi],
-            repeat(0, hi - lo) if c.first_move is None else c.first_move[lo:hi],
-            strict=True,
-        )
-
-    def moment_fields(self) -> Iterator[tuple[int, int, float, float, int, int]]:
-        """:meth:`fields` and each game's time as a moment, for a rule that reads the time of
-        every game (``table.last_played`` is then kept by the rule itself, not deferred)."""
-        c, lo, hi = self.columns, self.start, self.stop
-        player_a, player_b = c.player_a[lo:hi], c.player_b[lo:hi]
-        if self._slot is not None:
-            player_a = array("i", map(self._slot.__getitem__, player_a))
-            player_b = array("i", map(self._slot.__getitem__, player_b))
-        return zip(
-            player_a, player_b, c.score[lo:hi],
-            repeat(0.0, hi - lo) if c.handicap is None else c.handicap[lo:hi],
-            repeat(0, hi - lo) if c.first_move is None else c.first_move[lo:hi],
-            c.moment[lo:hi], strict=True,
-        )
+            player_a = list(map(self._slot.__getitem__, player_a))
+            player_b = list(map(self._slot.__getitem__, player_b))
+        return GameLists(
+            player_a, player_b, c.score[lo:hi].tolist(),
+            [0.0] * (hi - lo) if c.handicap is None else c.handicap[lo:hi].tolist(),
+            [0] * (hi - lo) if c.first_move is None else c.first_move[lo:hi].tolist(),
+            c.moment[lo:hi].tolist() if moments else [])
 
     def games(self) -> Iterator[list[Game]]:
         """The games as ``Game`` values, :data:`~ratings_core.replay.CHUNK` at a time."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain, repeat
@@ -28,7 +28,11 @@ from .evidence import (
     toward_opponents,
 )
 from .glicko import Q, elapsed_periods, grow_deviation
-from .inlined import GameFields, MomentFields, rate_each_by_deviation, rate_each_classic
+from .inlined import (
+    GameLists,
+    rate_each_by_deviation,
+    rate_each_classic,
+)
 from .model import (
     FIRST_MOVE_OF,
     HANDICAP,
@@ -165,19 +169,15 @@ def tally_period(
 
 
 
-def _fields_of(table: Table, games: Sequence[Game]) -> Iterator[GameFields]:
-    """The games as the inlined loops read them (the same loops rate a history's columns)."""
+def _lists_of(table: Table, games: Sequence[Game], moments: bool) -> GameLists:
+    """The games as the inlined loops read them (the same loops rate a history's columns),
+    with their times as moments for a rule that reads them. ``map`` runs each field's loop
+    in C."""
     index = table.index.__getitem__
-    return zip(map(index, map(PLAYER_A, games)), map(index, map(PLAYER_B, games)),
-               map(SCORE_A, games), map(HANDICAP, games), map(FIRST_MOVE_OF, games), strict=True)
-
-
-def _moment_fields_of(table: Table, games: Sequence[Game]) -> Iterator[MomentFields]:
-    """The games as the ``club`` loop reads them: also each game's time, as a moment."""
-    index = table.index.__getitem__
-    return zip(map(index, map(PLAYER_A, games)), map(index, map(PLAYER_B, games)),
-               map(SCORE_A, games), map(HANDICAP, games), map(FIRST_MOVE_OF, games),
-               moments_of(map(PLAYED_AT, games)), strict=True)
+    return GameLists(
+        list(map(index, map(PLAYER_A, games))), list(map(index, map(PLAYER_B, games))),
+        list(map(SCORE_A, games)), list(map(HANDICAP, games)), list(map(FIRST_MOVE_OF, games)),
+        list(moments_of(map(PLAYED_AT, games))) if moments else [])
 
 
 def _stamp_last_played(table: Table, games: Sequence[Game]) -> None:
@@ -291,7 +291,7 @@ class ClassicElo(RatingSystem):
         if self.params.curve != "logistic":
             super().rate_sequence(table, games)
             return
-        rate_each_classic(self.params, table, _fields_of(table, games))
+        rate_each_classic(self.params, table, _lists_of(table, games, moments=False))
         _stamp_last_played(table, games)
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
@@ -299,7 +299,7 @@ class ClassicElo(RatingSystem):
         if self.params.curve != "logistic":
             super().rate_columns(table, rows)
             return
-        rate_each_classic(self.params, table, rows.fields())
+        rate_each_classic(self.params, table, rows.lists(moments=False))
         rows.defer_last_played()
 
 # -- the club default ----------------------------------------------------------------------------
@@ -474,17 +474,17 @@ class ClubElo(RatingSystem):
     def rate_sequence(self, table: Table, games: Sequence[Game]) -> None:
         """Each game its own period: :meth:`rate_period`'s arithmetic, inlined for speed."""
         if self._by_deviation:
-            self._rate_each_by_deviation(table, _moment_fields_of(table, games))
+            self._rate_each_by_deviation(table, _lists_of(table, games, moments=True))
             return
-        self._rate_each_by_games(table, _fields_of(table, games))
+        self._rate_each_by_games(table, _lists_of(table, games, moments=False))
         _stamp_last_played(table, games)
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
         """:meth:`rate_sequence` over a history's columns."""
         if self._by_deviation:
-            self._rate_each_by_deviation(table, rows.moment_fields())
+            self._rate_each_by_deviation(table, rows.lists(moments=True))
             return
-        self._rate_each_by_games(table, rows.fields())
+        self._rate_each_by_games(table, rows.lists(moments=False))
         rows.defer_last_played()
 
     # -- uncertainty by games (edition 1) ----------------------------------------------------
@@ -502,14 +502,15 @@ class ClubElo(RatingSystem):
         k = p.k_master if table.peak[i] >= p.master_rating else p.k
         return rating + elo_change(k, t.score, t.expected)
 
-    def _rate_each_by_games(self, table: Table, games: Iterable[GameFields]) -> None:
+    def _rate_each_by_games(self, table: Table, games: GameLists) -> None:
         """Each game its own period: :meth:`_settle`'s arithmetic, inlined."""
         p = self.params
         k, k_master, master = p.k, p.k_master, p.master_rating
         provisional, prior, cap = p.provisional_games, p.prior_games, p.performance_cap
         advantage = p.first_move_advantage
         rating, played, peak = table.rating, table.games, table.peak
-        for a, b, s, handicap, first_move in games:
+        for a, b, s, handicap, first_move in zip(games.player_a, games.player_b, games.score_a,
+                                                 games.handicap, games.first_move, strict=True):
             ra = rating[a]
             rb = rating[b]
             h = handicap - advantage * first_move
@@ -589,7 +590,7 @@ class ClubElo(RatingSystem):
             rating[i] = table.peak[i] = toward_opponents(rating[i], total / n,
                                                          self.params.first_opponents)
 
-    def _rate_each_by_deviation(self, table: Table, games: Iterable[MomentFields]) -> None:
+    def _rate_each_by_deviation(self, table: Table, games: GameLists) -> None:
         """Each game its own period: :meth:`_rate_by_deviation`'s arithmetic, written out in
         :func:`ratings_core.inlined.rate_each_by_deviation` (compiled where it can be)."""
         p = self.params

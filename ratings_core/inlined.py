@@ -22,7 +22,6 @@ speed target).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from math import sqrt
 from operator import truediv
 from typing import TYPE_CHECKING, Final
@@ -33,14 +32,28 @@ if TYPE_CHECKING:
     from .elo import ClubParams, EloParams
     from .table import Table
 
-#: a game as the loops read it: the players' indices in the table, player_a's score, the
-#: handicap and the first move
-GameFields = tuple[int, int, float, float, int]
-#: the same and the game's time in microseconds (``table.moment_of``), for ``club``'s loop
-MomentFields = tuple[int, int, float, float, int, int]
+
+class GameLists:
+    """Games as the loops read them, one list per field, the n-th game at place n of each:
+    the players' places in the table, player_a's score, the handicap, the first move and (for
+    ``club``, else empty) the time as a moment (``table.moment_of``). Lists, not a tuple per
+    game: compiled code reads a list's item straight into a C variable.
+
+    Source: issue 19 (speed).
+    """
+
+    def __init__(self, player_a: list[int], player_b: list[int], score_a: list[float],
+                 handicap: list[float], first_move: list[int], moment: list[int]) -> None:
+        self.player_a = player_a
+        self.player_b = player_b
+        self.score_a = score_a
+        self.handicap = handicap
+        self.first_move = first_move
+        self.moment = moment
+
+
 #: games no one reaches: ``elo``'s veteran K when no veteran_games is set (a small int for mypyc)
 _NEVER_VETERAN: Final = 1 << 60
-
 #: the largest gap, in microseconds, that a C double holds exactly
 _EXACT: Final = 2**53
 _MICROSECONDS: Final = 1_000_000
@@ -63,8 +76,7 @@ def seconds_between(later: int, earlier: int) -> float:
 
 
 def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_k: float,
-                           floor_master: float, table: Table,
-                           games: Iterable[MomentFields]) -> None:
+                           floor_master: float, table: Table, games: GameLists) -> None:
     """Each game its own rating period, by the deviation rule
     (:meth:`ratings_core.elo.ClubElo.rate_period` with one game: the same operations in the same
     order, so the numbers are the same to the bit). ``by_league``: a newcomer's deviation is the
@@ -114,8 +126,16 @@ def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_
     low: int = -_EXACT
     microseconds: int = _MICROSECONDS
     period_seconds: float = _PERIOD_SECONDS
+    player_a, player_b, score_a = games.player_a, games.player_b, games.score_a
+    handicaps, first_moves, moments = games.handicap, games.first_move, games.moment
     try:
-        for a, b, s, handicap, first_move, when in games:
+        for g in range(len(player_a)):
+            a = player_a[g]
+            b = player_b[g]
+            s = score_a[g]
+            handicap = handicaps[g]
+            first_move = first_moves[g]
+            when = moments[g]
             if by_league:  # league_deviation written out
                 if players < 2:
                     start = fallback
@@ -233,7 +253,7 @@ def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_
         league.players, league.total, league.squares = players, total, squares
 
 
-def rate_each_classic(params: EloParams, table: Table, games: Iterable[GameFields]) -> None:
+def rate_each_classic(params: EloParams, table: Table, games: GameLists) -> None:
     """Each game its own rating period, by ``elo``'s logistic rule
     (:meth:`ratings_core.elo.ClassicElo.rate_period` with one game, its K policy and floors
     written out: the same numbers to the bit).
@@ -255,7 +275,14 @@ def rate_each_classic(params: EloParams, table: Table, games: Iterable[GameField
     rating: list[float] = table.rating
     played: list[int] = table.games
     peak: list[float] = table.peak
-    for a, b, s, handicap, first_move in games:
+    player_a, player_b, score_a = games.player_a, games.player_b, games.score_a
+    handicaps, first_moves = games.handicap, games.first_move
+    for g in range(len(player_a)):
+        a = player_a[g]
+        b = player_b[g]
+        s = score_a[g]
+        handicap = handicaps[g]
+        first_move = first_moves[g]
         ra = rating[a]
         rb = rating[b]
         difference = ra - rb - handicap

@@ -101,7 +101,9 @@ def test_compiled_and_interpreted_agree_to_the_bit(
     results = []
     for module in (compiled, interpreted):
         copy = Table.restore(table.snapshot())
-        module.rate_each_by_deviation(params, edition == 3, Q, *floors, copy, iter(rows))
+        lists = module.GameLists(*map(list, zip(*rows, strict=True))) if rows else \
+            module.GameLists([], [], [], [], [], [])
+        module.rate_each_by_deviation(params, edition == 3, Q, *floors, copy, lists)
         results.append(copy.snapshot())
     assert repr(results[0]) == repr(results[1])  # repr: every float to the last bit
 
@@ -125,7 +127,9 @@ def test_the_classic_loop_compiled_and_interpreted_agree_to_the_bit(
     results = []
     for module in (compiled, interpreted):
         copy = Table.restore(table.snapshot())
-        module.rate_each_classic(params, copy, iter(rows))
+        lists = module.GameLists(*map(list, zip(*rows, strict=True)), []) if rows else \
+            module.GameLists([], [], [], [], [], [])
+        module.rate_each_classic(params, copy, lists)
         results.append(copy.snapshot())
     assert repr(results[0]) == repr(results[1])
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from itertools import chain, repeat
+from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 from .curves import logistic_expected, normal_expected
@@ -182,12 +182,14 @@ def _lists_of(table: Table, games: Sequence[Game], moments: bool) -> GameLists:
 
 def _stamp_last_played(table: Table, games: Sequence[Game]) -> None:
     """Each game's players last played at its time (for loops that leave it to their caller):
-    player_a then player_b of each game in turn, the last time a player is named winning."""
-    index = table.index.__getitem__
-    players = chain.from_iterable(zip(map(PLAYER_A, games), map(PLAYER_B, games), strict=True))
-    moments = chain.from_iterable(map(repeat, moments_of(map(PLAYED_AT, games)), repeat(2)))
+    the last game naming a player, as player_a or player_b, gives their time. (``map`` and
+    ``dict`` do the work in C: a moment for each game, the last one for each player.)"""
+    moments = list(moments_of(map(PLAYED_AT, games)))
+    named = chain.from_iterable(zip(map(PLAYER_A, games), map(PLAYER_B, games), strict=True))
+    latest = dict(zip(map(table.index.__getitem__, named),
+                      chain.from_iterable(zip(moments, moments, strict=True)), strict=True))
     last = table.last_moment
-    for i, moment in dict(zip(map(index, players), moments, strict=True)).items():
+    for i, moment in latest.items():
         last[i] = moment
 
 

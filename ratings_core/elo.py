@@ -167,8 +167,6 @@ def tally_period(
     return tallies
 
 
-
-
 def _lists_of(table: Table, games: Sequence[Game], moments: bool) -> GameLists:
     """The games as the inlined loops read them (the same loops rate a history's columns),
     with their times as moments for a rule that reads them. ``map`` runs each field's loop
@@ -288,7 +286,8 @@ class ClassicElo(RatingSystem):
         """Each game its own period; the same arithmetic as :meth:`rate_period`, inlined.
 
         A replay spends nearly all its time here, so the K policy and floors are written out
-        instead of called; ``tests/core/test_replay.py`` checks the two paths give equal numbers.
+        instead of called (:func:`ratings_core.inlined.rate_each_classic`, compiled where it can
+        be); ``tests/core/test_replay.py`` checks the two paths give equal numbers.
         """
         if self.params.curve != "logistic":
             super().rate_sequence(table, games)

@@ -49,6 +49,15 @@ def test_the_loop_is_compiled_where_a_c_compiler_is() -> None:
     assert interpreted.__file__ == str(SOURCE)
 
 
+def test_the_compiled_loop_is_built_from_this_source() -> None:
+    """An edit of inlined.py without a rebuild leaves the old extension to be imported first:
+    say so plainly, before the comparisons below fail on some number."""
+    built = Path(compiled.__file__)
+    assert built.stat().st_mtime >= SOURCE.stat().st_mtime, (
+        f"{SOURCE.name} changed after {built.name} was built: run `make` or "
+        "`.venv/bin/pip install -e .` to compile it again")
+
+
 @given(st.integers(-(2**62), 2**62), st.integers(-(2**62), 2**62))
 def test_seconds_between_rounds_as_python_does(later: int, earlier: int) -> None:
     """Python divides the microseconds exactly and rounds once, even beyond 2^53."""

@@ -378,6 +378,7 @@ class _ColumnEngine(_Engine):
             position += 1
             row = stop
         position = self._rate_rows(row, len(columns), position)
+        self._stamp_last_played()  # runs of Games a system left it for (none by default)
         self._settle_last_played()
         return ReplayResult(Checkpoint(position, self.table.snapshot(), self.pool))
 

@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 from .curves import logistic_expected, normal_expected
@@ -45,7 +44,7 @@ from .model import (
 )
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
-from .system import PoolRule, RatingSystem
+from .system import GameRun, PoolRule, RatingSystem
 from .table import LeagueSums, Table, moment_of, moments_of
 
 if TYPE_CHECKING:
@@ -178,17 +177,13 @@ def _lists_of(table: Table, games: Sequence[Game], moments: bool) -> GameLists:
         list(moments_of(map(PLAYED_AT, games))) if moments else [])
 
 
-def _stamp_last_played(table: Table, games: Sequence[Game]) -> None:
-    """Each game's players last played at its time (for loops that leave it to their caller):
-    the last game naming a player, as player_a or player_b, gives their time. (``map`` and
-    ``dict`` do the work in C: a moment for each game, the last one for each player.)"""
-    moments = list(moments_of(map(PLAYED_AT, games)))
-    named = chain.from_iterable(zip(map(PLAYER_A, games), map(PLAYER_B, games), strict=True))
-    latest = dict(zip(map(table.index.__getitem__, named),
-                      chain.from_iterable(zip(moments, moments, strict=True)), strict=True))
-    last = table.last_moment
-    for i, moment in latest.items():
-        last[i] = moment
+def _leave_last_played(table: Table, games: Sequence[Game]) -> None:
+    """For loops that never read last_played: the replay engine records it later, when it
+    handed the games over as a :class:`~ratings_core.system.GameRun`; else it is recorded now."""
+    if isinstance(games, GameRun):
+        games.defer_last_played()
+    else:
+        table.stamp_last_played(games)
 
 
 def _record(table: Table, i: int, new_rating: float, games: int, when: datetime) -> None:
@@ -293,7 +288,7 @@ class ClassicElo(RatingSystem):
             super().rate_sequence(table, games)
             return
         rate_each_classic(self.params, table, _lists_of(table, games, moments=False))
-        _stamp_last_played(table, games)
+        _leave_last_played(table, games)
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
         """:meth:`rate_sequence` over a history's columns (``last_played`` left to the replay)."""
@@ -478,7 +473,7 @@ class ClubElo(RatingSystem):
             self._rate_each_by_deviation(table, _lists_of(table, games, moments=True))
             return
         self._rate_each_by_games(table, _lists_of(table, games, moments=False))
-        _stamp_last_played(table, games)
+        _leave_last_played(table, games)
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
         """:meth:`rate_sequence` over a history's columns."""

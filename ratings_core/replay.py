@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from itertools import compress, count, repeat
+from itertools import chain, compress, count, repeat
 from operator import is_not
 from types import MappingProxyType
 from typing import cast
@@ -34,7 +34,7 @@ from .model import (
     Step,
     events_of,
 )
-from .system import RatingSystem
+from .system import GameRun, RatingSystem
 from .table import LeagueSums, Table, TableSnapshot
 
 #: games handed to a system at once when each is its own period (bounds memory, keeps speed)
@@ -152,6 +152,8 @@ class _Engine:
         self.birth_dates = birth_dates
         self.table = Table()
         self.pool = 0.0
+        #: runs whose system left last_played to the engine (GameRun.defer_last_played)
+        self.unstamped: list[Sequence[Game]] = []
 
     # -- state in and out -------------------------------------------------------------------
 
@@ -197,11 +199,20 @@ class _Engine:
                 position += 1
                 i += 1
                 self._checkpoint(position, checkpoint_every, checkpoints)
+        self._stamp_last_played()
         return position
+
+    def _stamp_last_played(self) -> None:
+        """Record last_played for the runs whose system left it (GameRun.defer_last_played)."""
+        if self.unstamped:
+            runs, self.unstamped = self.unstamped, []
+            self.table.stamp_last_played(runs[0] if len(runs) == 1
+                                         else list(chain.from_iterable(runs)))
 
     def _checkpoint(self, position: int, every: int | None, checkpoints: list[Checkpoint]
                     ) -> None:
         if every is not None and position % every == 0:
+            self._stamp_last_played()
             checkpoints.append(Checkpoint(position, self.table.snapshot(), self.pool))
 
     def _apply(self, step: Step, position: int) -> None:
@@ -217,7 +228,7 @@ class _Engine:
         if not (named <= index.keys() and all(map(active.__getitem__,
                                                   map(index.__getitem__, named)))):
             self._admit_and_check(games, first_position)
-        self.system.rate_sequence(self.table, games)
+        self.system.rate_sequence(self.table, GameRun(games, self.unstamped))
 
     def _admit_and_check(self, games: Sequence[Game], first_position: int) -> None:
         """Newcomers join when their first game is played; a retired player's game is refused."""
@@ -271,6 +282,7 @@ class _Engine:
                         k,
                     )
         if games:
+            self._stamp_last_played()  # the period may read and record it
             when = max(event.played_at for event in events)
             self.system.rate_period(table, [g for _, g in games], when)
 

@@ -9,13 +9,13 @@ table never leaves ``ratings_core``: callers give and receive
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple, dataclass
 from datetime import date, datetime, timedelta
-from itertools import repeat
+from itertools import chain, repeat
 from operator import floordiv, sub
 
-from .model import PlayerState, Status
+from .model import PLAYER_A, PLAYER_B, Game, PlayerState, Status
 
 COLUMNS = (
     "names",
@@ -159,6 +159,17 @@ class Table:
     def at(self, i: int) -> PlayerState:
         """The state of the i-th player, read from the live table."""
         return _state_at(self, i)
+
+    def stamp_last_played(self, games: Sequence[Game]) -> None:
+        """Each game's players last played at its time, in order: the last game naming a
+        player, as player_a or player_b, gives their time. (``dict`` finds each player's last
+        game in C; a time is then made a moment once per player, not once per game.)"""
+        named = chain.from_iterable(zip(map(PLAYER_A, games), map(PLAYER_B, games), strict=True))
+        latest = dict(zip(named, chain.from_iterable(zip(games, games, strict=True)),
+                          strict=True))
+        index, last = self.index, self.last_moment
+        for name, game in latest.items():
+            last[index[name]] = moment_of(game.played_at)
 
     def last_played(self, i: int) -> datetime | None:
         """When the i-th player last played, as a datetime (None: never)."""

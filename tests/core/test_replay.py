@@ -229,3 +229,27 @@ def test_player_states_come_back_unchanged_without_events() -> None:
     players = {"a": PlayerState(rating=1234.5, games=3, peak=1300)}
     by_games = ClubElo(ClubParams(uncertainty="games"))
     assert replay(by_games, [], players=players).players["a"] == players["a"]
+
+
+@pytest.mark.parametrize("system", [ClassicElo(), ClubElo(ClubParams(uncertainty="games"))])
+def test_last_played_left_to_the_engine_is_right_at_every_checkpoint(system: RatingSystem
+                                                                      ) -> None:
+    """These rules leave last_played to the engine (GameRun.defer_last_played), which records
+    it before each checkpoint, before a rating period (which records its own) and at the end:
+    every state shows the player's last game, as when each game is a period of its own."""
+    steps: list[Step] = [
+        game("ann", "bob", 1, 1), game("cid", "dan", 0, 2),
+        game("ann", "cid", 1, 3),
+        RatingPeriod((game("bob", "dan", 1, 5), game("ann", "dan", 0, 4))),
+        game("cid", "bob", 0.5, 6), Retire("ann", day(7)), game("dan", "cid", 1, 8),
+    ]
+    deferred = replay(system, steps, checkpoint_every=2)
+    one_by_one = replay(system, [RatingPeriod((s,)) if isinstance(s, Game) else s
+                                 for s in steps], checkpoint_every=2)
+    for ours, theirs in zip((*deferred.checkpoints, deferred.final),
+                            (*one_by_one.checkpoints, one_by_one.final), strict=True):
+        assert ours.position == theirs.position
+        assert {n: s.last_played for n, s in ours.players.items()} == {
+            n: s.last_played for n, s in theirs.players.items()}
+    assert {n: s.last_played for n, s in deferred.players.items()} == {
+        "ann": day(5), "bob": day(6), "cid": day(8), "dan": day(8)}

@@ -107,6 +107,20 @@ async def ratings(chat: Transcript) -> dict[str, float]:
     return {row.name: row.rating for row in board.rows}
 
 
+async def switch_to_today(chat: Transcript, before: str, today: str, changes: list[str]
+                          ) -> None:
+    """``/system club``: a preview of ``changes`` that moves nothing (the board is still
+    ``before``), then ``/apply``, after which the board is ``today``'s."""
+    assert await chat.say("/system club") == "\n".join([
+        "Setting ladder main to club (defaults) re-rates every game and would change:",
+        *changes, text("apply_hint_system")])
+    assert await chat.say("/top") == before
+    assert await chat.say("/apply") == "\n".join([
+        "Ladder main now uses club (defaults); every game was re-rated. Ratings changed:",
+        *changes])
+    assert await chat.say("/top") == today
+
+
 async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
     tmp_path: Path,
 ) -> None:
@@ -123,14 +137,7 @@ async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
         assert ("with the defaults it was set up with (edition 1; /system club gives it today's "
                 "and re-rates every game)" in await chat.say("/settings"))
         # Previewed first (issue 19): nothing moves until /apply.
-        assert await chat.say("/system club") == "\n".join([
-            "Setting ladder main to club (defaults) re-rates every game and would change:",
-            "ann: 1536 -> 1553?", "bob: 1464 -> 1447?", text("apply_hint_system")])
-        assert await chat.say("/top") == before
-        assert await chat.say("/apply") == "\n".join([
-            "Ladder main now uses club (defaults); every game was re-rated. Ratings changed:",
-            "ann: 1536 -> 1553?", "bob: 1464 -> 1447?"])
-        assert await chat.say("/top") == today
+        await switch_to_today(chat, before, today, ["ann: 1536 -> 1553?", "bob: 1464 -> 1447?"])
         settings = await chat.say("/settings")
         assert "edition" not in settings and "information=0.75, first_opponents=0.5" in settings
         assert "Undoing" in await chat.say("/undo")
@@ -163,14 +170,7 @@ async def test_a_ladder_on_edition_2_rates_by_it_until_the_system_is_set_again(
         assert ("with the defaults it was set up with (edition 2; /system club gives it today's "
                 "and re-rates every game)" in settings)
         assert "newcomer_spread=0.0, " in settings and "information=1.0, " in settings
-        assert await chat.say("/system club") == "\n".join([
-            "Setting ladder main to club (defaults) re-rates every game and would change:",
-            "ann: 1552 -> 1553?", "bob: 1448 -> 1447?", text("apply_hint_system")])
-        assert await chat.say("/top") == before
-        assert await chat.say("/apply") == "\n".join([
-            "Ladder main now uses club (defaults); every game was re-rated. Ratings changed:",
-            "ann: 1552 -> 1553?", "bob: 1448 -> 1447?"])
-        assert await chat.say("/top") == today
+        await switch_to_today(chat, before, today, ["ann: 1552 -> 1553?", "bob: 1448 -> 1447?"])
         assert "edition" not in await chat.say("/settings")
         assert "Undoing" in await chat.say("/undo")
         await chat.say("/apply")

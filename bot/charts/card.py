@@ -2,7 +2,8 @@
 system keeps one, change and games, as a PNG sized for a phone.
 
 Drawn on a bare :class:`~matplotlib.figure.Figure` with the Agg canvas: no pyplot and no global
-state, so cards can be drawn in several threads at once.
+state, so cards can be drawn in several threads at once. Every text is drawn as written
+(``parse_math=False``): a name or ladder like ``$\\q$`` is no math text to matplotlib (issue 30).
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ def leaderboard_card(
 
     def put(x: float, y: float, shown: str, font: FontProperties, colour: str,
             align: Literal["left", "right"] = "right") -> None:
-        figure.text(*at(x, y), shown, va="center", ha=align, fontproperties=font, color=colour)
+        figure.text(*at(x, y), shown, va="center", ha=align, fontproperties=font, color=colour,
+                    parse_math=False)
 
     top = TITLE_PX + HEADER_PX
 
@@ -116,7 +118,7 @@ def leaderboard_card(
         row (matplotlib spaces lines by the first font's ascent plus descent times it)."""
         if any(lines):
             figure.text(*at(x, top), "\n".join(lines), va="top", ha=align, fontproperties=font,
-                        color=colour, linespacing=ROW_PX / line_height(font))
+                        color=colour, linespacing=ROW_PX / line_height(font), parse_math=False)
 
     deviations = any(row.deviation is not None for row in rows)
     games_x = width - PAD
@@ -148,7 +150,7 @@ def leaderboard_card(
     for n, row in enumerate(rows):
         figure.text(*at(name_x, top + n * ROW_PX + baseline),
                     fonts.laid_out(fonts.fitted(row.name, name_columns)), va="baseline", ha="left",
-                    fontproperties=names, color=colours.text)
+                    fontproperties=names, color=colours.text, parse_math=False)
     column(rating_x, [f"{row.rating:.0f}" + ("?" if row.provisional else "") for row in rows],
            bold, colours.text)
     column(deviation_x, ["" if row.deviation is None else f"±{row.deviation:.0f}"

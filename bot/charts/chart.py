@@ -4,7 +4,9 @@ system keeps a deviation (Glicko's RD: the rating is within about ±2 RD with 95
 Glickman 1999, section 2).
 
 Drawn on a bare :class:`~matplotlib.figure.Figure` with the Agg canvas: no pyplot and no global
-state, so charts can be drawn in several threads at once.
+state, so charts can be drawn in several threads at once. Every text is drawn as written
+(``parse_math=False``, the legend's too): a name like ``$\\q$`` is no math text to matplotlib
+(issue 30).
 """
 
 from __future__ import annotations
@@ -163,12 +165,16 @@ def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "lig
     axes.yaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     axes.yaxis.set_major_formatter(FuncFormatter(_rating_tick))
     _style(axes, colours, body)
-    axes.set_ylabel(text("chart_rating_axis"), fontproperties=body, color=colours.muted)
-    axes.legend(handles=legend, loc="upper left", prop=names, frameon=False,
-                labelcolor=colours.text, ncols=len(legend), bbox_to_anchor=(0, 1.12))
+    axes.set_ylabel(text("chart_rating_axis"), fontproperties=body, color=colours.muted,
+                    parse_math=False)
+    shown = axes.legend(handles=legend, loc="upper left", prop=names, frameon=False,
+                        labelcolor=colours.text, ncols=len(legend), bbox_to_anchor=(0, 1.12))
+    # The legend takes no parse_math of its own: its texts are told one by one.
+    for label in shown.get_texts():
+        label.set_parse_math(False)
     heading = figure.text(LEFT / WIDTH, 1 - 22 / HEIGHT, fonts.shown_sentence(title),
                           va="center", ha="left", fontproperties=fonts.properties(TITLE_PX, DPI),
-                          color=colours.text, gid="title")
+                          color=colours.text, gid="title", parse_math=False)
     renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]
     room = WIDTH - LEFT - RIGHT
     width = heading.get_window_extent(renderer).width
@@ -218,7 +224,7 @@ def _mark_peaks(axes: Axes, peaks: Sequence[tuple[float, float, str]], colours: 
         label = axes.annotate(text("chart_peak", rating=f"{rating:.0f}"), (when, rating),
                               xytext=_PLACES[0][:2], textcoords="offset points",
                               fontproperties=font, color=colour, zorder=5,
-                              gid=f"peak-label-{index}")
+                              gid=f"peak-label-{index}", parse_math=False)
         chosen: _Place | None = None
         for place in _PLACES:
             box = _placed(label, place, renderer)

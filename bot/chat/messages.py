@@ -28,6 +28,9 @@ MESSAGES: dict[str, str] = {
     "bad_date": "Give a birth date as YYYY-MM-DD, from 1900-01-01 to yesterday (not {text}).",
     "birth_date_future": "A birth date cannot be today or later ({text}); give it as "
                          "YYYY-MM-DD, up to yesterday.",
+    "name_invisible": "That name holds {char}, a character nobody sees (an invisible letter, a "
+                      "filler, or a mark that changes no letter). Try /register with the name "
+                      "as it reads.",
     "name_a_member": "Name a member, e.g. @bob.",
     "unknown_member": "There is no member called {name}. /top lists everyone.",
     "unknown_ladder": "There is no ladder {ladder}. Ladders: {ladders}.",
@@ -131,6 +134,9 @@ MESSAGES: dict[str, str] = {
     "card_too_slow": "The leaderboard card was not ready within {seconds} s, so it was "
                      "stopped; please try again later.",
     "evaluation_too_slow": "Evaluating {ladder} takes longer than {seconds} s, so it was "
+    "import_name_invisible": "{file} row {row}, column {column}: {name!r} is no member's name "
+                             "and cannot be a new one: it holds {char}, a character nobody "
+                             "sees. Nothing was imported.",
                            "stopped: run clubrating evaluate on an export of the ladder instead.",
     "import_too_slow": "Checking the file took longer than {seconds} s, so it was stopped and "
                        "nothing was imported; import it in smaller parts.",

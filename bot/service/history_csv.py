@@ -271,7 +271,25 @@ def _number(text: str, column: str) -> float:
     return value
 
 
+#: what a spreadsheet takes a cell starting with for a formula (OWASP, "CSV Injection"), and
+#: the quote that marks such a cell as text; a name starting with the quote gets one more, so
+#: that reading takes exactly one off every name (issue 30)
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+_QUOTE = "'"
+
+
+def name_cell(name: str) -> str:
+    """A name as its cell is written (player_a, player_b, player): with one more leading
+    ``'`` when it starts with a character a spreadsheet would run as a formula, or with ``'``
+    itself. :func:`_name` reads it back as the name."""
+    return _QUOTE + name if name.startswith(_FORMULA_STARTS) else name
+
+
 def _name(text: str, column: str) -> str:
+    """A name cell as the name (every reader of the history files goes through here, so that
+    import and replay read names alike): exactly one leading ``'`` taken off
+    (:func:`name_cell`)."""
+    text = text.removeprefix(_QUOTE)
     if not text:
         raise CellError(column, "is empty")
     if len(text) > MAX_NAME_LENGTH:
@@ -679,13 +697,15 @@ def write_events(steps: list[Step], names: dict[str, str], labels: list[str]) ->
 
     def row(event: Event, label: str) -> list[str]:
         if isinstance(event, Game):
-            cells = [event.played_at.isoformat(), label, names[event.player_a],
-                     names[event.player_b], _exact(event.score_a), _exact(event.handicap), "game"]
+            cells = [event.played_at.isoformat(), label, name_cell(names[event.player_a]),
+                     name_cell(names[event.player_b]), _exact(event.score_a),
+                     _exact(event.handicap), "game"]
             colour = COLOUR[event.first_move] or ""
         else:
             kind = "join" if isinstance(event, Join) else (
                 "retire" if isinstance(event, Retire) else "return")
-            cells = [event.played_at.isoformat(), label, names[event.player], "", "", "", kind]
+            cells = [event.played_at.isoformat(), label, name_cell(names[event.player]), "", "",
+                     "", kind]
             colour = ""
         return [*cells, colour] if coloured else cells
 

@@ -137,6 +137,7 @@ def _new_name(name: str, file: str, row: int, column: str) -> str:
     try:
         return parse.display_name(name)
     except Refusal as refusal:
-        key = "import_name_too_long" if refusal.key == "name_too_long" else "import_bad_name"
+        key = {"name_too_long": "import_name_too_long",
+               "name_invisible": "import_name_invisible"}.get(refusal.key, "import_bad_name")
         raise Refusal(key, file=file, row=row, column=column, name=name,
-                      limit=parse.MAX_NAME) from None
+                      limit=parse.MAX_NAME, char=refusal.params.get("char")) from None

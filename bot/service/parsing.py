@@ -6,6 +6,7 @@ Each reader returns the value or raises a :class:`Refusal` that says what is wro
 from __future__ import annotations
 
 import math
+import unicodedata
 from datetime import date, datetime
 
 from ratings_core.parameters import out_of_bounds, with_overrides
@@ -13,6 +14,7 @@ from ratings_core.systems import make_system, preset_params, system_names
 
 from .errors import Refusal
 from .ladder_settings import names, parse
+from .lookalike import unseen
 
 MAX_NAME = 32
 #: the largest handicap, either way, in the ladder system's unit (stones for rs-go, rating
@@ -27,9 +29,14 @@ RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw"
 
 
 def display_name(text: str) -> str:
-    """A member's name: printable, with a letter (a name of digits would read as a platform's
-    user id where members are named by id), not starting with @, at most 32 characters."""
-    name = " ".join(text.split())
+    """A member's name, in NFC: printable, with a letter (a name of digits would read as a
+    platform's user id where members are named by id), not starting with @, at most 32
+    characters, and without a character nobody sees (:func:`~bot.service.lookalike.unseen`,
+    issue 30: "alice" with an invisible joiner would pass for alice)."""
+    name = unicodedata.normalize("NFC", " ".join(text.split()))
+    hidden = unseen(name)
+    if hidden is not None:
+        raise Refusal("name_invisible", char=f"U+{ord(hidden):04X}")
     if (not name or name.startswith("@") or not name.isprintable()
             or not any(ch.isalpha() for ch in name)):
         raise Refusal("bad_name", limit=MAX_NAME)

@@ -113,6 +113,9 @@ MESSAGES: dict[str, str] = {
     "import_name_too_long": "{file} row {row}, column {column}: {name!r} is no member's name "
                             "and cannot be a new one: a name has {limit} characters at most. "
                             "Nothing was imported.",
+    "import_name_invisible": "{file} row {row}, column {column}: {name!r} is no member's name "
+                             "and cannot be a new one: it holds {char}, a character nobody "
+                             "sees. Nothing was imported.",
     "import_name_taken": "{file} row {row}, column {column}: {name!r} was imported before and "
                          "is now {member!r}; write {member!r} instead. Nothing was imported.",
     "import_duplicate": "{file} has the same rows as {earlier}, imported into {ladder} on "
@@ -134,9 +137,6 @@ MESSAGES: dict[str, str] = {
     "card_too_slow": "The leaderboard card was not ready within {seconds} s, so it was "
                      "stopped; please try again later.",
     "evaluation_too_slow": "Evaluating {ladder} takes longer than {seconds} s, so it was "
-    "import_name_invisible": "{file} row {row}, column {column}: {name!r} is no member's name "
-                             "and cannot be a new one: it holds {char}, a character nobody "
-                             "sees. Nothing was imported.",
                            "stopped: run clubrating evaluate on an export of the ladder instead.",
     "import_too_slow": "Checking the file took longer than {seconds} s, so it was stopped and "
                        "nothing was imported; import it in smaller parts.",

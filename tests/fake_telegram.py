@@ -31,6 +31,8 @@ from typing import Any
 from aiohttp import web
 
 BOT_ID = 123456
+#: the user Telegram shows as the sender of every message sent on behalf of a channel
+CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
 TOKEN = f"{BOT_ID}:TEST-TOKEN"
 BOT_USERNAME = "clubrating_bot"
 
@@ -77,10 +79,12 @@ class Chat:
     creator: User | None = None
     bot_admin: bool = True
     bot_left: bool = False  # the bot was removed from the chat: its posts are refused
+    is_forum: bool = False  # a supergroup whose messages live in topics
 
     def api(self) -> dict[str, Any]:
         if self.user is None:
-            return {"id": self.id, "type": self.type, "title": self.title}
+            forum = {"is_forum": True} if self.is_forum else {}
+            return {"id": self.id, "type": self.type, "title": self.title} | forum
         names = {k: v for k, v in self.user.api().items() if k not in ("id", "is_bot")}
         return {"id": self.id, "type": "private"} | names
 
@@ -280,8 +284,10 @@ class FakeTelegram:
         creator: User | None = None,
         bot_admin: bool = True,
         type: str = "supergroup",
+        forum: bool = False,
     ) -> Chat:
-        chat = Chat(chat_id, type, title, admins=list(admins), creator=creator, bot_admin=bot_admin)
+        chat = Chat(chat_id, type, title, admins=list(admins), creator=creator,
+                    bot_admin=bot_admin, is_forum=forum)
         self._chats[chat_id] = chat
         return chat
 
@@ -291,6 +297,15 @@ class FakeTelegram:
             self._chats[user.id] = Chat(user.id, "private", user=user)
         return self._chats[user.id]
 
+    def topic(self, chat: Chat, creator: User, name: str) -> int:
+        """``creator`` opens a topic in the forum ``chat``: its creation message (a service
+        message, ``forum_topic_created``), whose id is the topic's thread id."""
+        assert chat.is_forum, f"chat {chat.id} is no forum"
+        created = {"name": name, "icon_color": 7322096}
+        message = self._store(chat, creator, forum_topic_created=created)
+        message["message_thread_id"] = message["message_id"]
+        return int(message["message_id"])
+
     async def send(
         self,
         chat: Chat | User | int,
@@ -298,9 +313,14 @@ class FakeTelegram:
         text: str,
         reply_to: int | Output | None = None,
         mention: User | Iterable[User] | None = None,
+        topic: int | None = None,
+        sender_chat: Chat | None = None,
     ) -> int:
         """Queue a text message from ``user``; returns its update_id. ``mention`` users get a
-        text_mention entity on their full name (appended to the text when it is missing)."""
+        text_mention entity on their full name (appended to the text when it is missing).
+        ``topic``: sent in that forum topic, as Telegram sends it: with the topic's thread id,
+        and answering the topic's creation message unless it answers another (``reply_to``).
+        ``sender_chat``: sent on behalf of that channel, from Telegram's shared channel user."""
         chat = self._chat(chat)
         entities = [
             {"type": kind, "offset": _u16(text[: m.start()]), "length": _u16(m.group())}
@@ -315,6 +335,11 @@ class FakeTelegram:
             entities.append({"type": "text_mention", "offset": offset,
                              "length": _u16(target.full_name), "user": target.api()})
         message = self._store(chat, user, text=text, entities=entities or None)
+        if sender_chat is not None:
+            message["from"], message["sender_chat"] = dict(CHANNEL_BOT), sender_chat.api()
+        if topic is not None:
+            message |= {"message_thread_id": topic, "is_topic_message": True}
+            reply_to = reply_to if reply_to is not None else topic
         if reply_to is not None:
             replied = self.message(chat, getattr(reply_to, "message_id", reply_to))
             assert replied is not None, f"no message {reply_to} in chat {chat.id}"

@@ -12,11 +12,12 @@ import logging
 from pathlib import Path
 from typing import TextIO
 
-from bot.chat.commands import Context, execute, parse
+from bot.chat import intake
+from bot.chat.commands import Context, parse
 from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.chat.ratelimit import RateLimiter
-from bot.chat.words import Usage, Words
+from bot.chat.words import Words
 from bot.scheduling.publishing import Picture
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
@@ -54,23 +55,24 @@ class Console:
         return text("console_welcome", club=f"{PLATFORM}:{CHAT}", user=self.user)
 
     async def handle(self, line: str) -> str:
-        """The answer to one line typed by the current user."""
+        """The answer to one line typed by the current user ("" past the rate, once told)."""
         line = line.strip()
         if not line or line.startswith("#"):
             return ""
+        if line.split(maxsplit=1)[0].lower() == "/as":  # the operator's own switch, not a command
+            try:
+                return self._become(parse(line)[1])
+            except Refusal as refusal:
+                return render(refusal)
         try:
-            command, words = parse(line)
-            if command == "as":
-                return self._become(words)
-            answer = await execute(
-                Context(self.service, self.caller, self.limiter, operator_channel), command, words)
-        except Refusal as refusal:
-            return render(refusal)
-        except Usage as usage:
-            return text("usage", usage=text(usage.args[0]))
+            ctx = Context(self.service, self.caller, self.limiter, operator_channel)
+            reply = await intake.command(ctx, lambda: parse(line), line.split()[0].lstrip("/"))
         except Exception:
             log.exception("console command failed: %r", line)
             return text("internal_error")
+        if reply is None:
+            return ""
+        answer = reply.answer
         if isinstance(answer, str):
             return answer
         if isinstance(answer, Picture):

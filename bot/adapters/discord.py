@@ -37,11 +37,11 @@ from bot.adapters.discord_render import (
     pieces,
     refusal_text,
 )
-from bot.chat import actions
-from bot.chat.commands import ChannelCheck, Context, check_rate, execute, parse
+from bot.chat import actions, intake
+from bot.chat.commands import ChannelCheck, Context, parse
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
-from bot.chat.words import Pointed, Usage, Words
+from bot.chat.words import Pointed, Words
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
@@ -238,9 +238,10 @@ class DiscordFrontEnd:
                 kept[key] = value.display_name
             elif value:
                 kept[key] = value
-        await self._run(interaction, command, Words(words, kept, members))
+        read = Words(words, kept, members)
+        await self._run(interaction, command, lambda: (command, read))
 
-    async def _run(self, interaction: Interaction, command: str, words: Words) -> None:
+    async def _run(self, interaction: Interaction, command: str, read: intake.Read) -> None:
         if interaction.guild_id is None:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
             return
@@ -248,20 +249,20 @@ class DiscordFrontEnd:
             caller = await self.caller(interaction)
             if command in SLOW:
                 await interaction.response.defer(thinking=True)
-            try:
-                answer: Answer = await execute(
-                    Context(self.service, caller, self.limiter, _channel_check(interaction)),
-                    command, words)
-            except Refusal as refusal:
-                await self._say(interaction, refusal_text(refusal), ephemeral=True)
+            ctx = Context(self.service, caller, self.limiter, _channel_check(interaction))
+            reply = await intake.command(ctx, read, command)
+            if reply is None:  # past the rate, and told so: nothing is sent
+                if interaction.response.is_done():  # the "thinking..." of a slow command
+                    with contextlib.suppress(discord.HTTPException):
+                        await interaction.delete_original_response()
                 return
-            except Usage as usage:
-                await self._say(interaction, text("usage", usage=text(usage.args[0])),
+            if reply.refused:
+                await self._say(interaction, refusal_text(str(reply.answer)),
                                 ephemeral=True)
                 return
             if command == "set":
                 self._roles.pop(caller.chat_id, None)
-            await self.answer(interaction, answer, ephemeral=command in PERSONAL)
+            await self.answer(interaction, reply.answer, ephemeral=command in PERSONAL)
 
     async def run_line(self, interaction: Interaction, command: str,
                        arguments: str | None) -> None:
@@ -273,13 +274,11 @@ class DiscordFrontEnd:
         def mark(mention: re.Match[str]) -> str:
             return pointed.mark(UserRef(mention[1], mention[1]))
 
-        try:
+        def read() -> tuple[str, Words]:
             typed = _MENTION.sub(mark, arguments or "")
-            _, words = parse(f"/{command} {typed}", pointed)
-        except Refusal as refusal:
-            await self._say(interaction, refusal_text(refusal), ephemeral=True)
-            return
-        await self._run(interaction, command, words)
+            return command, parse(f"/{command} {typed}", pointed)[1]
+
+        await self._run(interaction, command, read)
 
     async def answer(self, interaction: Interaction, answer: Answer,
                      ephemeral: bool = False) -> None:
@@ -350,19 +349,19 @@ class DiscordFrontEnd:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
             return
         async with self._turn(interaction.user.id):
-            caller = await self.caller(interaction)
-            try:
-                check_rate(self.limiter, caller)
-                answer, page = await actions.press(self.service, caller,
-                                                   actions.read(action_id))
-            except Refusal as refusal:
-                await self._say(interaction, refusal_text(refusal), ephemeral=True)
+            ctx = Context(self.service, await self.caller(interaction), self.limiter)
+            reply = await intake.press(ctx, action_id)
+            if reply is None:  # past the rate, and told so: nothing is sent
                 return
-            piece = pieces(answer, page)[0]
+            if reply.refused:
+                await self._say(interaction, refusal_text(str(reply.answer)),
+                                ephemeral=True)
+                return
+            piece = pieces(reply.answer, reply.page)[0]
             try:
                 await interaction.response.edit_message(
-                    content=piece.content, embed=piece.embed, view=view_for(answer, page),
-                    allowed_mentions=NO_MENTIONS)
+                    content=piece.content, embed=piece.embed,
+                    view=view_for(reply.answer, reply.page), allowed_mentions=NO_MENTIONS)
             except discord.HTTPException as error:
                 if not _answered_already(error):
                     raise

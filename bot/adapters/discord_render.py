@@ -93,8 +93,10 @@ def pieces(answer: Answer, page: int = 0) -> list[Piece]:
     return [Piece(content=p) for p in cut(harmless(shown), CONTENT_LIMIT)]
 
 
-def refusal_text(refusal: Refusal) -> str:
-    return harmless(render(refusal))[:CONTENT_LIMIT]
+def refusal_text(refusal: Refusal | str) -> str:
+    """A refusal (or its sentence) as one message."""
+    shown = refusal if isinstance(refusal, str) else render(refusal)
+    return harmless(shown)[:CONTENT_LIMIT]
 
 
 # -- buttons ------------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ import html
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
+from typing import Any
 from urllib.parse import urlsplit
 
 from telegram import (
@@ -31,6 +31,7 @@ from telegram import (
     MessageEntity,
     Update,
 )
+from telegram import User as TelegramUser
 from telegram.constants import ChatType, ParseMode
 from telegram.error import (
     BadRequest,
@@ -52,18 +53,18 @@ from telegram.ext import (
     filters,
 )
 
+from bot.adapters.outbox import Outbox
 from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
-from bot.chat import actions
+from bot.chat import intake
 from bot.chat.actions import Action, actions_for, page_of
-from bot.chat.commands import COMMANDS, Answer, Context, check_rate, execute, parse
+from bot.chat.commands import COMMANDS, Answer, Context, parse
 from bot.chat.messages import text
 from bot.chat.presenter import cut, render
 from bot.chat.ratelimit import RateLimiter
-from bot.chat.words import Pointed, Usage, Words
+from bot.chat.words import Pointed, Words
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
-from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.results import (
     Audit,
@@ -90,18 +91,37 @@ ADMIN_TTL_SECONDS = 60.0
 POLL_INTERVAL = 0.005
 #: updates handled at once (one member's still one after another)
 CONCURRENT_UPDATES = 16
+#: updates that may wait at once for their member's turn or a slot (each is a small task)
+UPDATES_WAITING = 4096
+#: how long a stopping bot still sends the answers it has decided
+OUTBOX_CLOSE_SECONDS = 5.0
+#: Telegram's shared user of messages sent on behalf of a channel (``sender_chat`` says which)
+CHANNEL_BOT = 136817688
 #: flood-limit answers (429 RetryAfter) the rate limiter waits out before a call gives up
 RETRIES = 3
 #: commands whose first argument is a member: a reply or a text mention can name them
 NAMES_A_MEMBER = {"rating", "challenge", "report", "history", "h2h", "retire", "return"}
+def _replied_member(message: Message) -> TelegramUser | None:
+    """The member whose message ``message`` answers, if it answers one. In a forum topic every
+    message carries the topic's creation message as the one it answers (Telegram threads them
+    so): that, or any other service message (someone joined, a pin), answers no member; nor
+    does a message sent by a bot or on behalf of a channel or the group."""
+    replied = message.reply_to_message
+    if replied is None or replied.from_user is None or replied.from_user.is_bot:
+        return None
+    if replied.sender_chat is not None or (
+            message.is_topic_message and replied.message_id == message.message_thread_id):
+        return None
+    if filters.StatusUpdate.ALL.check_update(Update(0, message=replied)):
+        return None
+    return replied.from_user
+
+
 #: what is shown in Telegram's command menu (the rest are listed by /help)
 MENU = ["register", "rating", "top", "challenge", "report", "confirm", "dispute", "withdraw",
         "history", "h2h", "pending", "help"]
 #: answers shown in a monospaced block
 TABLES = (Leaderboard, History, HeadToHead, Audit, Preview)
-
-T = TypeVar("T")
-
 
 def file_url_for(base_url: str) -> str:
     """The file address matching a Bot API address (``.../bot`` -> ``.../file/bot``)."""
@@ -145,22 +165,30 @@ def keyboard(answer: Result | str, page: int = 0) -> InlineKeyboardMarkup | None
 
 
 class MemberOrderedUpdates(BaseUpdateProcessor):
-    """Updates run concurrently - while one waits on the database or the Bot API, the next
-    can run - but one member's updates run in the order they came, so a person's quick
-    successive commands are answered in turn. (The service orders a club's use cases itself.)"""
+    """Updates run concurrently - while one waits on the database, the next can run - but one
+    member's updates run in the order they came, so a person's quick successive commands are
+    answered in turn. (The service orders a club's use cases itself.)
 
-    def __init__(self, max_concurrent_updates: int = CONCURRENT_UPDATES) -> None:
-        super().__init__(max_concurrent_updates)
+    An update first waits for its member's turn, and only then takes one of the ``workers``
+    processing slots: a member who sends sixty commands at once holds one slot, not all of them
+    (python-telegram-bot's own semaphore, taken before this runs, only bounds how many updates
+    may wait at once). Answers are sent through the front-end's :class:`Outbox`, after the slot
+    is given back, so waiting for a group's flood limit holds no slot either (issue 30)."""
+
+    def __init__(self, workers: int = CONCURRENT_UPDATES) -> None:
+        super().__init__(UPDATES_WAITING)
+        self._slots = asyncio.Semaphore(workers)
         self._turns: dict[int, asyncio.Lock] = {}
 
     async def do_process_update(self, update: object, coroutine: Awaitable[object]) -> None:
         user = update.effective_user if isinstance(update, Update) else None
         if user is None:
-            await coroutine
+            async with self._slots:
+                await coroutine
             return
         turn = self._turns.setdefault(user.id, asyncio.Lock())
         try:
-            async with turn:
+            async with turn, self._slots:
                 await coroutine
         finally:
             if not turn.locked() and self._turns.get(user.id) is turn:
@@ -171,6 +199,21 @@ class MemberOrderedUpdates(BaseUpdateProcessor):
 
     async def shutdown(self) -> None:
         """Nothing to release."""
+
+
+class ReadsUnlimited(AIORateLimiter):
+    """python-telegram-bot's ``AIORateLimiter``, except that a call which only reads (``get...``:
+    a chat's administrators, a member's rights) is not counted against the chat's flood limit:
+    Telegram's 20 a minute in a group limits messages sent there, and a busy group must not make
+    the bot wait to learn who its moderators are."""
+
+    async def process_request(self, callback: Callable[..., Coroutine[Any, Any, Any]],
+                              args: Any, kwargs: dict[str, Any], endpoint: str,
+                              data: dict[str, Any], rate_limit_args: int | None) -> Any:
+        if endpoint.lower().startswith("get"):
+            data = {key: value for key, value in data.items() if key != "chat_id"}
+        return await super().process_request(callback, args, kwargs, endpoint, data,
+                                              rate_limit_args)
 
 
 class ClubApplication(Application):  # type: ignore[type-arg]
@@ -197,11 +240,13 @@ class TelegramFrontEnd:
         self.limiter = limiter
         self._monotonic = monotonic
         self._admins: dict[int, tuple[float, frozenset[int]]] = {}
+        self.outbox = Outbox()
 
     def application(self, token: str, base_url: str | None = None,
                     flood_limits: BaseRateLimiter[int] | None = None) -> Application:  # type: ignore[type-arg]
         """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server.
-        ``flood_limits`` paces its Bot API calls; by default an ``AIORateLimiter`` keeps within
+        ``flood_limits`` paces its Bot API calls; by default an ``AIORateLimiter`` (its sends:
+        :class:`ReadsUnlimited`) keeps within
         Telegram's flood limits (30 messages a second, 20 a minute in one group) and waits out
         a 429 answer (RetryAfter) up to ``RETRIES`` times before a call gives up."""
         builder = (
@@ -211,7 +256,7 @@ class TelegramFrontEnd:
             .request(AiohttpRequest())
             .get_updates_request(AiohttpRequest())
             .concurrent_updates(MemberOrderedUpdates())
-            .rate_limiter(flood_limits or AIORateLimiter(max_retries=RETRIES))
+            .rate_limiter(flood_limits or ReadsUnlimited(max_retries=RETRIES))
         )
         if base_url:
             builder = builder.base_url(base_url.rstrip("/")).base_file_url(
@@ -274,13 +319,11 @@ class TelegramFrontEnd:
                 token = pointed.mark(UserRef(str(entity.user.id), shown))
                 line = (encoded[:start].decode("utf-16-le", errors="replace") + token
                         + encoded[end:].decode("utf-16-le", errors="replace"))
-        replied = message.reply_to_message
+        author = _replied_member(message)
         words = line.split(maxsplit=1)
-        if (replied is not None and replied.from_user is not None
-                and not replied.from_user.is_bot and command in NAMES_A_MEMBER
+        if (author is not None and command in NAMES_A_MEMBER
                 and "@" not in (words[1] if len(words) > 1 else "")):
             rest = f" {words[1]}" if len(words) > 1 else ""
-            author = replied.from_user
             token = pointed.mark(UserRef(str(author.id), author.full_name))
             line = f"{words[0]} {token}{rest}"
         return parse(line, pointed)
@@ -288,30 +331,27 @@ class TelegramFrontEnd:
     async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
                          command: str) -> None:
         """/``command`` (its handler's name): in a group, run it and answer in the chat; in a
-        private chat, see :meth:`_private`."""
+        private chat, see :meth:`_private`. A message sent as a channel or as the group itself
+        (``sender_chat``) comes from a user Telegram shares among all such senders: it is
+        answered with one sentence and nothing is done, for nobody can tell who sent it."""
         message, chat = update.effective_message, update.effective_chat
         if message is None or chat is None or update.effective_user is None:
             return
-        if chat.type == ChatType.PRIVATE:
-            await self._private(message, context, update.effective_user.id, command)
+        if message.sender_chat is not None or update.effective_user.id == CHANNEL_BOT:
+            await self._as_a_chat(update, command)
             return
-        caller = await self._caller(update, context)
-        try:
-            typed, words = self._words(message, command)
-            # The command is the whole first word, as on the console. Telegram's command ends at
-            # the first character a name cannot hold: /top-5 came to /top's handler, but is
-            # answered as the unknown command it is.
-            if typed not in COMMANDS:
-                raise Refusal("bad_command", command=f"/{typed}"[:40])
-            user_id = update.effective_user.id
-            ctx = Context(self.service, caller, self.limiter,
-                          lambda channel: check_channel(context.bot, user_id, channel))
-            answer: Answer = await execute(ctx, typed, words)
-        except Refusal as refusal:
-            answer = render(refusal)
-        except Usage as usage:
-            answer = text("usage", usage=text(usage.args[0]))
-        await self._answer(message, answer)
+        if chat.type == ChatType.PRIVATE:
+            await self._private(update, context, command)
+            return
+        user_id = update.effective_user.id
+        ctx = Context(self.service, await self._caller(update, context), self.limiter,
+                      lambda channel: check_channel(context.bot, user_id, channel))
+        # The command is the whole first word, as on the console. Telegram's command ends at
+        # the first character a name cannot hold: /top-5 came to /top's handler, but is
+        # answered as the unknown command it is.
+        reply = await intake.command(ctx, lambda: self._words(message, command), command)
+        if reply is not None:
+            self._reply(message, reply.answer)
 
     async def on_other_command(self, update: Update,
                                context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -327,32 +367,56 @@ class TelegramFrontEnd:
         if mine or chat.type == ChatType.PRIVATE:
             await self.on_command(update, context, name.lower())
 
-    async def _private(self, message: Message, context: ContextTypes.DEFAULT_TYPE,
-                       user_id: int, command: str) -> None:
+    async def _private(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
+                       command: str) -> None:
         """In a private chat: /rating and /history speak about the member's own standing in
         each of their clubs; any other command says where the club's commands work. Each
         counts against the member's rate limit (in this private chat), as in a club."""
-        try:
-            check_rate(self.limiter, Caller(PLATFORM, str(message.chat.id), str(user_id), ""))
-        except Refusal as refusal:
-            await message.reply_text(as_html(render(refusal)), parse_mode=ParseMode.HTML)
-            return
-        if command not in ("rating", "history"):
-            await message.reply_text(as_html(text("telegram_private")), parse_mode=ParseMode.HTML)
-            return
-        user = str(user_id)
-        sections = []
-        for chat_id in await self.service.clubs_of(PLATFORM, user):
-            caller = Caller(PLATFORM, chat_id, user, user)
-            answer = await (self.service.profile(caller) if command == "rating"
-                            else self.service.history(caller))
-            try:
-                title = (await context.bot.get_chat(int(chat_id))).title or chat_id
-            except TelegramError:
-                title = chat_id
-            sections.append(text("private_club", club=title, profile=render(answer)))
-        await message.reply_text(as_html("\n\n".join(sections) or text("private_none")),
-                                 parse_mode=ParseMode.HTML)
+        message, user = update.effective_message, update.effective_user
+        assert message is not None and user is not None
+        own = str(user.id)
+
+        async def answer() -> str:
+            if command not in ("rating", "history"):
+                return text("telegram_private")
+            sections = []
+            for chat_id in await self.service.clubs_of(PLATFORM, own):
+                caller = Caller(PLATFORM, chat_id, own, own)
+                shown = await (self.service.profile(caller) if command == "rating"
+                               else self.service.history(caller))
+                try:
+                    title = (await context.bot.get_chat(int(chat_id))).title or chat_id
+                except TelegramError:
+                    title = chat_id
+                sections.append(text("private_club", club=title, profile=render(shown)))
+            return "\n\n".join(sections) or text("private_none")
+
+        caller = Caller(PLATFORM, str(message.chat.id), own, user.full_name,
+                        request_id=f"update:{update.update_id}", handle=user.username)
+        reply = await intake.answer(Context(self.service, caller, self.limiter), command,
+                                    answer)
+        if reply is not None:
+            self._reply(message, reply.answer)
+
+    async def _as_a_chat(self, update: Update, command: str) -> None:
+        """A command sent on behalf of a chat: refused, and counted against that chat (keyed by
+        its own id, never by the user Telegram shares among such senders)."""
+        message = update.effective_message
+        assert message is not None
+        sender = message.sender_chat
+        who = f"chat:{sender.id}" if sender is not None else f"user:{CHANNEL_BOT}"
+        caller = Caller(PLATFORM, str(message.chat_id), who, who)
+
+        async def refuse() -> str:
+            return text("telegram_sender_chat")
+
+        reply = await intake.answer(Context(self.service, caller, self.limiter), command, refuse)
+        if reply is not None:
+            self._reply(message, reply.answer)
+
+    def _reply(self, message: Message, answer: Answer) -> None:
+        """Answer ``message`` in its chat, after whatever the bot still has to say there."""
+        self.outbox.put(message.chat_id, partial(self._answer, message, answer))
 
     async def _answer(self, message: Message, answer: Answer) -> None:
         if isinstance(answer, Picture):
@@ -371,12 +435,6 @@ class TelegramFrontEnd:
             await message.reply_text(piece, parse_mode=ParseMode.HTML,
                                      reply_markup=markup if last else None, do_quote=False)
 
-    async def _send(self, call: Callable[..., Awaitable[T]], *args: object,
-                    **kwargs: object) -> T:
-        """Call the Bot API. Flood limits are waited out by the Application's rate limiter
-        (``AIORateLimiter``), under every call: this is only the button code's way in."""
-        return await call(*args, **kwargs)
-
     # -- buttons ----------------------------------------------------------------------------------
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -389,29 +447,29 @@ class TelegramFrontEnd:
         if query is None or query.message is None or chat is None:
             return
         if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
-            await self._answer_press(query, text("telegram_button_private")[:200],
-                                     show_alert=True)
+            await self._answer_press(query, text("telegram_button_private")[:200])
             return
-        caller = await self._caller(update, context)
-        try:
-            check_rate(self.limiter, caller)
-            answer, page = await actions.press(self.service, caller,
-                                               actions.read(query.data or ""))
-        except Refusal as refusal:
-            await self._answer_press(query, render(refusal)[:200], show_alert=True)
-            return
-        message = query.message
-        if not isinstance(message, Message):
+        ctx = Context(self.service, await self._caller(update, context), self.limiter)
+        reply = await intake.press(ctx, query.data or "")
+        if reply is None:  # past the rate, and told so: the spinner just stops
             await self._answer_press(query)
             return
-        # Two independent calls: the press's spinner stops while the message is edited.
-        await asyncio.gather(self._answer_press(query), self._edit(message, answer, page))
+        if reply.refused:
+            await self._answer_press(query, str(reply.answer)[:200])
+            return
+        # The press's spinner stops at once; the message is edited in its chat's turn.
+        await self._answer_press(query)
+        message = query.message
+        if isinstance(message, Message) and not isinstance(reply.answer, Picture):
+            self.outbox.put(message.chat_id,
+                            partial(self._edit, message, reply.answer, reply.page))
 
-    async def _answer_press(self, query: CallbackQuery, *args: object, **kwargs: object) -> None:
-        """Stop the press's spinner. A press delivered again (after a restart) was answered
-        the first time: Telegram then refuses a second answer, which is no failure."""
+    async def _answer_press(self, query: CallbackQuery, alert: str | None = None) -> None:
+        """Stop the press's spinner, with an ``alert`` shown to the presser alone if any. A
+        press delivered again (after a restart) was answered the first time: Telegram then
+        refuses a second answer, which is no failure."""
         try:
-            await self._send(query.answer, *args, **kwargs)
+            await query.answer(alert, show_alert=alert is not None)
         except BadRequest as error:
             if "query is too old" not in error.message.lower():
                 raise
@@ -421,8 +479,8 @@ class TelegramFrontEnd:
         """Show the outcome in the message whose button was pressed."""
         shown = page_of(answer, page) if isinstance(answer, Leaderboard) else answer
         try:
-            await self._send(message.edit_text, split_html(as_html(shown))[0],
-                             parse_mode=ParseMode.HTML, reply_markup=keyboard(answer, page))
+            await message.edit_text(split_html(as_html(shown))[0], parse_mode=ParseMode.HTML,
+                                    reply_markup=keyboard(answer, page))
         except BadRequest as error:
             # Two members pressed the same button: the message already shows the answer.
             if "not modified" not in error.message.lower():
@@ -500,7 +558,8 @@ class TelegramBot:
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str,
                  base_url: str | None = None, webhook: Webhook | None = None) -> None:
-        self.app = TelegramFrontEnd(service, limiter).application(token, base_url)
+        self.front = TelegramFrontEnd(service, limiter)
+        self.app = self.front.application(token, base_url)
         self.publisher = TelegramPublisher(self.app.bot)
         self._base_url = base_url
         self._webhook = webhook
@@ -548,6 +607,7 @@ class TelegramBot:
         app = self.app
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
+        await self.front.outbox.close(OUTBOX_CLOSE_SECONDS)
         if app.running:
             await app.stop()
         await app.shutdown()

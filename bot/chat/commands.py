@@ -1,7 +1,8 @@
 """The product's chat commands, the same on every front-end: words in, a service call, an answer.
 
 A front-end turns a message into a command name and words (``parse``), builds a
-:class:`Context` (who asks, where), and calls :func:`execute`. The answer is a service result or
+:class:`Context` (who asks, where), and hands both to :mod:`bot.chat.intake`, which counts the
+rate and calls :func:`execute`. The answer is a service result or
 a catalogue sentence; a refusal is raised as :class:`~bot.service.errors.Refusal` and an unusable
 command as :class:`~bot.chat.words.Usage` (carrying the usage line's message key). Reading the
 words is :mod:`bot.chat.words`'s; ``/help`` is :mod:`bot.chat.help`'s, from :data:`COMMANDS`.
@@ -10,7 +11,6 @@ words is :mod:`bot.chat.words`'s; ``/help`` is :mod:`bot.chat.help`'s, from :dat
 from __future__ import annotations
 
 import shlex
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -18,7 +18,6 @@ from datetime import timedelta
 from bot.chat.help import MEMBER_HELP, MODERATOR_HELP, command_help, listed
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
-from bot.chat.usecase_log import log_use_case
 from bot.chat.words import (
     MAX_LINE,
     ExtraWord,
@@ -120,46 +119,21 @@ def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
     return command, Words(args, options, members, repeated)
 
 
-def check_rate(limiter: RateLimiter, caller: Caller) -> None:
-    """Count one command or button press of ``caller`` (per platform, chat and user) with
-    ``limiter``; raises ``Refusal("rate_limited")`` past its rate (``CLUBRATING_RATE_LIMIT``).
-    The platform's moderators are limited too, at ``bot.chat.ratelimit.MODERATOR_FACTOR`` times
-    the rate."""
-    limiter.check((caller.platform, caller.chat_id, caller.user), moderator=caller.moderator)
-
-
 async def execute(ctx: Context, command: str, words: Words) -> Answer:
-    """Run one command; raises :class:`Refusal` or :class:`Usage`. A caller past the rate
-    limit is refused before anything runs; every call is logged as one structured line."""
-    began, outcome = time.perf_counter(), "ok"
+    """Run one command; raises :class:`Refusal` or :class:`Usage`. Front-ends come through
+    :mod:`bot.chat.intake`, which counts the rate and logs each call first."""
+    entry = COMMANDS.get(command)
+    if entry is None:
+        raise Refusal("bad_command", command=f"/{command}"[:40])
     try:
-        check_rate(ctx.limiter, ctx.caller)
-        entry = COMMANDS.get(command)
-        if entry is None:
-            raise Refusal("bad_command", command=f"/{command}"[:40])
-        try:
-            entry.check(words)
-            return await entry.handler(ctx, words)
-        except Usage:
-            raise Usage(entry.usage) from None
-        except UnknownOption as unknown:
-            raise entry.unknown(command, unknown.args[0]) from None
-        except ExtraWord as extra:
-            raise Refusal("extra_word", word=extra.args[0][:40],
-                          usage=text(entry.usage)) from None
-    except Refusal as refusal:
-        outcome = f"refused:{refusal.key}"
-        raise
+        entry.check(words)
+        return await entry.handler(ctx, words)
     except Usage:
-        outcome = "usage"
-        raise
-    except BaseException as error:
-        outcome = f"error:{type(error).__name__}"
-        raise
-    finally:
-        caller = ctx.caller
-        log_use_case(f"{caller.platform}:{caller.chat_id}", caller.user, command[:40], outcome,
-                     time.perf_counter() - began)
+        raise Usage(entry.usage) from None
+    except UnknownOption as unknown:
+        raise entry.unknown(command, unknown.args[0]) from None
+    except ExtraWord as extra:
+        raise Refusal("extra_word", word=extra.args[0][:40], usage=text(entry.usage)) from None
 
 
 class Command(tuple[Handler, str]):

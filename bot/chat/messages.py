@@ -467,6 +467,8 @@ MESSAGES: dict[str, str] = {
     "example_digest": "/digest blitz",
     "example_claim": "/claim Ann",
     # -- Telegram -------------------------------------------------------------------------------
+    "telegram_sender_chat": "Commands work from your own account only: send this as yourself, "
+                            "not as a channel or anonymously as the group.",
     "telegram_private": "Add me to your club's group and use the commands there; /help there "
                         "lists them. Here, /rating and /history show your standing in each of "
                         "your clubs.",

@@ -1,6 +1,9 @@
 """A per-member rate limit on chat commands and button presses: a member who sends more than a
-few a minute in a club (or in their private chat with the bot) is answered with one friendly
-sentence and nothing is done.
+few a minute in a club (or in their private chat with the bot) is answered once with a friendly
+sentence, then not at all until the window lets them in again, and nothing they send meanwhile
+is done. Silence matters as much as the refusal: every answer, a refusal too, is a message that
+waits in the platform's per-chat flood limit (Telegram: 20 a minute in a group), so a flood that
+was answered line by line would stall its own chat and the bot's sending for minutes (issue 30).
 
 A sliding window per (platform, chat, user), timed by the service's injected clock, so that tests
 move time by hand. Commands and button presses count alike. Moderators (the platform's:
@@ -64,6 +67,11 @@ def parse_rate(text: str) -> Rate | None:
     return rate
 
 
+class Silenced(Exception):
+    """A command or press past the rate whose member was told so already in this window: it is
+    dropped without an answer."""
+
+
 class RateLimiter:
     """The sliding windows of one process: :mod:`bot.app` makes one and gives it to every
     front-end, so that a member's commands count alike whichever handler receives them; a rate
@@ -73,11 +81,14 @@ class RateLimiter:
         self._clock = clock
         self.rate = rate
         self._recent: dict[Key, deque[datetime]] = {}
+        #: when each member past the rate was last told so
+        self._noticed: dict[Key, datetime] = {}
 
     def check(self, key: Key, moderator: bool = False) -> None:
-        """Count one command (or button press) of ``key``; raises ``Refusal("rate_limited")``
-        past the rate, ``MODERATOR_FACTOR`` times it for a ``moderator`` (the refused command is
-        not counted, so waiting the said seconds is enough)."""
+        """Count one command (or button press) of ``key``. Past the rate (``MODERATOR_FACTOR``
+        times it for a ``moderator``) raises ``Refusal("rate_limited")`` once per window, and
+        :class:`Silenced` for the rest of that window; what is refused is not counted, so
+        waiting the said seconds is enough."""
         rate = self.rate
         if rate is None:
             return
@@ -91,6 +102,10 @@ class RateLimiter:
         while recent and (now - recent[0]).total_seconds() >= rate.seconds:
             recent.popleft()
         if len(recent) >= allowed:
+            noticed = self._noticed.get(key)
+            if noticed is not None and (now - noticed).total_seconds() < rate.seconds:
+                raise Silenced
+            self._noticed[key] = now
             wait = rate.seconds - (now - recent[-allowed]).total_seconds()
             raise Refusal("rate_limited", seconds=max(1, math.ceil(wait)))
         recent.append(now)
@@ -100,4 +115,5 @@ class RateLimiter:
         for key in [k for k, times in self._recent.items()
                     if not times or (now - times[-1]).total_seconds() >= self.rate.seconds]:
             del self._recent[key]
+            self._noticed.pop(key, None)
 

@@ -14,7 +14,8 @@ Roles, in a club A where alice reported a game against bob that waits for bob:
   Discord: a member of both servers, registered in the second one).
 
 Each cell runs on a fresh club (its own chat), through the real front-end: the line is typed
-as that person and the outcome recorded where the front-end calls ``bot.chat.commands.execute``.
+as that person and the outcome recorded where every front-end calls
+``bot.chat.commands.execute`` (in ``bot.chat.intake``).
 ``A`` means the command must be carried out, ``D`` that it must be refused; a refusal must be
 shown in the chat and change nothing in the log. An escalation is a ``D`` carried out.
 
@@ -38,11 +39,9 @@ from typing import Any, Protocol
 import pytest
 
 import bot.chat.commands
-from bot.adapters import console as console_module
-from bot.adapters import discord as discord_module
-from bot.adapters import telegram as telegram_module
 from bot.adapters.console import Console
 from bot.charts import pictures
+from bot.chat import intake
 from bot.chat.commands import COMMANDS
 from bot.chat.messages import text
 from bot.chat.presenter import render
@@ -408,11 +407,12 @@ async def discord_runner(path: Path, by_club_role: bool = False) -> AsyncIterato
         yield DiscordRunner(running, by_club_role)
 
 
-#: front-end name -> (how to start it, the module whose ``execute`` it calls)
-RUNNERS: dict[str, tuple[Callable[[Path], Any], Any]] = {
-    "console": (console_runner, console_module),
-    "telegram": (telegram_runner, telegram_module),
-    "discord": (discord_runner, discord_module),
+#: front-end name -> how to start it (every front-end calls ``execute`` through
+#: ``bot.chat.intake``, where it is recorded)
+RUNNERS: dict[str, Callable[[Path], Any]] = {
+    "console": console_runner,
+    "telegram": telegram_runner,
+    "discord": discord_runner,
 }
 
 
@@ -533,9 +533,8 @@ def no_drawing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("front_end", list(RUNNERS))
 async def test_permission_matrix(front_end: str, tmp_path: Path, no_drawing: None,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    start, module = RUNNERS[front_end]
-    async with start(tmp_path / "club.db") as runner:
-        monkeypatch.setattr(module, "execute", recording(runner.outcome))
+    async with RUNNERS[front_end](tmp_path / "club.db") as runner:
+        monkeypatch.setattr(intake, "execute", recording(runner.outcome))
         escalations, refused_wrongly, cells = await run_matrix(runner, ROLES)
         print(f"\npermission matrix on {front_end}: {len(MATRIX)} commands x {len(ROLES)} roles"
               f" = {cells} cells, escalations {len(escalations)}")
@@ -551,7 +550,7 @@ async def test_a_holder_of_the_club_role_is_a_moderator_on_discord(
     role the club named with ``/set moderator_role`` (no Manage Server permission); and the
     member column with the same role set, to show that the role, not the setting, counts."""
     async with discord_runner(tmp_path / "club.db", by_club_role=True) as runner:
-        monkeypatch.setattr(discord_module, "execute", recording(runner.outcome))
+        monkeypatch.setattr(intake, "execute", recording(runner.outcome))
         escalations, refused_wrongly, cells = await run_matrix(runner, ["member", "moderator"])
         assert cells == 2 * len(MATRIX)
         assert escalations == []
@@ -560,7 +559,7 @@ async def test_a_holder_of_the_club_role_is_a_moderator_on_discord(
 
 @pytest.mark.parametrize("front_end", list(RUNNERS))
 async def test_no_data_of_one_club_is_visible_in_another(front_end: str, tmp_path: Path) -> None:
-    start, _ = RUNNERS[front_end]
+    start = RUNNERS[front_end]
     async with start(tmp_path / "club.db") as runner:
         await club_a(runner)
         chat = await club_b(runner)

@@ -16,6 +16,7 @@ from bot.chat.ratelimit import (
     MODERATOR_FACTOR,
     Rate,
     RateLimiter,
+    Silenced,
     parse_rate,
 )
 from bot.service.clock import FakeClock
@@ -50,9 +51,10 @@ async def test_a_member_past_the_rate_limit_gets_a_friendly_answer_and_nothing_r
         await chat.say("/as mod!")
         for _ in range(2 * DEFAULT_COMMANDS):
             assert (await chat.say("/report @alice @bob draw")).startswith("Game #")
-        # Time heals: the window slides.
+        # Told once, she is not answered again within the window: every answer is a message
+        # that waits in the chat's flood limit. Time heals: the window slides.
         chat.clock.advance(seconds=30)
-        assert await chat.as_("alice", "/top") == text("rate_limited", seconds=30)
+        assert await chat.as_("alice", "/top") == ""
         chat.clock.advance(seconds=30)
         assert (await chat.as_("alice", "/report @bob win")).startswith("Game #")
 
@@ -72,6 +74,24 @@ def test_the_window_slides_and_idle_members_are_forgotten() -> None:
     assert RateLimiter(clock, None).check(key) is None
 
 
+def test_past_the_rate_a_member_is_told_once_per_window_then_silenced() -> None:
+    clock = FakeClock(datetime(2024, 1, 1))
+    limiter = RateLimiter(clock, Rate(2, 10.0))
+    key = ("telegram", "-1", "7")
+    limiter.check(key)
+    limiter.check(key)  # at 0: two, the rate
+    with pytest.raises(Refusal):
+        limiter.check(key)  # the notice
+    for _ in range(50):
+        with pytest.raises(Silenced):
+            limiter.check(key)
+    clock.advance(seconds=10)  # both left the window, and so did the notice
+    limiter.check(key)
+    limiter.check(key)
+    with pytest.raises(Refusal):  # a new window, a new notice
+        limiter.check(key)
+
+
 def test_moderators_are_limited_too_at_a_higher_rate() -> None:
     clock = FakeClock(datetime(2024, 1, 1))
     limiter = RateLimiter(clock, Rate(3, 10.0))
@@ -82,7 +102,7 @@ def test_moderators_are_limited_too_at_a_higher_rate() -> None:
     with pytest.raises(Refusal) as refused:
         limiter.check(key, moderator=True)  # at 7.5: the first leaves the window at 10
     assert refused.value.params == {"seconds": 3}
-    with pytest.raises(Refusal):  # the same person as a member: 3 in the window at most
+    with pytest.raises(Silenced):  # as a member (3 at most), and told so a moment ago
         limiter.check(key)
 
 

@@ -164,3 +164,48 @@ async def test_a_system_switch_of_a_long_ladder_never_delays_another_clubs_answe
             break
     assert applied.plain.startswith(head), applied.plain
     assert "Traceback" not in clubs.bot.text()
+
+
+# -- issue 30: one group never slows another --------------------------------------------------
+
+#: what the flooder sends, in turn: a command, an unknown one, one that cannot be parsed
+FLOOD = ("/top", "/nosuchK", '/top "unbalanced')
+
+
+async def test_a_flood_in_one_group_is_answered_once_and_never_slows_another_club(
+        tmp_path: Path) -> None:
+    """With a rate of 5 a minute, a member who is not even registered, answered once, sends 60
+    messages at once in their group. Another club's ``/top`` a second later is answered within
+    5 s; the flooder's group gets the answers within the rate and one notice, at most 6 messages
+    in those 7 s, then silence: unknown and unparsable commands count like any other."""
+    async with FakeTelegram(token=TOKEN) as tg:
+        ada = tg.user(1, "Ada", "ada_admin")
+        flooder, zoe = tg.user(66, "Mallory", "mallory_m"), tg.user(7, "Zoe", "zoe_z")
+        flooded = tg.group(BIG, "Flooded club", admins=[ada], creator=ada)
+        calm = tg.group(OTHERS[0], "Calm club", admins=[ada], creator=ada)
+        bot = await telegram_bot(tg, tmp_path, FakeClock(tmp_path, FRIDAY),
+                                 CLUBRATING_RATE_LIMIT="5/60").start()
+        loop = asyncio.get_running_loop()
+        try:
+            for chat, user in ((flooded, flooder), (calm, zoe)):
+                await tg.send(chat, user, "/top")
+                assert (await tg.reply(chat, 10.0)).plain == text("leaderboard_empty",
+                                                                  ladder="main")
+            before = len(tg.outputs(flooded))
+            began = loop.time()
+            for n in range(60):
+                await tg.send(flooded, flooder, FLOOD[n % len(FLOOD)])
+            await asyncio.sleep(1.0)
+            asked = loop.time()
+            await tg.send(calm, zoe, "/top")
+            answer = await tg.reply(calm, 5.0)
+            assert answer.plain == text("leaderboard_empty", ladder="main")
+            assert loop.time() - asked < 5.0
+            await asyncio.sleep(began + 7.0 - loop.time())
+            answers = [output.plain for output in tg.outputs(flooded)[before:]]
+        finally:
+            assert await bot.stop() == 0
+    notice = text("rate_limited", seconds=60).split(";")[0]
+    assert len(answers) <= 6, answers
+    assert [n for n, shown in enumerate(answers) if shown.startswith(notice)] == [4], answers
+    assert answers[1] == text("bad_command", command="/nosuchk"), answers

@@ -23,6 +23,7 @@ import pytest
 
 from bot.chat.messages import text
 from bot.chat.ratelimit import MODERATOR_FACTOR
+from bot.service.events import Kind
 from tests.fake_discord import FakeDiscord, Member
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
 
@@ -128,8 +129,10 @@ async def test_telegram_button_presses_past_the_rate_limit_are_slowed_down(club:
         assert "alice beat bob" in report.plain, report.plain
         confirm = button(report, "Confirm")
         assert data_text(await club.press(club.alice, report, confirm)) != slow_down  # 3rd
-        for _ in range(3):  # pressed again and again: slowed down, nothing done
-            assert data_text(await club.press(club.alice, report, confirm)) == slow_down
+        # Pressed again and again: told once, then nothing said and nothing done.
+        assert data_text(await club.press(club.alice, report, confirm)) == slow_down
+        for _ in range(3):
+            assert data_text(await club.press(club.alice, report, confirm)) is None
         # bob is not slowed down by alice: his Confirm counts.
         confirmed = await club.press(club.bob, report, confirm)
         assert data_text(confirmed) != slow_down
@@ -140,7 +143,8 @@ async def test_telegram_button_presses_past_the_rate_limit_are_slowed_down(club:
         for n in range(RATE * MODERATOR_FACTOR - 1):
             assert data_text(await club.press(club.ada, board, "t:main:0")) != slow_down, n
         assert data_text(await club.press(club.ada, board, "t:main:0")) == slow_down
-        assert (await club.say(club.ada, "/top")).plain == slow_down
+        with pytest.raises(AssertionError, match="said nothing new"):  # told already
+            await club.say(club.ada, "/top", timeout=2.0)
     finally:
         assert await bot.stop() == 0
 
@@ -231,3 +235,89 @@ async def test_discord_button_presses_past_the_rate_limit_are_slowed_down(
         assert server.dc.errors == []
     finally:
         assert await bot.stop() == 0
+
+
+# -- issue 30: forum topics and messages sent as a channel ------------------------------------
+
+
+@dataclass
+class Forum(TelegramChat):
+    """The club's group is a forum: its messages live in topics."""
+
+    alice: User
+    bob: User
+    carol: User  # opens the topic
+
+    def games(self) -> list[tuple[str, str]]:
+        """Who played whom, as ``clubrating export`` writes it."""
+        history = self.shell("export", "--chat", f"telegram:{GROUP}")
+        return [(row["player_a"], row["player_b"]) for row in csv.DictReader(io.StringIO(history))
+                if row["kind"] in ("", "game")]
+
+
+@pytest.fixture
+async def forum(tmp_path: Path) -> AsyncIterator[Forum]:
+    async with FakeTelegram(token=TOKEN) as tg:
+        ada = tg.user(1, "Ada", "ada_admin")
+        group = tg.group(GROUP, "Chess club", admins=[ada], creator=ada, forum=True)
+        yield Forum(tg, FakeClock(tmp_path, FRIDAY), tmp_path, group, ada,
+                    tg.user(2, "Alice", "alice"), tg.user(3, "Bob", "bobby_b"),
+                    tg.user(4, "Carol", "carol"))
+
+
+async def test_telegram_in_a_forum_topic_the_topic_opener_is_named_by_nobody(
+        forum: Forum) -> None:
+    """Every message in a forum topic answers the topic's creation message (carol opened the
+    topic): that is no reply to carol. A moderator's ``/report alice win`` there is ada's own
+    game against alice, ``/retire`` names nobody, a member's ``/rating`` is their own. A real
+    reply to alice's message inside the topic still names alice."""
+    bot = await forum.bot().start()
+    try:
+        for user in (forum.ada, forum.alice, forum.bob, forum.carol):
+            await forum.register(user)
+        topic = forum.tg.topic(forum.group, forum.carol, "Friday games")
+
+        async def in_topic(user: User, line: str, reply_to: int | None = None) -> str:
+            await forum.tg.send(forum.group, user, line, topic=topic, reply_to=reply_to)
+            return (await forum.tg.reply(forum.group, 10.0)).plain
+
+        reported = await in_topic(forum.ada, "/report @alice win")
+        assert "ada_admin beat alice" in reported and "carol" not in reported, reported
+        assert await in_topic(forum.ada, "/retire") == text(
+            "usage", usage=text("help_retire"))
+        rating = await in_topic(forum.bob, "/rating")
+        assert rating.startswith("bobby_b (main)") and "carol" not in rating, rating
+
+        said = await forum.tg.send(forum.group, forum.alice, "good game!", topic=topic)
+        her_message = forum.tg.updates[said]["message"]["message_id"]
+        rating = await in_topic(forum.ada, "/rating", reply_to=her_message)
+        assert rating.startswith("alice (main)"), rating
+        retired = await in_topic(forum.ada, "/retire", reply_to=her_message)
+        assert retired == "alice is retired from main.", retired
+    finally:
+        assert await bot.stop() == 0
+    assert all("carol" not in game for game in forum.games()), forum.games()
+
+
+async def test_telegram_messages_sent_as_a_channel_are_refused_and_make_no_member(
+        forum: Forum) -> None:
+    """Alice and Bob each post as their own channel: Telegram sends both from its one shared
+    channel user. Each message is answered with one sentence; nobody is registered, nothing is
+    reported or confirmed, and the two channels are never one member."""
+    bot = await forum.bot().start()
+    refused = text("telegram_sender_chat")
+    try:
+        hers = forum.tg.group(-100201, "Alice's channel", type="channel")
+        his = forum.tg.group(-100202, "Bob's channel", type="channel")
+        for line, who, channel in [("/register", forum.alice, hers), ("/register", forum.bob, his),
+                                   ("/report @carol win", forum.alice, hers),
+                                   ("/confirm", forum.bob, his), ("/rating", forum.bob, his)]:
+            await forum.tg.send(forum.group, who, line, sender_chat=channel)
+            assert (await forum.tg.reply(forum.group, 10.0)).plain == refused, line
+        assert (await forum.say(forum.ada, "/top")).plain == text(
+            "leaderboard_empty", ladder="main")
+    finally:
+        assert await bot.stop() == 0
+    with sqlite3.connect(forum.folder / "club.db") as db:
+        kinds = {kind for (kind,) in db.execute("SELECT kind FROM events")}
+    assert not kinds & {Kind.MEMBER_REGISTERED, Kind.GAME_REPORTED}, kinds

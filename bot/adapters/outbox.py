@@ -1,0 +1,67 @@
+"""Each chat's outgoing messages, sent in the order they were put, by a task of that chat's own.
+
+A handler decides an answer and puts its sending here, then returns: it never waits for the
+platform's flood limit of its chat (Telegram: 20 messages a minute in a group), so a busy or
+flooded chat keeps none of the bot's processing slots that other chats need (issue 30). One
+chat's messages stay in order, because one task sends them one after another; another chat's go
+out beside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Hashable
+
+log = logging.getLogger(__name__)
+
+#: sends waiting in one chat before further ones are dropped: at Telegram's 20 a minute in a
+#: group, five minutes of answers; past that a chat is flooded beyond what any answer could help
+MAX_WAITING = 100
+
+Send = Callable[[], Awaitable[object]]
+
+
+class Outbox:
+    def __init__(self, max_waiting: int = MAX_WAITING) -> None:
+        self.max_waiting = max_waiting
+        self._queues: dict[Hashable, deque[Send]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def put(self, chat: Hashable, send: Send) -> None:
+        """Send ``send()`` into ``chat`` after what waits there already. A failure is logged:
+        the member's request was decided and stays so."""
+        queue = self._queues.get(chat)
+        if queue is None:
+            queue = self._queues[chat] = deque()
+            task = asyncio.create_task(self._drain(chat, queue), name=f"outbox:{chat}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        if len(queue) >= self.max_waiting:
+            log.warning("chat %s has %d messages waiting: one more is dropped", chat, len(queue))
+            return
+        queue.append(send)
+
+    async def _drain(self, chat: Hashable, queue: deque[Send]) -> None:
+        try:
+            while queue:
+                send = queue.popleft()
+                try:
+                    await send()
+                except Exception:
+                    log.exception("could not send into chat %s", chat)
+        finally:
+            # No await between the empty queue and this: a put now starts a new task.
+            del self._queues[chat]
+
+    async def close(self, timeout: float) -> None:
+        """Let what waits go out for up to ``timeout`` seconds, then give the rest up."""
+        if not self._tasks:
+            return
+        _, pending = await asyncio.wait(set(self._tasks), timeout=timeout)
+        for task in pending:
+            task.cancel()
+        if pending:
+            log.warning("gave up %d chats' unsent messages at shutdown", len(pending))
+            await asyncio.wait(pending)

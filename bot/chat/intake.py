@@ -1,0 +1,103 @@
+"""The one way in: every command and every button press of every front-end comes through here.
+
+A front-end builds a :class:`~bot.chat.commands.Context` (who asks, where) and hands over what
+the member sent, still unread: :func:`command` for a line or a slash command, :func:`press` for
+a button. Here, once for every platform:
+
+- the member's rate is counted first (:mod:`bot.chat.ratelimit`), before anything is read, so
+  that an unknown command, a line that cannot be parsed and a press count like any command;
+  past the rate the member is told once per window, then gets silence (``None``);
+- the command or press runs (:func:`~bot.chat.commands.execute`, :func:`~bot.chat.actions.press`);
+- a refusal or a usage error becomes its sentence;
+- one structured log line is written (:mod:`bot.chat.usecase_log`).
+
+What comes back is a :class:`Reply` for the front-end to show, or ``None``: say nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from bot.chat import actions
+from bot.chat.commands import Answer, Context, execute
+from bot.chat.messages import text
+from bot.chat.presenter import render
+from bot.chat.ratelimit import Silenced
+from bot.chat.usecase_log import log_use_case
+from bot.chat.words import Usage, Words
+from bot.service.errors import Refusal
+
+#: what a front-end's reader gives: the command's name (no slash) and its words
+Read = Callable[[], tuple[str, Words]]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the member is shown: ``answer`` (a refusal already as its sentence), whether it is
+    a refusal (front-ends that can show it to the asker alone do so), and for a press the
+    leaderboard page it shows."""
+
+    answer: Answer
+    refused: bool = False
+    page: int = 0
+
+
+async def command(ctx: Context, read: Read, label: str) -> Reply | None:
+    """A command as the member sent it: ``read`` gives its name and words (it raises
+    :class:`Refusal` for a line that is no command, too long or badly quoted); ``label`` names
+    it in the log until it is read (the first word as typed, a slash command's name)."""
+
+    async def run() -> Reply:
+        nonlocal label
+        name, words = read()
+        label = name
+        return Reply(await execute(ctx, name, words))
+
+    return await _take(ctx, run, lambda: label)
+
+
+async def press(ctx: Context, action_id: str) -> Reply | None:
+    """A button press: the action named by the button's id (callback data, custom id)."""
+
+    async def run() -> Reply:
+        answer, page = await actions.press(ctx.service, ctx.caller, actions.read(action_id))
+        return Reply(answer, page=page)
+
+    return await _take(ctx, run, lambda: f"press:{action_id[:30]}")
+
+
+async def answer(ctx: Context, label: str, run: Callable[[], Awaitable[Answer]]) -> Reply | None:
+    """A command that the front-end answers its own way (``run``), e.g. in a member's private
+    chat with the bot: counted and logged like any other."""
+
+    async def answered() -> Reply:
+        return Reply(await run())
+
+    return await _take(ctx, answered, lambda: label)
+
+
+async def _take(ctx: Context, run: Callable[[], Awaitable[Reply]],
+                label: Callable[[], str]) -> Reply | None:
+    caller = ctx.caller
+    began, outcome = time.perf_counter(), "ok"
+    try:
+        ctx.limiter.check((caller.platform, caller.chat_id, caller.user),
+                          moderator=caller.moderator)
+        return await run()
+    except Silenced:
+        outcome = "silenced"
+        return None
+    except Refusal as refusal:
+        outcome = f"refused:{refusal.key}"
+        return Reply(render(refusal), refused=True)
+    except Usage as usage:
+        outcome = "usage"
+        return Reply(text("usage", usage=text(usage.args[0])), refused=True)
+    except BaseException as error:
+        outcome = f"error:{type(error).__name__}"
+        raise
+    finally:
+        log_use_case(f"{caller.platform}:{caller.chat_id}", caller.user, label()[:40], outcome,
+                     time.perf_counter() - began)

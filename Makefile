@@ -26,3 +26,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/replay.py
 	$(BIN)/python bench/replay_csv.py --runs 3
 	$(BIN)/python bench/service.py --part correction
+	$(BIN)/python bench/flood.py

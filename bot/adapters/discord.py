@@ -189,18 +189,21 @@ class DiscordFrontEnd:
         return cached[1]
 
     async def caller(self, interaction: Interaction) -> Caller:
-        """The member who acts: a moderator with Manage Server or the club's role."""
+        """The member who acts: a moderator with Manage Server (the platform's own, who may
+        change who moderates) or with the club's role (who moderates, and no more)."""
         assert interaction.guild_id is not None
         guild_id = str(interaction.guild_id)
         user = interaction.user
-        moderator = interaction.permissions.manage_guild
-        if not moderator and isinstance(user, discord.Member):
+        manager = interaction.permissions.manage_guild
+        holder = False
+        if not manager and isinstance(user, discord.Member):
             role = await self._moderator_role(guild_id)
             # The member's role ids come with the interaction; the guild's role cache may lag.
-            moderator = role is not None and any(str(r) == role for r in user._roles)
+            holder = role is not None and any(str(r) == role for r in user._roles)
         # The display name is the member's to choose; the handle is their username alone.
-        return Caller(PLATFORM, guild_id, str(user.id), user.display_name, moderator,
-                      request_id=f"interaction:{interaction.id}", handle=user.name)
+        return Caller(PLATFORM, guild_id, str(user.id), user.display_name, manager,
+                      request_id=f"interaction:{interaction.id}", handle=user.name,
+                      role_moderator=holder)
 
     @asynccontextmanager
     async def _turn(self, user_id: int) -> AsyncIterator[None]:

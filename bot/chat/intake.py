@@ -83,8 +83,9 @@ async def _take(ctx: Context, run: Callable[[], Awaitable[Reply]],
     caller = ctx.caller
     began, outcome = time.perf_counter(), "ok"
     try:
+        # holders of the club's moderator role moderate, and so count at the moderators' rate
         ctx.limiter.check((caller.platform, caller.chat_id, caller.user),
-                          moderator=caller.moderator)
+                          moderator=caller.moderator or caller.role_moderator)
         return await run()
     except Silenced:
         outcome = "silenced"

@@ -23,6 +23,8 @@ MESSAGES: dict[str, str] = {
     "name_taken": "The name {name} is taken in this club. Try /register with another name.",
     "name_like": "The name {name} looks too much like {member}, who is in this club already. "
                  "Try /register with another name.",
+    "name_is_username": "{name} is the username of {member}, who is in this club already: "
+                        "@{name} means them. Try /register with another name.",
     "bad_name": "A name needs letters, at most {limit} characters, and may not start with @.",
     "name_too_long": "That name is too long: {limit} characters at most.",
     "bad_date": "Give a birth date as YYYY-MM-DD, from 1900-01-01 to yesterday (not {text}).",
@@ -33,11 +35,17 @@ MESSAGES: dict[str, str] = {
                       "as it reads.",
     "name_a_member": "Name a member, e.g. @bob.",
     "unknown_member": "There is no member called {name}. /top lists everyone.",
+    "ambiguous_member": "{name} could be {first} or {second}. Name the one you mean another "
+                        "way: reply to their message, pick them from the list, or type their "
+                        "name as /top shows it.",
     "unknown_ladder": "There is no ladder {ladder}. Ladders: {ladders}.",
     "unknown_game": "There is no game #{game}.",
     "unknown_challenge": "There is no challenge #{challenge}.",
     "moderators_only": "Only moderators can do that.",
-    "platform_moderators_only": "Only the group's administrators can name moderators.",
+    "platform_moderators_only": "Only the group's administrators can change who is a "
+                                "moderator.",
+    "server_managers_only": "Only the server's managers (Manage Server) can change who is a "
+                            "moderator: name or remove moderators, or set the moderator role.",
     "already_moderator": "{name} is already a moderator.",
     "not_moderator": "{name} is not a moderator of the club.",
     "claim_not_imported": "{name} is no imported player: only a player of an imported history "
@@ -246,6 +254,7 @@ MESSAGES: dict[str, str] = {
     "said_players_merged": "{who} merged the duplicate record {duplicate} into {into}",
     "said_moderator_named": "{who} named {member} a moderator of the club",
     "said_moderator_removed": "{who} removed {member} as a moderator of the club",
+    "said_handle_changed": "{member}'s username is {handle} now",
     "said_claim_requested": "{claimant} claimed the imported player {member}",
     "said_claim_approved": "{who} approved the claim #{claim}",
     "said_claim_declined": "{who} declined the claim #{claim}",

@@ -63,6 +63,7 @@ class Kind(StrEnum):
     CLAIM_REQUESTED = "claim_requested"
     CLAIM_APPROVED = "claim_approved"
     CLAIM_DECLINED = "claim_declined"
+    HANDLE_CHANGED = "handle_changed"
 
 
 #: moderator actions that /undo can take back
@@ -186,6 +187,16 @@ class ModeratorNamed:
 class ModeratorRemoved:
     KIND: ClassVar[Kind] = Kind.MODERATOR_REMOVED
     member: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandleChanged:
+    """The member ``member``'s platform username (handle) is ``handle`` now, as an update of
+    theirs said: a typed ``@handle`` names them from now on. Written only when it changed."""
+
+    KIND: ClassVar[Kind] = Kind.HANDLE_CHANGED
+    member: str
+    handle: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,7 +396,7 @@ Event = (
     | ChallengeAccepted | ChallengeDeclined | GameReported | GameConfirmed | GameAutoConfirmed
     | GameDisputed | GameWithdrawn | GameCorrected | GameVoided | GameRestored | EventOpened
     | EventClosed | ActionUndone | ScheduleSet | SchedulePaused | ScheduleResumed
-    | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
+    | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined | HandleChanged
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

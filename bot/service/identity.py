@@ -41,11 +41,19 @@ class Caller:
     chat_id: str
     user: str
     name: str
+    #: the platform's own moderator: a Telegram group administrator, a Discord member with
+    #: Manage Server (and the host's tools)
     moderator: bool = False
     request_id: str | None = None
     #: the caller's platform username (a Telegram @username, a Discord username), if any: never
-    #: a full or display name. Stored as the member's handle when it is a valid one.
+    #: a full or display name. Stored as the member's handle when it is a valid one, and kept
+    #: current from each update of theirs (a typed @username names its current holder).
     handle: str | None = None
+    #: a holder of the role the club names its moderators by (Discord's ``moderator_role``):
+    #: a moderator of the club's games and settings, but - unlike ``moderator``, the platform's
+    #: own (a Telegram group administrator, a Discord member with Manage Server) - never one
+    #: who may change who moderates (the role itself, the club's named moderators).
+    role_moderator: bool = False
 
 
 def who_to_json(who: Who | None) -> str | dict[str, str] | None:

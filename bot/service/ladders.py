@@ -121,6 +121,9 @@ def set_setting(
 ) -> Decision[Notice]:
     """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...)."""
     view.require_moderator(club, caller)
+    if setting == "moderator_role":
+        # Its holders are moderators: a moderator the platform did not make makes no more.
+        view.require_platform_moderator(caller)
     lad = view.ladder(club, ladder)
     parsed = ladder_settings.parse(setting, value)
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)

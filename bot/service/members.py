@@ -40,8 +40,12 @@ def register(
     if existing is not None:
         raise Refusal("already_registered", name=existing.name)
     display = parse.display_name(name if name else caller.name)
-    if club.state.member_named(display) is not None:
+    shown, handled = club.state.members_called(display)
+    if shown:
         raise Refusal("name_taken", name=display)
+    if handled:
+        # Another member's username: a typed @name would mean them, so nobody else is called so.
+        raise Refusal("name_is_username", name=display, member=handled[0].name)
     # Nor a name that only looks like a member's (a Cyrillic а in "alice"): new names only, the
     # names members already have stay as they are.
     similar = club.state.member_like(display)
@@ -51,9 +55,9 @@ def register(
     event = ev.new_event(ev.MemberRegistered(
         caller.user, display, DEFAULT_LADDER, born.isoformat() if born else None,
         # Members are also found by their platform username: a valid one only (a full name, or
-        # a number, is no handle).
-        handle=(caller.handle if valid_handle(caller.platform, caller.handle)
-                and caller.handle != display else None),
+        # a number, is no handle); kept even when it is the display name, so that the session
+        # finds it current (and writes no change for it).
+        handle=caller.handle if valid_handle(caller.platform, caller.handle) else None,
     ), caller.user, now)
     return [event], lambda: Notice("registered", {"name": display, "ladder": DEFAULT_LADDER})
 
@@ -168,6 +172,10 @@ def _merging(
             raise Refusal("unknown_member", name=state.members[own].name)
     if gone.id == kept.id:
         raise Refusal("same_member", name=kept.name)
+    if (gone.id in state.moderators) != (kept.id in state.moderators):
+        # The duplicate's user acts as the record it is merged into: merging would name a
+        # moderator, or remove one, which only the platform's moderators may.
+        view.require_platform_moderator(caller)
     # The games between the two records: one person's games with themselves, which the
     # ratings skip once the records are one (ratings._Derivation.game), and /history too.
     pair = {gone.id, kept.id}
@@ -210,8 +218,7 @@ def name_moderator(
     club: Club, now: datetime, caller: Caller, who: Who, named: bool
 ) -> Decision[Notice]:
     """The platform's moderators name a member moderator of the club (or take it back)."""
-    if not caller.moderator:
-        raise Refusal("platform_moderators_only")
+    view.require_platform_moderator(caller)
     member = view.member(club, who)
     if named == (member.id in club.state.moderators):
         raise Refusal("already_moderator" if named else "not_moderator", name=member.name)

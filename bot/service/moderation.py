@@ -155,6 +155,11 @@ def undo(
     target = actions[-1]
     if target_id is not None and target.id != target_id:
         raise Refusal("undo_moved", id=target_id)
+    action = ev.decode(target.kind, target.data)
+    if isinstance(action, ev.ModeratorNamed | ev.ModeratorRemoved) or (
+            isinstance(action, ev.SettingsChanged) and "moderator_role" in action.settings):
+        # Taking such an action back changes who moderates: the platform's moderators' alone.
+        view.require_platform_moderator(caller)
     if target.kind == Kind.LADDER_CREATED and _ladder_used(club.state, target):
         raise Refusal("ladder_in_use", ladder=str(target.data.get("ladder")))
     what = sentence(club.state, target)
@@ -347,6 +352,8 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"member": _name(state, member), "claimant": _name(state, claimant)}
         case ev.ClaimApproved(claim) | ev.ClaimDeclined(claim):
             params = {"claim": claim}
+        case ev.HandleChanged(member, handle):
+            params = {"member": _name(state, member), "handle": handle}
         case _:
             assert_never(event)
     return Notice(key, {"who": who, **params})

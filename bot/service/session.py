@@ -28,7 +28,7 @@ from . import collector, heavy, view
 from . import events as ev
 from .clock import Clock
 from .errors import Refusal
-from .identity import Caller
+from .identity import Caller, valid_handle
 from .ratings import member_of_key
 from .results import Notice, Result, decode, encode
 from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, ClubState, GameStatus, Kind
@@ -184,6 +184,11 @@ class Session:
             # What that made due in turn: an auto-confirmed game may be old enough already to
             # retire its players for inactivity.
             due = self._due(club, now)
+        handle = _handle_changed(club.state, caller)
+        if handle is not None:
+            # Apart from the decision, so that a read or a refused command keeps it too.
+            await self._commit(club, [ev.new_event(handle, caller.user, now)], None,
+                               lambda: Notice("ok"))
         decision = await self._decided(decide, club, now, off_loop)
         if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
             # others wrote: answer from their state
@@ -359,6 +364,18 @@ def _fold(club: Club, stored: Sequence[StoredEvent]) -> None:
     else:
         for event in stored:
             club.state.append(event)
+
+
+def _handle_changed(state: ClubState, caller: Caller) -> ev.HandleChanged | None:
+    """The caller's platform username when it is not the one their record holds: a typed
+    @username must name its current holder, whose update this is (issue 30). Only a member's,
+    and only a valid one (callers that carry none, or a display name, change nothing)."""
+    record = state.by_user.get(caller.user)
+    if record is None or caller.handle is None or caller.handle == state.members[record].handle:
+        return None
+    if not valid_handle(caller.platform, caller.handle):
+        return None
+    return ev.HandleChanged(caller.user, caller.handle)
 
 
 def _decide(

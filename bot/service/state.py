@@ -43,7 +43,8 @@ class Member:
     name: str
     birth_date: date | None
     registered_at: datetime
-    #: the platform's handle (a Telegram @username) when it differs from the display name
+    #: the platform's handle (a Telegram @username), as the member's latest update gave it (a
+    #: registration before issue 30 left it out when it equalled the display name)
     handle: str | None = None
 
 
@@ -233,6 +234,14 @@ class ClubState:
                 return member
         return None
 
+    def members_called(self, name: str) -> tuple[list[Member], list[Member]]:
+        """The current members shown as ``name``, and those whose platform handle it is (case
+        aside): whom a typed name may mean."""
+        wanted = name.casefold()
+        current = [m for m in self.members.values() if m.id not in self.merged_into]
+        return ([m for m in current if m.name.casefold() == wanted],
+                [m for m in current if m.handle is not None and m.handle.casefold() == wanted])
+
     def member_like(self, name: str, index: dict[str, Member] | None = None) -> Member | None:
         """The member whose name or platform handle looks like ``name`` (the same Unicode
         skeleton: "аlice" with a Cyrillic а, or fullwidth "ａｌｉｃｅ", looks like "alice");
@@ -358,6 +367,9 @@ class ClubState:
                 self.moderators.add(self.by_user[event.member])
             case events.ModeratorRemoved():
                 self.moderators.discard(self.by_user[event.member])
+            case events.HandleChanged():
+                # the user's own record (a merged duplicate's too: it is found by no name)
+                self.members[self.by_user[event.member]].handle = event.handle
             case events.ScheduleSet():
                 name, current = self._schedule_of(event.ladder)
                 self.schedules[name] = dataclasses.replace(

@@ -128,21 +128,35 @@ def me(club: Club, caller: Caller) -> Member:
 
 def member(club: Club, who: Who) -> Member:
     """The member a command names: one the platform pointed at by their user id alone; typed
-    text by display name or handle alone, never by a user id."""
+    text by display name or handle alone, never by a user id. A typed ``@name`` is the member
+    whose current username (handle) it is, else the one shown so; plain text the one member
+    shown so or with that username. More than one: refused, naming two."""
     if isinstance(who, UserRef):
         found = club.state.member_of_user(who.user)
         if found is None:
             raise Refusal("unknown_member", name=who.shown[:MAX_NAME])
         return found
-    name = who.strip().removeprefix("@")
+    typed = who.strip()
+    name = typed.removeprefix("@")
     if not name:
         raise Refusal("name_a_member")
     if len(name) > MAX_NAME:
         raise Refusal("unknown_member", name=name[:MAX_NAME] + "…")
-    found = club.state.member_named(name)
-    if found is None:
+    shown, handled = club.state.members_called(name)
+    if typed.startswith("@") and handled:
+        # "@name" is how a platform username is written (Telegram marks it as a mention of its
+        # holder): the member whose current username it is, never one merely called so.
+        meant = handled
+    else:
+        meant = list({m.id: m for m in (*shown, *handled)}.values())
+    if not meant:
         raise Refusal("unknown_member", name=name)
-    return found
+    if len(meant) > 1:
+        # Two stored usernames alike (one of them out of date), or one member's name and
+        # another's username: which one is meant cannot be told, so neither is guessed.
+        raise Refusal("ambiguous_member", name=typed[:MAX_NAME + 1], first=meant[0].name,
+                      second=meant[1].name)
+    return meant[0]
 
 
 def member_or_me(club: Club, caller: Caller, who: Who | None) -> Member:
@@ -166,9 +180,9 @@ def game(club: Club, number: int) -> GameRecord:
 
 
 def is_moderator(club: Club, caller: Caller) -> bool:
-    """Moderators are the platform's (admins, a role: ``caller.moderator``) plus the members the
-    club has named."""
-    if caller.moderator:
+    """Moderators are the platform's (``caller.moderator``: admins, Manage Server), the holders
+    of the club's moderator role (``caller.role_moderator``) and the members the club named."""
+    if caller.moderator or caller.role_moderator:
         return True
     mine = club.state.member_of_user(caller.user)
     return mine is not None and mine.id in club.state.moderators
@@ -177,6 +191,14 @@ def is_moderator(club: Club, caller: Caller) -> bool:
 def require_moderator(club: Club, caller: Caller) -> None:
     if not is_moderator(club, caller):
         raise Refusal("moderators_only")
+
+
+def require_platform_moderator(caller: Caller) -> None:
+    """Who moderates is the platform's own moderators' to change (naming and removing the
+    club's moderators, its moderator role): a moderator they made cannot make more."""
+    if not caller.moderator:
+        raise Refusal("server_managers_only" if caller.platform == "discord"
+                      else "platform_moderators_only")
 
 
 def reason(text: str) -> str:

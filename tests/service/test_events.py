@@ -26,6 +26,7 @@ from bot.service.events import (
     new_event,
 )
 from bot.service.history_csv import read_events
+from bot.service.identity import Caller
 from bot.service.ratings import LadderRatings
 from bot.service.state import ClubState, GameStatus
 from bot.storage.repository import JsonValue, NewEvent, StoredEvent
@@ -117,6 +118,8 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("claim_requested", {"member": "import:Ann", "claimant": "tg:42"}),
     ("claim_approved", {"claim": 40}),
     ("claim_declined", {"claim": 40}),
+    # a member's command carrying a username other than the one kept (issue 30)
+    ("handle_changed", {"member": "tg:42", "handle": "victoria_v"}),
 ]
 
 
@@ -334,6 +337,9 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("alice", "/report @bob draw")
         chat.clock.advance(hours=49)  # confirms itself, then retires the idle
         await chat.as_("mod!", "/top")
+        # dan's username changed: his next command, a read, keeps the new one
+        await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
+                                              handle="dan_v2"))
     with sqlite3.connect(database) as reading:
         rows = reading.execute("SELECT kind, data FROM events ORDER BY id").fetchall()
     reading.close()

@@ -321,3 +321,141 @@ async def test_telegram_messages_sent_as_a_channel_are_refused_and_make_no_membe
     with sqlite3.connect(forum.folder / "club.db") as db:
         kinds = {kind for (kind,) in db.execute("SELECT kind FROM events")}
     assert not kinds & {Kind.MEMBER_REGISTERED, Kind.GAME_REPORTED}, kinds
+
+
+# -- issue 30: usernames and the moderator role ---------------------------------------------
+
+
+@dataclass
+class Usernames(TelegramChat):
+    victoria: User  # registers as "Vicky"; her username becomes victoria_v
+    mallory: User  # registers as "victoria_v"
+    eve: User
+    bob: User  # his username bobby_b, which he gives up and carol takes
+    carol: User
+
+
+@pytest.fixture
+async def usernames(tmp_path: Path) -> AsyncIterator[Usernames]:
+    async with FakeTelegram(token=TOKEN) as tg:
+        yield Usernames.founded(tg, tmp_path, tg.user(1, "Ada", "ada_admin"),
+                                tg.user(10, "Victoria", "vicky_old"),
+                                tg.user(66, "Mallory", "mallory_m"), tg.user(77, "Eve", "eve_e"),
+                                tg.user(3, "Bob", "bobby_b"), tg.user(4, "Carol", "carol_c"))
+
+
+async def test_telegram_a_typed_username_names_its_current_holder_not_a_member_called_so(
+        usernames: Usernames) -> None:
+    """Victoria registers as Vicky, Mallory as "victoria_v"; then Victoria's username
+    becomes victoria_v (her next update, a /top, says so). The administrator's
+    ``/moderator add @victoria_v`` names Victoria, not Mallory; the plain words victoria_v
+    could be either and are refused naming both."""
+    club = usernames
+    bot = await club.bot().start()
+    try:
+        assert (await club.say(club.victoria, "/register Vicky")).plain == text(
+            "registered", name="Vicky", ladder="main")
+        assert (await club.say(club.mallory, "/register victoria_v")).plain == text(
+            "registered", name="victoria_v", ladder="main")
+        club.victoria = club.tg.user(10, "Victoria", "victoria_v")  # she changes her username
+        assert "Vicky" in (await club.say(club.victoria, "/top")).plain
+
+        named = await club.say(club.ada, "/moderator add @victoria_v")
+        assert named.plain == text("moderator_named", name="Vicky"), named.plain
+        assert "named Vicky a moderator" in (await club.say(club.victoria, "/audit")).plain
+        assert (await club.say(club.mallory, "/audit")).plain == text("moderators_only")
+        plain = await club.say(club.ada, "/moderator remove victoria_v")
+        assert plain.plain == text("ambiguous_member", name="victoria_v", first="victoria_v",
+                                   second="Vicky"), plain.plain
+    finally:
+        assert await bot.stop() == 0
+
+
+async def test_telegram_a_members_username_is_no_name_for_another_and_a_shared_one_is_refused(
+        usernames: Usernames) -> None:
+    """Once Victoria's current username is victoria_v, nobody else registers as victoria_v.
+    Bob registered with the username bobby_b, gave it up without writing since, and carol took
+    it: @bobby_b could be either, and is refused naming both."""
+    club = usernames
+    bot = await club.bot().start()
+    try:
+        await club.say(club.victoria, "/register Vicky")
+        club.victoria = club.tg.user(10, "Victoria", "victoria_v")
+        assert "Vicky" in (await club.say(club.victoria, "/rating")).plain
+        for name in ("victoria_v", "Victoria_V"):
+            refused = await club.say(club.eve, f"/register {name}")
+            assert refused.plain == text("name_is_username", name=name, member="Vicky")
+        assert (await club.say(club.eve, "/register vicky_old")).plain == text(
+            "registered", name="vicky_old", ladder="main")  # no longer anyone's
+
+        await club.say(club.bob, "/register")  # as bobby_b
+        club.bob = club.tg.user(3, "Bob", None)
+        club.carol = club.tg.user(4, "Carol", "bobby_b")
+        assert (await club.say(club.carol, "/register Carol")).plain == text(
+            "registered", name="Carol", ladder="main")
+        shared = await club.say(club.ada, "/moderator add @bobby_b")
+        assert shared.plain == text("ambiguous_member", name="@bobby_b", first="bobby_b",
+                                    second="Carol"), shared.plain
+        for member in (club.bob, club.carol):
+            assert (await club.say(member, "/audit")).plain == text("moderators_only")
+    finally:
+        assert await bot.stop() == 0
+    with sqlite3.connect(club.folder / "club.db") as db:
+        moderators = db.execute("SELECT COUNT(*) FROM events WHERE kind = 'moderator_named'")
+        assert moderators.fetchone() == (0,)
+    db.close()
+
+
+@dataclass
+class Roles(DiscordServer):
+    alice: Member  # named moderator by the club
+    rhea: Member  # holds Referees, the club's first moderator role
+    mallory: Member  # holds Crew, a role without permissions
+    referees: int
+    crew: int
+
+
+@pytest.fixture
+async def roles(tmp_path: Path) -> AsyncIterator[Roles]:
+    async with FakeDiscord() as dc:
+        guild, ada = chess_server(dc)
+        referees = dc.role(guild, 900000000000000211, "Referees")
+        crew = dc.role(guild, 900000000000000212, "Crew")
+        alice = dc.member(guild, dc.user(900000000000000301, "alice"))
+        rhea = dc.member(guild, dc.user(900000000000000302, "rhea"), referees)
+        mallory = dc.member(guild, dc.user(900000000000000366, "mallory"), crew)
+        yield Roles(dc, FakeClock(tmp_path, FRIDAY), tmp_path, guild, ada, alice, rhea, mallory,
+                    referees.id, crew.id)
+
+
+async def test_discord_only_a_server_manager_sets_the_moderator_role(roles: Roles) -> None:
+    """alice, named moderator by the club, and rhea, holding the club's moderator role, may
+    moderate but not set ``moderator_role``: neither can give Mallory's Crew moderator rights,
+    nor name her moderator. ada, who manages the server, can: then Crew's holders moderate and
+    Referees' no longer do."""
+    server = roles
+    bot = await server.bot().start()
+    try:
+        await server.register(server.alice, server.rhea, server.mallory)
+        assert "moderator_role" in (await server.say(
+            server.ada, "set", key="moderator_role", value=str(server.referees))).plain
+        named = await server.say(server.ada, "moderator", "add", member=server.alice)
+        assert named.plain == text("moderator_named", name="alice"), named.plain
+        assert "named alice" in (await server.say(server.rhea, "audit")).plain  # she moderates
+
+        for member in (server.alice, server.rhea):
+            refused = await server.say(member, "set", key="moderator_role",
+                                       value=str(server.crew))
+            assert (refused.plain, refused.ephemeral) == (text("server_managers_only"), True)
+            refused = await server.say(member, "moderator", "add", member=server.mallory)
+            assert refused.plain == text("server_managers_only"), refused.plain
+        assert (await server.say(server.mallory, "audit")).plain == text("moderators_only")
+
+        changed = await server.say(server.ada, "set", key="moderator_role",
+                                   value=str(server.crew))
+        assert str(server.crew) in changed.plain, changed.plain
+        assert "moderator_role" in (await server.say(server.mallory, "audit")).plain
+        assert (await server.say(server.rhea, "audit")).plain == text("moderators_only")
+        assert server.dc.errors == []
+    finally:
+        assert await bot.stop() == 0

@@ -42,7 +42,11 @@ kind of preview ("Nothing previewed waits for /apply. /correct, /merge, /undo an
 preview first.", not "There is no correction to apply. Start one with /correct.").
 The stored events and the export are still those of the build before, but that (issue 19) a
 ladder created or given a system now names the edition of the defaults it was set up with
-(``"edition":3`` in events 1, 21 and 33).
+(``"edition":3`` in events 1, 21 and 33). Issue 30: a typed ``@name`` is the member whose
+username it is before one merely shown so, and the console user cid_k (registered as "again")
+has the username cid_k, so the session names cid's record, shown as cid_k, by cid's username
+(``@cid``, where the build before was sent ``@cid_k``); and /register keeps a valid username
+even when it is the display name (``"handle":"ann"`` in events 2, 3 and 5, not ``null``).
 """
 
 from __future__ import annotations

@@ -79,7 +79,13 @@ class Driver:
             assert isinstance(answer, GameResult)
             self.ack("recorded", answer.game.id)
             return
-        report = await self.say(member(a), f"/report @player{b} {result}")
+        try:
+            report = await self.say(member(a), f"/report @player{b} {result}")
+        except Refusal as refusal:
+            # another worker's report of the pair waits (issue 30 caps a member's waiting
+            # reports), or one left disputed when a kill came between dispute and correction
+            assert refusal.key.startswith("open_reports"), refusal
+            return
         assert isinstance(report, GameResult)
         game = report.game.id
         if self.random.random() < 0.1:  # a dispute, settled by a moderator's correction
@@ -89,6 +95,9 @@ class Driver:
                 await self.say(MODERATOR, "/apply")
             except Refusal as refusal:  # it was a draw already
                 assert refusal.key == "nothing_to_correct", refusal
+                # its reporter takes it back, so that it does not wait for ever (a member's
+                # waiting reports are capped since issue 30)
+                await self.say(member(a), f"/withdraw {game}")
             return
         answer = await self.say(member(b), f"/confirm {game}")
         assert isinstance(answer, GameResult)

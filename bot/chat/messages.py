@@ -14,7 +14,8 @@ from bot.service.ladder_settings import names as setting_names
 _LADDER_SETTINGS = ("auto-confirm after {auto_confirm_hours} h; challenges open {challenge_hours} "
                     "h; days without a game before retirement: {inactivity_days}; hide "
                     "provisional: {hide_provisional}; announce results: {announce}; time zone: "
-                    "{timezone}. Ladders: {ladders}.")
+                    "{timezone}; reports waiting per member: {open_reports}, against one "
+                    "opponent: {open_reports_per_opponent}. Ladders: {ladders}.")
 
 MESSAGES: dict[str, str] = {
     # -- refusals (nothing changed) --------------------------------------------------------------
@@ -58,6 +59,16 @@ MESSAGES: dict[str, str] = {
     "too_long": "That text is too long: {limit} characters at most.",
     "rate_limited": "Easy there! That is a lot of commands at once; try again in {seconds} s.",
     "too_many_challenges": "You have {count} open challenges already; wait for answers first.",
+    # a member's reports that wait are capped (ladder settings open_reports and
+    # open_reports_per_opponent); the refusal names the waiting games
+    "open_reports_full": "You have {count} reports waiting for confirmation ({games}): wait "
+                         "for them or /withdraw one.",
+    "open_reports_full_one": "Your report {games} is still waiting for confirmation: wait for "
+                             "it or /withdraw {first}.",
+    "open_reports_against": "You have {count} reports against {opponent} waiting for "
+                            "confirmation ({games}): wait for them or /withdraw one.",
+    "open_reports_against_one": "Your report {games} against {opponent} is still waiting for "
+                                "confirmation: wait for it or /withdraw {first}.",
     "not_yourself": "A game needs two different players.",
     "same_member": "Name two different members, not {name} twice.",
     "bad_result": "The result must be win, loss or draw (not {text}).",
@@ -106,6 +117,8 @@ MESSAGES: dict[str, str] = {
     "unknown_setting": "There is no setting {setting}. Settings: {settings}.",
     "bad_setting": "That is not a valid value for {setting}: {text}.",
     "bad_setting_number": "{setting} takes a number above 0 and at most {limit} (not {text}).",
+    "bad_setting_count": "{setting} takes a whole number from 1 to {limit} (not {text}).",
+    "setting_above": "{setting} may not be above {bound}, which is {limit} (not {text}).",
     # clubrating import: a refused row names the file, the row and the column
     "import_row": "{file} row {row}, column {column}: {problem}. Nothing was imported.",
     "import_bad_date": "{file} row {row}, column {column}: must be a day from {first} to {last} "
@@ -569,6 +582,9 @@ MESSAGES: dict[str, str] = {
     "about_hide_provisional": "Leaderboards leave provisional players out (yes/no)",
     "about_announce": "Results are announced: new personal bests, upsets (yes/no)",
     "about_timezone": "The IANA time zone of the ladder's posts when its schedule names none",
+    "about_open_reports": "Reports a member may have waiting for confirmation at once (1-20)",
+    "about_open_reports_per_opponent": "Of those, reports against one opponent (1-20, at most "
+                                       "open_reports)",
     "about_moderator_role": "Discord: the role whose members moderate the club (or off)",
 }
 

@@ -13,8 +13,8 @@ from ratings_core.model import Game
 from ratings_core.replay import Checkpoint
 
 from . import events as ev
+from . import ladder_settings, view
 from . import parsing as parse
-from . import view
 from .errors import Refusal
 from .identity import Caller, Who
 from .parsing import MAX_NAME
@@ -55,6 +55,8 @@ def report(
         first, second, score, points = second, first, 1.0 - score, -points
         side = {"white": "black", "black": "white"}.get(side or "")
     lad = view.ladder(club, ladder)
+    if not direct:
+        _within_caps(club, lad, first, second)
     before = view.ratings(club, lad)
     try:
         view.system_of(club, lad).check(Game("a", "b", score, now, points))
@@ -81,6 +83,30 @@ def report(
         return _counted(club, lad, game, "recorded", before)
 
     return [new], answer
+
+
+def _within_caps(club: Club, ladder: Ladder, reporter: Member, opponent: Member) -> None:
+    """Refuse a member's report while too many of their own wait on the ladder: each waiting
+    report counts by itself unless its opponent disputes it, so without a cap one member could
+    bury another in results. A refusal names the reports that wait (the per-opponent one first:
+    a second report of a pair is most often the same game twice). A moderator's record of two
+    other members' game counts at once and never waits, so it is never capped."""
+    state = club.state
+    waiting = [g for g in state.open_reports.values()
+               if g.ladder == ladder.name and not g.voided and g.reported_by is not None
+               and state.member(g.reported_by).id == reporter.id]
+    against = [g for g in waiting
+               if opponent.id in (state.member(g.player_a).id, state.member(g.player_b).id)]
+    for games, limit, key in (
+        (against, ladder_settings.open_reports_per_opponent(ladder.settings),
+         "open_reports_against"),
+        (waiting, ladder.settings.open_reports, "open_reports_full"),
+    ):
+        if len(games) >= limit:
+            numbers = sorted(g.number for g in games)
+            raise Refusal(key + ("_one" if len(numbers) == 1 else ""), count=len(numbers),
+                          games=", ".join(f"#{n}" for n in numbers), first=numbers[0],
+                          opponent=opponent.name)
 
 
 def confirm(

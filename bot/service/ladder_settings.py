@@ -31,6 +31,9 @@ _NAME_SHOWN = 32
 #: the edition of the defaults of a ladder whose log names none: set up before editions existed
 PAST_EDITION = 1
 _OFF = ("off", "none", "never")
+#: the most reports a member may have waiting on a ladder, whatever its moderators set: of any
+#: number of reports one member files, at most this many ever count by themselves
+MAX_OPEN_REPORTS = 20
 _YES = ("yes", "true", "on")
 _NO = ("no", "false", "off")
 
@@ -57,6 +60,13 @@ class LadderSettings:
     announce: bool = False
     #: the IANA time zone of the ladder's posting schedule when the schedule names none
     timezone: str | None = None
+    #: a member's own reports on the ladder that may wait at once (pending or disputed): beyond
+    #: it a report is refused, so that no member buries another in reports that count by
+    #: themselves (issue 30)
+    open_reports: int = 5
+    #: of those, how many may be against one opponent: a second report of a pair while the
+    #: first waits is most often the same game twice (issue 31); never more than open_reports
+    open_reports_per_opponent: int = 1
 
 
 class Type(StrEnum):
@@ -72,6 +82,8 @@ class Type(StrEnum):
     ROLE = "role id"
     #: an IANA time zone name
     ZONE = "IANA zone"
+    #: a whole number from 1 to the setting's limit
+    COUNT = "count"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +100,8 @@ class Setting:
     platform: str | None = None
     #: what /settings shows when the value is None (None: "off")
     fallback: str | None = None
+    #: another setting this one may never exceed (its value bounds this one's)
+    at_most: str | None = None
 
     @property
     def default(self) -> JsonValue:
@@ -106,6 +120,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("hide_provisional", Type.YES_NO, "about_hide_provisional"),
     Setting("announce", Type.YES_NO, "about_announce"),
     Setting("timezone", Type.ZONE, "about_timezone", fallback=DEFAULT_TIMEZONE),
+    Setting("open_reports", Type.COUNT, "about_open_reports", limit=MAX_OPEN_REPORTS),
+    Setting("open_reports_per_opponent", Type.COUNT, "about_open_reports_per_opponent",
+            limit=MAX_OPEN_REPORTS, at_most="open_reports"),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord"),
@@ -142,6 +159,8 @@ def parse(name: str, text: str) -> JsonValue:
     match setting.type:
         case Type.HOURS | Type.DAYS_OR_OFF:
             return _number(setting, value, text)
+        case Type.COUNT:
+            return _count(setting, value, text)
         case Type.YES_NO:
             if value in _YES:
                 return True
@@ -175,6 +194,35 @@ def _number(setting: Setting, value: str, text: str) -> float | None:
     if not (math.isfinite(number) and 0 < number <= setting.limit):
         raise out_of_range
     return number
+
+
+def _count(setting: Setting, value: str, text: str) -> int:
+    """A whole number from 1 to the setting's limit."""
+    assert setting.limit is not None
+    if not (value.isascii() and value.isdigit() and len(value) <= 3
+            and 1 <= int(value) <= setting.limit):
+        raise Refusal("bad_setting_count", setting=setting.name, text=text[:20],
+                      limit=f"{setting.limit:g}")
+    return int(value)
+
+
+def check_against(settings: LadderSettings, name: str, value: JsonValue) -> None:
+    """Refuse ``value`` for setting ``name`` where it would exceed the setting that bounds it
+    (open_reports_per_opponent above open_reports). Lowering the bound itself is never refused:
+    readers take the smaller of the two (:func:`open_reports_per_opponent`)."""
+    setting = _BY_NAME.get(name)
+    if setting is None or setting.at_most is None:
+        return
+    bound = getattr(settings, setting.at_most)
+    if isinstance(value, int) and isinstance(bound, int) and value > bound:
+        raise Refusal("setting_above", setting=name, text=shown(value), bound=setting.at_most,
+                      limit=shown(bound))
+
+
+def open_reports_per_opponent(settings: LadderSettings) -> int:
+    """How many of a member's waiting reports may be against one opponent: the setting, never
+    above open_reports (which may have been lowered below it since)."""
+    return min(settings.open_reports_per_opponent, settings.open_reports)
 
 
 def shown(value: JsonValue) -> str:

@@ -126,6 +126,7 @@ def set_setting(
         view.require_platform_moderator(caller)
     lad = view.ladder(club, ladder)
     parsed = ladder_settings.parse(setting, value)
+    ladder_settings.check_against(lad.settings, setting, parsed)
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)
     return [event], lambda: Notice("setting_set", {
         "ladder": lad.name, "setting": setting, "value": ladder_settings.shown(parsed)})

@@ -549,7 +549,7 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC. Ladders: main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. Ladders: main."
     )
     assert (await say(bot, g, c.ada, "/ladder create blitz elo")).plain == (
         "Ladder blitz created with the elo system."
@@ -601,7 +601,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
         "auto-confirm after 2 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC. Ladders: blitz, main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. "
+        "Ladders: blitz, main."
     )
     assert (await say(bot, g, c.ada, "/audit 3")).plain == lines(
         "#9 Fri 1 Mar 19:00 UTC 1 set the blitz ladder's hide_provisional to yes",
@@ -624,7 +625,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC. Ladders: blitz, main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. "
+        "Ladders: blitz, main."
     )
     assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
         "blitz ladder", "  1. alice      1553?  (1)", "  2. bob        1447?  (1)",

@@ -23,11 +23,13 @@ async def chat(tmp_path: Path) -> AsyncIterator[Transcript]:
 async def test_the_several_games_hint_shows_the_command_typed_with_one_game(
     chat: Transcript,
 ) -> None:
-    await chat.as_("ann", "/report @bob win", "/report @bob draw")
-    hint = "Several games are waiting (1, 2); say which, e.g. /{} 1."
-    assert await chat.as_("bob", "/confirm") == hint.format("confirm")
-    assert await chat.say("/dispute") == hint.format("dispute")
-    assert await chat.as_("ann", "/withdraw") == hint.format("withdraw")
+    # (two reports of one pair may not wait at once since issue 30: ann's second is against cid)
+    await chat.as_("ann", "/report @bob win", "/report @cid draw")
+    await chat.as_("cid", "/report @bob draw")
+    hint = "Several games are waiting ({}); say which, e.g. /{} 1."
+    assert await chat.as_("bob", "/confirm") == hint.format("1, 3", "confirm")
+    assert await chat.say("/dispute") == hint.format("1, 3", "dispute")
+    assert await chat.as_("ann", "/withdraw") == hint.format("1, 2", "withdraw")
     # and the hinted command works
     assert (await chat.as_("bob", "/confirm 1")).startswith("Game #1 confirmed")
 

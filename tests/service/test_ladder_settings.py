@@ -39,14 +39,15 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
     assert len(names()) == len(SETTINGS)
     # the order every platform's lists had before the table
     assert names(everywhere=True) == ("auto_confirm_hours", "challenge_hours", "inactivity_days",
-                                      "hide_provisional", "announce", "timezone")
+                                      "hide_provisional", "announce", "timezone",
+                                      "open_reports", "open_reports_per_opponent")
     assert names() == (*names(everywhere=True), "moderator_role")
     assert names(everywhere=True) == parsing.SETTINGS
 
 
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
-        24.0, 48.0, None, False, False, None, None]
+        24.0, 48.0, None, False, False, None, 5, 1, None]
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 
@@ -62,7 +63,8 @@ def test_the_view_is_what_settings_showed() -> None:
     for s in (LadderSettings(), LadderSettings(auto_confirm_hours=1.5, challenge_hours=72.0,
                                                inactivity_days=30.0, hide_provisional=True,
                                                moderator_role="123", announce=True,
-                                               timezone="Europe/Berlin")):
+                                               timezone="Europe/Berlin", open_reports=20,
+                                               open_reports_per_opponent=3)):
         assert view(s) == {
             "auto_confirm_hours": old_shown(s.auto_confirm_hours),
             "challenge_hours": old_shown(s.challenge_hours),
@@ -70,6 +72,8 @@ def test_the_view_is_what_settings_showed() -> None:
             "hide_provisional": old_shown(s.hide_provisional),
             "announce": old_shown(s.announce),
             "timezone": s.timezone or state.DEFAULT_TIMEZONE,
+            "open_reports": str(s.open_reports),
+            "open_reports_per_opponent": str(s.open_reports_per_opponent),
         }
     assert list(view(LadderSettings())) == list(names(everywhere=True))
 
@@ -95,9 +99,20 @@ def test_the_view_is_what_settings_showed() -> None:
     ("timezone", "Mars/Olympus", "There is no time zone Mars/Olympus. Use an IANA name, e.g. "
                                  "Europe/Berlin or UTC."),
     ("colour", "red", "There is no setting colour. Settings: auto_confirm_hours, "
-                      "challenge_hours, inactivity_days, hide_provisional, announce, timezone."),
+                      "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
+                      "open_reports, open_reports_per_opponent."),
     ("x" * 40, "1", f"There is no setting {'x' * 32}. Settings: auto_confirm_hours, "
-                    "challenge_hours, inactivity_days, hide_provisional, announce, timezone."),
+                    "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
+                    "open_reports, open_reports_per_opponent."),
+    # issue 30: the caps on a member's waiting reports are whole numbers from 1 to 20
+    ("open_reports", "0", "open_reports takes a whole number from 1 to 20 (not 0)."),
+    ("open_reports", "21", "open_reports takes a whole number from 1 to 20 (not 21)."),
+    ("open_reports", "2.5", "open_reports takes a whole number from 1 to 20 (not 2.5)."),
+    ("open_reports", "off", "open_reports takes a whole number from 1 to 20 (not off)."),
+    ("open_reports_per_opponent", "-1", "open_reports_per_opponent takes a whole number from 1 "
+                                        "to 20 (not -1)."),
+    ("open_reports_per_opponent", "\u0662", "open_reports_per_opponent takes a whole number "
+                                            "from 1 to 20 (not \u0662)."),
 ])
 def test_bounds_and_bad_values_are_refused_as_before(name: str, value: str,
                                                      expected: str) -> None:
@@ -110,12 +125,29 @@ def test_values_at_the_bounds_are_taken() -> None:
     assert parse("moderator_role", "<@&123>") == "123"
     assert parse("moderator_role", "None") is None
     assert parse("announce", "On") is True
+    assert parse("open_reports", " 20 ") == 20
+    assert parse("open_reports_per_opponent", "01") == 1
+
+
+def test_the_cap_per_opponent_is_never_above_the_cap_per_member() -> None:
+    """Issue 30: /set open_reports_per_opponent above open_reports is refused; open_reports
+    lowered below it since bounds it all the same."""
+    settings = LadderSettings(open_reports=3)
+    ladder_settings.check_against(settings, "open_reports_per_opponent", 3)
+    with pytest.raises(Refusal) as refused:
+        ladder_settings.check_against(settings, "open_reports_per_opponent", 4)
+    assert text(refused.value.key, refused.value.params) == (
+        "open_reports_per_opponent may not be above open_reports, which is 3 (not 4).")
+    ladder_settings.check_against(settings, "open_reports", 1)  # lowering the bound is fine
+    lowered = LadderSettings(open_reports=2, open_reports_per_opponent=4)
+    assert ladder_settings.open_reports_per_opponent(lowered) == 2
+    assert ladder_settings.open_reports_per_opponent(LadderSettings()) == 1
 
 
 def test_set_help_lists_the_settings_of_every_platform() -> None:
     assert text("help_set") == (
         "/set auto_confirm_hours|challenge_hours|inactivity_days|hide_provisional|announce"
-        "|timezone VALUE [ladder=NAME] - change a setting")
+        "|timezone|open_reports|open_reports_per_opponent VALUE [ladder=NAME] - change a setting")
     for setting in SETTINGS:
         assert len(text(setting.help)) <= 100
 
@@ -161,7 +193,8 @@ def old_setting(name: str, text: str) -> JsonValue:
         if not (role.isascii() and role.isdigit() and len(role) <= 20):
             raise bad
         return role
-    raise Refusal("unknown_setting", setting=name[:32], settings=", ".join(OLD_SETTINGS))
+    # (the list of settings grew with issue 30's caps, which the old reader never had)
+    raise Refusal("unknown_setting", setting=name[:32], settings=", ".join(names(everywhere=True)))
 
 
 def old_shown(value: JsonValue) -> str:
@@ -191,7 +224,8 @@ VALUES = st.one_of(
 )
 
 
-@given(name=st.one_of(st.sampled_from([*names(), "colour", "system"]), st.text(max_size=40)),
+@given(name=st.one_of(st.sampled_from([*OLD_SETTINGS, "moderator_role", "colour", "system"]),
+                      st.text(max_size=40).filter(lambda n: n not in names())),
        value=VALUES)
 def test_the_table_reads_every_text_as_the_old_reader_did(name: str, value: str) -> None:
     assert outcome(parse, name, value) == outcome(old_setting, name, value)

@@ -166,7 +166,12 @@ CASES = [
     ("mod!", "/set colour red", refused(
         "unknown_setting", setting="colour",
         settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional, "
-                 "announce, timezone")),
+                 "announce, timezone, open_reports, open_reports_per_opponent")),
+    ("mod!", "/set open_reports 0", refused(
+        "bad_setting_count", setting="open_reports", limit="20", text="0")),
+    ("mod!", "/set open_reports_per_opponent 6", refused(
+        "setting_above", setting="open_reports_per_opponent", text="6", bound="open_reports",
+        limit="5")),
     ("mod!", "/undo", refused("nothing_to_undo")),
     ("mod!", "/apply", refused("no_preview")),
 ]

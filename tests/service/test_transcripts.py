@@ -790,7 +790,7 @@ async def test_settings_and_set(chat: Transcript) -> None:
         "first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC. Ladders: main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. Ladders: main."
     )
     assert await chat.say("/set auto_confirm_hours 2") == "auto_confirm_hours of main is now 2."
     assert await chat.say("/set challenge_hours 1.5") == "challenge_hours of main is now 1.5."
@@ -799,7 +799,7 @@ async def test_settings_and_set(chat: Transcript) -> None:
     assert (await chat.say("/settings")).endswith(
         "auto-confirm after 2 h; challenges open 1.5 h; days without a game before "
         "retirement: 30; hide provisional: yes; announce results: no; "
-        "time zone: UTC. Ladders: main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. Ladders: main."
     )
 
     # Every newcomer is provisional (deviation 150, above the established 74.6): the leaderboard
@@ -836,7 +836,18 @@ async def test_settings_and_set(chat: Transcript) -> None:
     assert await chat.say("/set timezone Europe/Berlin") == (
         "timezone of main is now Europe/Berlin.")
     assert (await chat.say("/settings")).endswith(
-        "hide provisional: yes; announce results: yes; time zone: Europe/Berlin. Ladders: main.")
+        "hide provisional: yes; announce results: yes; time zone: Europe/Berlin; reports "
+        "waiting per member: 5, against one opponent: 1. Ladders: main.")
+    # Issue 30: how many reports a member may have waiting, in all and against one opponent.
+    assert await chat.say("/set open_reports_per_opponent 6") == (
+        "open_reports_per_opponent may not be above open_reports, which is 5 (not 6).")
+    assert await chat.say("/set open_reports 20") == "open_reports of main is now 20."
+    assert await chat.say("/set open_reports_per_opponent 6") == (
+        "open_reports_per_opponent of main is now 6.")
+    assert await chat.say("/set open_reports 21") == (
+        "open_reports takes a whole number from 1 to 20 (not 21).")
+    assert (await chat.say("/settings")).endswith(
+        "reports waiting per member: 20, against one opponent: 6. Ladders: main.")
 
 
 async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(

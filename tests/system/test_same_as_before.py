@@ -42,11 +42,19 @@ kind of preview ("Nothing previewed waits for /apply. /correct, /merge, /undo an
 preview first.", not "There is no correction to apply. Start one with /correct.").
 The stored events and the export are still those of the build before, but that (issue 19) a
 ladder created or given a system now names the edition of the defaults it was set up with
-(``"edition":3`` in events 1, 21 and 33). Issue 30: a typed ``@name`` is the member whose
+(``"edition":3`` in events 1, 21 and 33; 1, 22 and 34 since the report caps below). Issue 30: a
+typed ``@name`` is the member whose
 username it is before one merely shown so, and the console user cid_k (registered as "again")
 has the username cid_k, so the session names cid's record, shown as cid_k, by cid's username
 (``@cid``, where the build before was sent ``@cid_k``); and /register keeps a valid username
 even when it is the display name (``"handle":"ann"`` in events 2, 3 and 5, not ``null``).
+Issue 30 also caps a member's reports that wait (5, and 1 against one opponent: issue 31's
+duplicate reports), and ann reports ben twice before he answers: the session's moderator first
+lets two wait against one opponent (``/set open_reports_per_opponent 2`` after the
+registrations). That is one event more, event 7, so every later event's id is one higher, and so
+is each id an event names (a game, a challenge, an undone action's target), and /audit and /undo
+show those numbers; /settings shows both caps of each ladder ("reports waiting per member: 5,
+against one opponent: 2"). The export is unchanged.
 """
 
 from __future__ import annotations
@@ -85,7 +93,7 @@ def test_the_same_session_answers_stores_and_exports_as_the_build_before(
     db.close()
     expected = [json.loads(line) for line in
                 (DATA / f"{BEFORE}.events.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(stored) == len(expected) == 40
+    assert len(stored) == len(expected) == 41
     for row, before in zip(stored, expected, strict=True):
         assert row == before  # the data column compared as the stored JSON text
 

@@ -107,7 +107,7 @@ async def _verify(repository: PostgresRepository, club: ClubCopy, club_id: int) 
     for name in before:
         if after.get(name) != before[name]:
             raise MoveError(f"the ratings of ladder {name!r} of {where} differ after the move")
-    for request_id, response in club.answers:
+    for request_id, response, _ in club.answers:
         if await repository.answer(club_id, request_id) != response:
             raise MoveError(f"the answer to request {request_id!r} of {where} differs")
     return len(before)

@@ -4,9 +4,10 @@ A use case is a *decision*: a function of the club (:class:`~bot.service.view.Cl
 time that returns the events to append and how to answer once they are folded in, or raises a
 :class:`Refusal`. :meth:`Session.execute` reads the log's new events, first appends what time
 has made due (auto-confirmations, inactivity retirements), decides, then appends the decision's
-events and records the answer in one transaction. A refusal changes nothing. A call that
-carries a request id answers a repeat of that id with the first answer, whatever happened
-since. When another process appended first, the decision is made again on the new state.
+events and records the answer in one transaction. A refusal changes nothing and stores
+nothing. A write that carries a request id answers a repeat of that id with the first answer,
+whatever happened since (for :data:`ANSWERS_KEPT`); a refused or read-only request is simply
+decided again. When another process appended first, the decision is made again on the new state.
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ MAX_UNANNOUNCED = 100
 OFF_LOOP_EVENTS = 2000
 #: a ladder sync taking this long made many objects that live as long as the club's cache
 LONG_SYNC_SECONDS = 0.2
+#: how long a write's answer is kept for a redelivery of its update: Telegram keeps an update
+#: the bot has not fetched for 24 hours (Discord redelivers nothing that old), so twice that
+#: covers a bot that was down a whole day, and nothing older is ever asked for again
+ANSWERS_KEPT = timedelta(hours=48)
+#: how often (at most, on a write) answers older than ANSWERS_KEPT are removed: one cheap
+#: statement an hour keeps the table at about ANSWERS_KEPT's worth of writes
+FORGET_EVERY = timedelta(hours=1)
 
 R = TypeVar("R")
 #: a use case's decision: the events to append, and the answer once they are folded in (a
@@ -63,6 +71,8 @@ class Session:
         self._club_ids: dict[tuple[str, str], int] = {}
         #: announcements of results that auto-confirmed, until :meth:`unannounced` hands them out
         self._unannounced: dict[int, list[Notice]] = {}
+        #: when answers older than ANSWERS_KEPT were last removed (None: not yet, since start)
+        self._forgot_at: datetime | None = None
 
     async def club_id(self, platform: str, chat_id: str) -> int:
         key = (platform, chat_id)
@@ -194,10 +204,14 @@ class Session:
             # others wrote: answer from their state
             decision = await self._decided(decide, club, now, off_loop)
         if isinstance(decision, Refusal):
-            refused = decision
+            # A refusal stores nothing, so refused requests (a stranger's flood) never grow the
+            # database; a redelivery is decided again. Only a redelivered write that is refused
+            # now (a /confirm that counted the first time) gets the first answer back.
             if caller.request_id is not None:
-                await self._remember_refusal(club, caller.request_id, refused)
-            raise refused
+                first = await self.repository.answer(club_id, caller.request_id)
+                if first is not None:
+                    return typing.cast(R, decode(first))
+            raise decision
         events, answer = decision
         if not events:
             return answer()
@@ -230,26 +244,34 @@ class Session:
                 result = answer()
                 if request_id is not None:
                     # a decision with events answers with a Result (Decision)
-                    await tx.remember(request_id, encode(typing.cast(Result, result)))
+                    await tx.remember(request_id, encode(typing.cast(Result, result)),
+                                      self.clock.now())
         except Conflict:
             raise  # refused at the first append, before anything was folded: the cache holds
         except BaseException:
             # The log is the truth: forget what was folded in memory and read it again.
             self.clubs.pop(club.id, None)
             raise
+        if request_id is not None:
+            await self._forget_old_answers()
         return result
 
-    async def _remember_refusal(self, club: Club, request_id: str, refusal: Refusal) -> None:
-        """A refused request's answer, kept so that a redelivery is refused alike."""
+    async def _forget_old_answers(self) -> None:
+        """Remove the answers no redelivery can ask for any more (older than ANSWERS_KEPT), on
+        the first write since start and then at most every FORGET_EVERY. A failure here leaves
+        the write done: the next try is in FORGET_EVERY."""
+        now = self.clock.now()
+        last = self._forgot_at
+        if last is not None and last <= now < last + FORGET_EVERY:
+            return
+        self._forgot_at = now
         try:
-            async with self.repository.transaction(club.id, club.state.last_id) as tx:
-                await tx.append([])
-                await tx.remember(request_id, encode(refusal))
-        except Conflict:
-            raise
-        except BaseException:
-            self.clubs.pop(club.id, None)
-            raise
+            forgotten = await self.repository.forget_answers(now - ANSWERS_KEPT)
+        except Exception:
+            log.exception("could not remove old answers; trying again in %s", FORGET_EVERY)
+            return
+        if forgotten:
+            log.info("removed %d answers older than %s", forgotten, ANSWERS_KEPT)
 
     # -- the cache ------------------------------------------------------------------------------
 

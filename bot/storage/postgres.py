@@ -36,7 +36,14 @@ import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 from .addresses import public_address
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
-from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent, encode_data
+from .repository import (
+    Conflict,
+    DuplicateRequest,
+    NewEvent,
+    StoredEvent,
+    answered_at,
+    encode_data,
+)
 from .transfer import ClubCopy, TargetNotEmpty
 
 #: the session-level advisory lock processes hold while migrating, so that several processes
@@ -71,8 +78,8 @@ RETURNING id
 """
 
 _INSERT_ANSWER = """
-INSERT INTO requests (club_id, request_id, response)
-SELECT id, $2, $3 FROM clubs WHERE id = $1 FOR KEY SHARE
+INSERT INTO requests (club_id, request_id, response, answered_at)
+SELECT id, $2, $3, $4 FROM clubs WHERE id = $1 FOR KEY SHARE
 """
 
 
@@ -160,10 +167,10 @@ class PostgresTransaction:
             for id, e in zip(ids, events, strict=True)
         ]
 
-    async def remember(self, request_id: str, response: str) -> None:
+    async def remember(self, request_id: str, response: str, at: datetime) -> None:
         try:
             status = await self._connection.execute(
-                _INSERT_ANSWER, self._club_id, request_id, response)
+                _INSERT_ANSWER, self._club_id, request_id, response, answered_at(at))
         except asyncpg.UniqueViolationError:
             raise DuplicateRequest(request_id) from None
         if status != "INSERT 0 1":
@@ -259,6 +266,11 @@ class PostgresRepository:
         )
         return None if found is None else str(found)
 
+    async def forget_answers(self, before: datetime) -> int:
+        status = await self._pool.execute(
+            "DELETE FROM requests WHERE answered_at < $1", answered_at(before))
+        return int(status.split()[-1])  # "DELETE n"
+
     async def claim_post(
         self, club_id: int, ladder: str, scheduled_for: datetime, now: datetime
     ) -> bool:
@@ -335,7 +347,7 @@ class PostgresRepository:
                      encode_data(e.data))
                     for e in club.events])
                 await connection.copy_records_to_table(
-                    "requests", columns=("club_id", "request_id", "response"),
+                    "requests", columns=("club_id", "request_id", "response", "answered_at"),
                     records=[(club_id, *answer) for answer in club.answers])
                 await connection.copy_records_to_table(
                     "posts", columns=("club_id", "ladder", "scheduled_for", "claimed_at"),

@@ -1,8 +1,9 @@
 """The repository contract every storage backend keeps (SQLite today, PostgreSQL next).
 
 The event log is append-only: a backend offers no way to change or remove an event. Every use
-case runs in one transaction (:meth:`Repository.transaction`), which also records the answer
-to the request that caused it, so a replayed request finds its first answer.
+case that writes runs in one transaction (:meth:`Repository.transaction`), which also records
+the answer to the request that caused it, so a replayed request finds its first answer; the
+answers are kept only as long as a platform may redeliver (:meth:`Repository.forget_answers`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "Jso
 #: how every backend writes an event's data: ``json.dumps(data, ensure_ascii=False,
 #: separators=(",", ":"))``, with one encoder made once (``dumps`` makes one per call)
 encode_data = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def answered_at(at: datetime) -> str:
+    """How every backend writes an answer's time (naive UTC, like the clock's): ISO 8601 to
+    the second, so that the text's order is the times' order and old answers are found with
+    ``<`` (migration 0006 writes its rows' times so too)."""
+    return at.replace(tzinfo=None).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +62,8 @@ class Transaction(Protocol):
         """Append events to the club's log; they get increasing ids."""
         ...
 
-    async def remember(self, request_id: str, response: str) -> None:
-        """Record the answer to a request, committed with the events; raises
+    async def remember(self, request_id: str, response: str, at: datetime) -> None:
+        """Record the answer to a request, given at ``at``, committed with the events; raises
         :class:`DuplicateRequest` when the request already has an answer."""
         ...
 
@@ -80,6 +88,11 @@ class Repository(Protocol):
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         """The recorded answer to a request, if it was handled."""
+        ...
+
+    async def forget_answers(self, before: datetime) -> int:
+        """Remove every club's answers recorded before ``before`` (no platform redelivers an
+        update that old); how many were removed."""
         ...
 
     def transaction(

@@ -17,7 +17,14 @@ import aiosqlite
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
 from .private import private_companions, private_file
-from .repository import Conflict, DuplicateRequest, NewEvent, StoredEvent, encode_data
+from .repository import (
+    Conflict,
+    DuplicateRequest,
+    NewEvent,
+    StoredEvent,
+    answered_at,
+    encode_data,
+)
 
 
 class SqliteSchema:
@@ -106,11 +113,12 @@ class SqliteTransaction:
         self._expected_last = None
         return int(rows[0][0])
 
-    async def remember(self, request_id: str, response: str) -> None:
+    async def remember(self, request_id: str, response: str, at: datetime) -> None:
         try:
             await self._connection.execute_fetchall(
-                "INSERT INTO requests (club_id, request_id, response) VALUES (?, ?, ?)",
-                (self._club_id, request_id, response),
+                "INSERT INTO requests (club_id, request_id, response, answered_at)"
+                " VALUES (?, ?, ?, ?)",
+                (self._club_id, request_id, response, answered_at(at)),
             )
         except sqlite3.IntegrityError:
             raise DuplicateRequest(request_id) from None
@@ -237,6 +245,12 @@ class SqliteRepository:
                 (club_id, request_id),
             ))
         return str(rows[0][0]) if rows else None
+
+    async def forget_answers(self, before: datetime) -> int:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "DELETE FROM requests WHERE answered_at < ? RETURNING 1", (answered_at(before),))
+        return len(list(rows))
 
     async def claim_post(
         self, club_id: int, ladder: str, scheduled_for: datetime, now: datetime

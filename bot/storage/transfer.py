@@ -5,11 +5,12 @@ to each other by id: a confirmation names its game, an undo its action)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiosqlite
 
-from .repository import StoredEvent
+from .repository import StoredEvent, answered_at
 from .sqlite import SqliteRepository
 
 
@@ -19,9 +20,9 @@ class ClubCopy:
     chat_id: str
     created_at: str
     events: list[StoredEvent]
-    #: (request id, stored answer) of every handled request, so redelivered updates stay
-    #: answered once across the move
-    answers: list[tuple[str, str]]
+    #: (request id, stored answer, when answered) of every handled request kept, so redelivered
+    #: updates stay answered once across the move
+    answers: list[tuple[str, str, str]]
     #: (ladder, scheduled for, claimed at) of every claimed scheduled post
     posts: list[tuple[str, str, str]]
 
@@ -39,13 +40,19 @@ async def read_sqlite(path: Path) -> list[ClubCopy]:
     try:
         tables = {str(r[0]) for r in await connection.execute_fetchall(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        # A file written before answers had times (migration 0006), read as it is: its answers
+        # count as given now, as that migration would have them, and are kept one window.
+        timed = "answered_at" in {str(r[1]) for r in await connection.execute_fetchall(
+            "PRAGMA table_info(requests)")}
+        now = answered_at(datetime.now(UTC))
         clubs = []
         for club_id, platform, chat_id, created_at in await connection.execute_fetchall(
             "SELECT id, platform, chat_id, created_at FROM clubs ORDER BY id"
         ):
-            answers = [(str(r[0]), str(r[1])) for r in await connection.execute_fetchall(
-                "SELECT request_id, response FROM requests WHERE club_id = ? ORDER BY rowid",
-                (club_id,))]
+            answers = [(str(r[0]), str(r[1]), str(r[2]) if timed else now)
+                       for r in await connection.execute_fetchall(
+                "SELECT request_id, response, " + ("answered_at" if timed else "NULL")
+                + " FROM requests WHERE club_id = ? ORDER BY rowid", (club_id,))]
             posts = [] if "posts" not in tables else [
                 (str(r[0]), str(r[1]), str(r[2])) for r in await connection.execute_fetchall(
                     "SELECT ladder, scheduled_for, claimed_at FROM posts WHERE club_id = ?"

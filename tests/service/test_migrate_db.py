@@ -5,7 +5,9 @@ never overwritten."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta
+import contextlib
+import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,9 @@ from bot.service.club import Caller, ClubService, Correction
 from bot.service.events import Kind
 from bot.service.results import GameResult
 from bot.storage.backends import open_repository
+from bot.storage.migrations import MIGRATIONS
 from bot.storage.repository import Repository
+from bot.storage.sqlite import SqliteRepository
 
 START = datetime(2024, 3, 1, 19, 0)
 CHATS = [("telegram", "-100"), ("discord", "42")]
@@ -144,3 +148,45 @@ def test_a_move_that_cannot_be_done_says_why(
     args = [a.format(tmp=tmp_path, pg=pg) for a in (source, target)]
     assert main(["migrate-db", "--from", args[0], "--to", args[1]]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_file_from_before_answers_had_times_moves_with_its_answers(
+    postgres_db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30 gave each stored answer its time (migration 0006), and answers older than the
+    redelivery window go. A SQLite file an earlier build wrote (read as it is, never migrated)
+    still moves: its answers count as given at the move, as the migration counts them, so a
+    redelivery just after the move still finds its first answer."""
+    schema = tmp_path / "schema"
+    schema.mkdir()
+    for migration in MIGRATIONS.iterdir():
+        if migration.name.endswith(".sql") and migration.name < "0006":
+            (schema / migration.name).write_text(migration.read_text(encoding="utf-8"))
+    source = tmp_path / "old.db"
+
+    async def write_old() -> None:
+        repository = await SqliteRepository.open(source, schema)
+        try:
+            await repository.club_id(*CHATS[0], START)
+        finally:
+            await repository.close()
+
+    asyncio.run(write_old())
+    with contextlib.closing(sqlite3.connect(source)) as db, db:
+        db.execute("INSERT INTO requests (club_id, request_id, response) VALUES (1, 'u1', ?)",
+                   ('"first"',))
+    assert main(["migrate-db", "--from", f"sqlite:{source}", "--to", postgres_db]) == 0
+    assert "1 clubs, 0 events, 1 answers" in capsys.readouterr().out
+
+    async def after_the_move() -> None:
+        repository = await open_repository(postgres_db)
+        try:
+            club = await repository.club_id(*CHATS[0], START)
+            assert await repository.answer(club, "u1") == '"first"'
+            moved = datetime.now(UTC).replace(tzinfo=None)
+            assert await repository.forget_answers(moved - timedelta(minutes=5)) == 0
+            assert await repository.forget_answers(moved + timedelta(minutes=5)) == 1
+        finally:
+            await repository.close()
+
+    asyncio.run(after_the_move())

@@ -165,7 +165,7 @@ async def test_one_request_handled_in_two_pools_is_answered_once(postgres_db: st
             try:
                 async with repo.transaction(club, 0) as tx:
                     await both_inside.wait()
-                    await tx.remember("update-1", answer)
+                    await tx.remember("update-1", answer, NOW)
                     await asyncio.sleep(0.05)
                 return "answered"
             except DuplicateRequest:

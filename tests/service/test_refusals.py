@@ -226,28 +226,47 @@ async def test_a_replayed_request_id_returns_the_first_answer_and_adds_nothing(
     assert await snapshot(club) == after_first
 
 
-async def test_a_replayed_refused_request_is_refused_again_after_the_state_changed(
+async def test_a_replayed_refused_request_is_decided_again_and_stored_nothing(
     club: Transcript,
 ) -> None:
+    """Issue 30: a refusal stores no answer (a stranger's refused requests never grow the
+    database), so a redelivered refused update is simply decided again: refused alike while
+    nothing changed, done once the club changed (dave registered meanwhile)."""
     service = club.service
     dave = Caller("console", "local", "dave", "dave", request_id="upd-2")
     with pytest.raises(Refusal) as refusal:
         await service.report(dave, "alice", "win")
     assert render(refusal.value) == text("not_registered")
-    assert await club.as_("dave", "/register") == "Welcome, dave! You are on the main ladder."
-    before = await snapshot(club)
+    assert await answer_of(club, "upd-2") is None
     with pytest.raises(Refusal) as refusal:
         await service.report(dave, "alice", "win")
     assert render(refusal.value) == text("not_registered")
-    assert await snapshot(club) == before
-    # A new update is a new request.
-    answer = await service.report(
-        Caller("console", "local", "dave", "dave", request_id="upd-3"), "alice", "win"
-    )
+    assert await club.as_("dave", "/register") == "Welcome, dave! You are on the main ladder."
+    answer = await service.report(dave, "alice", "win")
     assert render(answer) == (
         "Game #3: dave beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+    # Now a write, its answer is kept: the same update again gets it, and adds nothing.
+    after = await snapshot(club)
+    assert await service.report(dave, "alice", "win") == answer
+    assert await snapshot(club) == after
+
+
+async def test_a_replayed_write_refused_now_gets_its_first_answer(club: Transcript) -> None:
+    """A redelivered /confirm that counted the first time would be refused now (already
+    confirmed): the answer kept for its request id is given instead."""
+    await club.as_("carol", "/report @alice win")
+    alice = Caller("console", "local", "alice", "alice", request_id="upd-9")
+    first = await club.service.confirm(alice, 3)
+    assert isinstance(first, GameResult) and render(first).startswith("Game #3 confirmed")
+    assert await club.service.confirm(alice, 3) == first
+
+
+async def answer_of(club: Transcript, request_id: str) -> str | None:
+    repository = club.service._repository
+    club_id = await repository.club_id("console", "local", club.clock.now())
+    return await repository.answer(club_id, request_id)
 
 
 async def test_a_look_alike_of_a_handle_is_refused_and_other_names_are_welcome(

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import aiosqlite
+import asyncpg
 import pytest
 
-from bot.storage.migrations import load_migrations, migrate
+from bot.storage.backends import open_repository
+from bot.storage.migrations import MIGRATIONS, load_migrations, migrate
+from bot.storage.postgres import PostgresRepository
 from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository
 from bot.storage.sqlite import SqliteRepository, SqliteSchema
 
@@ -57,7 +60,7 @@ async def test_clubs_do_not_see_each_other(repository: Repository) -> None:
     theirs = await repository.club_id("console", "b", NOW)
     async with repository.transaction(mine, 0) as tx:
         await tx.append([event(n=1)])
-        await tx.remember("r1", '"mine"')
+        await tx.remember("r1", '"mine"', NOW)
     assert await repository.events(theirs) == []
     assert await repository.answer(theirs, "r1") is None
     assert await repository.answer(mine, "r1") == '"mine"'
@@ -68,7 +71,7 @@ async def test_a_failed_transaction_stores_nothing(repository: Repository) -> No
     with pytest.raises(RuntimeError):
         async with repository.transaction(club, 0) as tx:
             await tx.append([event(n=1)])
-            await tx.remember("r1", "{}")
+            await tx.remember("r1", "{}", NOW)
             raise RuntimeError("crash in the middle of a use case")
     assert await repository.events(club) == []
     assert await repository.answer(club, "r1") is None
@@ -87,13 +90,36 @@ async def test_a_stale_writer_gets_a_conflict(repository: Repository) -> None:
 async def test_a_request_is_answered_once(repository: Repository) -> None:
     club = await repository.club_id("console", "local", NOW)
     async with repository.transaction(club, 0) as tx:
-        await tx.remember("upd-7", '"first"')
+        await tx.remember("upd-7", '"first"', NOW)
     with pytest.raises(DuplicateRequest):
         async with repository.transaction(club, 0) as tx:
             await tx.append([event(n=1)])
-            await tx.remember("upd-7", '"second"')
+            await tx.remember("upd-7", '"second"', NOW)
     assert await repository.events(club) == []  # the duplicate's events were rolled back
     assert await repository.answer(club, "upd-7") == '"first"'
+
+
+async def test_answers_older_than_the_redelivery_window_are_forgotten(
+    repository: Repository,
+) -> None:
+    """Issue 30: stored answers are bounded; those recorded before the cut go, in every club,
+    and the rest stay (a later redelivery of them is still answered once)."""
+    mine = await repository.club_id("console", "a", NOW)
+    theirs = await repository.club_id("console", "b", NOW)
+    for club, request, at in [(mine, "old", NOW), (theirs, "old", NOW + timedelta(seconds=59)),
+                              (mine, "new", NOW + timedelta(minutes=1)),
+                              (theirs, "newer", NOW + timedelta(hours=3, microseconds=5))]:
+        async with repository.transaction(club, 0) as tx:
+            await tx.remember(request, f'"{request}"', at)
+    assert await repository.forget_answers(NOW + timedelta(minutes=1)) == 2
+    assert await repository.answer(mine, "old") is None
+    assert await repository.answer(theirs, "old") is None
+    assert await repository.answer(mine, "new") == '"new"'
+    assert await repository.answer(theirs, "newer") == '"newer"'
+    assert await repository.forget_answers(NOW + timedelta(minutes=1)) == 0
+    async with repository.transaction(mine, 0) as tx:  # old is a new request again
+        await tx.remember("old", '"again"', NOW + timedelta(hours=4))
+    assert await repository.answer(mine, "old") == '"again"'
 
 
 async def test_a_preview_is_kept_replaced_and_taken_once(repository: Repository) -> None:
@@ -250,3 +276,40 @@ async def test_wal_and_foreign_keys_are_on(tmp_path: Path) -> None:
     async with connection.execute("PRAGMA synchronous") as cur:
         assert (await cur.fetchone())[0] == 1  # type: ignore[index]  # NORMAL
     await repo.close()
+
+
+async def test_answers_kept_before_the_upgrade_count_as_given_then(
+    database: Path | str, tmp_path: Path,
+) -> None:
+    """Migration 0006 gives every answer its time: those of a database written before it
+    count as given at the upgrade, so a redelivery just after it is still answered once, and
+    they go with the window after it. Both backends."""
+    old = tmp_path / "schema-0005"
+    old.mkdir()
+    for migration in MIGRATIONS.iterdir():
+        if migration.name.endswith(".sql") and migration.name < "0006":
+            (old / migration.name).write_text(migration.read_text(encoding="utf-8"))
+    postgres = isinstance(database, str)
+    before: Repository = await (PostgresRepository.open(database, old) if postgres
+                                else SqliteRepository.open(database, old))
+    club = await before.club_id("console", "local", NOW)
+    await before.close()
+    insert = "INSERT INTO requests (club_id, request_id, response) VALUES ({}, 'upd-1', '\"x\"')"
+    if postgres:
+        raw = await asyncpg.connect(str(database))
+        try:
+            await raw.execute(insert.format(club))
+        finally:
+            await raw.close()
+    else:
+        async with aiosqlite.connect(database) as connection:
+            await connection.execute(insert.format(club))
+            await connection.commit()
+    after = await open_repository(database)
+    try:
+        assert await after.answer(club, "upd-1") == '"x"'
+        upgraded = datetime.now(UTC).replace(tzinfo=None)
+        assert await after.forget_answers(upgraded - timedelta(minutes=5)) == 0
+        assert await after.forget_answers(upgraded + timedelta(minutes=5)) == 1
+    finally:
+        await after.close()

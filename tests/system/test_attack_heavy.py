@@ -11,9 +11,15 @@ in some 20 s; the test takes about a minute.)"""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import csv
+import io
+import sqlite3
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -23,7 +29,7 @@ from bot.service import heavy
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, Output, User
 from tests.long_history import last_game, write_events
 
-from .clubs import FRIDAY, telegram_bot
+from .clubs import FRIDAY, GROUP, TelegramClub, telegram_bot
 from .process import CLUBRATING, Bot, FakeClock
 
 BIG = -1001
@@ -209,3 +215,148 @@ async def test_a_flood_in_one_group_is_answered_once_and_never_slows_another_clu
     assert len(answers) <= 6, answers
     assert [n for n, shown in enumerate(answers) if shown.startswith(notice)] == [4], answers
     assert answers[1] == text("bad_command", command="/nosuchk"), answers
+
+
+# -- issue 30: no member buries another; bounded storage ------------------------------------------
+# One member files 300 reports against another, and a stranger sends command after command: every
+# one is answered (CLUBRATING_RATE_LIMIT=off, so each reaches the club), of the 300 reports only
+# what the caps let wait ever counts (read from `clubrating export` a day later), and the
+# stranger's refusals leave no row in the database.
+
+#: the reports of one member's flood, as the issue tried them
+REPORTS = 300
+#: they are sent in waves: every one is answered, at Telegram's 20 messages a minute in a group
+REPORT_WAVE = 50
+#: of any number of reports one member files, at most this many ever count by themselves
+#: (``ladder_settings.MAX_OPEN_REPORTS``: the most a club may let wait)
+MOST_EVER = 20
+
+
+class MovingClock:
+    """The bot's clock, moved only forward from where it runs now. libfaketime moves the
+    process's monotonic clock with it, so the bot's timers see the time pass: its pacing of
+    answers to Telegram's 20 a minute in a group too."""
+
+    def __init__(self, clock: FakeClock, at: datetime) -> None:
+        self.clock, self.at, self.since = clock, at, time.monotonic()
+
+    def now(self) -> datetime:
+        return self.at + timedelta(seconds=time.monotonic() - self.since)
+
+    def forward(self, **delta: float) -> None:
+        self.at, self.since = self.now() + timedelta(**delta), time.monotonic()
+        self.clock.set(self.at)
+
+
+@pytest.fixture
+async def reporting(tmp_path: Path) -> AsyncIterator[tuple[TelegramClub, MovingClock, Bot]]:
+    async with FakeTelegram(token=TOKEN) as tg:
+        club = TelegramClub.on(tg, tmp_path)
+        clock = MovingClock(club.clock, FRIDAY)
+        bot = await club.bot(CLUBRATING_RATE_LIMIT="off").start()
+        try:
+            yield club, clock, bot
+        finally:
+            assert await bot.stop() == 0
+
+
+async def group_answers(club: TelegramClub, clock: MovingClock, count: int) -> list[str]:
+    """The group's next ``count`` answers. The bot keeps to Telegram's 20 messages a minute
+    in a group: whenever none comes for a while, a minute passes."""
+    said: list[str] = []
+    for _ in range(60 * count):
+        if len(said) == count:
+            return said
+        try:
+            said.append((await club.tg.reply(club.group, 1.5)).plain)
+        except AssertionError:  # nothing new: the rest waits for the group's flood limit
+            clock.forward(minutes=1)
+    raise AssertionError(f"{len(said)} of {count} answers: {said[-3:]}")
+
+
+def table_rows(club: TelegramClub) -> dict[str, int]:
+    """How many rows each table of the bot's database holds (read beside the running bot)."""
+    with contextlib.closing(sqlite3.connect(club.folder / "club.db")) as db:
+        tables = [str(name) for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: int(db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+                for table in tables}
+
+
+def exported_games(club: TelegramClub) -> list[tuple[str, str]]:
+    """Who played whom in the club's ``clubrating export``, game by game."""
+    history = club.shell("export", "--chat", f"telegram:{GROUP}")
+    return [(row["player_a"], row["player_b"]) for row in csv.DictReader(io.StringIO(history))
+            if row["kind"] in ("", "game")]
+
+
+@pytest.mark.parametrize("caps", [None, (MOST_EVER, MOST_EVER)],
+                         ids=["default-caps", "most-a-club-may-set"])
+async def test_300_reports_against_one_member_are_answered_and_at_most_the_cap_counts(
+    reporting: tuple[TelegramClub, MovingClock, Bot], caps: tuple[int, int] | None,
+) -> None:
+    """alice sends 300 ``/report @bob win``. With the default caps (5 waiting, 1 against one
+    opponent) her first waits and each other is refused naming it; where the club let 20 wait
+    against one opponent, 20 wait and the rest are refused naming them. bob never answers: a
+    day later what waited counts by itself, and nothing more ever does."""
+    club, clock, bot = reporting
+    await club.register(club.alice, club.bob)
+    waiting = 1
+    if caps is not None:
+        for setting, value in zip(("open_reports", "open_reports_per_opponent"), caps,
+                                  strict=True):
+            answer = await club.say(club.ada, f"/set {setting} {value}")
+            assert answer.plain == f"{setting} of main is now {value}.", answer.plain
+        waiting = caps[1]
+    numbers = [f"#{n}" for n in range(1, waiting + 1)]
+    refused = (text("open_reports_against_one", games="#1", opponent="bob", first=1)
+               if waiting == 1 else
+               text("open_reports_against", count=waiting, games=", ".join(numbers),
+                    opponent="bob"))
+    before = table_rows(club)
+    said: list[str] = []
+    for _ in range(REPORTS // REPORT_WAVE):
+        for _ in range(REPORT_WAVE):
+            await club.tg.send(club.group, club.alice, "/report @bob win")
+        said += await group_answers(club, clock, REPORT_WAVE)
+    reported = [f"Game {n}: alice beat bob." for n in numbers]
+    assert [answer.split("\n")[0].split(" bob, please")[0] for answer in said[:waiting]] == (
+        reported), said[:waiting]
+    assert said[waiting:] == [refused] * (REPORTS - waiting), {*said[waiting:]}
+    after = table_rows(club)
+    print(f"\n{REPORTS} reports, {waiting} waiting: rows added "
+          f"{after['events'] - before['events']} events, "
+          f"{after['requests'] - before['requests']} answers")
+    assert after["requests"] - before["requests"] == waiting  # one answer kept per write
+    # bob never answers. A day and an hour later (the auto-confirm window is 24 h) what waited
+    # counts by itself, on the next command.
+    clock.forward(hours=25)
+    await club.say(club.bob, "/pending")
+    assert await bot.stop() == 0
+    games = exported_games(club)
+    print(f"games counted: {len(games)}")
+    assert games == [("alice", "bob")] * waiting
+    assert len(games) <= (5 if caps is None else MOST_EVER)
+    assert "Traceback" not in bot.text()
+
+
+async def test_a_strangers_refused_commands_store_nothing(
+    reporting: tuple[TelegramClub, MovingClock, Bot],
+) -> None:
+    """A stranger (no member) sends 15 ``/confirm``: each is answered that they are not a
+    member, and the database gains no row for them (no answer is kept for a refusal); a
+    redelivery of one is answered again alike, still without a row."""
+    club, clock, _ = reporting
+    await club.register(club.alice)
+    stranger = club.tg.user(666, "Stranger", "stranger")
+    before = table_rows(club)
+    updates = [await club.tg.send(club.group, stranger, "/confirm") for _ in range(15)]
+    assert await group_answers(club, clock, 15) == [text("not_registered")] * 15
+    await club.tg.redeliver(updates[-1])
+    assert await group_answers(club, clock, 1) == [text("not_registered")]
+    after = table_rows(club)
+    added = {table: after[table] - before[table] for table in after
+             if after[table] != before.get(table, 0)}
+    print(f"\nrows added by 16 refused requests: {added or 'none'}")
+    assert after["requests"] == before["requests"]
+    assert sum(added.values()) <= 1  # one row per user seen is tolerated

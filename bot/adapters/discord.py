@@ -241,8 +241,8 @@ class DiscordFrontEnd:
                 kept[key] = value.display_name
             elif value:
                 kept[key] = value
-        read = Words(words, kept, members)
-        await self._run(interaction, command, lambda: (command, read))
+        typed = Words(words, kept, members)
+        await self._run(interaction, command, lambda: (command, typed))
 
     async def _run(self, interaction: Interaction, command: str, read: intake.Read) -> None:
         if interaction.guild_id is None:

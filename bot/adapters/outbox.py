@@ -17,8 +17,10 @@ from collections.abc import Awaitable, Callable, Hashable
 log = logging.getLogger(__name__)
 
 #: sends waiting in one chat before further ones are dropped: at Telegram's 20 a minute in a
-#: group, five minutes of answers; past that a chat is flooded beyond what any answer could help
-MAX_WAITING = 100
+#: group, fifty minutes of answers. The rate limit keeps a chat far below it (each member is
+#: answered at most ``CLUBRATING_RATE_LIMIT`` times, then told once); with the limit off, 300
+#: reports sent at once are still all answered (issue 30); only memory is bounded here.
+MAX_WAITING = 1000
 
 Send = Callable[[], Awaitable[object]]
 

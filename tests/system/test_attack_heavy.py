@@ -360,3 +360,35 @@ async def test_a_strangers_refused_commands_store_nothing(
     print(f"\nrows added by 16 refused requests: {added or 'none'}")
     assert after["requests"] == before["requests"]
     assert sum(added.values()) <= 1  # one row per user seen is tolerated
+
+
+async def test_a_group_past_telegrams_flood_limit_holds_up_no_other_chat(tmp_path: Path) -> None:
+    """Forty members of one group each send ``/top`` once, within their own rate: the group's
+    answers go past Telegram's 20 messages a minute, and the bot paces them (python-telegram-bot's
+    ``AIORateLimiter``). Meanwhile another club's ``/top`` is answered within a second: waiting
+    for one group's flood limit holds none of the bot's processing slots."""
+    async with FakeTelegram(token=TOKEN) as tg:
+        ada = tg.user(1, "Ada", "ada_admin")
+        members = [tg.user(200 + n, f"Member{n}", f"member_{n:02}") for n in range(40)]
+        zoe = tg.user(7, "Zoe", "zoe_z")
+        busy = tg.group(BIG, "Busy club", admins=[ada], creator=ada)
+        calm = tg.group(OTHERS[0], "Calm club", admins=[ada], creator=ada)
+        bot = await telegram_bot(tg, tmp_path, FakeClock(tmp_path, FRIDAY)).start()
+        loop = asyncio.get_running_loop()
+        try:
+            await tg.send(calm, zoe, "/top")
+            await tg.reply(calm, 10.0)
+            for member in members:
+                await tg.send(busy, member, "/top")
+            await tg.reply(busy, 10.0)  # the busy group is being answered
+            await asyncio.sleep(0.5)
+            asked = loop.time()
+            await tg.send(calm, zoe, "/top")
+            answer = await tg.reply(calm, 10.0)
+            waited = loop.time() - asked
+            paced = len(tg.outputs(busy))
+        finally:
+            assert await bot.stop() == 0
+    assert answer.plain == text("leaderboard_empty", ladder="main")
+    assert paced < len(members), paced  # the busy group's answers were still being paced
+    assert waited < PROMPT, waited

@@ -35,6 +35,12 @@ class Transcript:
         self.lines.append((line, answer))
         return answer
 
+    async def log_size(self) -> int:
+        """How many events the club's log holds (a refusal must leave it as it was)."""
+        repository = self.service._repository
+        club_id = await repository.club_id("console", "local", self.clock.now())
+        return len(await repository.events(club_id))
+
     async def as_(self, user: str, *lines: str) -> str:
         """Speak as ``user`` (``name!`` for a moderator); returns the last answer."""
         await self.say(f"/as {user}")

@@ -16,6 +16,7 @@ from bot.charts import leaderboard_card, rating_chart
 from bot.charts.data import CardRow, ChartPoint, Series
 from bot.charts.pictures import card_picture, chart_picture
 from bot.service.results import Leaderboard, RatingHistory, RatingPoint, Standing
+from tests.adapters.test_chart_fixes import drawn
 
 START = datetime(2024, 3, 1, 19)
 MARKUP = ["$\\q$", "$ab$", "$a b$", "$x^2$ and $", "\\$5", "a$b$c"]
@@ -30,21 +31,6 @@ def series(name: str) -> Series:
 def card(name: str, ladder: str = "main") -> bytes:
     return leaderboard_card([CardRow(1, name, 1540.0, False, None, 3.0, 3),
                              CardRow(2, "bob", 1460.0, False, None, -3.0, 3)], ladder)
-
-
-def drawn(monkeypatch: pytest.MonkeyPatch, module: object, draw: object) -> Figure:
-    """The figure a picture function encodes, drawn."""
-    caught: list[Figure] = []
-
-    def capture(figure: Figure, dpi: float, background: str) -> bytes:
-        figure.canvas.draw()
-        caught.append(figure)
-        return b""
-
-    monkeypatch.setattr(module, "png_bytes", capture)
-    assert callable(draw)
-    draw()
-    return caught[0]
 
 
 def texts_with(figure: Figure, part: str) -> list[Text]:

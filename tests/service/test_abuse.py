@@ -24,15 +24,9 @@ from bot.service.club import MAX_OPEN_CHALLENGES, MAX_REASON
 from bot.service.errors import Refusal
 from bot.service.parsing import MAX_NAME
 from bot.settings import Settings
-from tests.chat import Transcript, open_club
+from tests.chat import open_club
 from tests.fake_telegram import Chat, User
 from tests.telegram_harness import press, running_bot, say
-
-
-async def log_size(chat: Transcript) -> int:
-    repository = chat.service._repository
-    club_id = await repository.club_id("console", "local", chat.clock.now())
-    return len(await repository.events(club_id))
 
 
 async def test_a_member_past_the_rate_limit_gets_a_friendly_answer_and_nothing_runs(
@@ -43,9 +37,9 @@ async def test_a_member_past_the_rate_limit_gets_a_friendly_answer_and_nothing_r
         await chat.as_("alice", "/register")
         for _ in range(DEFAULT_COMMANDS - 1):  # /register was the first
             assert not (await chat.say("/top")).startswith("Easy")
-        before = await log_size(chat)
+        before = await chat.log_size()
         assert await chat.say("/report @bob win") == text("rate_limited", seconds=60)
-        assert await log_size(chat) == before
+        assert await chat.log_size() == before
         # Others are not slowed down: another member, a moderator in bulk.
         assert (await chat.as_("bob", "/top")).startswith("main ladder")
         await chat.say("/as mod!")
@@ -182,9 +176,9 @@ async def test_names_and_reasons_have_maximum_lengths(tmp_path: Path, line: str,
         await chat.say("/report @bob win")  # #5, waits for bob
         await chat.as_("bob", "/report @carol win")  # #7, waits for carol
         await chat.say("/as carol" if line.startswith("/dispute") else "/as dave")
-        before = await log_size(chat)
+        before = await chat.log_size()
         assert await chat.say(line) == answer
-        assert await log_size(chat) == before
+        assert await chat.log_size() == before
 
 
 async def test_a_member_cannot_spam_challenges(tmp_path: Path) -> None:
@@ -195,10 +189,10 @@ async def test_a_member_cannot_spam_challenges(tmp_path: Path) -> None:
         await chat.say("/as alice")
         for name in names[1:1 + MAX_OPEN_CHALLENGES]:
             assert (await chat.say(f"/challenge @{name}")).startswith("alice challenges")
-        before = await log_size(chat)
+        before = await chat.log_size()
         assert await chat.say("/challenge @erin") == text("too_many_challenges",
                                                           count=MAX_OPEN_CHALLENGES)
-        assert await log_size(chat) == before
+        assert await chat.log_size() == before
         # Others may still challenge; an answer frees a place; so does expiry.
         assert (await chat.as_("erin", "/challenge @finn")).startswith("erin challenges")
         await chat.as_("bob", "/decline")

@@ -26,12 +26,6 @@ async def chat(database: Path | str) -> AsyncIterator[Transcript]:
         yield club
 
 
-async def log_size(chat: Transcript) -> int:
-    repository = chat.service._repository
-    club_id = await repository.club_id("console", "local", chat.clock.now())
-    return len(await repository.events(club_id))
-
-
 async def test_a_second_report_of_a_pair_waits_for_the_first_however_much_later(
     chat: Transcript,
 ) -> None:
@@ -39,11 +33,11 @@ async def test_a_second_report_of_a_pair_waits_for_the_first_however_much_later(
     refused = text("open_reports_against_one", games="#1", opponent="bob", first=1)
     assert refused == ("Your report #1 against bob is still waiting for confirmation: wait for "
                        "it or /withdraw 1.")
-    before = await log_size(chat)
+    before = await chat.log_size()
     assert await chat.say("/report @bob win") == refused
     chat.clock.advance(hours=23)  # a day less an hour: still waiting
     assert await chat.say("/report @bob loss colour=white") == refused
-    assert await log_size(chat) == before
+    assert await chat.log_size() == before
     # bob's own report of the pair is his, not ann's: it waits for her answer
     assert (await chat.as_("bob", "/report @ann draw")).startswith("Game #2: bob drew with ann")
     # once it counts (confirmed here), ann may report the next game
@@ -60,9 +54,9 @@ async def test_a_members_waiting_reports_are_capped_and_the_refusal_names_them(
     full = text("open_reports_full", count=5, games="#1, #2, #3, #4, #5")
     assert full == ("You have 5 reports waiting for confirmation (#1, #2, #3, #4, #5): wait for "
                     "them or /withdraw one.")
-    before = await log_size(chat)
+    before = await chat.log_size()
     assert await chat.as_("ann", "/report @gus win") == full
-    assert await log_size(chat) == before
+    assert await chat.log_size() == before
     # the per-opponent refusal is the more precise one where both apply
     assert await chat.say("/report @cid win") == text(
         "open_reports_against_one", games="#2", opponent="cid", first=2)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 import pytest
 from telegram.ext import AIORateLimiter
 
+from bot.adapters.telegram import ReadsUnlimited
 from bot.chat.messages import text
 from tests.telegram_harness import Running, press, running_bot, say
 
@@ -220,3 +222,26 @@ async def test_a_members_quick_commands_are_answered_in_order(bot: Running) -> N
     assert answers[0] == text("registered", name="alice", ladder="main")
     assert answers[1].startswith("Game #1: alice beat bob.")
     assert answers[2].startswith("alice (main): 1500?")
+
+
+async def test_reading_calls_never_wait_for_a_groups_flood_limit() -> None:
+    """Telegram's 20 messages a minute in a group limit what is sent there: once a group's
+    allowance is spent, a further message waits, but learning who administers the group does
+    not (issue 30: a busy group must not hold the bot's processing slots on a read)."""
+    limiter = ReadsUnlimited(group_max_rate=1, group_time_period=60, max_retries=0)
+    await limiter.initialize()
+
+    async def call(*args: object, **kwargs: object) -> bool:
+        return True
+
+    async def request(endpoint: str) -> object:
+        return await limiter.process_request(call, (), {}, endpoint, {"chat_id": -100}, None)
+
+    assert await request("sendMessage")  # the group's one message a minute
+    began = time.monotonic()
+    assert await request("getChatAdministrators")
+    assert await request("getChatMember")
+    assert time.monotonic() - began < 0.5
+    with pytest.raises(TimeoutError):  # a second message waits its turn
+        await asyncio.wait_for(request("sendMessage"), 0.5)
+    await limiter.shutdown()

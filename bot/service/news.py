@@ -16,7 +16,7 @@ from ratings_core.system import RatingSystem
 
 from .ratings import member_of_key, player_key
 from .results import Digest, DigestRow, Leaderboard, Notice, RatingChange, Retiring
-from .state import ClubState, GameRecord, Ladder
+from .state import ClubState, GameRecord, Ladder, latest_played
 
 #: a win against someone at least this much higher rated is an upset (issue 6)
 UPSET_GAP = 200.0
@@ -93,10 +93,14 @@ def _retiring(state: ClubState, ladder: Ladder, after: Checkpoint, now: datetime
     if days is None:
         return []
     out = []
+    # The same date as the rule itself (session._due): the latest a member played, not their
+    # last game in rating order (issue 31).
+    latest = latest_played(state, ladder.games.values())
     for key, player in after.players.items():
-        if player.status != "active" or player.last_played is None:
+        last = latest.get(member_of_key(key))
+        if player.status != "active" or last is None:
             continue
-        left = player.last_played + timedelta(days=days) - now
+        left = last + timedelta(days=days) - now
         if left <= timedelta(days=RETIREMENT_WARNING_DAYS):
             whole = max(0, math.ceil(left / timedelta(days=1)))
             out.append(Retiring(state.member(member_of_key(key)).name, whole))

@@ -346,8 +346,12 @@ class Session:
         for ladder in state.ladders.values():
             days = ladder.settings.inactivity_days
             if days is not None:
+                # From the latest date each member played, not their last game in rating order
+                # (issue 31): an imported older game never retires someone who played lately.
+                # Retirements stored before stay as they are; this decides only future ones.
+                latest = view.last_played(club, ladder)
                 for key, player in view.ratings(club, ladder).players.items():
-                    last = player.last_played
+                    last = latest.get(member_of_key(key))
                     if (player.status == "active" and last is not None
                             and now - last >= timedelta(days=days)):
                         member = state.members[member_of_key(key)]

@@ -548,3 +548,23 @@ def _replace(settings: LadderSettings, key: str, value: object) -> LadderSetting
 
 def expired(challenge: Challenge, now: datetime) -> bool:
     return challenge.status == "open" and now >= challenge.expires_at
+
+
+def latest_played(state: ClubState, games: Iterable[GameRecord]) -> dict[int, datetime]:
+    """Each player's latest ``played_at`` among the counting ``games``, by the member id their
+    games count for (after merges and claims): where inactivity counts from (issue 31; see
+    :func:`bot.service.view.last_played`)."""
+    latest: dict[int, datetime] = {}
+    for game in games:
+        if game.counts:
+            note_played(state, latest, game)
+    return latest
+
+
+def note_played(state: ClubState, latest: dict[int, datetime], game: GameRecord) -> None:
+    """Move ``game``'s players' latest dates in ``latest`` forward to its date (never back)."""
+    for player in (game.player_a, game.player_b):
+        member = state.member(player).id
+        before = latest.get(member)
+        if before is None or game.played_at > before:
+            latest[member] = game.played_at

@@ -37,6 +37,8 @@ from .state import (
     GameRecord,
     Ladder,
     Member,
+    latest_played,
+    note_played,
 )
 
 #: the longest reason a moderator may give for an action (kept in the log)
@@ -50,6 +52,10 @@ class Club:
     id: int
     state: ClubState
     ratings: dict[str, LadderRatings] = field(default_factory=dict)
+    #: each ladder's latest played dates (:func:`last_played`), by ladder name, with the
+    #: ladder, its generation and the number of its inputs they were built from
+    played: dict[str, tuple[Ladder | None, int, int, dict[int, datetime]]] = field(
+        default_factory=dict)
 
 
 # -- ratings ------------------------------------------------------------------------------------
@@ -58,6 +64,27 @@ class Club:
 def ratings(club: Club, ladder: Ladder) -> Checkpoint:
     """The ladder's ratings after its last counting game (replaying only what changed)."""
     return club.ratings.setdefault(ladder.name, LadderRatings()).sync(club.state, ladder)
+
+
+def last_played(club: Club, ladder: Ladder) -> Mapping[int, datetime]:
+    """Each member's latest date of play on the ladder, by member id: the latest ``played_at``
+    of their counting games, whatever their place in the rating order. Inactivity counts from
+    it (issue 31, "Inactivity, one rule"): an imported game from a year ago, rated after
+    today's, never moves the date back. Kept up to date from the appended inputs; rebuilt when
+    the inputs changed otherwise (a correction, a void)."""
+    built_for, generation, read, latest = club.played.get(ladder.name, (None, -1, 0, {}))
+    # Another Ladder object (the state was built again, after an /undo) or generation: the
+    # inputs changed otherwise than by appending.
+    if built_for is not ladder or generation != ladder.generation or read > len(ladder.inputs):
+        latest = latest_played(club.state, ladder.games.values())
+    else:
+        games = club.state.games
+        for kind, ref in ladder.inputs[read:]:
+            game = games.get(ref) if kind == "game" and isinstance(ref, int) else None
+            if game is not None and game.counts:
+                note_played(club.state, latest, game)
+    club.played[ladder.name] = (ladder, ladder.generation, len(ladder.inputs), latest)
+    return latest
 
 
 def system_of(club: Club, ladder: Ladder) -> RatingSystem:

@@ -22,6 +22,10 @@ MESSAGES: dict[str, str] = {
     "not_registered": "You are not a member yet. Send /register to join.",
     "already_registered": "You are already registered as {name}.",
     "name_taken": "The name {name} is taken in this club. Try /register with another name.",
+    # issue 31: the imported player's real person is told how to become them
+    "name_taken_imported": "{name} is an imported player of this club's history. If that is "
+                           "you, /register with another name, then send /claim {name}: a "
+                           "moderator approves, and {name}'s games become yours.",
     "name_like": "The name {name} looks too much like {member}, who is in this club already. "
                  "Try /register with another name.",
     "name_is_username": "{name} is the username of {member}, who is in this club already: "
@@ -313,6 +317,8 @@ MESSAGES: dict[str, str] = {
                        "/void {id}",
     "pending_dispute_no_reason": "{game}, no reason given. Settle: /correct {id} "
                                  "win|loss|draw, or /void {id}",
+    "pending_claim": "Claim: {member} asks to be the imported player {name}. Answer: /claim "
+                     "approve {name}, or /claim decline {name}",
     "result_win": "{a} beat {b}",
     "result_draw": "{a} drew with {b}",
     "retired_mark": " (retired)",

@@ -321,6 +321,7 @@ def _(answer: Pending) -> str:
             lines.append(text("pending_dispute", game=_game_line(game), reason=dispute.reason,
                               id=game.id) if dispute.reason else
                          text("pending_dispute_no_reason", game=_game_line(game), id=game.id))
+    lines.extend(text(n.key, _params(n.params)) for n in answer.claims)
     return "\n".join(lines) or text("pending_none")
 
 

@@ -177,13 +177,18 @@ def pending(club: Club, now: datetime, caller: Caller) -> Pending:
     """The caller's open business: reports to answer, own reports waiting, challenges; for a
     moderator (registered or not), every disputed game with its reason, oldest first."""
     state = club.state
-    disputes = []
+    disputes: list[Dispute] = []
+    claims: list[Notice] = []
     if view.is_moderator(club, caller):
         disputes = [Dispute(view.line(club, g), g.dispute or "")
                     for g in state.open_reports.values()
                     if g.status is GameStatus.DISPUTED and not g.voided]  # void settles it
+        # A filed /claim waits for a moderator too (issue 31), oldest first.
+        claims = [Notice("pending_claim", {"member": state.member(c.claimant).name,
+                                           "name": state.member(c.record).name})
+                  for c in state.claims.values() if c.status == "open"]
         if state.member_of_user(caller.user) is None:
-            return Pending([], [], [], disputes)
+            return Pending([], [], [], disputes, claims)
     me = view.me(club, caller)
     to_confirm, waiting = [], []
     for game in state.open_reports.values():
@@ -197,7 +202,7 @@ def pending(club: Club, now: datetime, caller: Caller) -> Pending:
         if c.status == "open" and not expired(c, now)
         and me.id in (state.member(c.challenger).id, state.member(c.opponent).id)
     ]
-    return Pending(to_confirm, waiting, challenges, disputes)
+    return Pending(to_confirm, waiting, challenges, disputes, claims)
 
 
 def _pending_for(

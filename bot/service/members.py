@@ -42,6 +42,10 @@ def register(
     display = parse.display_name(name if name else caller.name)
     shown, handled = club.state.members_called(display)
     if shown:
+        imported = [m for m in shown if m.user.startswith(IMPORTED)]
+        if imported:
+            # An imported player's real person: name the way to their record (issue 31).
+            raise Refusal("name_taken_imported", name=imported[0].name)
         raise Refusal("name_taken", name=display)
     if handled:
         # Another member's username: a typed @name would mean them, so nobody else is called so.

@@ -219,12 +219,14 @@ class Dispute:
 @dataclass(frozen=True, slots=True)
 class Pending:
     """A member's open business: reports to answer, own reports waiting, challenges; for a
-    moderator, the disputes waiting to be settled too."""
+    moderator, the disputes waiting to be settled too, and the claims of imported players
+    waiting for an answer (issue 31)."""
 
     to_confirm: list[GameLine]
     waiting: list[GameLine]
     challenges: list[Notice]
     disputes: list[Dispute] = field(default_factory=list)
+    claims: list[Notice] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,3 +47,21 @@ def test_an_import_of_old_games_never_retires_a_member_who_played_today(tmp_path
     # carl and dan played last 300 days ago and more: the rule retires them
     assert "carl" not in board and "dan" not in board, shown.stdout
     assert "retired" not in profile, shown.stdout
+
+
+def test_an_imported_players_person_is_pointed_to_claim_and_the_claim_waits_in_pending(
+        tmp_path: Path) -> None:
+    env = environment(tmp_path, FakeClock(tmp_path, NOW))
+    imported = clubrating(env, "import", "--chat", "console:local", str(write(
+        tmp_path, "E.csv", f"{HEADER}\n{days_ago(20)},,zack,carl,1,,\n")))
+    assert imported.returncode == 0, imported.stderr
+
+    shown = clubrating(env, "run", input="/as zed\n/register zack\n/register zed\n/claim zack\n"
+                       "/as mod!\n/pending\n/claim approve zack\n/pending\n")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    refused = lines[1]
+    assert "taken" not in refused and "/claim zack" in refused, shown.stdout
+    waiting = lines[lines.index("You are now mod (moderator).") + 1]
+    assert "zed" in waiting and "zack" in waiting and "/claim approve zack" in waiting
+    assert lines[-1] == "Nothing waiting for you.", shown.stdout

@@ -8,7 +8,9 @@ so a session can be scripted (``clubrating run < session.txt``). ``/as alice`` s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 from pathlib import Path
 from typing import TextIO
 
@@ -112,13 +114,44 @@ async def run_console(service: ClubService, limiter: RateLimiter, lines: TextIO,
         if interactive:
             out.write(f"{console.user}{'!' if console.moderator else ''}> ")
             out.flush()
-        line = lines.readline()
+        line = await read_line(lines)
         if not line or line.strip() in ("/quit", "/exit"):
             break
         answer = await console.handle(line)
         if answer:
             out.write(answer + "\n")
             out.flush()
+
+
+async def read_line(lines: TextIO) -> str:
+    """The next line of ``lines`` ("" at its end), read in a thread of its own so that the
+    event loop goes on meanwhile: scheduled posts appear while the console waits for a line
+    (issue 31; a ``readline()`` on the loop held them until the next line came). A daemon
+    thread rather than the loop's executor: a thread still waiting when the console ends
+    (Ctrl-C) never holds up the process's exit. One line at a time, when asked, so a scripted
+    session's answers stay in its order."""
+    loop = asyncio.get_running_loop()
+    read: asyncio.Future[str] = loop.create_future()
+
+    def settle(line: str | None, error: BaseException | None) -> None:
+        if read.done():  # the console ended meanwhile
+            return
+        if error is not None:
+            read.set_exception(error)
+        else:
+            read.set_result(line or "")
+
+    def reader() -> None:
+        try:
+            line, error = lines.readline(), None
+        except Exception as failed:  # e.g. bytes that are no text: the console's own error
+            line, error = None, failed
+        # A closed loop (RuntimeError): nobody waits for the line any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, line, error)
+
+    threading.Thread(target=reader, name="console-input", daemon=True).start()
+    return await read
 
 
 class ConsolePublisher:

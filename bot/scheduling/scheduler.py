@@ -117,10 +117,19 @@ class PostScheduler:
         log.info("scheduled posts: reading the plans every %g s", self.poll_seconds)
 
     async def stop(self, grace_seconds: float = 5.0) -> None:
-        """Stop waking up; posts being sent get a moment to finish, then are cancelled."""
-        if self._scheduler is not None:
-            self._scheduler.shutdown(wait=False)
-            self._scheduler = None
+        """Stop waking up; a job running (a poll reading the plans) and posts being sent get a
+        moment to finish, then are cancelled."""
+        scheduler, self._scheduler = self._scheduler, None
+        if scheduler is not None:
+            # APScheduler's shutdown cancels a job that runs and logs that as the job's error:
+            # a console's /quit logged a cancelled poll (issue 31). Wake up no more, and let
+            # the running jobs end first.
+            scheduler.pause()
+            executor = scheduler._lookup_executor("default")
+            running = [f for f in getattr(executor, "_pending_futures", ()) if not f.done()]
+            if running:
+                await asyncio.wait(running, timeout=grace_seconds)
+            scheduler.shutdown(wait=False)
         if self._tasks:
             _, pending = await asyncio.wait(set(self._tasks), timeout=grace_seconds)
             for task in pending:

@@ -5,10 +5,16 @@ and the answers that misled say what is wrong."""
 
 from __future__ import annotations
 
+import os
+import pty
+import subprocess
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from .process import FakeClock, clubrating, environment
+from bot.chat.messages import text
+
+from .process import CLUBRATING, TIMEOUT, FakeClock, clubrating, environment
 
 NOW = datetime(2026, 11, 23, 21, 0)
 HEADER = "played_at,event,player_a,player_b,score_a,handicap,kind"
@@ -65,3 +71,66 @@ def test_an_imported_players_person_is_pointed_to_claim_and_the_claim_waits_in_p
     waiting = lines[lines.index("You are now mod (moderator).") + 1]
     assert "zed" in waiting and "zack" in waiting and "/claim approve zack" in waiting
     assert lines[-1] == "Nothing waiting for you.", shown.stdout
+
+
+def wait_for(path: Path, wanted: str, process: subprocess.Popen[bytes]) -> str:
+    """The text of ``path`` once it holds ``wanted`` (the process still running)."""
+    deadline = time.monotonic() + TIMEOUT
+    while wanted not in (shown := path.read_text(encoding="utf-8")):
+        assert process.poll() is None, f"the console ended before {wanted!r}:\n{shown}"
+        assert time.monotonic() < deadline, f"no {wanted!r} within {TIMEOUT} s:\n{shown}"
+        time.sleep(0.1)
+    return shown
+
+
+def console_on_a_terminal(env: dict[str, str], folder: Path, name: str
+                          ) -> tuple[subprocess.Popen[bytes], int, Path, Path]:
+    """``clubrating run`` with a terminal as its input, as an operator runs it (the scheduler
+    runs then); its output and log in files. The process, the terminal's writing end, and the
+    output and log files."""
+    master, slave = pty.openpty()
+    out, log = folder / f"{name}.out", folder / f"{name}.log"
+    with out.open("wb") as stdout, log.open("wb") as stderr:
+        process = subprocess.Popen([CLUBRATING, "run"], stdin=slave, stdout=stdout,
+                                   stderr=stderr, env=env, cwd=folder)
+    os.close(slave)
+    return process, master, out, log
+
+
+def clean(log: Path) -> None:
+    shown = log.read_text(encoding="utf-8")
+    assert "Traceback" not in shown and "ERROR" not in shown, shown
+
+
+def test_the_console_shows_a_scheduled_post_while_it_waits_and_quits_cleanly(
+        tmp_path: Path) -> None:
+    clock = FakeClock(tmp_path, NOW)  # a Monday evening: the default post is Mondays 09:00
+    env = environment(tmp_path, clock)
+    made = clubrating(env, "run", input="/as bob\n/register\n/as alice\n/register\n"
+                      "/report @bob win\n/as bob\n/confirm\n")
+    assert made.returncode == 0, made.stderr
+
+    # /quit at once, while the scheduler's first reading of the plans runs: no cancelled job
+    process, master, out, log = console_on_a_terminal(env, tmp_path, "quick")
+    try:
+        os.write(master, b"/quit\n")
+        assert process.wait(TIMEOUT) == 0
+    finally:
+        os.close(master)
+    clean(log)
+
+    process, master, out, log = console_on_a_terminal(env, tmp_path, "console")
+    try:
+        os.write(master, b"/top\n")
+        wait_for(out, "bob", process)
+        # A week on, Monday 09:00: the post appears while the console waits for a line
+        clock.set(NOW + timedelta(days=6, hours=12, seconds=5))
+        shown = wait_for(out, text("digest_games", games=1), process)
+        assert "alice" in shown.split(text("digest_games", games=1))[0]
+        os.write(master, b"/quit\n")
+        assert process.wait(TIMEOUT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+    clean(log)

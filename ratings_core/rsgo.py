@@ -520,6 +520,10 @@ class RussianGo(RatingSystem):
     """
 
     name = "rs-go"
+    #: a handicap is in stones (seed 001: F stones), and 9 is the most the 19x19 board's
+    #: handicap points take under the usual rules (Japanese and the EGF's); more is no game of
+    #: go but a typing error (issue 31)
+    max_handicap = 9.0
 
     def __init__(self, params: RussianGoParams | None = None) -> None:
         self.params: RussianGoParams = params if params is not None else RussianGoParams()

@@ -56,6 +56,10 @@ class RatingSystem(ABC):
     name: ClassVar[str]
     #: whether a game may carry a handicap (in the system's unit)
     uses_handicap: ClassVar[bool] = True
+    #: the largest handicap either way in the system's own unit, where it has one of its own
+    #: (``rs-go``: stones); None: rating points, bounded by the chat's general rule (issue 31:
+    #: an rs-go handicap of 500 "stones" was accepted)
+    max_handicap: ClassVar[float | None] = None
     #: whether every game must carry its solving time in seconds
     uses_seconds: ClassVar[bool] = False
     #: the preset's parameters: a frozen dataclass built with ``parameters.param`` fields

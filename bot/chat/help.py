@@ -53,7 +53,12 @@ def command_help(name: str, platform: str, commands: Mapping[str, Declared]) -> 
         taken.append(text(entry.params))
     options = (text("help_options", options=", ".join(taken)) if taken
                else text("help_options_none"))
-    return "\n".join([*(text(key) for key in (entry.usage, *entry.also)), options,
+    settings = []
+    if name == "set":  # each setting with what it means (issue 31), this platform's only
+        settings = [text("help_settings_list"), *(
+            text("help_setting_line", setting=s.name, about=text(s.help))
+            for s in SETTINGS if s.platform in (None, platform))]
+    return "\n".join([*(text(key) for key in (entry.usage, *entry.also)), *settings, options,
                       text("help_example", example=text(entry.example))])
 
 

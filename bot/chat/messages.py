@@ -74,9 +74,13 @@ MESSAGES: dict[str, str] = {
     "open_reports_against_one": "Your report {games} against {opponent} is still waiting for "
                                 "confirmation: wait for it or /withdraw {first}.",
     "not_yourself": "A game needs two different players.",
+    "challenge_yourself": "You cannot challenge yourself: name another member.",
+    "h2h_yourself": "You cannot compare yourself with yourself: name another member.",
     "same_member": "Name two different members, not {name} twice.",
     "bad_result": "The result must be win, loss or draw (not {text}).",
     "bad_handicap": "A handicap is a number from -{limit} to {limit} (not {text}).",
+    "bad_handicap_stones": "A handicap on ladder {ladder} ({system}) is in stones, from -{limit} "
+                           "to {limit} (not {text}).",
     "bad_colour": "The colour must be white or black (not {text}).",
     "system_cannot_rate": "This ladder's system ({system}) cannot rate a game reported this way.",
     "no_open_event": "There is no open event called {event}.",
@@ -93,6 +97,8 @@ MESSAGES: dict[str, str] = {
     "which_game": "Several games are waiting ({ids}); say which, e.g. /{command} {first}.",
     "not_your_game": "You did not play game #{game}.",
     "not_yours_to_answer": "Game #{game} is for your opponent to confirm or dispute.",
+    "own_report": "Game #{game} is your own report: {opponent} confirms or disputes it, not "
+                  "you.",
     "not_your_report": "Only the member who reported game #{game} can withdraw it.",
     "already_confirmed": "Game #{game} is already confirmed.",
     "game_withdrawn": "Game #{game} was withdrawn.",
@@ -120,6 +126,7 @@ MESSAGES: dict[str, str] = {
                                             "{high}, or none (not {text}).",
     "unknown_setting": "There is no setting {setting}. Settings: {settings}.",
     "bad_setting": "That is not a valid value for {setting}: {text}.",
+    "bad_setting_yes_no": "{setting} takes yes or no (not {text}).",
     "bad_setting_number": "{setting} takes a number above 0 and at most {limit} (not {text}).",
     "bad_setting_count": "{setting} takes a whole number from 1 to {limit} (not {text}).",
     "setting_above": "{setting} may not be above {bound}, which is {limit} (not {text}).",
@@ -219,6 +226,7 @@ MESSAGES: dict[str, str] = {
     "event_opened": "Event {event} is open: report its games with event={event}.",
     "event_closed": "Event {event} is closed; its {games} games are rated together.",
     "ladder_created": "Ladder {ladder} created with the {system} system.",
+    "ladder_created_params": "Ladder {ladder} created with the {system} system ({params}).",
     "system_set": "Ladder {ladder} now uses {system} ({params}); every game was re-rated.",
     "system_preview": "Setting ladder {ladder} to {system} ({params}) re-rates every game and "
                       "would change:",
@@ -450,6 +458,9 @@ MESSAGES: dict[str, str] = {
                       "(group administrators only)",
     # a setting only one platform has (``ladder_settings.Setting.platform``), listed there only
     "help_set_platform": "/set {setting} VALUE - {about}",
+    # /help set: every setting /set takes
+    "help_settings_list": "Settings:",
+    "help_setting_line": "  {setting} - {about}",
     # /help NAME: the usage line(s), then the options (``bot.chat.commands.COMMANDS``), then:
     "help_options": "Options: {options}",
     "help_options_none": "Options: none",

@@ -28,7 +28,7 @@ def challenge(
     me = view.me(club, caller)
     them = view.member(club, opponent)
     if them.id == me.id:
-        raise Refusal("not_yourself")
+        raise Refusal("challenge_yourself")  # not "a game needs two players" (issue 31)
     lad = view.ladder(club, ladder)
     for c in state.challenges.values():
         pair = {state.member(c.challenger).id, state.member(c.opponent).id}

@@ -19,7 +19,7 @@ from .errors import Refusal
 from .identity import Caller, Who
 from .parsing import MAX_NAME
 from .ratings import player_key, waits_for_event
-from .results import Dispute, GameResult, Pending
+from .results import Dispute, GameResult, Notice, Pending
 from .session import Decision
 from .state import GameRecord, GameStatus, Ladder, Member, expired
 from .view import Club
@@ -58,8 +58,13 @@ def report(
     if not direct:
         _within_caps(club, lad, first, second)
     before = view.ratings(club, lad)
+    system = view.system_of(club, lad)
+    if system.max_handicap is not None and abs(points) > system.max_handicap:
+        # in the system's own unit (rs-go: stones), not the rating points of the general bound
+        raise Refusal("bad_handicap_stones", ladder=lad.name, system=lad.settings.system,
+                      text=(handicap or "")[:20], limit=f"{system.max_handicap:g}")
     try:
-        view.system_of(club, lad).check(Game("a", "b", score, now, points))
+        system.check(Game("a", "b", score, now, points))
     except ValueError:
         raise Refusal("system_cannot_rate", system=lad.settings.system) from None
     tournament = None
@@ -205,6 +210,13 @@ def pending(club: Club, now: datetime, caller: Caller) -> Pending:
     return Pending(to_confirm, waiting, challenges, disputes, claims)
 
 
+def _own_report(club: Club, game: GameRecord) -> Refusal:
+    """The reporter's own /confirm or /dispute: the opponent answers a report (issue 31: the
+    refusal said "no report waiting for you", as if there were none)."""
+    # player_b is the one who answers a report (see _pending_for)
+    return Refusal("own_report", game=game.number, opponent=club.state.member(game.player_b).name)
+
+
 def _pending_for(
     club: Club, me: Member, number: int | None, *, as_reporter: bool, command: str
 ) -> GameRecord:
@@ -219,6 +231,8 @@ def _pending_for(
         mine = game.reported_by == me.id if as_reporter else (
             state.member(game.player_b).id == me.id and game.reported_by != me.id
         )
+        if not mine and not as_reporter and game.reported_by == me.id:
+            raise _own_report(club, game)
         if not mine:
             raise Refusal("not_yours_to_answer" if not as_reporter else "not_your_report",
                           game=number)
@@ -236,6 +250,10 @@ def _pending_for(
              else state.member(g.player_b).id == me.id and g.reported_by != me.id)
     ]
     if not candidates:
+        own = [g for g in state.open_reports.values() if g.reported_by == me.id
+               and not g.voided and g.status is GameStatus.PENDING]
+        if own and not as_reporter:
+            raise _own_report(club, own[0])
         raise Refusal("nothing_pending")
     if len(candidates) > 1:
         raise Refusal("which_game", ids=", ".join(str(g.number) for g in candidates),

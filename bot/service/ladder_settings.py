@@ -166,7 +166,8 @@ def parse(name: str, text: str) -> JsonValue:
                 return True
             if value in _NO:
                 return False
-            raise bad
+            # name the values it takes (issue 31: "not a valid value" left one guessing)
+            raise Refusal("bad_setting_yes_no", setting=name, text=text[:20])
         case Type.ZONE:
             return check_timezone(text)
         case Type.ROLE:

@@ -74,6 +74,10 @@ def create_ladder(
         raise Refusal("too_many_ladders", limit=MAX_LADDERS)
     checked = parse.system_params(system, params or {})
     event = ev.new_event(ev.LadderCreated(key, system, dict(checked), EDITION), caller.user, now)
+    if checked:  # echo what was set (issue 31: k=24 went unmentioned)
+        return [event], lambda: Notice("ladder_created_params", {
+            "ladder": key, "system": system,
+            "params": ", ".join(f"{k}={v}" for k, v in checked)})
     return [event], lambda: Notice("ladder_created", {"ladder": key, "system": system})
 
 

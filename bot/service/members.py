@@ -90,7 +90,7 @@ def head_to_head(club: Club, caller: Caller, other: Who, ladder: str | None) -> 
     me = view.me(club, caller)
     them = view.member(club, other)
     if them.id == me.id:
-        raise Refusal("not_yourself")
+        raise Refusal("h2h_yourself")  # nothing to compare, rather than "a game needs..." (31)
     lad = view.ladder(club, ladder)
     games = view.games_of(club, lad, me, them)
     wins = sum(1 for _, s in games if s == 1.0)

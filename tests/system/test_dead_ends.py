@@ -134,3 +134,41 @@ def test_the_console_shows_a_scheduled_post_while_it_waits_and_quits_cleanly(
             process.kill()
         os.close(master)
     clean(log)
+
+
+def answers(env: dict[str, str], script: str) -> list[str]:
+    """The lines ``clubrating run`` answers ``script`` with."""
+    shown = clubrating(env, "run", input=script)
+    assert shown.returncode == 0, shown.stderr
+    return shown.stdout.split("\n")
+
+
+def test_answers_that_misled_say_what_is_wrong(tmp_path: Path) -> None:
+    env = environment(tmp_path, FakeClock(tmp_path, NOW))
+    out = clubrating(env, "run", input=(
+        "/as bob\n/register\n/as alice\n/register\n/report @bob win\n/as mod!\n"
+        "/ladder create go rs-go\n"))
+    assert out.returncode == 0, out.stderr
+    shown = "\n".join(answers(env, "/as alice\n/challenge @alice\n"))
+    assert text("challenge_yourself") in shown and "two different players" not in shown
+    shown = "\n".join(answers(env, "/as alice\n/h2h @alice\n"))
+    assert text("h2h_yourself") in shown and "two different players" not in shown
+    # the reporter's own /confirm: the opponent confirms, not "no report waiting for you"
+    for confirm in ("/confirm", "/confirm 1"):
+        shown = "\n".join(answers(env, f"/as alice\n{confirm}\n"))
+        assert "bob confirms" in shown and "#1" in shown, shown
+    shown = "\n".join(answers(env, "/as mod!\n/set hide_provisional maybe\n"))
+    assert "hide_provisional" in shown and "yes or no" in shown, shown
+    shown = "\n".join(answers(env, "/as mod!\n/help set\n"))
+    for setting in ("auto_confirm_hours", "inactivity_days", "hide_provisional", "timezone"):
+        assert f"  {setting} - " in shown, shown  # each setting on a line of its own, explained
+    shown = "\n".join(answers(env, "/as mod!\n/ladder create blitz elo k=24\n"))
+    assert "blitz" in shown and "k=24" in shown, shown
+    # a right-to-left override in a name: the refusal says which character
+    shown = "\n".join(answers(env, "/as zoe\n/register Al\u202eice\n"))
+    assert "U+202E" in shown, shown
+    # go handicaps are stones: 500 is refused, naming the bound; 9 stones are a game
+    shown = "\n".join(answers(env, "/as alice\n/report @bob win handicap=500 ladder=go\n"))
+    assert "500" in shown and "stones" in shown and "Game #" not in shown, shown
+    shown = "\n".join(answers(env, "/as alice\n/report @bob win handicap=9 ladder=go\n"))
+    assert "Game #2" in shown and "handicap 9" in shown, shown

@@ -10,7 +10,6 @@ words is :mod:`bot.chat.words`'s; ``/help`` is :mod:`bot.chat.help`'s, from :dat
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -22,6 +21,7 @@ from bot.chat.words import (
     MAX_LINE,
     ExtraWord,
     Pointed,
+    Unbalanced,
     UnknownOption,
     Usage,
     Words,
@@ -33,6 +33,7 @@ from bot.chat.words import (
     optional_member,
     optional_number,
     shown_key,
+    split_words,
 )
 from bot.scheduling.publishing import Picture
 from bot.service import heavy
@@ -43,6 +44,7 @@ from bot.service.moderation import MAX_AUDIT
 from bot.service.parsing import RESULTS
 from bot.service.results import Leaderboard, RatingHistory, Result
 from bot.service.schedules import check_channel
+from bot.service.state import folded_name
 
 #: checks that the caller runs the chat or channel they name (an id) and that the bot may post
 #: there; raises a :class:`Refusal` saying which fails (each front-end asks its platform)
@@ -80,15 +82,26 @@ def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
     """The command name (without the slash and any @botname) and its words; a word that is one
     of ``pointed``'s tokens names that member (by user id), shown as their name.
 
-    Raises :class:`Refusal` for text that is no command, too long, or badly quoted.
+    Words are split at white space; double quotes group them (``@"Zoë Smith"``), apostrophes
+    never do (issue 31: ``/register O'Brien``), and the words of a reason (``/dispute``,
+    ``/void``) are taken as written, quotes and all (:func:`~bot.chat.words.split_words`).
+
+    Raises :class:`Refusal` for text that is no command, too long, or badly quoted (a double
+    quote left open).
     """
     line = line.strip()
     if len(line) > MAX_LINE:
         raise Refusal("input_too_long", limit=MAX_LINE)
-    try:
-        words = shlex.split(line)
-    except ValueError:
-        raise Refusal("usage", usage=line[:80]) from None
+    head = line.split(maxsplit=1)
+    entry = COMMANDS.get(head[0][1:].split("@")[0].lower()) if head else None
+    if entry is not None and entry.text and head[0].startswith("/"):
+        # A reason is taken as written (issue 31): quotes in it are its own, never grouping.
+        words = line.split()
+    else:
+        try:
+            words = split_words(line)
+        except Unbalanced:
+            raise Refusal("usage", usage=line[:80]) from None
     if not words or not words[0].startswith("/"):
         raise Refusal("bad_command", command=(words[0] if words else line)[:40])
     command = words[0][1:].split("@")[0].lower()
@@ -125,15 +138,40 @@ async def execute(ctx: Context, command: str, words: Words) -> Answer:
     entry = COMMANDS.get(command)
     if entry is None:
         raise Refusal("bad_command", command=f"/{command}"[:40])
+    typed = [w for n, w in enumerate(words.args) if n not in words.members]
     try:
-        entry.check(words)
-        return await entry.handler(ctx, words)
+        try:
+            entry.check(words)
+            return await entry.handler(ctx, words)
+        except (Refusal, Usage, UnknownOption, ExtraWord):
+            if command in _NAMES_MEMBERS:
+                await _spaced_name(ctx, typed)
+            raise
     except Usage:
         raise Usage(entry.usage) from None
     except UnknownOption as unknown:
         raise entry.unknown(command, unknown.args[0]) from None
     except ExtraWord as extra:
         raise Refusal("extra_word", word=extra.args[0][:40], usage=text(entry.usage)) from None
+
+
+#: the commands whose words name members (``@name``)
+_NAMES_MEMBERS = frozenset({"rating", "challenge", "report", "history", "h2h", "chart",
+                            "retire", "return", "merge", "moderator"})
+
+
+async def _spaced_name(ctx: Context, typed: list[str]) -> None:
+    """Refuses words that failed as typed because they name a member whose name has a space
+    unquoted (``/report @Zoë Smith win``: the member @Zoë, then Smith), showing the quoted form
+    ``@"Zoë Smith"`` instead of the refusal of the words as read (issue 31)."""
+    if not any(w.startswith("@") for w in typed[:-1]):
+        return
+    try:
+        name = await ctx.service.spaced_name(ctx.caller, typed)
+    except Refusal:  # the club cannot be read for this caller: the first refusal stands
+        return
+    if name is not None:
+        raise Refusal("name_in_quotes", name=name)
 
 
 class Command(tuple[Handler, str]):
@@ -462,7 +500,7 @@ def _theme(words: Words) -> str:
 def _same(one: Who | None, other: Who | None) -> bool:
     """Two words that name one member: the same user id, or the same typed name."""
     if isinstance(one, str) and isinstance(other, str):
-        return one.casefold() == other.casefold()
+        return folded_name(one) == folded_name(other)
     return one == other
 
 
@@ -515,7 +553,7 @@ async def _help(ctx: Context, words: Words) -> str:
     platform = ctx.caller.platform
     if words.args:
         return command_help(words.args[0], platform, COMMANDS)
-    lines = [text("help_title"), *listed(MEMBER_HELP, platform)]
+    lines = [text("help_title"), *listed(MEMBER_HELP, platform), text("help_names")]
     lines += [text("help_moderator_title"), *listed(MODERATOR_HELP, platform)]
     return "\n".join(lines)
 

@@ -40,6 +40,8 @@ MESSAGES: dict[str, str] = {
                       "as it reads.",
     "name_a_member": "Name a member, e.g. @bob.",
     "unknown_member": "There is no member called {name}. /top lists everyone.",
+    # issue 31: "@Zoë Smith" typed unquoted reads as @Zoë, then the word Smith
+    "name_in_quotes": "A name with a space goes in double quotes: @\"{name}\".",
     "ambiguous_member": "{name} could be {first} or {second}. Name the one you mean another "
                         "way: reply to their message, pick them from the list, or type their "
                         "name as /top shows it.",
@@ -434,6 +436,9 @@ MESSAGES: dict[str, str] = {
     "help_card": "/card [ladder] [theme=dark|light] - the leaderboard as a picture",
     "help_help": "/help [command] - this list, or one command's options and an example",
     "help_as": "/as NAME[!] - speak as NAME in the console (! for a moderator)",
+    # issue 31: how a name with a space is typed, and that apostrophes are only letters
+    "help_names": "A name with a space goes in double quotes: /rating @\"Zoë Smith\". "
+                  "Apostrophes are letters like any other: /register O'Brien.",
     "help_mod_report": "/report @a @b win|loss|draw ... - record a game at once",
     "help_correct": "/correct number [win|loss|draw] [a=@member] [b=@member] [handicap=N] "
                     "- preview a correction; then /apply or /cancel",

@@ -13,6 +13,49 @@ from bot.service.identity import UserRef, Who
 
 #: longer messages are refused before they are parsed
 MAX_LINE = 2000
+#: double quotes that group words, each opener with the closers it takes (issue 31, ERRATA:
+#: "…", “…”, „…“ and «…»; a straight " also closes, as phones mix them). Apostrophes, straight '
+#: and typographic ’, are never quotes: "I didn't play" and "O'Brien" are words as written.
+QUOTES = {'"': '"', "“": '”"', "„": '“”"', "«": '»"'}
+
+
+class Unbalanced(ValueError):
+    """A double quote opened and never closed."""
+
+
+def split_words(line: str) -> list[str]:
+    """The words of ``line``: split at white space, except inside double quotes (:data:`QUOTES`),
+    which group words and are dropped; a quoted part joins the text around it into one word
+    (``@"Zoë Smith"`` is the word ``@Zoë Smith``, ``cron="0 9 * * MON"`` one option), and ``""``
+    is an empty word. Every other character, apostrophes and backslashes too, is itself.
+
+    Raises :class:`Unbalanced` for a quote left open.
+    """
+    words: list[str] = []
+    word: list[str] | None = None  # the word being read (None: between words)
+    closers = ""  # inside a quote: what closes it
+    for ch in line:
+        if closers:
+            if ch in closers:
+                closers = ""
+            else:
+                assert word is not None
+                word.append(ch)
+        elif ch in QUOTES:
+            closers = QUOTES[ch]
+            word = [] if word is None else word
+        elif ch.isspace():
+            if word is not None:
+                words.append("".join(word))
+                word = None
+        else:
+            word = [] if word is None else word
+            word.append(ch)
+    if closers:
+        raise Unbalanced(line)
+    if word is not None:
+        words.append("".join(word))
+    return words
 
 
 @dataclass(slots=True)

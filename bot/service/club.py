@@ -7,11 +7,12 @@ are worked out in a worker thread within a deadline (:mod:`bot.service.heavy`)."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from bot.storage.repository import Repository
 
-from . import challenges, games, heavy, history_io, ladders, members, moderation, posting
+from . import challenges, games, heavy, history_io, ladders, members, moderation, posting, view
 from . import schedules as sched
 from .challenges import MAX_OPEN_CHALLENGES
 from .clock import Clock
@@ -89,6 +90,11 @@ class ClubService:
     ) -> HeadToHead:
         return await self._session.look(
             caller, lambda club, now: members.head_to_head(club, caller, other, ladder))
+
+    async def spaced_name(self, caller: Caller, typed: Sequence[str]) -> str | None:
+        """The member's name a typed ``@word`` and the words after it form (``@Zoë Smith``,
+        unquoted), if any: :func:`~bot.service.view.spaced_name`."""
+        return await self._session.look(caller, lambda club, now: view.spaced_name(club, typed))
 
     async def clubs_of(self, platform: str, user: str) -> list[str]:
         """The chats whose club has this person as a member (their private chat's clubs)."""

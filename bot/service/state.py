@@ -27,6 +27,14 @@ from .ladder_settings import LadderSettings as LadderSettings
 from .lookalike import skeletons
 
 DEFAULT_LADDER = "main"
+#: apostrophes people type for one another (typographic ’ and ‘, the letter ʼ): in names
+#: they are one letter, so "@O’Brien" finds O'Brien (issue 31)
+_APOSTROPHES = str.maketrans("’‘ʼ", "'''")
+
+
+def folded_name(name: str) -> str:
+    """``name`` as names are compared: case aside, every apostrophe the straight one."""
+    return name.translate(_APOSTROPHES).casefold()
 
 
 class GameStatus(StrEnum):
@@ -236,11 +244,12 @@ class ClubState:
 
     def members_called(self, name: str) -> tuple[list[Member], list[Member]]:
         """The current members shown as ``name``, and those whose platform handle it is (case
-        aside): whom a typed name may mean."""
-        wanted = name.casefold()
+        aside, and apostrophes: :func:`folded_name`): whom a typed name may mean."""
+        wanted = folded_name(name)
         current = [m for m in self.members.values() if m.id not in self.merged_into]
-        return ([m for m in current if m.name.casefold() == wanted],
-                [m for m in current if m.handle is not None and m.handle.casefold() == wanted])
+        return ([m for m in current if folded_name(m.name) == wanted],
+                [m for m in current
+                 if m.handle is not None and folded_name(m.handle) == wanted])
 
     def member_like(self, name: str, index: dict[str, Member] | None = None) -> Member | None:
         """The member whose name or platform handle looks like ``name`` (the same Unicode

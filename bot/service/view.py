@@ -186,6 +186,25 @@ def member(club: Club, who: Who) -> Member:
     return meant[0]
 
 
+def spaced_name(club: Club, typed: Sequence[str]) -> str | None:
+    """The name of a member that a typed ``@word`` and the words after it form, unquoted
+    (``@Zoë`` ``Smith``): such a name is named in double quotes, ``@"Zoë Smith"`` (issue 31),
+    and the refusal of the words as typed says so. The longest such name, or None."""
+    found = None
+    for start, word in enumerate(typed):
+        if not word.startswith("@"):
+            continue
+        name = word[1:]
+        for following in typed[start + 1:]:
+            name = f"{name} {following}"
+            if len(name) > MAX_NAME:
+                break
+            shown, _ = club.state.members_called(name)
+            if shown and (found is None or len(shown[0].name) > len(found)):
+                found = shown[0].name
+    return found
+
+
 def member_or_me(club: Club, caller: Caller, who: Who | None) -> Member:
     return member(club, who) if who else me(club, caller)
 

@@ -468,12 +468,14 @@ async def test_a_command_without_its_own_slash_command_takes_typed_words(
                                                   options=("ladder",)))
     async with running_bot(tmp_path / "club.db", dc=dc) as running:
         answer = await say(running, club.guild, club.alice, "echo",
-                           arguments=f"<@{club.bob.id}> 'two words' @{club.bob.id} "
-                                     "ladder=blitz")
+                           arguments=f"<@{club.bob.id}> \"two words\" @{club.bob.id} "
+                                     "O'Brien ladder=blitz")
+        # Double quotes group words; an apostrophe is a letter (issue 31).
         assert answer.plain == (f"{club.alice.id} ['{club.bob.id}', 'text:two words', "
-                                f"'text:@{club.bob.id}'] [('ladder', 'blitz')]")
-        refused = await say(running, club.guild, club.alice, "echo", arguments="'unclosed")
-        assert refused.ephemeral and refused.plain == text("usage", usage="/echo 'unclosed")
+                                f"'text:@{club.bob.id}', \"text:O'Brien\"] "
+                                "[('ladder', 'blitz')]")
+        refused = await say(running, club.guild, club.alice, "echo", arguments='"unclosed')
+        assert refused.ephemeral and refused.plain == text("usage", usage='/echo "unclosed')
 
 
 async def test_a_display_name_that_is_a_user_id_never_stands_for_that_member(

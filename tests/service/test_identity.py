@@ -37,7 +37,7 @@ def test_a_pointed_member_is_a_user_id_whatever_the_text() -> None:
     pointed = Pointed()
     alice = UserRef("1001", "Alice")
     token = pointed.mark(alice)
-    command, words = parse(f"/correct 4 draw a={token} {token} @1001 '{token} quoted'", pointed)
+    command, words = parse(f'/correct 4 draw a={token} {token} @1001 "{token} quoted"', pointed)
     assert command == "correct"
     assert words.args == ["4", "draw", "Alice", "@1001", "Alice quoted"]
     assert [words.who(n) for n in range(4)] == ["4", "draw", alice, "@1001"]

@@ -231,7 +231,8 @@ def _pending_for(
         mine = game.reported_by == me.id if as_reporter else (
             state.member(game.player_b).id == me.id and game.reported_by != me.id
         )
-        if not mine and not as_reporter and game.reported_by == me.id:
+        if (not mine and not as_reporter and game.reported_by == me.id
+                and game.status is GameStatus.PENDING and not game.voided):
             raise _own_report(club, game)
         if not mine:
             raise Refusal("not_yours_to_answer" if not as_reporter else "not_your_report",

@@ -92,8 +92,9 @@ def test_the_view_is_what_settings_showed() -> None:
                                 "or off (not 3651)."),
     ("inactivity_days", "inf", "inactivity_days takes a number above 0 and at most 3650, "
                                "or off (not inf)."),
-    ("hide_provisional", "maybe", "That is not a valid value for hide_provisional: maybe."),
-    ("announce", "2", "That is not a valid value for announce: 2."),
+    # issue 31: a yes/no setting names its values
+    ("hide_provisional", "maybe", "hide_provisional takes yes or no (not maybe)."),
+    ("announce", "2", "announce takes yes or no (not 2)."),
     ("moderator_role", "never", "That is not a valid value for moderator_role: never."),
     ("moderator_role", "1" * 21, f"That is not a valid value for moderator_role: {'1' * 20}."),
     ("timezone", "Mars/Olympus", "There is no time zone Mars/Olympus. Use an IANA name, e.g. "
@@ -185,7 +186,8 @@ def old_setting(name: str, text: str) -> JsonValue:
             return True
         if value in ("no", "false", "off"):
             return False
-        raise bad
+        # issue 31 changed the wording (not the rule): the refusal names yes and no
+        raise Refusal("bad_setting_yes_no", setting=name, text=text[:20])
     if name == "moderator_role":
         if value in ("off", "none"):
             return None

@@ -104,7 +104,9 @@ async def test_values_at_the_bounds_are_taken(club: Transcript) -> None:
     settings = await club.say("/settings")
     assert "k=400.0, " in settings and "veteran_games=0, " in settings
     assert await club.as_("mod!", "/ladder create b glicko2 tau=0.05 first_move_advantage=-1000"
-                          ) == text("ladder_created", ladder="b", system="glicko2")
+                          ) == text("ladder_created_params", {
+                              "ladder": "b", "system": "glicko2",
+                              "params": "first_move_advantage=-1000, tau=0.05"})
     assert "tau=0.05" in await club.as_("mod!", "/settings b")
 
 

@@ -48,8 +48,8 @@ CASES = [
     # who, what they type, the answer
     ("alice", "/report @alice win", refused("not_yourself")),
     ("mod!", "/report @bob @bob draw", refused("not_yourself")),
-    ("alice", "/challenge @alice", refused("not_yourself")),
-    ("alice", "/h2h @alice", refused("not_yourself")),
+    ("alice", "/challenge @alice", refused("challenge_yourself")),
+    ("alice", "/h2h @alice", refused("h2h_yourself")),
     ("zed", "/report @bob win", refused("not_registered")),
     ("zed", "/confirm 2", refused("not_registered")),
     ("zed", "/challenge @bob", refused("not_registered")),
@@ -107,9 +107,10 @@ CASES = [
     ("carol", "/dispute 2 " + "x" * 300, refused("too_long", limit=200)),
     ("alice", "/confirm 2", refused("not_your_game", game=2)),
     ("alice", "/dispute 2", refused("not_your_game", game=2)),
-    ("bob", "/confirm 2", refused("not_yours_to_answer", game=2)),
-    ("bob", "/dispute 2", refused("not_yours_to_answer", game=2)),
-    ("bob", "/confirm", refused("nothing_pending")),
+    # the reporter's own: carol answers it (issue 31)
+    ("bob", "/confirm 2", refused("own_report", game=2, opponent="carol")),
+    ("bob", "/dispute 2", refused("own_report", game=2, opponent="carol")),
+    ("bob", "/confirm", refused("own_report", game=2, opponent="carol")),
     ("carol", "/withdraw 2", refused("not_your_report", game=2)),
     ("bob", "/confirm 1", refused("already_confirmed", game=1)),
     ("alice", "/confirm 1", refused("not_yours_to_answer", game=1)),
@@ -162,7 +163,7 @@ CASES = [
     ("mod!", "/ladder create blitz elo k=-1e9", refused(
         "parameter_out_of_range", parameter="k", low="1", high="400", text="-1e9")),
     ("mod!", "/set hide_provisional maybe",
-     refused("bad_setting", setting="hide_provisional", text="maybe")),
+     refused("bad_setting_yes_no", setting="hide_provisional", text="maybe")),
     ("mod!", "/set colour red", refused(
         "unknown_setting", setting="colour",
         settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional, "

@@ -126,7 +126,7 @@ async def test_a_club_night_with_buttons(bot: Running, club: Club) -> None:
     assert report.embeds and report.buttons == [[("Confirm", "g:confirm:#1"),
                                                  ("Dispute", "g:dispute:#1")]]
     refused = await press(bot, club.guild, club.alice, report, "g:confirm:#1")
-    assert refused.ephemeral and refused.plain == text("not_yours_to_answer", game=1)
+    assert refused.ephemeral and refused.plain == text("own_report", game=1, opponent="bob")
     confirmed = await press(bot, club.guild, club.bob, report, "g:confirm:#1")
     assert confirmed.kind == "update" and confirmed.message_id == report.message_id
     lines = confirmed.plain.splitlines()
@@ -234,7 +234,8 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
         "registered", name="Alice L", ladder="main")
     await join(bot, club, bob, carol)
     assert (await said(ada, "ladder", "create", name="blitz", system="elo",
-                       params="k=20")).startswith("Ladder blitz created with the elo system.")
+                       params="k=20")).startswith(
+        "Ladder blitz created with the elo system (k=20).")
     assert (await said(ada, "system", name="glicko2", ladder="blitz")).startswith(
         "Ladder blitz now uses glicko2")
     assert await said(ada, "set", key="challenge_hours", value="12") == text(
@@ -333,7 +334,7 @@ async def test_buttons_work_after_a_restart(tmp_path: Path, dc: FakeDiscord,
     async with running_bot(tmp_path / "club.db", dc=dc) as second:
         assert second.client is not first.client
         refused = await press(second, club.guild, club.alice, report, "g:confirm:#1")
-        assert refused.plain == text("not_yours_to_answer", game=1)
+        assert refused.plain == text("own_report", game=1, opponent="bob")
         confirmed = await press(second, club.guild, club.bob, report, "g:confirm:#1")
         assert confirmed.kind == "update" and confirmed.plain.startswith(
             "Game #1 confirmed: alice beat bob.")

@@ -157,7 +157,7 @@ async def test_the_legitimate_forms_still_work(chat: Transcript) -> None:
         "setting_set", setting="announce", ladder="main", value="no")
     assert (await chat.say("/system club k=24")).startswith("Ladder main now uses club (k=24)")
     assert await chat.say("/ladder create blitz elo k=20") == text(
-        "ladder_created", ladder="blitz", system="elo")
+        "ladder_created_params", {"ladder": "blitz", "system": "elo", "params": "k=20"})
     assert (await chat.say("/top blitz")) == (await chat.say("/top ladder=blitz"))
     assert (await chat.say('/schedule cron="0 9 * * MON" tz=UTC')).startswith(
         "Schedule of main set.")

@@ -57,7 +57,7 @@ async def test_a_club_night_with_buttons(bot: Running) -> None:
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert report.buttons == [[("Confirm", "g:confirm:#1"), ("Dispute", "g:dispute:#1")]]
     refused = await press(bot, group, alice, report, "g:confirm:#1")  # not the reporter's to do
-    assert refused["text"] == text("not_yours_to_answer", game=1)
+    assert refused["text"] == text("own_report", game=1, opponent="bob")
     await press(bot, group, bob, report, "g:confirm:#1")
     confirmed = await bot.tg.reply(group)
     assert confirmed.kind == "edit"

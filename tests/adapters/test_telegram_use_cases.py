@@ -685,8 +685,8 @@ async def test_a_button_pressed_by_someone_who_may_not_changes_nothing(bot: Runn
         (c.alice, challenge, "c:decline:#1", text("not_your_challenge", challenge=1)),
         (c.carol, challenge, "c:accept:#1", text("not_your_challenge", challenge=1)),
         (c.zed, challenge, "c:decline:#1", text("not_registered")),
-        (c.alice, report, "g:confirm:#2", text("not_yours_to_answer", game=2)),
-        (c.alice, report, "g:dispute:#2", text("not_yours_to_answer", game=2)),
+        (c.alice, report, "g:confirm:#2", text("own_report", game=2, opponent="bob")),
+        (c.alice, report, "g:dispute:#2", text("own_report", game=2, opponent="bob")),
         (c.carol, report, "g:confirm:#2", text("not_your_game", game=2)),
         (c.zed, report, "g:dispute:#2", text("not_registered")),
         # A correction is the moderator's who previewed it: a member or another moderator
@@ -727,8 +727,8 @@ REFUSALS: list[tuple[str, str, str]] = [
     # playing oneself
     ("alice", "/report @alice win", text("not_yourself")),
     ("ada", "/report @bob @bob draw", text("not_yourself")),
-    ("alice", "/challenge @alice", text("not_yourself")),
-    ("alice", "/h2h @alice", text("not_yourself")),
+    ("alice", "/challenge @alice", text("challenge_yourself")),
+    ("alice", "/h2h @alice", text("h2h_yourself")),
     # not a member
     ("zed", "/report @bob win", text("not_registered")),
     ("zed", "/confirm 2", text("not_registered")),
@@ -796,9 +796,9 @@ REFUSALS: list[tuple[str, str, str]] = [
     # what the state does not allow
     ("alice", "/register", text("already_registered", name="alice")),
     ("dave", "/register Alice", text("name_taken", name="Alice")),
-    ("bob", "/confirm", text("nothing_pending")),
+    ("bob", "/confirm", text("own_report", game=2, opponent="carol")),  # issue 31
     ("bob", "/confirm 1", text("already_confirmed", game=1)),
-    ("bob", "/confirm 2", text("not_yours_to_answer", game=2)),
+    ("bob", "/confirm 2", text("own_report", game=2, opponent="carol")),
     ("alice", "/confirm 2", text("not_your_game", game=2)),
     ("carol", "/withdraw 2", text("not_your_report", game=2)),
     ("alice", "/accept", text("no_challenge")),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.chat.messages import text
 from tests.chat import Transcript, open_club
 
 
@@ -28,7 +29,7 @@ async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confir
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
     assert "(0)" in await chat.say("/top")  # nothing counted yet
-    assert await chat.say("/confirm 1") == "Game #1 is for your opponent to confirm or dispute."
+    assert await chat.say("/confirm 1") == text("own_report", game=1, opponent="bob")
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
         "Game #1 confirmed: ann beat bob.", "ann: 1500 -> 1553?", "bob: 1500 -> 1447?"])
 

@@ -310,9 +310,10 @@ async def _correct(ctx: Context, words: Words) -> Result | str:
         raise Usage
     at_most(words, 2)
     game = number(words.args[0])
-    result = words.args[1] if len(words.args) > 1 else None
-    correction = Correction(result, words.take_who("a"), words.take_who("b"),
-                            words.take("handicap"))
+    # the result of the player shown first in the game's line as recorded (issue 31, ERRATA)
+    shown = words.args[1] if len(words.args) > 1 else None
+    correction = Correction(None, words.take_who("a"), words.take_who("b"),
+                            words.take("handicap"), shown=shown)
     return await ctx.service.preview_correction(ctx.caller, game, correction)
 
 

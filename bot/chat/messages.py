@@ -108,6 +108,11 @@ MESSAGES: dict[str, str] = {
     "game_voided": "Game #{game} is void.",
     "game_not_voided": "Game #{game} is not void.",
     "nothing_to_correct": "Say what to correct: a result, a player or a handicap.",
+    # /correct N win|loss|draw: the result of the player shown first in the game's line
+    # (issue 31); a result already recorded changes nothing
+    "correction_no_change": "Game #{game} already says {a} beat {b}: no change. The result "
+                            "you give is {a}'s, shown first (/correct {game} loss: {b} won).",
+    "correction_no_change_draw": "Game #{game} already says {a} drew with {b}: no change.",
     "nothing_to_undo": "There is no moderator action to undo.",
     "ladder_in_use": "Ladder {ladder} has been played on since; its creation cannot be undone.",
     "not_in_ladder": "{name} has not played in the {ladder} ladder.",
@@ -252,6 +257,11 @@ MESSAGES: dict[str, str] = {
     "imported": "Imported {games} games ({steps} entries) into {ladder}.",
     "preview": "Correcting game #{game} would change:",
     "applied": "Game #{game} corrected. Ratings changed:",
+    # a correction's result in words, before and after (issue 31)
+    "correction_result": "Result: {before} -> {after}",
+    "correction_replaces": "This replaces your earlier preview of game #{game}.",
+    "correction_outdated": "Nothing was applied: the club's log changed since your preview of "
+                           "game #{game}, so that preview is out of date. Here is the new one.",
     "no_change": "No rating changes.",
     "change_line": "{name}: {before} -> {after}",
     "leaderboard_title": "{ladder} ladder",
@@ -299,6 +309,15 @@ MESSAGES: dict[str, str] = {
     "said_game_disputed": "{who} disputed game #{game}",
     "said_game_withdrawn": "{who} withdrew game #{game}",
     "said_game_corrected": "{who} corrected game #{game}: {changes}",
+    # a corrected result or players, in words before and after (issue 31)
+    "said_game_corrected_ww": "{who} corrected game #{game}: {a} beat {b} -> {c} beat "
+                              "{d}{changes}",
+    "said_game_corrected_wd": "{who} corrected game #{game}: {a} beat {b} -> {c} drew with "
+                              "{d}{changes}",
+    "said_game_corrected_dw": "{who} corrected game #{game}: {a} drew with {b} -> {c} beat "
+                              "{d}{changes}",
+    "said_game_corrected_dd": "{who} corrected game #{game}: {a} drew with {b} -> {c} drew "
+                              "with {d}{changes}",
     "said_game_voided": "{who} voided game #{game}",
     "said_game_restored": "{who} restored game #{game}",
     "said_event_opened": "{who} opened event {event} on the {ladder} ladder",
@@ -441,7 +460,10 @@ MESSAGES: dict[str, str] = {
                   "Apostrophes are letters like any other: /register O'Brien.",
     "help_mod_report": "/report @a @b win|loss|draw ... - record a game at once",
     "help_correct": "/correct number [win|loss|draw] [a=@member] [b=@member] [handicap=N] "
-                    "- preview a correction; then /apply or /cancel",
+                    "- preview a correction; then /apply or /cancel. win|loss|draw is the "
+                    "result of the player shown first in the game's line (its winner; of a "
+                    "draw, the first named): /correct 3 loss on \"frank beat erin\" makes erin "
+                    "win",
     "help_void": "/void number [reason] - take a game out of the ratings",
     "help_restore": "/restore number - count a void game again",
     "help_merge": "/merge @duplicate @member - preview merging two records of one person (the "
@@ -583,7 +605,8 @@ MESSAGES: dict[str, str] = {
     "param_game": "The game's number",
     "param_game_optional": "The game's number (needed when several wait)",
     "param_reason": "Why (shown in the audit log)",
-    "param_corrected_result": "The first player's result after the correction",
+    "param_corrected_result": "The result of the player shown first in the game's line (its "
+                              "winner; of a draw, the first named)",
     "param_a": "The game's first player after the correction",
     "param_b": "The game's second player after the correction",
     "param_duplicate": "The record to merge away",

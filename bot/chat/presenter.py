@@ -245,11 +245,25 @@ def _(answer: Preview) -> str:
         lines = [text("undo_applied" if answer.applied else "undo_preview", id=answer.game_id,
                       what=what)]
     else:
-        lines = [text("applied" if answer.applied else "preview", game=answer.game_id)]
+        lines = _correction(answer)
     lines.extend(_change(c) for c in answer.changes)
     if not answer.changes:
         lines.append(text("no_change"))
     return "\n".join(lines)
+
+
+def _correction(answer: Preview) -> list[str]:
+    """A correction's first lines: whether an /apply found its preview out of date, what it
+    does, the result in words before and after, and whether it replaces an earlier preview
+    (issue 31)."""
+    lines = [text("correction_outdated", game=answer.game_id)] if answer.outdated else []
+    lines.append(text("applied" if answer.applied else "preview", game=answer.game_id))
+    if answer.was is not None and answer.becomes is not None:
+        lines.append(text("correction_result", before=result_text(answer.was),
+                          after=result_text(answer.becomes)))
+    if answer.replaces:
+        lines.append(text("correction_replaces", game=answer.game_id))
+    return lines
 
 
 def _merge(answer: Preview, merge: Notice) -> str:

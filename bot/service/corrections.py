@@ -18,6 +18,7 @@ leaves a kept /system where it was.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from . import heavy, ladders, members, moderation
@@ -34,21 +35,26 @@ class Corrections:
 
     async def correct(
         self, caller: Caller, game: int, correction: Correction, *, apply: bool = False,
-        reason: str = "",
+        reason: str = "", expected: int | None = None,
     ) -> Preview:
         """Change game #``game``'s result, players or handicap; without ``apply`` only a
-        preview."""
+        preview (see :func:`moderation.correct` for ``expected``)."""
         return await self._session.execute(caller, lambda club, now: moderation.correct(
-            club, now, caller, game, correction, apply=apply, reason=reason))
+            club, now, caller, game, correction, apply=apply, reason=reason,
+            expected=expected))
 
     async def preview(self, caller: Caller, game: int, correction: Correction) -> Preview:
         """:meth:`correct`'s preview, kept as the caller's pending correction (replacing an
-        earlier one) for :meth:`apply` or :meth:`cancel` to find."""
+        earlier one) for :meth:`apply` or :meth:`cancel` to find, with the log's last event
+        it was computed on. The answer says whether it replaces the caller's earlier preview
+        of the same game (issue 31)."""
         answer = await self.correct(caller, game, correction)
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
-        await self._session.repository.keep_preview(club_id, caller.user, game,
-                                                    correction.kept(), self._session.clock.now())
-        return answer
+        repository = self._session.repository
+        replaced = await repository.take_preview(club_id, caller.user, game) is not None
+        await repository.keep_preview(club_id, caller.user, game, correction.kept(answer.at),
+                                      self._session.clock.now())
+        return dataclasses.replace(answer, replaces=replaced)
 
     async def set_system(self, caller: Caller, system: str, params: dict[str, str] | None,
                          ladder: str | None) -> Preview:
@@ -97,7 +103,17 @@ class Corrections:
         if target is not None:
             return await self._session.execute(caller, lambda club, now: moderation.undo(
                 club, now, caller, apply=True, target_id=target))
-        return await self.correct(caller, key, Correction.from_kept(kept), apply=True)
+        # Applied only on the log the preview was computed on; else the new preview, kept
+        # for another /apply (issue 31). One kept before issue 31 has no mark: previewed again.
+        at = moderation.kept_at(kept)
+        correction = Correction.from_kept(kept)
+        answer = await self.correct(caller, key, correction, apply=True,
+                                    expected=-1 if at is None else at)
+        if not answer.applied:
+            club_id = await self._session.club_id(caller.platform, caller.chat_id)
+            await repository.keep_preview(club_id, caller.user, key, correction.kept(answer.at),
+                                          self._session.clock.now())
+        return answer
 
     async def merge(self, caller: Caller, duplicate: Who, into: Who, reason: str) -> Preview:
         """Preview merging the record ``duplicate`` into ``into`` (the games between them

@@ -7,6 +7,7 @@ Each use case is a decision over the club's state (:mod:`bot.service.session`).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import json
 from dataclasses import dataclass, replace
@@ -21,7 +22,16 @@ from . import ladder_settings, view
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller, Who, who_from_json, who_to_json
-from .results import Audit, AuditLine, GameResult, Notice, Param, Preview, RatingChange
+from .results import (
+    Audit,
+    AuditLine,
+    GameLine,
+    GameResult,
+    Notice,
+    Param,
+    Preview,
+    RatingChange,
+)
 from .session import SYSTEM_ACTOR, Decision
 from .state import DEFAULT_LADDER, ClubState, GameStatus, Kind
 from .view import Club
@@ -32,34 +42,56 @@ MAX_AUDIT = 100
 
 @dataclass(frozen=True, slots=True)
 class Correction:
-    """What a moderator changes in a game; ``None`` keeps the value. ``result`` is player_a's."""
+    """What a moderator changes in a game; ``None`` keeps the value. ``result`` is player_a's
+    (what a correction event stores, and what a correction kept before issue 31 meant);
+    ``shown`` is the result of the player shown first in the game's line as recorded (the
+    winner of a decisive game, player_a of a draw): what ``/correct N win|loss|draw`` says
+    (issue 31, ERRATA)."""
 
     result: str | None = None
     player_a: Who | None = None
     player_b: Who | None = None
     handicap: str | None = None
+    shown: str | None = None
 
-    def kept(self) -> str:
-        """As kept with a preview: JSON, a member named by user id as ``{"user": id}``."""
-        fields = dataclasses.asdict(self)
+    def kept(self, at: int | None = None) -> str:
+        """As kept with a preview: JSON, a member named by user id as ``{"user": id}``;
+        ``at``: the id of the log's last event the preview was computed on (issue 31)."""
+        fields: dict[str, object] = dataclasses.asdict(self)
         for side in ("player_a", "player_b"):
             fields[side] = who_to_json(getattr(self, side))
+        if self.shown is None:
+            # as kept before issue 31: an older build reading it back finds its own fields
+            del fields["shown"]
+        if at is not None:
+            fields["at"] = at
         return json.dumps(fields, separators=(",", ":"))
 
     @classmethod
     def from_kept(cls, kept: str) -> Correction:
         fields = json.loads(kept)
+        fields.pop("at", None)
         for side in ("player_a", "player_b"):
             fields[side] = who_from_json(fields.get(side))
         return cls(**fields)
 
 
+def kept_at(kept: str) -> int | None:
+    """The id of the log's last event a kept correction's preview was computed on; None for
+    one kept before issue 31 (nobody knows what it saw: it is previewed again)."""
+    at = json.loads(kept).get("at")
+    return at if isinstance(at, int) else None
+
+
 def correct(
     club: Club, now: datetime, caller: Caller, number: int, correction: Correction, *,
-    apply: bool, reason: str,
+    apply: bool, reason: str, expected: int | None = None,
 ) -> Decision[Preview]:
     """Change game #``number``'s result, players or handicap. Without ``apply`` nothing is
-    written and the answer previews every rating that would change."""
+    written and the answer previews every rating that would change. With ``expected`` (the
+    last event id a kept preview was computed on) it applies only if the log has not moved
+    since; otherwise nothing is written and the answer is the new preview, ``outdated``
+    (issue 31: a preview applied after the log moved changed ratings nobody saw)."""
     view.require_moderator(club, caller)
     why = view.reason(reason)
     game = view.game(club, number)
@@ -72,6 +104,12 @@ def correct(
     changes = ev.GameChanges()
     if correction.result is not None:
         corrected.score_a = parse.score(correction.result)
+        changes = replace(changes, score_a=corrected.score_a)
+    if correction.shown is not None:
+        # Read from the side shown first in the game's line as recorded: the winner, or
+        # player_a of a draw (issue 31, ERRATA); stored as player_a's score, as ever.
+        score = parse.score(correction.shown)
+        corrected.score_a = 1.0 - score if game.score_a == 0.0 else score
         changes = replace(changes, score_a=corrected.score_a)
     if correction.handicap is not None:
         corrected.handicap = parse.handicap(correction.handicap)
@@ -89,20 +127,37 @@ def correct(
         raise Refusal("not_yourself")
     if changes == ev.GameChanges() and game.status is GameStatus.CONFIRMED:
         raise Refusal("nothing_to_correct")
+    was, becomes = view.line(club, game), view.line(club, corrected)
+    if (correction.shown is not None and game.status is GameStatus.CONFIRMED
+            and _same_game(was, becomes)):
+        # "/correct 3 win" on "frank beat erin": the result it names is the one recorded
+        first, second = ((was.player_b, was.player_a) if was.score_a == 0.0
+                         else (was.player_a, was.player_b))
+        raise Refusal("correction_no_change_draw" if was.score_a == 0.5
+                      else "correction_no_change", game=number, a=first, b=second)
     ladder = state.ladders[game.ladder]
     before = view.ratings(club, ladder)
-    if not apply:
+    outdated = apply and expected is not None and expected != state.last_id
+    if not apply or outdated:
         preview = club.ratings[ladder.name].preview(state, ladder, corrected)
         moved = view.changes(club, ladder, before, preview)
-        return [], lambda: Preview(number, moved, applied=False)
+        return [], lambda: Preview(number, moved, applied=False, was=was, becomes=becomes,
+                                   at=state.last_id, outdated=outdated)
     event = ev.new_event(ev.GameCorrected(game.id, changes), caller.user, now, why)
 
     def applied() -> Preview:
         # The same numbers the preview showed: the corrected log, re-rated once.
         after = view.ratings(club, ladder)
-        return Preview(number, view.changes(club, ladder, before, after), applied=True)
+        return Preview(number, view.changes(club, ladder, before, after), applied=True,
+                       was=was, becomes=becomes)
 
     return [event], applied
+
+
+def _same_game(was: GameLine, becomes: GameLine) -> bool:
+    """Whether a correction leaves a game's players, result and handicap as they are."""
+    return ((was.player_a, was.player_b, was.score_a, was.handicap)
+            == (becomes.player_a, becomes.player_b, becomes.score_a, becomes.handicap))
 
 
 def void(
@@ -266,6 +321,41 @@ def _name(state: ClubState, user: str) -> str:
     return user if member_id is None else state.members[member_id].name
 
 
+def _corrected_sides(state: ClubState, stored: StoredEvent, game: int
+                     ) -> tuple[tuple[str, str, float], tuple[str, str, float]] | None:
+    """A game's players (platform user ids) and player_a's score just before and just after
+    the correction ``stored``: its report, then the corrections of it in force up to
+    ``stored`` (as the state folds them, undone ones left out). None when the report is not
+    in the log."""
+    log = state.log
+    start = bisect.bisect_left(log, game, key=lambda e: e.id)
+    end = bisect.bisect_left(log, stored.id, key=lambda e: e.id)
+    if start >= len(log) or log[start].id != game or log[start].kind != Kind.GAME_REPORTED:
+        return None
+    report = ev.decode(log[start].kind, log[start].data)
+    if not isinstance(report, ev.GameReported):
+        return None
+    undone = _undone(state)
+    sides = (report.player_a, report.player_b, report.score_a)
+    for each in log[start + 1:end]:
+        if each.kind == Kind.GAME_CORRECTED and each.id not in undone:
+            earlier = ev.decode(each.kind, each.data)
+            if isinstance(earlier, ev.GameCorrected) and earlier.game == game:
+                sides = _changed(sides, earlier.changes)
+    this = ev.decode(stored.kind, stored.data)
+    assert isinstance(this, ev.GameCorrected)
+    return sides, _changed(sides, this.changes)
+
+
+def _changed(sides: tuple[str, str, float], changes: ev.GameChanges
+             ) -> tuple[str, str, float]:
+    """A game's players and player_a's score after ``changes``."""
+    a, b, score_a = sides
+    return (a if changes.player_a is None else changes.player_a,
+            b if changes.player_b is None else changes.player_b,
+            score_a if changes.score_a is None else float(changes.score_a))
+
+
 def _score(score: float) -> str:
     return {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(score, f"{score:g}")
 
@@ -325,6 +415,22 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
         case ev.GameConfirmed(game) | ev.GameAutoConfirmed(game) | ev.GameDisputed(game) \
                 | ev.GameWithdrawn(game) | ev.GameVoided(game) | ev.GameRestored(game):
             params = {"game": state.number_of[game]}
+        case ev.GameCorrected(game, changes) if (
+                changes.score_a is not None or changes.player_a is not None
+                or changes.player_b is not None) and (
+                    sides := _corrected_sides(state, stored, game)) is not None:
+            # the result in words before and after, each winner first as a game's line says
+            # it (issue 31), not "the first player's result to loss"
+            (a, b, was), (c, d, now_a) = sides
+            first, second = (b, a) if was == 0.0 else (a, b)
+            third, fourth = (d, c) if now_a == 0.0 else (c, d)
+            key = (f"said_game_corrected_{'d' if was == 0.5 else 'w'}"
+                   f"{'d' if now_a == 0.5 else 'w'}")
+            params = {"game": state.number_of[game], "a": _name(state, first),
+                      "b": _name(state, second), "c": _name(state, third),
+                      "d": _name(state, fourth),
+                      "changes": (f", the handicap to {changes.handicap:g}"
+                                  if changes.handicap is not None else "")}
         case ev.GameCorrected(game, changes):
             parts = []
             if changes.score_a is not None:

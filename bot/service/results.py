@@ -163,6 +163,18 @@ class Preview:
     merge: Notice | None = None
     #: a /system: the ladder, the system and its parameters it sets (``system_set``)
     system: Notice | None = None
+    #: a correction: the game as recorded and as corrected, so the answer says the result in
+    #: words before and after (issue 31: "frank beat erin -> erin beat frank")
+    was: GameLine | None = None
+    becomes: GameLine | None = None
+    #: a correction's preview: the id of the log's last event it was computed on; an /apply
+    #: after the log moved on applies nothing and previews again (issue 31)
+    at: int | None = None
+    #: an /apply found the log changed since the preview: this is the new preview, kept for
+    #: another /apply (issue 31)
+    outdated: bool = False
+    #: a /correct of a game whose earlier preview (the caller's) it replaces (issue 31)
+    replaces: bool = False
 
 
 @dataclass(frozen=True, slots=True)

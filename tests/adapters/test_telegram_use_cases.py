@@ -644,7 +644,8 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     await say(bot, g, c.ada, "/report @alice @bob win")
     preview = await say(bot, g, c.ada, "/correct 1 loss")
     assert preview.plain == lines(
-        "Correcting game #1 would change:", "alice: 1553 -> 1447?", "bob: 1447 -> 1553?",
+        "Correcting game #1 would change:", "Result: alice beat bob -> bob beat alice",
+        "alice: 1553 -> 1447?", "bob: 1447 -> 1553?",
     )
     assert preview.buttons == [[("Apply", "x:apply:#1"), ("Cancel", "x:cancel:#1")]]
     await press(bot, g, c.ada, preview, "x:cancel:#1")
@@ -658,7 +659,8 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     # A second preview, applied by typing; its buttons then have nothing left to apply.
     again = await say(bot, g, c.ada, "/correct 1 draw")
     assert (await say(bot, g, c.ada, "/apply")).plain == lines(
-        "Game #1 corrected. Ratings changed:", "alice: 1553 -> 1500?", "bob: 1447 -> 1500?",
+        "Game #1 corrected. Ratings changed:", "Result: alice beat bob -> alice drew with bob",
+        "alice: 1553 -> 1500?", "bob: 1447 -> 1500?",
     )
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
     await refused_press(bot, g, c.ada, again, "x:apply:#1", text("no_preview"))
@@ -704,6 +706,12 @@ async def test_a_button_pressed_by_someone_who_may_not_changes_nothing(bot: Runn
     await press(bot, g, c.bob, report, "g:confirm:#2")
     assert (await bot.tg.reply(g)).plain.startswith("Game #2 confirmed: alice beat bob.")
     await press(bot, g, c.ada, preview, "x:apply:#1")
+    # the log moved since the preview (game #2 confirmed): its Apply applies nothing and shows
+    # the new preview, whose own Apply does (issue 31)
+    fresh = await bot.tg.reply(g)
+    assert fresh.plain.startswith(text("correction_outdated", game=1))
+    assert fresh.buttons == [[("Apply", "x:apply:#1"), ("Cancel", "x:cancel:#1")]]
+    await press(bot, g, c.ada, fresh, "x:apply:#1")
     assert (await bot.tg.reply(g)).plain.startswith(text("applied", game=1))
 
 

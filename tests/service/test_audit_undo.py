@@ -117,8 +117,8 @@ async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None
         (22, SUN, "mod created the blitz ladder, rated by elo (k=40)"),
         (21, SUN, "mod restored game #1"),
         (20, SUN, "mod voided game #1, because: wrong pairing"),
-        (19, SUN, "mod corrected game #5: the first player's result to win, the second player to "
-                  "dot"),
+        # "win": the side shown first (cid's) wins, now dot's (issue 31)
+        (19, SUN, "mod corrected game #5: cid beat ann -> dot beat ann"),
         (18, SUN, "mod recorded game #5 on main: cid beat ann"),
         (17, SUN, "game #4 counted by itself, because: unanswered for 24 h"),
         (16, FRI, "dot reported game #4 on main: dot beat ann"),
@@ -193,7 +193,10 @@ def test_every_kind_of_event_has_its_sentence() -> None:
     """Each kind's sentence is in the catalogue, with exactly the fields the service fills."""
     keys = {f"said_{kind}" for kind in CLASSES} | {
         "said_system_changed", "said_member_added", "said_game_recorded",
-        "said_game_reported_draw", "said_game_recorded_draw"}
+        "said_game_reported_draw", "said_game_recorded_draw",
+        # a corrected result in words before and after, decisive or drawn (issue 31)
+        "said_game_corrected_ww", "said_game_corrected_wd", "said_game_corrected_dw",
+        "said_game_corrected_dd"}
     assert keys <= set(MESSAGES)
     assert {k for k in MESSAGES if k.startswith("said_")} == keys
 

@@ -151,6 +151,10 @@ async def test_previews_kept_before_numbers_are_filed_under_them(tmp_path: Path)
         undone = await service.apply_correction(other, undo=second)
         assert isinstance(undone, Preview) and undone.applied and undone.undo is not None
         assert not (await service.history(mod, who("cy"))).games
+        # kept without the log it was computed on: previewed again, applied at the next /apply
+        # (issue 31), still as player_a's result, as the earlier build meant it
+        again = await service.apply_correction(mod, 1)
+        assert isinstance(again, Preview) and again.outdated and not again.applied
         applied = await service.apply_correction(mod, 1)
         assert isinstance(applied, Preview) and applied.applied and applied.game_id == 1
         history = await service.history(mod, who("ann"))

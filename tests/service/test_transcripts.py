@@ -316,12 +316,14 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
 
     assert await chat.as_("mod!", "/correct 1 loss") == "\n".join([
         "Correcting game #1 would change:",
+        "Result: alice beat bob -> bob beat alice",
         "alice: 1500 -> 1447?",
         "bob: 1500 -> 1553?",
         "Send /apply to make this correction, or /cancel.",
     ])
     assert await chat.say("/apply") == "\n".join([
         "Game #1 corrected. Ratings changed:",
+        "Result: alice beat bob -> bob beat alice",
         "alice: 1500 -> 1447?",
         "bob: 1500 -> 1553?",
     ])
@@ -332,7 +334,7 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
     ])
     audit = (await chat.as_("mod!", "/audit 2")).splitlines()
     assert audit == [
-        "#6 Sat 2 Mar 20:00 UTC mod corrected game #1: the first player's result to loss",
+        "#6 Sat 2 Mar 20:00 UTC mod corrected game #1: alice beat bob -> bob beat alice",
         "#5 Fri 1 Mar 19:00 UTC bob disputed game #1, because: I won on time",
     ]
 
@@ -508,7 +510,7 @@ async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
     log = await log_of(chat)
 
     assert await chat.say("/correct 1 loss") == "\n".join([
-        "Correcting game #1 would change:", *lines,
+        "Correcting game #1 would change:", "Result: alice beat bob -> bob beat alice", *lines,
         "Send /apply to make this correction, or /cancel.",
     ])
     assert await chat.say("/cancel") == "Correction of game #1 cancelled; nothing changed."
@@ -517,7 +519,9 @@ async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
     assert await log_of(chat) == log
 
     await chat.say("/correct 1 loss")
-    assert await chat.say("/apply") == "\n".join(["Game #1 corrected. Ratings changed:", *lines])
+    assert await chat.say("/apply") == "\n".join(["Game #1 corrected. Ratings changed:",
+                                                  "Result: alice beat bob -> bob beat alice",
+                                                  *lines])
     assert await ratings(chat) == after
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
@@ -918,7 +922,8 @@ async def test_correcting_an_early_game_rerates_everything_after_it_like_a_fresh
     moved = [name for name in names if before[name] != after[name]]
     assert moved == names  # every player's later games are re-rated
     preview = await chat.as_("mod!", "/correct 1 loss")
-    assert preview.splitlines()[1:-1] == _change_lines(history, corrected)
+    assert preview.splitlines()[1] == "Result: ann beat bob -> bob beat ann"
+    assert preview.splitlines()[2:-1] == _change_lines(history, corrected)
     assert (await chat.say("/apply")).splitlines()[1:] == preview.splitlines()[1:-1]
 
     # Exactly what a fresh replay of the corrected history gives, built by hand ...

@@ -59,10 +59,7 @@ def report(
         _within_caps(club, lad, first, second)
     before = view.ratings(club, lad)
     system = view.system_of(club, lad)
-    if system.max_handicap is not None and abs(points) > system.max_handicap:
-        # in the system's own unit (rs-go: stones), not the rating points of the general bound
-        raise Refusal("bad_handicap_stones", ladder=lad.name, system=lad.settings.system,
-                      text=(handicap or "")[:20], limit=f"{system.max_handicap:g}")
+    points = view.bounded_handicap(club, lad, points, handicap)  # rs-go: in stones
     try:
         system.check(Game("a", "b", score, now, points))
     except ValueError:

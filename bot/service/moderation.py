@@ -112,7 +112,9 @@ def correct(
         corrected.score_a = 1.0 - score if game.score_a == 0.0 else score
         changes = replace(changes, score_a=corrected.score_a)
     if correction.handicap is not None:
-        corrected.handicap = parse.handicap(correction.handicap)
+        corrected.handicap = view.bounded_handicap(  # rs-go: in stones (issue 31)
+            club, club.state.ladders[game.ladder], parse.handicap(correction.handicap),
+            correction.handicap)
         changes = replace(changes, handicap=corrected.handicap)
     if correction.player_a is not None:
         member = view.member(club, correction.player_a)

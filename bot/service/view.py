@@ -95,6 +95,17 @@ def system_of(club: Club, ladder: Ladder) -> RatingSystem:
     return system
 
 
+def bounded_handicap(club: Club, ladder: Ladder, points: float, typed: str | None) -> float:
+    """``points``, a handicap the chat's general bound took, if the ladder's system takes one
+    that large in its own unit (rs-go: at most 9 stones; issue 31), else a refusal naming the
+    bound (the only system with a unit of its own counts stones)."""
+    limit = system_of(club, ladder).max_handicap
+    if limit is not None and abs(points) > limit:
+        raise Refusal("bad_handicap_stones", ladder=ladder.name, system=ladder.settings.system,
+                      text=(typed or "")[:20], limit=f"{limit:g}")
+    return points
+
+
 def standing(club: Club, ladder: Ladder, member: Member) -> PlayerState | None:
     return ratings(club, ladder).state(player_key(member.id))
 

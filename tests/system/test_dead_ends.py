@@ -172,3 +172,6 @@ def test_answers_that_misled_say_what_is_wrong(tmp_path: Path) -> None:
     assert "500" in shown and "stones" in shown and "Game #" not in shown, shown
     shown = "\n".join(answers(env, "/as alice\n/report @bob win handicap=9 ladder=go\n"))
     assert "Game #2" in shown and "handicap 9" in shown, shown
+    # and a correction of a go game's handicap alike
+    shown = "\n".join(answers(env, "/as mod!\n/correct 2 handicap=50\n"))
+    assert "50" in shown and "stones" in shown and "would change" not in shown, shown

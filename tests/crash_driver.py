@@ -31,7 +31,7 @@ from bot.chat.ratelimit import RateLimiter
 from bot.service.clock import SystemClock
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
-from bot.service.results import GameResult, Result
+from bot.service.results import GameResult, Preview, Result
 from bot.storage.sqlite import SqliteRepository
 
 PLATFORM, CHAT = "console", "crash"
@@ -92,7 +92,13 @@ class Driver:
             await self.say(member(b), f"/dispute {game} wrong result")
             try:
                 await self.say(MODERATOR, f"/correct {game} draw")
-                await self.say(MODERATOR, "/apply")
+                applied = await self.say(MODERATOR, "/apply")
+                for _ in range(20):
+                    if not (isinstance(applied, Preview) and applied.outdated):
+                        break
+                    # another worker wrote since the preview: applied only as previewed again
+                    # (issue 31)
+                    applied = await self.say(MODERATOR, "/apply")
             except Refusal as refusal:  # it was a draw already
                 assert refusal.key == "nothing_to_correct", refusal
                 # its reporter takes it back, so that it does not wait for ever (a member's

@@ -129,6 +129,7 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
     applied = await club.press(club.ada, preview, button(preview, "Apply"))
     assert (applied.kind, applied.plain.splitlines()) == ("update", [
         f"Game #{game[1]} corrected. Ratings changed:",
+        "Result: alice beat bob -> alice drew with bob",  # in words (issue 31)
         "alice: 1553 -> 1500?", "bob: 1447 -> 1500?"]), applied.plain
     assert applied.message_id == preview.message_id and applied.buttons == []
     # The Apply of the message as it was shown before (a client not caught up): nothing more

@@ -112,6 +112,7 @@ async def test_a_correction_previewed_before_a_restart_is_applied_once_after_it(
     bot = await club.bot().start()
     applied = await club.press(club.ada, preview, button(preview, "Apply"))
     assert applied.kind == "edit" and applied.plain.splitlines()[1:] == [
+        "Result: alice beat bob -> alice drew with bob",  # in words (issue 31)
         "alice: 1553 -> 1500?", "bob: 1447 -> 1500?"], applied.plain
     assert "corrected" in applied.plain
     # The old message's Apply again (an old copy of the button): nothing more happens.

@@ -200,11 +200,12 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
     # The console is the chat: a log line per use case would come between the answers.
     logging.getLogger("bot.use_case").setLevel(logging.WARNING)
     interactive = sys.stdin.isatty()
-    scheduler = PostScheduler(service, repository, {"console": ConsolePublisher(sys.stdout)},
-                              SystemClock())
+    posts = ConsolePublisher(sys.stdout)
+    scheduler = PostScheduler(service, repository, {"console": posts}, SystemClock())
     if interactive:
         await scheduler.start()
     try:
-        await run_console(service, limiter, sys.stdin, sys.stdout, interactive=interactive)
+        await run_console(service, limiter, sys.stdin, sys.stdout, interactive=interactive,
+                          posts=posts)
     finally:
         await scheduler.stop()

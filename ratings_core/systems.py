@@ -35,17 +35,20 @@ PRESETS: dict[str, type[RatingSystem]] = {
 DEFAULT_SYSTEM = "club"
 
 #: the edition of the presets' defaults that a ladder gets when it is created or switched now
-EDITION = 3
+EDITION = 4
 #: the editions before it, for the presets whose defaults changed since: the overrides that turn
 #: today's preset into that edition's. A ladder keeps the edition it was set up with, so a better
 #: default never moves an existing club's ratings (README, "Rating systems").
 #: Edition 1: every ladder set up before issue 19 (no edition in its log): provisional games.
 #: Edition 2: a K that follows each player's deviation, every newcomer's starting at 150.
 #: Edition 3: a newcomer's deviation from the league's spread, and their first opponents.
+#: Edition 4 (issue 31): ``?`` only 50 points of deviation above an established player's.
 _EDITION_2_CLUB = {"newcomer_spread": "0", "information": "1", "first_opponents": "0"}
+_EDITION_3_CLUB = {"provisional_margin": "0"}  # edition 1 marks by games: no margin to undo
 PAST_EDITIONS: dict[int, dict[str, dict[str, str]]] = {
     1: {"club": {"uncertainty": "games", **_EDITION_2_CLUB}},
-    2: {"club": _EDITION_2_CLUB},
+    2: {"club": {**_EDITION_2_CLUB, **_EDITION_3_CLUB}},
+    3: {"club": _EDITION_3_CLUB},
 }
 
 #: the presets that rate games between two players (``tactics`` rates puzzles)

@@ -104,17 +104,25 @@ class Console:
 
 
 async def run_console(service: ClubService, limiter: RateLimiter, lines: TextIO, out: TextIO,
-                      interactive: bool) -> None:
+                      interactive: bool, posts: ConsolePublisher | None = None) -> None:
     """Answer lines from ``lines`` until it ends or says /quit, counting them with
-    ``limiter``."""
+    ``limiter``. ``posts``: the publisher of the scheduled posts into ``out``, which shows the
+    prompt again after a post that came while the console waited."""
     console = Console(service, limiter)
     if interactive:
         out.write(console.welcome() + "\n")
     while True:
+        prompt = f"{console.user}{'!' if console.moderator else ''}> "
         if interactive:
-            out.write(f"{console.user}{'!' if console.moderator else ''}> ")
+            out.write(prompt)
             out.flush()
-        line = await read_line(lines)
+        if posts is not None and interactive:
+            posts.waiting = prompt
+        try:
+            line = await read_line(lines)
+        finally:
+            if posts is not None:
+                posts.waiting = None
         if not line or line.strip() in ("/quit", "/exit"):
             break
         answer = await console.handle(line)
@@ -163,6 +171,9 @@ class ConsolePublisher:
     def __init__(self, out: TextIO, folder: Path | None = None) -> None:
         self._out = out
         self._folder = folder
+        #: the prompt shown while the console waits for a line (None: it does not): a post
+        #: then starts on a line of its own and the prompt is shown again after it
+        self.waiting: str | None = None
 
     async def publish(self, chat_id: str, message: str, picture: Picture | None = None) -> None:
         lines = [message]
@@ -170,5 +181,7 @@ class ConsolePublisher:
             path = (self._folder or Path.cwd()) / picture.filename
             await asyncio.to_thread(path.write_bytes, picture.png)
             lines.append(text("console_picture", path=path))
-        self._out.write("\n".join(lines) + "\n")
+        prompt = self.waiting
+        shown = "\n".join(lines) + "\n"
+        self._out.write(shown if prompt is None else f"\n{shown}{prompt}")
         self._out.flush()

@@ -564,7 +564,8 @@ _LADDER = ("ladder",)
 #: options it takes (see :class:`Command`)
 COMMANDS: dict[str, Command] = {
     "register": Command(_register, "help_register", "example_register", options=("birth",)),
-    "rating": Command(_rating, "help_rating", "example_rating", options=_LADDER),
+    "rating": Command(_rating, "help_rating", "example_rating", options=_LADDER,
+                      also=("help_rating_marks",)),
     "top": Command(_top, "help_top", "example_top", options=_LADDER),
     "challenge": Command(_challenge, "help_challenge", "example_challenge", options=_LADDER),
     "accept": Command(_accept, "help_accept", "example_accept"),

@@ -434,6 +434,12 @@ MESSAGES: dict[str, str] = {
     "help_moderator_title": "Moderator commands:",
     "help_register": "/register [name] [birth=YYYY-MM-DD] - join the club",
     "help_rating": "/rating [@member] [ladder=NAME] - rating, rank and record",
+    # issue 31: what the marks beside a rating mean
+    "help_rating_marks": "1480? - the ? means we do not know this rating yet: a new member's "
+                         "first games (24 in the default club system), and until their games "
+                         "have settled it. 1480 ±45 - where the ladder's system keeps a "
+                         "deviation (glicko, glicko2, rs-go): the player's strength is likely "
+                         "(about two times in three) within 45 points of the rating.",
     "help_top": "/top [ladder] - the leaderboard",
     "help_challenge": "/challenge @member [ladder=NAME] - challenge a member",
     "help_accept": "/accept [number] - accept a challenge",

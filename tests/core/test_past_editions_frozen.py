@@ -2,9 +2,11 @@
 
 The digests below are of the ratings that the builds which made each edition the default gave
 on the history built here (edition 1: ``make_system("club")`` of commit 0f2b009, the build
-before issue 19; edition 2: that of commit 8fcfbdd), and today's ``make_system("club",
-edition=N)`` must give them: a new edition, or any change to the loops, that moved one bit of an
-older ladder's ratings fails here (README, "Editions of the defaults")."""
+before issue 19; edition 2: that of commit 8fcfbdd; edition 3: that of commit 110b54d, before
+issue 31), and today's ``make_system("club", edition=N)`` must give them: a new edition, or any
+change to the loops, that moved one bit of an older ladder's ratings fails here (README,
+"Editions of the defaults"). An edition's ``?`` marks are its own too: :data:`MARKS` are the
+marks of both players after each game, as that build gave them."""
 
 from __future__ import annotations
 
@@ -14,14 +16,19 @@ from datetime import timedelta
 
 import pytest
 
-from ratings_core.model import Game, RatingPeriod, Retire, Return, Step
-from ratings_core.replay import replay
+from ratings_core.model import Game, RatingPeriod, Retire, Return, Step, games_of
+from ratings_core.replay import OpenReplay, replay
 from ratings_core.systems import make_system
 from tests.helpers import DAY0
 
 DIGESTS = {
     1: "c78476018e1201f43ac4de61d1fa40afa79e31ea949ce8403bab78967f216291",
     2: "09c51b1cb01cdc6d2eecf102da06905bad54a5ee5fa759ba78758598571273cb",
+    3: "98223b141b1bc4d70a41ef5861dbb11c7ec7752ce3af1c61c0efc0b9474b51e8",
+}
+#: the ``?`` marks (issue 31 changed what they mean in edition 4)
+MARKS = {
+    3: "f301591fba03218d934acbe41a3b5465bf58b18a2f380e497fbaac510b71dcc6",
 }
 
 
@@ -58,3 +65,21 @@ def digest(edition: int) -> str:
 @pytest.mark.parametrize("edition", sorted(DIGESTS))
 def test_a_past_edition_rates_as_the_build_that_made_it(edition: int) -> None:
     assert digest(edition) == DIGESTS[edition]
+
+
+def marks(edition: int) -> str:
+    system = make_system("club", edition=edition)
+    rated = OpenReplay(system)
+    shown = []
+    for step in history():
+        rated.apply(step)
+        for game in games_of(step):
+            for name in (game.player_a, game.player_b):
+                state = rated.state(name)
+                shown.append("?" if state is not None and system.is_provisional(state) else ".")
+    return hashlib.sha256("".join(shown).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("edition", sorted(MARKS))
+def test_a_past_edition_marks_as_the_build_that_made_it(edition: int) -> None:
+    assert marks(edition) == MARKS[edition]

@@ -13,7 +13,8 @@ DEFAULTS: dict[str, dict[str, object]] = {
              "uncertainty": "deviation", "initial_deviation": 150.0, "newcomer_spread": 1.25,
              "max_deviation": 350.0, "information": 0.75, "first_opponents": 0.5,
              "deviation_growth": 10.0,
-             "provisional_games": 24, "prior_games": 10.0, "performance_cap": 400.0,
+             "provisional_games": 24, "provisional_margin": 50.0, "prior_games": 10.0,
+             "performance_cap": 400.0,
              "pool_cap": 200.0, "first_move_advantage": 30.0},
     "elo": {"curve": "logistic", "k": 32.0, "k_master": 16.0, "master_rating": 2400.0,
             "veteran_games": None, "adult_rating": 1600.0, "junior_rating": 1200.0,
@@ -54,12 +55,14 @@ def test_defaults(name: str) -> None:
 
 def test_past_editions_of_club_differ_from_today_only_in_the_uncertainty_rule() -> None:
     # Ladders set up before issue 19 keep edition 1 (rated by games); those set up with its
-    # first deviation rule keep edition 2 (every newcomer at 150, all of a game's information).
-    second = {**DEFAULTS["club"], "newcomer_spread": 0.0, "information": 1.0,
-              "first_opponents": 0.0}
+    # first deviation rule keep edition 2 (every newcomer at 150, all of a game's information);
+    # those set up before issue 31 edition 3 (? for any deviation above an established one's).
+    third = {**DEFAULTS["club"], "provisional_margin": 0.0}
+    assert dataclasses.asdict(make_system("club", edition=3).params) == third
+    second = {**third, "newcomer_spread": 0.0, "information": 1.0, "first_opponents": 0.0}
     assert dataclasses.asdict(make_system("club", edition=2).params) == second
     assert dataclasses.asdict(make_system("club", edition=1).params) == {
-        **second, "uncertainty": "games"}
+        **second, "uncertainty": "games", "provisional_margin": 50.0}  # marks by games
 
 
 def test_overrides_apply_and_validate() -> None:

@@ -1,7 +1,8 @@
 """Editions of the presets' defaults (issue 19): a better default applies to ladders created or
-given a system from now on (today edition 3); a ladder whose log names no edition keeps edition
-1's defaults, and one set up under edition 2 keeps edition 2's, and so its ratings, until a
-moderator sets its system again (and an /undo of that takes it back)."""
+given a system from now on (today edition 4); a ladder whose log names no edition keeps edition
+1's defaults, and one set up under edition 2 keeps edition 2's, and so its ratings (one set up
+under edition 3 its ``?`` marks, issue 31), until a moderator sets its system again (and an
+/undo of that takes it back)."""
 
 from __future__ import annotations
 
@@ -89,11 +90,11 @@ async def first_win_today(path: Path) -> str:
 
 
 def rewrite_ladder_created(path: Path, data: dict[str, JsonValue]) -> None:
-    """Event 1 (the main ladder made with today's edition, 3) rewritten as an earlier build
+    """Event 1 (the main ladder made with today's edition) rewritten as an earlier build
     wrote it."""
     with sqlite3.connect(path) as db:
         (written,) = db.execute("SELECT data FROM events WHERE id = 1").fetchone()
-        assert json.loads(written) == {**CREATED, "edition": 3}
+        assert json.loads(written) == {**CREATED, "edition": EDITION}
         for (trigger,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
             db.execute(f"DROP TRIGGER {trigger}")  # the log is append-only: as written before
         db.execute("UPDATE events SET data = ? WHERE id = 1", (json.dumps(data),))
@@ -125,7 +126,7 @@ async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
     tmp_path: Path,
 ) -> None:
     """A database written before editions (its first event rewritten without one): edition 1
-    rates newcomers by the provisional weighted mean, today's (edition 3) by their deviation."""
+    rates newcomers by the provisional weighted mean, today's by their deviation."""
     path = tmp_path / "club.db"
     today = await first_win_today(path)
     rewrite_ladder_created(path, CREATED)
@@ -175,3 +176,33 @@ async def test_a_ladder_on_edition_2_rates_by_it_until_the_system_is_set_again(
         assert "Undoing" in await chat.say("/undo")
         await chat.say("/apply")
         assert await chat.say("/top") == before
+
+
+async def test_a_ladder_on_edition_3_keeps_its_marks_until_the_system_is_set_again(
+    tmp_path: Path,
+) -> None:
+    """Edition 3 marks ``?`` any deviation above an established player's; edition 4 (issue 31)
+    only one 50 points above. After 24 games between ann and bob both deviations are 75.7,
+    a hair above the floor's 74.6: edition 3 marks both, edition 4 neither. The ladder keeps its
+    marks until a moderator's /system club, which moves no rating and so is made at once."""
+    path = tmp_path / "club.db"
+    async with open_club(path) as chat:
+        for user in ("mod", "ann", "bob"):
+            await chat.as_(user, f"/register {user}")
+        for n in range(24):
+            await chat.as_("mod!", f"/report @ann @bob {'win' if n % 3 else 'loss'}")
+        today = await chat.say("/top")
+    rewrite_ladder_created(path, {**CREATED, "edition": 3})
+    async with open_club(path) as chat:
+        before = await chat.as_("mod!", "/top")
+        assert "ann      1570?" in before and "bob      1430?" in before
+        assert "1570" in today and "1430" in today
+        assert "1570?" not in today and "1430?" not in today
+        settings = await chat.say("/settings")
+        assert ("with the defaults it was set up with (edition 3; /system club gives it today's "
+                "and re-rates every game)" in settings)
+        assert "provisional_margin=0.0" in settings
+        assert await chat.say("/system club") == (
+            "Ladder main now uses club (defaults); every game was re-rated.")
+        assert await chat.say("/top") == today
+        assert "provisional_margin=50.0" in await chat.say("/settings")

@@ -126,7 +126,11 @@ def test_the_console_shows_a_scheduled_post_while_it_waits_and_quits_cleanly(
         # A week on, Monday 09:00: the post appears while the console waits for a line
         clock.set(NOW + timedelta(days=6, hours=12, seconds=5))
         shown = wait_for(out, text("digest_games", games=1), process)
-        assert "alice" in shown.split(text("digest_games", games=1))[0]
+        before, after = shown.split(text("digest_games", games=1))
+        assert "alice" in before and before.startswith(text(
+            "console_welcome", club="console:local", user="guest"))
+        # the post starts on a line of its own, and the prompt is shown again after it
+        assert "guest> \n" in before and after.endswith("\nguest> "), shown
         os.write(master, b"/quit\n")
         assert process.wait(TIMEOUT) == 0
     finally:

@@ -139,6 +139,9 @@ MESSAGES: dict[str, str] = {
     "setting_above": "{setting} may not be above {bound}, which is {limit} (not {text}).",
     # clubrating import: a refused row names the file, the row and the column
     "import_row": "{file} row {row}, column {column}: {problem}. Nothing was imported.",
+    "import_bad_handicap_stones": "{file} row {row}, column handicap: {system} counts a handicap "
+                                  "in stones, from -{limit} to {limit} (not {text}). Nothing "
+                                  "was imported.",
     "import_bad_date": "{file} row {row}, column {column}: must be a day from {first} to {last} "
                        "(tomorrow in the ladder's time zone, {zone}), not {text!r}. Nothing was "
                        "imported.",

@@ -100,6 +100,13 @@ def check_games(history: History, system: RatingSystem) -> None:
                 raise Refusal("import_row", file=history.file, row=history.row_of(position, k),
                               column=cell.column if cell else "score_a",
                               problem=cell.problem if cell else str(error)) from None
+            limit = system.max_handicap
+            if limit is not None and abs(event.handicap) > limit:
+                # in the system's own unit, as the chat bounds a report's (rs-go: stones;
+                # issue 31), beyond the reader's general bound
+                raise Refusal("import_bad_handicap_stones", file=history.file,
+                              row=history.row_of(position, k), system=system.name,
+                              limit=f"{limit:g}", text=f"{event.handicap:g}")
 
 
 def fingerprint_check(history: History, ladder: Ladder, zone: str, fingerprint: str) -> None:

@@ -179,3 +179,15 @@ def test_answers_that_misled_say_what_is_wrong(tmp_path: Path) -> None:
     # and a correction of a go game's handicap alike
     shown = "\n".join(answers(env, "/as mod!\n/correct 2 handicap=50\n"))
     assert "50" in shown and "stones" in shown and "would change" not in shown, shown
+
+
+def test_an_import_bounds_go_handicaps_in_stones(tmp_path: Path) -> None:
+    env = environment(tmp_path, FakeClock(tmp_path, NOW))
+    made = clubrating(env, "run", input="/as mod!\n/ladder create go rs-go\n")
+    assert made.returncode == 0, made.stderr
+    refused = clubrating(env, "import", "--chat", "console:local", "--ladder", "go", str(write(
+        tmp_path, "GO.csv", f"{HEADER}\n{days_ago(3)},,ann,bob,1,500,\n")))
+    assert refused.returncode == 2 and "stones" in refused.stderr and "500" in refused.stderr
+    taken = clubrating(env, "import", "--chat", "console:local", "--ladder", "go", str(write(
+        tmp_path, "GO9.csv", f"{HEADER}\n{days_ago(3)},,ann,bob,1,9,\n")))
+    assert taken.returncode == 0, taken.stderr

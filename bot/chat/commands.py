@@ -257,6 +257,7 @@ async def _decline(ctx: Context, words: Words) -> Result:
 
 async def _report(ctx: Context, words: Words) -> Result:
     options = {key: words.take(key) for key in ("handicap", "colour", "event", "ladder")}
+    repeat = _repeat(words)
     player: Who | None
     if len(words.args) == 2 or len(words.args) > 2 and _is_result(words, 1):
         at_most(words, 2)  # @member RESULT: a word more is extra
@@ -268,11 +269,27 @@ async def _report(ctx: Context, words: Words) -> Result:
     else:
         raise Usage
     return await ctx.service.report(ctx.caller, opponent, result, player=player,
-                                        **options)
+                                        repeat=repeat, **options)
+
+
+def _repeat(words: Words) -> bool:
+    """A moderator's ``repeat=yes`` (or a last word ``repeat`` after the result): another game
+    against the same opponent, not the same one twice (issue 31)."""
+    given = words.take("repeat")
+    if (given is None and len(words.args) >= 3 and words.args[-1].casefold() == "repeat"
+            and len(words.args) - 1 not in words.members and _is_result(words, -2)):
+        words.args.pop()
+        return True
+    if given is None:
+        return False
+    if given.casefold() not in ("yes", "no"):
+        raise Refusal("bad_repeat", value=given[:20])
+    return given.casefold() == "yes"
 
 
 def _is_result(words: Words, index: int) -> bool:
     """The ``index``-th word is typed as a result (win, loss, draw...), not a member."""
+    index %= len(words.args)
     return index not in words.members and words.args[index].strip().casefold() in RESULTS
 
 
@@ -289,7 +306,12 @@ async def _dispute(ctx: Context, words: Words) -> Result:
 
 
 async def _withdraw(ctx: Context, words: Words) -> Result:
-    return await ctx.service.withdraw(ctx.caller, optional_number(words))
+    """``/withdraw [N]``, or ``/withdraw game|challenge [N]`` naming which of one's own
+    (games and challenges are numbered apart: issue 31)."""
+    kind = None
+    if words.args and words.args[0].casefold() in ("game", "challenge"):
+        kind = words.args.pop(0).casefold()
+    return await ctx.service.withdraw(ctx.caller, optional_number(words), kind)
 
 
 async def _history(ctx: Context, words: Words) -> Result:
@@ -571,8 +593,8 @@ COMMANDS: dict[str, Command] = {
     "accept": Command(_accept, "help_accept", "example_accept"),
     "decline": Command(_decline, "help_decline", "example_decline"),
     "report": Command(_report, "help_report", "example_report",
-                      options=("handicap", "colour", "event", "ladder"),
-                      also=("help_mod_report",)),
+                      options=("handicap", "colour", "event", "ladder", "repeat"),
+                      also=("help_mod_report", "help_mod_report_repeat")),
     "confirm": Command(_confirm, "help_confirm", "example_confirm"),
     "dispute": Command(_dispute, "help_dispute", "example_dispute", text=True),
     "withdraw": Command(_withdraw, "help_withdraw", "example_withdraw"),

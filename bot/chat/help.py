@@ -69,10 +69,10 @@ MEMBER_HELP = [
     "help_as",
 ]
 MODERATOR_HELP = [
-    "help_mod_report", "help_correct", "help_void", "help_restore", "help_merge", "help_retire",
-    "help_return", "help_event", "help_ladder", "help_system", "help_set", "help_settings",
-    "help_audit", "help_undo", "help_moderator", "help_schedule", "help_evaluate",
-    "help_claim_answer",
+    "help_mod_report", "help_mod_report_repeat", "help_correct", "help_void", "help_restore",
+    "help_merge", "help_retire", "help_return", "help_event", "help_ladder", "help_system",
+    "help_set", "help_settings", "help_audit", "help_undo", "help_moderator", "help_schedule",
+    "help_evaluate", "help_claim_answer",
 ]
 #: help lines of what one front-end reads itself (no command of the table) -> its platform
 FRONT_END_ONLY = {"help_as": "console"}

@@ -75,6 +75,10 @@ MESSAGES: dict[str, str] = {
                             "confirmation ({games}): wait for them or /withdraw one.",
     "open_reports_against_one": "Your report {games} against {opponent} is still waiting for "
                                 "confirmation: wait for it or /withdraw {first}.",
+    # issue 31: a moderator who played the same opponent again while a report waits
+    "repeat_moderators_only": "Only moderators can report a repeated game (repeat=yes): "
+                              "your report against them waits; /withdraw it if it was wrong.",
+    "bad_repeat": "repeat= takes yes or no (not {value}).",
     "not_yourself": "A game needs two different players.",
     "challenge_yourself": "You cannot challenge yourself: name another member.",
     "h2h_yourself": "You cannot compare yourself with yourself: name another member.",
@@ -86,6 +90,12 @@ MESSAGES: dict[str, str] = {
     "bad_colour": "The colour must be white or black (not {text}).",
     "system_cannot_rate": "This ladder's system ({system}) cannot rate a game reported this way.",
     "no_open_event": "There is no open event called {event}.",
+    "event_on_ladders": "Event {event} is open on several ladders ({ladders}): say which, e.g. "
+                        "ladder={first}.",
+    # issue 31: an event closes once its reports are settled, so they are rated together
+    "event_has_pending": "Event {event} still has games waiting for confirmation ({games}): "
+                         "close it once they are confirmed, withdrawn, voided or settled, so "
+                         "that its games are rated together.",
     "event_exists": "There is already an event called {event}.",
     "bad_event_name": "An event name has letters, digits, - or _, at most {limit} characters.",
     "challenge_exists": "You already have an open challenge (#{challenge}) with {opponent}.",
@@ -95,6 +105,12 @@ MESSAGES: dict[str, str] = {
     "not_your_challenge": "Challenge #{challenge} is not addressed to you.",
     "challenge_expired": "Challenge #{challenge} has expired.",
     "challenge_answered": "Challenge #{challenge} was already {status}.",
+    "not_your_challenge_to_withdraw": "Only the member who issued challenge #{challenge} can "
+                                      "withdraw it.",
+    "no_challenge_to_withdraw": "You have no open challenge to withdraw.",
+    # games and challenges are numbered apart: /withdraw N when both #N are the caller's
+    "which_withdraw": "Your report #{number} and your challenge #{number} are both open: "
+                      "/withdraw game {number} or /withdraw challenge {number}.",
     "nothing_pending": "You have no report waiting for you.",
     "which_game": "Several games are waiting ({ids}); say which, e.g. /{command} {first}.",
     "not_your_game": "You did not play game #{game}.",
@@ -194,6 +210,7 @@ MESSAGES: dict[str, str] = {
     "challenge_accepted": "{opponent} accepts {challenger}'s challenge #{challenge}. "
                           "Play, then /report the result.",
     "challenge_declined": "{opponent} declines {challenger}'s challenge #{challenge}.",
+    "challenge_withdrawn": "{challenger} withdraws challenge #{challenge} to {opponent}.",
     "reported": "Game #{id}: {result}. {opponent}, please /confirm or /dispute.",
     # the report's second line: everything confirmed beside the result, and its deadline
     "report_terms": "Ladder {ladder}, {handicap}, {colour}, {event}; counts on {deadline} "
@@ -207,6 +224,8 @@ MESSAGES: dict[str, str] = {
     "recorded": "Game #{id} recorded: {result}.",
     "never_counted": "Game #{game} never counted (it was voided before anyone confirmed it): "
                      "there is nothing to restore.",
+    "restore_event_closed": "Game #{game} was voided before it counted and its event {event} "
+                            "has closed since: report it again instead.",
     "held_for_event": "It counts when event {event} closes: its games are rated together.",
     "confirmed": "Game #{id} confirmed: {result}.",
     "disputed": "Game #{id} is disputed: {result}. A moderator will settle it; it waits in "
@@ -215,6 +234,8 @@ MESSAGES: dict[str, str] = {
     "withdrawn": "Game #{id} withdrawn: {result}.",
     "voided": "Game #{id} is now void: {result}.",
     "restored": "Game #{id} counts again: {result}.",
+    "restored_pending": "Game #{id} is no longer void and waits for confirmation again: "
+                        "{result}. {opponent}, please /confirm or /dispute.",
     "merged": "{from} is merged into {into}: their games are {into}'s now.",
     # /merge is previewed: the games between the two records stop counting
     "merge_preview": "Merging {from} into {into} would drop games {games} (played between the "
@@ -301,6 +322,7 @@ MESSAGES: dict[str, str] = {
     "said_challenge_issued": "{who} challenged {opponent} on the {ladder} ladder",
     "said_challenge_accepted": "{who} accepted challenge #{challenge}",
     "said_challenge_declined": "{who} declined challenge #{challenge}",
+    "said_challenge_withdrawn": "{who} withdrew challenge #{challenge}",
     "said_game_reported": "{who} reported game #{game} on {ladder}: {a} beat {b}{extra}",
     "said_game_reported_draw": "{who} reported game #{game} on {ladder}: {a} drew with "
                                "{b}{extra}",
@@ -451,7 +473,10 @@ MESSAGES: dict[str, str] = {
                    "[event=NAME] [ladder=NAME] - report your game",
     "help_confirm": "/confirm [number] - confirm a result reported against you",
     "help_dispute": "/dispute [number] [reason] - dispute a result reported against you",
-    "help_withdraw": "/withdraw [number] - take back your own unconfirmed report",
+    "help_withdraw": "/withdraw [game|challenge] [number] - take back your own unconfirmed "
+                     "report, or your open challenge (a number names your report or your "
+                     "challenge with it; with neither number nor word: your only report, or "
+                     "with none your only challenge)",
     "help_history": "/history [@member] [ladder=NAME] - latest games",
     "help_h2h": "/h2h @member [ladder=NAME] - your record against a member",
     "help_pending": "/pending - what waits for you",
@@ -468,6 +493,9 @@ MESSAGES: dict[str, str] = {
     "help_names": "A name with a space goes in double quotes: /rating @\"Zoë Smith\". "
                   "Apostrophes are letters like any other: /register O'Brien.",
     "help_mod_report": "/report @a @b win|loss|draw ... - record a game at once",
+    "help_mod_report_repeat": "/report @member win|loss|draw repeat=yes - your own game against "
+                              "the same opponent again while your first report waits (also "
+                              "/report @member win repeat)",
     "help_correct": "/correct number [win|loss|draw] [a=@member] [b=@member] [handicap=N] "
                     "- preview a correction; then /apply or /cancel. win|loss|draw is the "
                     "result of the player shown first in the game's line (its winner; of a "

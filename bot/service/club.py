@@ -131,11 +131,11 @@ class ClubService:
     async def report(
         self, caller: Caller, opponent: Who, result: str, *, player: Who | None = None,
         handicap: str | None = None, colour: str | None = None, event: str | None = None,
-        ladder: str | None = None,
+        ladder: str | None = None, repeat: bool = False,
     ) -> GameResult:
         return await self._session.execute(caller, lambda club, now: games.report(
             club, now, caller, opponent, result, player=player, handicap=handicap,
-            colour=colour, event=event, ladder=ladder))
+            colour=colour, event=event, ladder=ladder, repeat=repeat))
 
     async def confirm(self, caller: Caller, game: int | None = None) -> GameResult:
         return await self._session.execute(
@@ -147,9 +147,12 @@ class ClubService:
         return await self._session.execute(
             caller, lambda club, now: games.dispute(club, now, caller, game, reason))
 
-    async def withdraw(self, caller: Caller, game: int | None = None) -> GameResult:
+    async def withdraw(self, caller: Caller, game: int | None = None, kind: str | None = None
+                       ) -> GameResult | Notice:
+        """Take back one's own waiting report or open challenge (``kind``: "game",
+        "challenge", or None for the rule of :func:`games.withdraw`)."""
         return await self._session.execute(
-            caller, lambda club, now: games.withdraw(club, now, caller, game))
+            caller, lambda club, now: games.withdraw(club, now, caller, game, kind))
 
     async def number_of(self, caller: Caller, event_id: int) -> int | None:
         """The number of the game or challenge that event ``event_id`` reported or issued (what

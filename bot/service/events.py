@@ -45,6 +45,7 @@ class Kind(StrEnum):
     CHALLENGE_ISSUED = "challenge_issued"
     CHALLENGE_ACCEPTED = "challenge_accepted"
     CHALLENGE_DECLINED = "challenge_declined"
+    CHALLENGE_WITHDRAWN = "challenge_withdrawn"
     GAME_REPORTED = "game_reported"
     GAME_CONFIRMED = "game_confirmed"
     GAME_AUTO_CONFIRMED = "game_auto_confirmed"
@@ -250,6 +251,14 @@ class ChallengeDeclined:
     challenge: int
 
 
+@dataclass(frozen=True, slots=True)
+class ChallengeWithdrawn:
+    """The challenger took back their open challenge (``/withdraw``, issue 31)."""
+
+    KIND: ClassVar[Kind] = Kind.CHALLENGE_WITHDRAWN
+    challenge: int
+
+
 # -- games -----------------------------------------------------------------------------------
 
 
@@ -322,8 +331,13 @@ class GameVoided:
 
 @dataclass(frozen=True, slots=True)
 class GameRestored:
+    """A voided game put back. ``pending``: a report voided before it counted, waiting for its
+    opponent again with a fresh confirmation period (issue 31); written only then, so a restore
+    stored before (always of a confirmed game, or folded as it was) reads as it did."""
+
     KIND: ClassVar[Kind] = Kind.GAME_RESTORED
     game: int
+    pending: bool | None = field(default=None, metadata=_with("pending"))
 
 
 # -- rating events (tournaments), undo, schedules --------------------------------------------
@@ -393,10 +407,11 @@ class HistoryImported:
 Event = (
     LadderCreated | SettingsChanged | MemberRegistered | PlayerJoined | PlayerRetired
     | PlayerReturned | PlayersMerged | ModeratorNamed | ModeratorRemoved | ChallengeIssued
-    | ChallengeAccepted | ChallengeDeclined | GameReported | GameConfirmed | GameAutoConfirmed
-    | GameDisputed | GameWithdrawn | GameCorrected | GameVoided | GameRestored | EventOpened
-    | EventClosed | ActionUndone | ScheduleSet | SchedulePaused | ScheduleResumed
-    | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined | HandleChanged
+    | ChallengeAccepted | ChallengeDeclined | ChallengeWithdrawn | GameReported | GameConfirmed
+    | GameAutoConfirmed | GameDisputed | GameWithdrawn | GameCorrected | GameVoided
+    | GameRestored | EventOpened | EventClosed | ActionUndone | ScheduleSet | SchedulePaused
+    | ScheduleResumed | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
+    | HandleChanged
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

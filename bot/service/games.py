@@ -21,21 +21,27 @@ from .parsing import MAX_NAME
 from .ratings import player_key, waits_for_event
 from .results import Dispute, GameResult, Notice, Pending
 from .session import Decision
-from .state import GameRecord, GameStatus, Ladder, Member, expired
+from .state import Challenge, GameRecord, GameStatus, Ladder, Member, expired
 from .view import Club
 
 
 def report(
     club: Club, now: datetime, caller: Caller, opponent: Who, result: str, *,
     player: Who | None, handicap: str | None, colour: str | None, event: str | None,
-    ladder: str | None,
+    ladder: str | None, repeat: bool = False,
 ) -> Decision[GameResult]:
     """Report a game: ``result`` is the first player's (the caller's, or ``player``'s when a
     moderator reports for two members).
 
     Whoever reports their own game waits for the opponent to confirm it, moderators too: a
     result counts at once only when a moderator records it for two other members (a club
-    night's results from the score sheet)."""
+    night's results from the score sheet). A second report of a pair while one waits is
+    refused (issue 31, the per-opponent cap of issue 30); a moderator who played the same
+    opponent again says ``repeat``. ``event`` without ``ladder``: the only ladder where that
+    event is open (issue 31)."""
+    if repeat and not view.is_moderator(club, caller):
+        # only a moderator's word that it is another game, not the same one twice
+        raise Refusal("repeat_moderators_only")
     if player is not None:
         view.require_moderator(club, caller)
         first = view.member(club, player)
@@ -54,9 +60,9 @@ def report(
         # from their side, so that alice is the one who confirms it.
         first, second, score, points = second, first, 1.0 - score, -points
         side = {"white": "black", "black": "white"}.get(side or "")
-    lad = view.ladder(club, ladder)
+    lad = view.ladder(club, ladder if ladder or not event else _event_ladder(club, event))
     if not direct:
-        _within_caps(club, lad, first, second)
+        _within_caps(club, lad, first, second, per_opponent=not repeat)
     before = view.ratings(club, lad)
     system = view.system_of(club, lad)
     points = view.bounded_handicap(club, lad, points, handicap)  # rs-go: in stones
@@ -87,23 +93,36 @@ def report(
     return [new], answer
 
 
-def _within_caps(club: Club, ladder: Ladder, reporter: Member, opponent: Member) -> None:
+def _event_ladder(club: Club, event: str) -> str | None:
+    """The ladder a report's ``event=`` means when it names no ladder: the only one where the
+    event is open (None: none is, the main ladder's refusal names the event; several: ask)."""
+    open_on = sorted(lad.name for lad in club.state.ladders.values()
+                     if (t := lad.tournaments.get(event.casefold())) and t.closed is None)
+    if len(open_on) > 1:
+        raise Refusal("event_on_ladders", event=event[:MAX_NAME], ladders=", ".join(open_on),
+                      first=open_on[0])
+    return open_on[0] if open_on else None
+
+
+def _within_caps(club: Club, ladder: Ladder, reporter: Member, opponent: Member, *,
+                 per_opponent: bool = True) -> None:
     """Refuse a member's report while too many of their own wait on the ladder: each waiting
     report counts by itself unless its opponent disputes it, so without a cap one member could
     bury another in results. A refusal names the reports that wait (the per-opponent one first:
     a second report of a pair is most often the same game twice). A moderator's record of two
-    other members' game counts at once and never waits, so it is never capped."""
+    other members' game counts at once and never waits, so it is never capped; a moderator's
+    ``repeat`` of their own game (``per_opponent`` False) passes the per-opponent cap only."""
     state = club.state
     waiting = [g for g in state.open_reports.values()
                if g.ladder == ladder.name and not g.voided and g.reported_by is not None
                and state.member(g.reported_by).id == reporter.id]
     against = [g for g in waiting
                if opponent.id in (state.member(g.player_a).id, state.member(g.player_b).id)]
-    for games, limit, key in (
-        (against, ladder_settings.open_reports_per_opponent(ladder.settings),
-         "open_reports_against"),
-        (waiting, ladder.settings.open_reports, "open_reports_full"),
-    ):
+    caps = [(waiting, ladder.settings.open_reports, "open_reports_full")]
+    if per_opponent:
+        caps.insert(0, (against, ladder_settings.open_reports_per_opponent(ladder.settings),
+                        "open_reports_against"))
+    for games, limit, key in caps:
         if len(games) >= limit:
             numbers = sorted(g.number for g in games)
             raise Refusal(key + ("_one" if len(numbers) == 1 else ""), count=len(numbers),
@@ -166,13 +185,69 @@ def dispute(
 
 
 def withdraw(
-    club: Club, now: datetime, caller: Caller, number: int | None
-) -> Decision[GameResult]:
-    """A member takes back their own report before it counts."""
+    club: Club, now: datetime, caller: Caller, number: int | None, kind: str | None = None
+) -> Decision[GameResult | Notice]:
+    """A member takes back their own report before it counts, or their own open challenge
+    (issue 31). Games and challenges are numbered apart, so the rule is: ``kind`` "game" or
+    "challenge" says which (``/withdraw challenge 2``); else ``/withdraw N`` is the caller's
+    waiting report #N or their open challenge #N, whichever of the two is theirs (both: a
+    refusal naming both forms), and ``/withdraw`` their only waiting report, or with none
+    waiting their only open challenge."""
     me = view.me(club, caller)
+    state = club.state
+    challenges = [c for c in state.challenges.values()
+                  if c.status == "open" and not expired(c, now)
+                  and state.member(c.challenger).id == me.id]
+    if kind == "challenge":
+        return _withdraw_challenge(club, now, caller, me, number, challenges)
+    if kind is None and number is None and not _own_reports(club, me) and challenges:
+        return _withdraw_challenge(club, now, caller, me, None, challenges)
+    if kind is None and number is not None:
+        report = state.game_numbered(number)
+        mine = (report is not None and report.reported_by == me.id
+                and report.status in (GameStatus.PENDING, GameStatus.DISPUTED))
+        challenge = any(c.number == number for c in challenges)
+        if mine and challenge:
+            raise Refusal("which_withdraw", number=number)
+        if challenge:
+            return _withdraw_challenge(club, now, caller, me, number, challenges)
     game = _pending_for(club, me, number, as_reporter=True, command="withdraw")
     event = ev.new_event(ev.GameWithdrawn(game.id), caller.user, now)
     return [event], lambda: GameResult("withdrawn", view.line(club, game))
+
+
+def _own_reports(club: Club, me: Member) -> list[GameRecord]:
+    """The caller's own reports still waiting (pending or disputed, not void)."""
+    return [g for g in club.state.open_reports.values()
+            if g.reported_by == me.id and not g.voided
+            and g.status in (GameStatus.PENDING, GameStatus.DISPUTED)]
+
+
+def _withdraw_challenge(
+    club: Club, now: datetime, caller: Caller, me: Member, number: int | None,
+    mine: list[Challenge],
+) -> Decision[GameResult | Notice]:
+    """The challenger takes back challenge #``number`` (or their only open one)."""
+    if number is None:
+        if not mine:
+            raise Refusal("no_challenge_to_withdraw")
+        if len(mine) > 1:
+            raise Refusal("which_challenge", ids=", ".join(str(c.number) for c in mine),
+                          command="withdraw challenge", first=mine[0].number)
+        found = mine[0]
+    else:
+        challenge = club.state.challenge_numbered(number)
+        if challenge is None:
+            raise Refusal("unknown_challenge", challenge=number)
+        if club.state.member(challenge.challenger).id != me.id:
+            raise Refusal("not_your_challenge_to_withdraw", challenge=number)
+        if expired(challenge, now):
+            raise Refusal("challenge_expired", challenge=number)
+        if challenge.status != "open":
+            raise Refusal("challenge_answered", challenge=number, status=challenge.status)
+        found = challenge
+    event = ev.new_event(ev.ChallengeWithdrawn(found.id), caller.user, now)
+    return [event], lambda: view.challenge_notice(club, found.id, "challenge_withdrawn")
 
 
 def pending(club: Club, now: datetime, caller: Caller) -> Pending:
@@ -194,6 +269,8 @@ def pending(club: Club, now: datetime, caller: Caller) -> Pending:
     me = view.me(club, caller)
     to_confirm, waiting = [], []
     for game in state.open_reports.values():
+        if game.voided:  # waits for nobody until restored (issue 31)
+            continue
         if state.member(game.player_b).id == me.id and game.status is GameStatus.PENDING:
             to_confirm.append(view.line(club, game))
         elif game.reported_by == me.id:
@@ -238,11 +315,14 @@ def _pending_for(
             raise Refusal("already_confirmed", game=number)
         if game.status is GameStatus.WITHDRAWN:
             raise Refusal("game_withdrawn", game=number)
+        if game.voided and not as_reporter:
+            # a void report waits for nobody (issue 31): a moderator's /restore puts it back
+            raise Refusal("game_voided", game=number)
         return game
     candidates = [
         g
         for g in state.open_reports.values()
-        if g.status in ((GameStatus.PENDING, GameStatus.DISPUTED) if as_reporter
+        if not g.voided and g.status in ((GameStatus.PENDING, GameStatus.DISPUTED) if as_reporter
                         else (GameStatus.PENDING,))
         and (g.reported_by == me.id if as_reporter
              else state.member(g.player_b).id == me.id and g.reported_by != me.id)

@@ -163,6 +163,16 @@ def set_event(
         raise Refusal("event_exists", event=found.name)
     if not open_ and (found is None or found.closed is not None):
         raise Refusal("no_open_event", event=name)
+    if not open_ and found is not None:
+        # Issue 31: an event's games are rated together when it closes; one confirmed after
+        # would be rated alone. So it closes once its reports are settled (confirmed, by
+        # itself too, withdrawn, voided or corrected), never around them.
+        waiting = sorted(g.number for g in club.state.open_reports.values()
+                         if g.ladder == lad.name and not g.voided
+                         and (g.event or "").casefold() == name.casefold())
+        if waiting:
+            raise Refusal("event_has_pending", event=found.name, count=len(waiting),
+                          games=", ".join(f"#{n}" for n in waiting))
     change = ev.EventOpened if open_ else ev.EventClosed
     title = name if found is None else found.name
     event = ev.new_event(change(lad.name, title), caller.user, now)

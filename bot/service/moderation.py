@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import json
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import assert_never
 
 from bot.storage.repository import StoredEvent
@@ -165,18 +165,33 @@ def _same_game(was: GameLine, becomes: GameLine) -> bool:
 def void(
     club: Club, now: datetime, caller: Caller, number: int, reason: str, restore: bool
 ) -> Decision[GameResult]:
-    """Take game #``number`` out of the ratings (or put a voided one back)."""
+    """Take game #``number`` out of the ratings (or put a voided one back).
+
+    A report voided before it counted never counts by itself; restoring it makes it wait for
+    its opponent again, with a fresh ``auto_confirm_hours`` to confirm or dispute it (issue
+    31)."""
     view.require_moderator(club, caller)
     why = view.reason(reason)
     game = view.game(club, number)
     if restore and not game.voided:
         raise Refusal("game_not_voided", game=number)
-    if restore and game.status is not GameStatus.CONFIRMED:
-        # voided before it ever counted (a disputed report, say): there is nothing to restore
-        raise Refusal("never_counted", game=number)
     if not restore and game.voided:
         raise Refusal("game_voided", game=number)
     ladder = club.state.ladders[game.ladder]
+    pending = restore and game.status is not GameStatus.CONFIRMED
+    if pending:
+        if game.status is GameStatus.WITHDRAWN:
+            raise Refusal("game_withdrawn", game=number)
+        held = ladder.tournaments.get((game.event or "").casefold())
+        if held is not None and held.closed is not None:
+            # confirmed now it would be rated after its event, not with it: reported again
+            # instead, in an open event or none
+            raise Refusal("restore_event_closed", game=number, event=held.name)
+        event = ev.new_event(ev.GameRestored(game.id, pending=True), caller.user, now, why)
+        counts_at = now + timedelta(hours=ladder.settings.auto_confirm_hours)
+        return [event], lambda: GameResult(
+            "restored_pending", view.line(club, game),
+            counts_at=counts_at.isoformat(timespec="minutes"))
     before = view.ratings(club, ladder)
     change = ev.GameRestored if restore else ev.GameVoided
     event = ev.new_event(change(game.id), caller.user, now, why)
@@ -402,7 +417,8 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"member": _name(state, member)}
         case ev.ChallengeIssued(ladder, _, opponent):
             params = {"ladder": ladder, "opponent": _name(state, opponent)}
-        case ev.ChallengeAccepted(challenge) | ev.ChallengeDeclined(challenge):
+        case ev.ChallengeAccepted(challenge) | ev.ChallengeDeclined(challenge) \
+                | ev.ChallengeWithdrawn(challenge):
             params = {"challenge": state.number_of[challenge]}
         case ev.GameReported(ladder, a, b, score_a, handicap, colour, event_name, _, _, direct):
             # the winner first, as a game's line says it
@@ -415,7 +431,7 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
                       + (f", event {event_name}" if event_name else "")}
             key = ("said_game_recorded" if direct else key) + ("_draw" if score_a == 0.5 else "")
         case ev.GameConfirmed(game) | ev.GameAutoConfirmed(game) | ev.GameDisputed(game) \
-                | ev.GameWithdrawn(game) | ev.GameVoided(game) | ev.GameRestored(game):
+                | ev.GameWithdrawn(game) | ev.GameVoided(game) | ev.GameRestored(game, _):
             params = {"game": state.number_of[game]}
         case ev.GameCorrected(game, changes) if (
                 changes.score_a is not None or changes.player_a is not None

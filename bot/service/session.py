@@ -338,9 +338,11 @@ class Session:
         due: list[NewEvent] = []
         for game in state.open_reports.values():
             hours = state.ladders[game.ladder].settings.auto_confirm_hours
-            if game.status is GameStatus.PENDING and now >= game.reported_at + timedelta(
-                hours=hours
-            ):
+            # A void report never counts by itself (issue 31): only a restore puts it back,
+            # with a fresh period. Old logs keep the auto-confirmations they hold.
+            since = game.pending_since or game.reported_at
+            if (game.status is GameStatus.PENDING and not game.voided
+                    and now >= since + timedelta(hours=hours)):
                 due.append(ev.new_event(ev.GameAutoConfirmed(game.id), SYSTEM_ACTOR, now,
                                         f"unanswered for {hours:g} h"))
         for ladder in state.ladders.values():

@@ -82,6 +82,9 @@ class GameRecord:
     version: int = 0
     #: why the opponent disputed it (for the moderators' queue), while it is disputed
     dispute: str | None = None
+    #: when its confirmation period began, if not when it was reported: a restore of a report
+    #: voided before it counted gives its opponent a fresh period to answer (issue 31)
+    pending_since: datetime | None = None
 
     @property
     def counts(self) -> bool:
@@ -338,6 +341,11 @@ class ClubState:
                 game = self.games.get(event.game)
                 if game is not None:
                     game.voided = False
+                    if event.pending and game.status is not GameStatus.CONFIRMED:
+                        # Only a restore written since issue 31 says so: one stored before
+                        # folds as it always did (no club's history changes).
+                        game.status, game.dispute = GameStatus.PENDING, None
+                        game.pending_since = stored.at
                     self.ladders[game.ladder].generation += 1
             case events.ChallengeIssued():
                 self.challenges[stored.id] = Challenge(
@@ -353,6 +361,8 @@ class ClubState:
                 self.challenges[event.challenge].status = "accepted"
             case events.ChallengeDeclined():
                 self.challenges[event.challenge].status = "declined"
+            case events.ChallengeWithdrawn():
+                self.challenges[event.challenge].status = "withdrawn"
             case events.EventOpened():
                 self.ladders[event.ladder].tournaments[event.name.casefold()] = Tournament(
                     event.name, stored.id)

@@ -24,7 +24,7 @@ from tests import discord_harness, telegram_harness
 from tests.chat import Transcript, open_club
 from tests.fake_discord import MANAGE_GUILD, FakeDiscord
 
-REPORT_OPTIONS = "handicap=, colour=, event=, ladder="
+REPORT_OPTIONS = "handicap=, colour=, event=, ladder=, repeat="
 SNAPSHOT = Caller("console", "local", "0", "snapshot", moderator=True)
 
 
@@ -86,9 +86,9 @@ async def test_an_option_of_a_command_that_takes_none_is_refused(chat: Transcrip
 
 
 async def test_the_refusal_lists_the_options_in_the_order_the_command_declares() -> None:
-    assert COMMANDS["report"].options == ("handicap", "colour", "event", "ladder")
+    assert COMMANDS["report"].options == ("handicap", "colour", "event", "ladder", "repeat")
     assert text("unknown_option", option="hcp", command="/report", options=REPORT_OPTIONS) == (
-        "Unknown option hcp; /report takes handicap=, colour=, event=, ladder=")
+        "Unknown option hcp; /report takes handicap=, colour=, event=, ladder=, repeat=")
 
 
 # -- an option given twice ---------------------------------------------------------------------
@@ -176,6 +176,7 @@ async def test_the_legitimate_forms_still_work(chat: Transcript) -> None:
 
 async def test_help_names_one_commands_usage_options_and_an_example(chat: Transcript) -> None:
     expected = "\n".join([text("help_report"), text("help_mod_report"),
+                          text("help_mod_report_repeat"),
                           f"Options: {REPORT_OPTIONS}", "Example: /report @bob win colour=white"])
     assert await chat.as_("alice", "/help report") == expected
     assert await chat.say("/help /REPORT") == expected

@@ -78,6 +78,7 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
                           "expires_at": "2024-03-03T19:00:00"}),
     ("challenge_accepted", {"challenge": 12}),
     ("challenge_declined", {"challenge": 13}),
+    ("challenge_withdrawn", {"challenge": 14}),
     # a member's report, a moderator's (direct), the import's (with a colour, in an event)
     ("game_reported", {"ladder": "main", "player_a": "u1", "player_b": "u2", "score_a": 1.0,
                        "handicap": 0.0, "colour": None, "event": None,
@@ -103,6 +104,8 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("game_corrected", {"game": 7, "changes": {}}),
     ("game_voided", {"game": 7}),
     ("game_restored", {"game": 7}),
+    # issue 31: a restore of a report voided before it counted
+    ("game_restored", {"game": 7, "pending": True}),
     ("event_opened", {"ladder": "main", "name": "Spring"}),
     ("event_closed", {"ladder": "main", "name": "Spring"}),
     ("action_undone", {"target": 9}),
@@ -314,7 +317,8 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("alice", "/report @carol draw")
         disputed = last_game()
         await chat.as_("carol", "/dispute I won")
-        await chat.as_("dan", "/report @alice loss", "/withdraw")
+        await chat.as_("dan", "/report @alice loss", "/withdraw", "/challenge @carol",
+                       "/withdraw")
         await chat.as_("mod!", "/report @alice @carol win handicap=25 colour=white")
         direct = last_game()
         await chat.as_("mod!", f"/void {direct} wrong pairing", f"/restore {direct}",
@@ -323,6 +327,7 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
                        "/merge @alice_phone @alice", "/apply", "/retire @dan", "/return @dan",
                        "/event open Spring")
         await chat.as_("alice", "/report @bob win event=Spring")
+        await chat.as_("bob", "/confirm")  # an event closes once its reports are settled
         await chat.as_("mod!", "/event close Spring",
                        '/schedule cron="0 18 * * FRI" tz=Europe/Berlin size=5',
                        "/schedule pause", "/schedule resume", "/retire @carol", "/undo",

@@ -52,13 +52,17 @@ async def test_refusals_name_the_real_problem(chat: Transcript) -> None:
         "yesterday.")
 
 
-async def test_a_restore_of_a_game_that_never_counted_is_refused(chat: Transcript) -> None:
+async def test_a_restore_of_a_game_that_never_counted_makes_it_wait_again(
+        chat: Transcript) -> None:
+    # issue 31: a void report never counts by itself; restored, its opponent answers afresh
     await chat.as_("ann", "/report @bob win")
     await chat.as_("bob", "/dispute 1 never played")
     await chat.as_("mod!", "/void 1 never played")
+    chat.clock.advance(hours=25)
     assert await chat.say("/restore 1") == (
-        "Game #1 never counted (it was voided before anyone confirmed it): there is nothing to "
-        "restore.")
+        "Game #1 is no longer void and waits for confirmation again: ann beat bob. bob, please "
+        "/confirm or /dispute.\nLadder main, no handicap, colours not given, no event; counts on "
+        "Sun 3 Mar 20:00 UTC unless disputed.")
 
 
 async def test_games_in_an_open_event_say_they_wait_for_it(chat: Transcript) -> None:

@@ -43,6 +43,7 @@ from ratings_core.systems import (
 )
 
 from .service.errors import Refusal
+from .service.evaluating import MIN_GAMES
 from .service.parsing import system_params
 from .settings import StartupError, database_from_environment
 from .storage.backends import is_postgres
@@ -63,8 +64,24 @@ class UsageError(Exception):
     """A problem with the command line or its files, shown to the user as one line."""
 
 
+#: what ``clubrating --help`` says above the commands: plain words (the module's docstring is
+#: for readers of the code, in reStructuredText, which a terminal would show as written)
+DESCRIPTION = ("Keep a club's rating list: run the bot, or replay, evaluate, export and import "
+               "a history, schedule posts, back up the database.")
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml's), as ``clubrating --version`` says."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("clubrating")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="clubrating", description=__doc__)
+    parser = argparse.ArgumentParser(prog="clubrating", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"clubrating {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     rerun = commands.add_parser(
@@ -281,8 +298,14 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         bar.close()
         games = sum(len(games_of(step)) for step in history.steps)
         rows.append((system, scores, games / elapsed if elapsed > 0 else 0.0))
-    scored = [r for r in rows if r[1].games]
-    best = min(scored, key=lambda r: r[1].logloss)[0].name if scored else ""
+    # As /evaluate in chat: a few scored games tell nothing about which system is better, so
+    # no system is recommended from them; the command refuses, naming how many it needs.
+    counted = max(scores.games for _, scores, _ in rows)
+    if counted < MIN_GAMES:
+        from bot.chat.messages import text
+        raise UsageError(text("evaluate_too_few", file=args.events.name, games=counted,
+                              needed=MIN_GAMES))
+    best = min(rows, key=lambda r: r[1].logloss)[0].name
     output: dict[str, object] = {
         "systems": [
             {
@@ -309,7 +332,7 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
             for b in scores.calibration))
     lines.extend(notes)
     lines.append(f"recommended: {best} (lowest log-loss on the last "
-                 f"{args.test_fraction:.0%} of the history)" if best else "no game was scored")
+                 f"{args.test_fraction * 100:g} % of the history's time)")
     return output, "\n".join(lines) + "\n"
 
 
@@ -469,7 +492,7 @@ def _schedule_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 async def schedule_command(args: argparse.Namespace) -> str:
     """``clubrating schedule set|show|pause|resume``: the chat's use cases, as an operator."""
-    from bot.chat.presenter import render
+    from bot.chat.presenter import render, schedule_text
 
     from .app import open_service
     from .service.club import Caller
@@ -492,7 +515,7 @@ async def schedule_command(args: argparse.Namespace) -> str:
         raise UsageError(render(refusal)) from None
     finally:
         await repository.close()
-    return render(answer)
+    return schedule_text(answer, f"{platform}:{chat_id}")
 
 
 _T = TypeVar("_T")

@@ -64,7 +64,8 @@ MESSAGES: dict[str, str] = {
     "no_claim": "No claim to be {name} waits for an answer.",
     "too_long": "That text is too long: {limit} characters at most.",
     "rate_limited": "Easy there! That is a lot of commands at once; try again in {seconds} s.",
-    "too_many_challenges": "You have {count} open challenges already; wait for answers first.",
+    "too_many_challenges": "You have {count:open challenge|open challenges} already; wait for "
+                           "answers first.",
     # a member's reports that wait are capped (ladder settings open_reports and
     # open_reports_per_opponent); the refusal names the waiting games
     "open_reports_full": "You have {count} reports waiting for confirmation ({games}): wait "
@@ -190,6 +191,8 @@ MESSAGES: dict[str, str] = {
     "bad_theme": "The theme must be dark or light (not {text}).",
     "chart_empty": "{name} has no games on {ladder} yet, so there is nothing to chart.",
     # -- heavy work stopped at its time cap (bot/service/heavy.py) ------------------------------
+    "rating_too_slow": "The rating's record was not ready within {seconds} s, so it was "
+                       "stopped; please try again later.",
     "chart_too_slow": "The chart was not ready within {seconds} s, so it was stopped; "
                       "please try again later.",
     "card_too_slow": "The leaderboard card was not ready within {seconds} s, so it was "
@@ -247,8 +250,8 @@ MESSAGES: dict[str, str] = {
     "merge_dropped_one": "Game {games} between them no longer counts.",
     "merge_ratings_changed": "Ratings changed:",
     "merge_cancelled": "Merge of {from} into {into} cancelled; nothing changed.",
-    "claim_requested": "{member} asks to be {name}, the imported player ({games} games). A "
-                       "moderator: Approve or Decline, or /claim approve {name}.",
+    "claim_requested": "{member} asks to be {name}, the imported player ({games:game|games}). "
+                       "A moderator: Approve or Decline, or /claim approve {name}.",
     "claim_approved": "{member} is {name} now: the imported player's games and ratings are "
                       "theirs.",
     "claim_declined": "{member}'s claim to be {name} is declined.",
@@ -278,7 +281,7 @@ MESSAGES: dict[str, str] = {
     "undo_moved": "#{id} is no longer the latest action; nothing was undone. Send /undo again.",
     "moderator_named": "{name} is now a moderator of the club.",
     "moderator_removed": "{name} is no longer a moderator of the club.",
-    "imported": "Imported {games} games ({steps} entries) into {ladder}.",
+    "imported": "Imported {games:game|games} ({steps:entry|entries}) into {ladder}.",
     "preview": "Correcting game #{game} would change:",
     "applied": "Game #{game} corrected. Ratings changed:",
     # a correction's result in words, before and after (issue 31)
@@ -290,9 +293,18 @@ MESSAGES: dict[str, str] = {
     "change_line": "{name}: {before} -> {after}",
     "leaderboard_title": "{ladder} ladder",
     "leaderboard_empty": "Nobody is rated on {ladder} yet.",
-    "leaderboard_hidden": "({count} provisional players not shown)",
-    "profile": "{name} ({ladder}): {rating}, rank {rank}, {games} games "
-               "({wins}W {draws}D {losses}L), peak {peak}, recent {recent}",
+    "leaderboard_hidden": "({count:provisional player|provisional players} not shown: "
+                          "/rating @member shows anyone's rating, and a moderator's /set "
+                          "hide_provisional no lists everyone.)",
+    # a leaderboard row's games column
+    "leaderboard_games": "{games:game|games}",
+    # {peak}: profile_peak, or profile_no_peak while the member was never established
+    "profile": "{name} ({ladder}): {rating}, rank {rank}, {games:game|games} "
+               "({wins}W {draws}D {losses}L), {peak}, recent {recent}",
+    "profile_peak": "peak {peak}",
+    "profile_no_peak": "no peak yet",
+    # a member without games has no rank and no peak
+    "profile_no_games": "{name} ({ladder}): {rating}, no games yet.",
     "profile_unrated": "{name} ({ladder}): no games yet.",
     "history_title": "{name}'s games on {ladder}:",
     "history_empty": "{name} has no games on {ladder} yet.",
@@ -354,13 +366,17 @@ MESSAGES: dict[str, str] = {
     "said_schedule_paused": "{who} paused the {ladder} ladder's posts",
     "said_schedule_resumed": "{who} resumed the {ladder} ladder's posts",
     "said_history_imported": "{who} imported {file} into the {ladder} ladder",
-    "evaluation_head": "Which system predicts {ladder}'s games best (the last 30% of its history, "
-                       "{games} games, each predicted from the games before it; lower is better):",
+    "evaluation_head": "Which system predicts {ladder}'s games best (the last 30 % of its "
+                       "history's time, {games:game|games}, each predicted from the games before "
+                       "it; lower is better):",
     "evaluation_line": "{rank}. {system}: log-loss {logloss:.3f}, Brier {brier:.3f}{current}",
     "evaluation_current": " (this ladder's system)",
     "evaluation_advice": "Best: {best}. Switch with /system {best} (moderators) if you like; "
                          "clubrating evaluate on an export gives the full report.",
     "evaluation_keep": "The ladder's system, {current}, is already the best predictor.",
+    # clubrating evaluate FILE refuses alike (its threshold is /evaluate's, evaluating.MIN_GAMES)
+    "evaluate_too_few": "{file}: too few games to compare rating systems ({games} scored; at "
+                        "least {needed} are needed)",
     "evaluation_too_few": "{ladder} has too few games to compare rating systems yet "
                           "({games} scored; at least {needed} are needed).",
     "pending_confirm": "To confirm or dispute: {games}",
@@ -391,6 +407,8 @@ MESSAGES: dict[str, str] = {
     "schedule_set": "Schedule of {ladder} set.",
     "schedule_shown": "Schedule of {ladder}:",
     "schedule_paused": "Scheduled posts of {ladder} paused; /schedule resume starts them again.",
+    "schedule_paused_shell": "Scheduled posts of {ladder} paused; clubrating schedule resume "
+                             "--chat {chat} starts them again.",
     "schedule_resumed": "Scheduled posts of {ladder} resumed.",
     "channel_unknown": "I cannot see the chat {channel}: add me to it first (in a channel, as an "
                        "administrator who may post).",
@@ -404,6 +422,8 @@ MESSAGES: dict[str, str] = {
                         "choose another channel), then /schedule resume.",
     "schedule_line": "top {size} at \"{cron}\" ({timezone}) into {where}; next post: {next}.",
     "schedule_here": "this chat",
+    # the shell's `clubrating schedule` names the club's chat it was given (it is no chat)
+    "schedule_club_chat": "the club's chat {chat}",
     "schedule_channel": "chat {channel}",
     "schedule_is_paused": "none (paused)",
     "digest_title": "{ladder} ladder, changes since {since}",
@@ -418,8 +438,8 @@ MESSAGES: dict[str, str] = {
     "digest_retiring": "Retired soon without a game: {names}",
     "digest_days": "{name} ({days} d)",
     "digest_games": "Games played: {games}",
-    "digest_late": "Also counted since, played earlier (imported or recorded late): {games} "
-                   "games, played {first} to {last}",
+    "digest_late": "Also counted since, played earlier (imported or recorded late): "
+                   "{games:game|games}, played {first} to {last}",
     "announce_upset": "Upset on {ladder}: {winner} beat {loser}, rated {gap} higher!",
     "announce_best": "New personal best on {ladder}: {name} reaches {rating}!",
     "console_picture": "(picture saved to {path})",
@@ -670,7 +690,22 @@ MESSAGES: dict[str, str] = {
     "about_moderator_role": "Discord: the role whose members moderate the club (or off)",
 }
 
-_FORMATTER = string.Formatter()
+
+class _Counts(string.Formatter):
+    """Fills a field whose format is ``ONE|OTHER`` (``{games:game|games}``) with the count and
+    its noun in English's CLDR plural forms: ``one`` for exactly 1 (``1 game``), ``other`` for
+    every other count (``0 games``, ``2 games``). Every count the bot shows is written so, in
+    this catalogue alone, so that translations (issue 33: gettext and CLDR's rules of each
+    language) replace this one place."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if "|" in format_spec and isinstance(value, int) and not isinstance(value, bool):
+            one, other = format_spec.split("|", 1)
+            return f"{value} {one if value == 1 else other}"
+        return format(value, format_spec)
+
+
+_FORMATTER = _Counts()
 
 
 def text(key: str, params: Mapping[str, object] | None = None, **more: object) -> str:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from functools import singledispatch
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.chat.messages import text
+from bot.chat.messages import MESSAGES, text
 from bot.service import evaluating
 from bot.service.errors import Refusal
 from bot.service.results import (
@@ -192,7 +192,8 @@ def _(answer: Leaderboard) -> str:
     lines = [text("leaderboard_title", ladder=answer.ladder)]
     for row in answer.rows:
         rating = rating_text(row.rating, row.provisional, row.deviation)
-        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  ({row.games})")
+        games = text("leaderboard_games", games=row.games)
+        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  {games}")
     if answer.hidden_provisional:
         lines.append(text("leaderboard_hidden", count=answer.hidden_provisional))
     return "\n".join(lines)
@@ -202,12 +203,17 @@ def _(answer: Leaderboard) -> str:
 def _(answer: Profile) -> str:
     if answer.rating is None:
         return text("profile_unrated", name=answer.name, ladder=answer.ladder)
+    rating = rating_text(answer.rating, answer.provisional, answer.deviation)
+    if not answer.games:  # no rank, no peak: nothing to count them from
+        line = text("profile_no_games", name=answer.name, ladder=answer.ladder, rating=rating)
+        return line + (text("retired_mark") if answer.retired else "")
+    peak = (text("profile_no_peak") if answer.peak is None
+            else text("profile_peak", peak=rating_text(answer.peak, False)))
     line = text(
-        "profile", name=answer.name, ladder=answer.ladder,
-        rating=rating_text(answer.rating, answer.provisional, answer.deviation),
+        "profile", name=answer.name, ladder=answer.ladder, rating=rating,
         rank="-" if answer.rank is None else answer.rank, games=answer.games, wins=answer.wins,
-        draws=answer.draws, losses=answer.losses,
-        peak=rating_text(answer.peak, False), recent=" ".join(answer.recent) or "-",
+        draws=answer.draws, losses=answer.losses, peak=peak,
+        recent=" ".join(answer.recent) or "-",
     )
     return line + (text("retired_mark") if answer.retired else "")
 
@@ -341,12 +347,23 @@ def _(answer: Pending) -> str:
 
 @render.register
 def _(answer: ScheduleInfo) -> str:
+    return schedule_text(answer)
+
+
+def schedule_text(answer: ScheduleInfo, chat: str | None = None) -> str:
+    """A ladder's schedule; ``chat``: the club's chat as the shell's ``clubrating schedule``
+    was given it (``telegram:-1001234``), which it names instead of "this chat" (the shell is
+    no chat)."""
     where = (text("schedule_channel", channel=answer.channel) if answer.channel
-             else text("schedule_here"))
+             else text("schedule_here") if chat is None
+             else text("schedule_club_chat", chat=chat))
     upcoming = (when(answer.next_post, answer.timezone) if answer.next_post
                 else text("schedule_is_paused"))
+    key = answer.key
+    if chat is not None and f"{key}_shell" in MESSAGES:
+        key = f"{key}_shell"
     return "\n".join([
-        text(answer.key, ladder=answer.ladder),
+        text(key, ladder=answer.ladder, chat=chat),
         text("schedule_line", size=answer.size, cron=answer.cron, timezone=answer.timezone,
              where=where, next=upcoming),
     ])
@@ -376,7 +393,8 @@ def _(answer: Digest) -> str:
         at = row.standing
         rating = rating_text(at.rating, at.provisional, at.deviation)
         change = text("digest_new") if row.change is None else _signed(row.change)
-        lines.append(f"{at.rank:>3}. {at.name:<{width}}  {rating:>9}  {change:>5}  ({at.games})")
+        games = text("leaderboard_games", games=at.games)
+        lines.append(f"{at.rank:>3}. {at.name:<{width}}  {rating:>9}  {change:>5}  {games}")
     if not answer.rows:
         lines.append(text("leaderboard_empty", ladder=answer.ladder))
     if answer.hidden_provisional:

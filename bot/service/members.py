@@ -69,10 +69,37 @@ def register(
 # -- a member's record ----------------------------------------------------------------------------
 
 
-def profile(club: Club, caller: Caller, who: Who | None, ladder: str | None) -> Profile:
-    """Rating, rank, games, W/D/L, peak and the last five results of a member."""
+def profile(
+    club: Club, caller: Caller, who: Who | None, ladder: str | None
+) -> Profile | Callable[[heavy.Deadline], Profile]:
+    """Rating, rank, games, W/D/L, peak and the last five results of a member.
+
+    The peak is the highest established (not provisional) rating the member reached, the one
+    /chart marks, so that both say the same (``None``: never established, or no games). When
+    the current rating is established and the highest ever, it is read from the ratings;
+    otherwise it takes the member's trajectory, a replay: the answer is then work for a worker
+    thread, on a frozen copy of the ladder's ratings, like a chart's."""
     member = view.member_or_me(club, caller, who)
-    return view.profile(club, view.ladder(club, ladder), member)
+    lad = view.ladder(club, ladder)
+    shown = view.profile(club, lad, member)
+    state = view.standing(club, lad, member)
+    if shown.games == 0 or state is None:
+        return shown
+    system = view.system_of(club, lad)
+    if (state.peak is not None and state.rating >= state.peak
+            and not system.is_provisional(state)):
+        return replace(shown, peak=state.rating)
+    frozen = timeline.freeze(club.ratings[lad.name], club.state)
+    key = player_key(member.id)
+
+    def peaked(deadline: heavy.Deadline) -> Profile:
+        best: float | None = None
+        for _, point in timeline.trajectory(frozen, key, deadline.check):
+            if not system.is_provisional(point) and (best is None or point.rating > best):
+                best = point.rating
+        return replace(shown, peak=best)
+
+    return peaked
 
 
 def history(

@@ -312,7 +312,8 @@ def games_of(
 
 
 def profile(club: Club, ladder: Ladder, member: Member) -> Profile:
-    """Rating, rank, games, W/D/L, peak and the last five results of a member."""
+    """Rating, rank, games, W/D/L and the last five results of a member (the peak is
+    :func:`bot.service.members.profile`'s)."""
     system = system_of(club, ladder)
     state = ratings(club, ladder).state(player_key(member.id))
     games = games_of(club, ladder, member)
@@ -331,7 +332,8 @@ def profile(club: Club, ladder: Ladder, member: Member) -> Profile:
         wins=wins,
         draws=len(games) - wins - losses,
         losses=losses,
-        peak=None if state is None else state.best,
+        # the highest established rating, as /chart marks it: members.profile works it out
+        peak=None,
         recent=recent,
         retired=state is not None and state.status != "active",
     )

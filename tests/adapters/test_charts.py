@@ -124,12 +124,14 @@ async def test_the_chart_plots_the_players_history_and_follows_a_correction(
             assert isinstance(history, RatingHistory)
             series = series_of(history)
             assert plotted(series) == await replayed_history(chat, name)
-            # The last point is the rating /rating shows; the peak is its peak.
+            # The last point is the rating /rating shows; the peak is the chart's (the highest
+            # established rating, none while never established).
             profile = await chat.service.profile(caller, name)
             assert isinstance(profile, Profile)
             last = series.points[-1]
             assert (last.rating, last.provisional) == (profile.rating, profile.provisional)
-            assert series.peak is not None and series.peak.rating == profile.peak
+            peak = series.established_peak
+            assert (None if peak is None else peak.rating) == profile.peak
             assert len(series.points) == profile.games + 1  # joining, then each game
 
         # A correction of an early game re-rates what follows: the chart shows the new history.

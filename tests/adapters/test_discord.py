@@ -102,7 +102,7 @@ async def test_a_club_night_with_buttons(bot: Running, club: Club) -> None:
     await join(bot, club, club.alice, club.bob, club.carol)
     profile = await say(bot, club.guild, club.carol, "rating", member=club.alice)
     assert profile.embeds and not profile.ephemeral
-    assert profile.plain == "alice (main): 1500?, rank 1, 0 games (0W 0D 0L), peak 1500, recent -"
+    assert profile.plain == "alice (main): 1500?, no games yet."
 
     challenge = await say(bot, club.guild, club.alice, "challenge", member=club.bob)
     assert challenge.plain.startswith("alice challenges bob (challenge #1, main).")
@@ -290,7 +290,7 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
     member = apply.removeprefix("m:apply:")
     assert (apply, cancel) == (f"m:apply:{member}", f"m:cancel:{member}") and member.isdigit()
     assert await said(alice, "rating", member=zed) == (
-        "zed (main): 1500?, rank 3, 0 games (0W 0D 0L), peak 1500, recent -")
+        "zed (main): 1500?, no games yet.")
     applied = await press(bot, g, ada, preview, apply)
     assert applied.plain == "\n".join([
         "zed is merged into carol: their games are carol's now. Ratings changed:",

@@ -17,7 +17,7 @@ SESSION = """\
 /top
 """
 # Two newcomers of deviation 150, alice wins: 1500 +- K 115.7 x w 0.924 x 1/2 = 1553.5 and 1446.5.
-BOARD = ["  1. alice      1553?  (1)", "  2. bob        1447?  (1)"]
+BOARD = ["  1. alice      1553?  1 game", "  2. bob        1447?  1 game"]
 
 
 def test_a_scripted_console_session(tmp_path: Path) -> None:

@@ -131,10 +131,10 @@ async def test_the_digest_of_a_week(chat: Transcript) -> None:
     chat.clock.current = datetime(2024, 3, 9, 12, 0)
     assert await chat.as_("bob", "/digest") == "\n".join([
         "main ladder, changes since Mon 4 Mar 09:00 UTC",
-        "  1. bob         1501    +17  (2)",
-        "  2. carol       1500      0  (2)",
-        "  3. dave        1500    new  (0)",
-        "  4. alice       1499    -17  (2)",
+        "  1. bob         1501    +17  2 games",
+        "  2. carol       1500      0  2 games",
+        "  3. dave        1500    new  0 games",
+        "  4. alice       1499    -17  2 games",
         "Climbers: bob +17",
         "Fallers: alice -17",
         "New: dave",
@@ -238,7 +238,7 @@ async def test_through_telegram_a_moderator_schedules_and_the_post_is_a_card(
         assert params["photo"][:8] == b"\x89PNG\r\n\x1a\n"
         assert photo.plain == "\n".join([
             "main ladder, changes since Fri 1 Mar 18:00 CET",  # the posts' zone
-            "  1. bob      1500?    new  (0)",
+            "  1. bob      1500?    new  0 games",
             "New: bob",
             "Games played: 0",
         ])

@@ -191,8 +191,8 @@ async def test_commands_menu_and_private_chat(bot: Running) -> None:
     assert (await bot.tg.reply(private)).plain == text("private_none")
     await say(bot, group, alice, "/register")
     await bot.tg.send(private, alice, "/rating")
-    assert (await bot.tg.reply(private)).plain == "Chess club: alice (main): 1500?, rank 1, " \
-        "0 games (0W 0D 0L), peak 1500, recent -"
+    assert (await bot.tg.reply(private)).plain == "Chess club: alice (main): 1500?, no games " \
+        "yet."
     await bot.tg.send(private, alice, "/history")
     assert (await bot.tg.reply(private)).plain == "Chess club: " + text(
         "history_empty", name="alice", ladder="main")

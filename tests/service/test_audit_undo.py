@@ -232,7 +232,7 @@ async def test_an_undo_that_moves_ratings_is_previewed_then_applied(chat: Transc
     ])
     assert await chat.say("/cancel") == "Undo of #4 cancelled; nothing changed."
     assert await chat.say("/top") == "\n".join([
-        "main ladder", "  1. ann      1553?  (1)", "  2. ben      1447?  (1)"])
+        "main ladder", "  1. ann      1553?  1 game", "  2. ben      1447?  1 game"])
 
 
 async def test_the_buttons_of_an_undo_preview_are_the_corrections(chat: Transcript) -> None:
@@ -259,7 +259,7 @@ async def test_an_undo_preview_of_an_action_no_longer_the_latest_applies_nothing
     await chat.say("/moderator add @ann")
     assert await chat.say("/apply") == text("undo_moved", id=4)
     assert await chat.say("/undo") == "Undone #5: mod named ann a moderator of the club."
-    assert "(1)" in await chat.say("/top")  # the game still counts
+    assert "  1 game" in await chat.say("/top")  # the game still counts
 
 
 async def test_an_undo_that_moves_no_rating_applies_at_once(chat: Transcript) -> None:

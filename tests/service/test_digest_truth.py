@@ -43,8 +43,8 @@ async def test_before_any_post_the_digest_covers_the_ladder_from_its_start(
         chat: Transcript) -> None:
     assert (await chat.as_("mod!", "/digest")).splitlines() == [
         "main ladder, changes since it began on Wed 6 Mar 12:00 UTC (nothing posted yet)",
-        "  1. ann      1500?    new  (0)",
-        "  2. ben      1500?    new  (0)",
+        "  1. ann      1500?    new  0 games",
+        "  2. ben      1500?    new  0 games",
         "New: ann, ben",
         "Games played: 0",
     ]

@@ -8,7 +8,7 @@ import json
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,9 @@ def test_only_the_test_window_is_scored() -> None:
 
 def test_evaluate_prints_the_json_contract(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    rows = "\n".join(f"2024-01-{d:02d},,p{d % 3},p{(d + 1) % 3},{(d % 2)}" for d in range(1, 29))
+    # 120 days: the last 30 % of the time holds 36 games, more than the 30 a comparison needs
+    rows = "\n".join(f"{date(2024, 1, 1) + timedelta(days=d - 1)},,p{d % 3},p{(d + 1) % 3},"
+                     f"{(d % 2)}" for d in range(1, 121))
     events = tmp_path / "EVENTS.csv"
     events.write_text("played_at,event,player_a,player_b,score_a\n" + rows + "\n")
     code = main(["evaluate", "--systems", "club,glicko2", "--format", "json", str(events)])
@@ -81,7 +83,7 @@ def test_evaluate_prints_the_json_contract(tmp_path: Path,
     for entry in out["systems"]:
         assert set(entry) == {"system", "params", "logloss", "brier", "accuracy", "test_games",
                               "games_per_second"}
-        assert entry["test_games"] == 9 and entry["logloss"] > 0  # days 20..28 of 1..28
+        assert entry["test_games"] == 36 and entry["logloss"] > 0  # days 85..120 of 1..120
     assert out["systems"][0]["params"]["k"] == 32.0
     best = min(out["systems"], key=lambda s: s["logloss"])["system"]
     assert out["recommended"] == best
@@ -165,7 +167,7 @@ def test_every_game_system_has_a_main_parameter_to_tune() -> None:
 def test_evaluate_tune_reports_the_chosen_values(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     rows = "\n".join(f"{g.played_at.date()},,{g.player_a},{g.player_b},1,white"
-                     for g in _white_wins(60))
+                     for g in _white_wins(200))
     events = tmp_path / "EVENTS.csv"
     events.write_text("played_at,event,player_a,player_b,score_a,colour\n" + rows + "\n")
     assert main(["evaluate", "--tune", "--systems", "elo", "--format", "json",
@@ -210,7 +212,7 @@ async def test_moderators_ask_in_chat_which_system_predicts_best(tmp_path: Path)
 def test_evaluate_set_gives_a_parameter_to_every_system_that_has_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = "\n".join(f"{g.played_at.date()},,{g.player_a},{g.player_b},1,white"
-                     for g in _white_wins(60))
+                     for g in _white_wins(200))
     events = tmp_path / "EVENTS.csv"
     events.write_text("played_at,event,player_a,player_b,score_a,colour\n" + rows + "\n")
     assert main(["evaluate", "--systems", "elo,rs-go", "--set", "first_move_advantage=60",
@@ -218,7 +220,7 @@ def test_evaluate_set_gives_a_parameter_to_every_system_that_has_it(
     elo, rsgo = json.loads(capsys.readouterr().out)["systems"]
     assert elo["params"]["first_move_advantage"] == 60.0
     assert "first_move_advantage" not in rsgo["params"]  # rs-go has no such parameter
-    plain = evaluate(make_system("elo"), _white_wins(60), 0.3)
+    plain = evaluate(make_system("elo"), _white_wins(200), 0.3)
     assert elo["logloss"] < plain.logloss  # White's wins were expected this time
     assert main(["evaluate", "--systems", "rs-go", "--set", "first_move_advantage=60",
                  str(events)]) == 2

@@ -28,7 +28,7 @@ async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confir
         "Game #1: ann beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
         "counts on Sat 2 Mar 19:00 UTC unless disputed.")
-    assert "(0)" in await chat.say("/top")  # nothing counted yet
+    assert "  0 games" in await chat.say("/top")  # nothing counted yet
     assert await chat.say("/confirm 1") == text("own_report", game=1, opponent="bob")
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
         "Game #1 confirmed: ann beat bob.", "ann: 1500 -> 1553?", "bob: 1500 -> 1447?"])

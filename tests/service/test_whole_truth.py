@@ -71,7 +71,7 @@ async def test_the_deadline_is_the_moment_it_counts(chat: Transcript) -> None:
     assert (await chat.as_("ben", "/pending")).startswith(f"To confirm or dispute: #{game} ")
     chat.clock.advance(minutes=1)  # Sunday 00:30 in Berlin
     assert await chat.as_("ben", "/pending") == text("pending_none")
-    assert "(1)" in await chat.say("/top")
+    assert "  1 game" in await chat.say("/top")
 
 
 async def test_each_ladder_shows_its_own_zone(chat: Transcript) -> None:

@@ -32,6 +32,8 @@ Interaction = discord.Interaction[discord.Client]
 Choice = app_commands.Choice
 Result = Literal["win", "loss", "draw"]
 Colour = Literal["white", "black"]
+#: what a /withdraw takes back, when one's report and challenge share its number (issue 31)
+Withdrawn = Literal["game", "challenge"]
 #: every setting /set changes (``bot.service.ladder_settings``; a ladder's system and parameters
 #: are /system's), offered by name
 SETTINGS = [Choice(name=name, value=name) for name in ladder_settings.names()]
@@ -114,15 +116,17 @@ class MemberCommands(_Commands):
     @app_commands.describe(
         opponent=text("param_opponent"), result=text("param_result"),
         handicap=text("param_handicap"), colour=text("param_colour"),
-        event=text("param_event"), ladder=text("param_ladder"), player=text("param_player"))
+        event=text("param_event"), ladder=text("param_ladder"), player=text("param_player"),
+        repeat=text("param_repeat"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def report(self, interaction: Interaction, opponent: discord.Member, result: Result,
                      handicap: str | None = None, colour: Colour | None = None,
                      event: str | None = None, ladder: str | None = None,
-                     player: discord.Member | None = None) -> None:
+                     player: discord.Member | None = None, repeat: bool | None = None) -> None:
         await self.front.run(
             interaction, "report", [player, opponent, result],
-            {"handicap": handicap, "colour": colour, "event": event, "ladder": ladder})
+            {"handicap": handicap, "colour": colour, "event": event, "ladder": ladder,
+             "repeat": None if repeat is None else ("yes" if repeat else "no")})
 
     @app_commands.command(name="confirm", description=text("menu_confirm"))
     @app_commands.describe(number=text("param_game_optional"))
@@ -138,10 +142,12 @@ class MemberCommands(_Commands):
         await self.front.run(interaction, "dispute", [_number(number), *(reason or "").split()])
 
     @app_commands.command(name="withdraw", description=text("menu_withdraw"))
-    @app_commands.describe(number=text("param_game_optional"))
+    @app_commands.describe(number=text("param_withdraw_number"), what=text("param_withdraw_what"))
     async def withdraw(self, interaction: Interaction,
-                       number: app_commands.Range[int, 1] | None = None) -> None:
-        await self.front.run(interaction, "withdraw", [_number(number)])
+                       number: app_commands.Range[int, 1] | None = None,
+                       what: Withdrawn | None = None) -> None:
+        # /withdraw [game|challenge] [number], as typed (issue 31)
+        await self.front.run(interaction, "withdraw", [what, _number(number)])
 
     @app_commands.command(name="history", description=text("menu_history"))
     @app_commands.describe(member=text("param_member_optional"), ladder=text("param_ladder"))

@@ -606,7 +606,7 @@ MESSAGES: dict[str, str] = {
     "menu_report": "Report a game: @member win|loss|draw",
     "menu_confirm": "Confirm a result reported against you",
     "menu_dispute": "Dispute a result reported against you",
-    "menu_withdraw": "Take back your own report",
+    "menu_withdraw": "Take back your own report or challenge",
     "menu_history": "Latest games",
     "menu_h2h": "Your record against a member",
     "menu_pending": "What waits for you",
@@ -661,6 +661,9 @@ MESSAGES: dict[str, str] = {
     "param_player": "Moderators: the first player, to record a game between two members",
     "param_game": "The game's number",
     "param_game_optional": "The game's number (needed when several wait)",
+    "param_repeat": "Moderators: your own game against the same opponent again while one waits",
+    "param_withdraw_number": "Your report's or challenge's number (needed when several wait)",
+    "param_withdraw_what": "game or challenge, when your report and challenge share the number",
     "param_reason": "Why (shown in the audit log)",
     "param_corrected_result": "The result of the player shown first in the game's line (its "
                               "winner; of a draw, the first named)",

@@ -131,3 +131,27 @@ def test_a_challenger_withdraws_their_own_challenge(tmp_path: Path) -> None:
     waiting = after(answers, "carol")
     assert any("#1" in line for line in waiting), waiting
     assert not any("challenge" in line.casefold() for line in waiting), waiting
+
+
+def test_an_event_open_on_two_ladders_is_named_with_its_ladder(tmp_path: Path) -> None:
+    env = environment(tmp_path, FakeClock(tmp_path, NOW))
+    registered(env, "alice", "bob")
+    answers = run(env, "/as mod!", "/ladder create blitz", "/event open spring ladder=blitz",
+                  "/event open spring", "/as alice", "/report @bob win event=spring",
+                  "/report @bob win event=spring ladder=blitz")
+    refused, reported = after(answers, "alice")[0], after(answers, "alice")[1]
+    assert "blitz, main" in refused and "ladder=blitz" in refused, answers
+    assert reported.startswith("Game #1: alice beat bob."), answers
+
+
+def test_a_void_report_of_a_closed_event_is_reported_again_not_restored(tmp_path: Path) -> None:
+    # restored and confirmed after its event closed, it would be rated alone, not with it
+    env = environment(tmp_path, FakeClock(tmp_path, NOW))
+    registered(env, "alice", "bob")
+    answers = run(env, "/as mod!", "/event open spring", "/as alice",
+                  "/report @bob win event=spring", "/as mod!", "/void 1 wrong event",
+                  "/event close spring", "/restore 1", "/as bob", "/pending")
+    closed, refused = after(answers, "mod")[1:3]
+    assert closed.startswith("Event spring is closed"), answers
+    assert "#1" in refused and "report it again" in refused, answers
+    assert after(answers, "bob") == ["Nothing waiting for you."], answers

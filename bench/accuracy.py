@@ -66,7 +66,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
-from bot.service.history_csv import read_events
+from bot.history import read_events
 from ratings_core.evaluation import Scores, evaluate, score_predictions, scoring_start
 from ratings_core.model import Game, RatingPeriod, Step, events_of, games_of
 from ratings_core.systems import GAME_SYSTEMS, PAST_EDITIONS, make_system

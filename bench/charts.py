@@ -35,9 +35,9 @@ from bot.adapters.console import Console  # noqa: E402
 from bot.charts import CardRow, leaderboard_card  # noqa: E402
 from bot.charts.pictures import chart_picture, prepare  # noqa: E402
 from bot.chat.ratelimit import RateLimiter  # noqa: E402
+from bot.history import read_events  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
-from bot.service.history_csv import read_events  # noqa: E402
 from bot.service.results import RatingHistory, RatingPoint  # noqa: E402
 from bot.storage.sqlite import SqliteRepository  # noqa: E402
 from tests.loop_stall import longest_stall  # noqa: E402

@@ -22,11 +22,11 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bot.history import History
 from bot.scheduling.publishing import Picture
 from bot.scheduling.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
-from bot.service.history_csv import History
 from bot.storage.sqlite import SqliteRepository
 from ratings_core.model import Game, Step
 

@@ -43,9 +43,9 @@ from collections.abc import Awaitable
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bot.history import History
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService, Correction
-from bot.service.history_csv import History
 from bot.service.results import GameResult
 from bot.storage.backends import describe, is_postgres, open_repository
 from bot.storage.repository import StoredEvent

@@ -13,10 +13,7 @@ from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from bot.ops.backup import add_backup_parsers, backup_command
-from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
-from bot.ops.redaction import scrub
-from bot.service.history_csv import (
+from bot.history import (
     CsvError,
     History,
     Roster,
@@ -26,6 +23,9 @@ from bot.service.history_csv import (
     read_players,
     write_events,
 )
+from bot.ops.backup import add_backup_parsers, backup_command
+from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
+from bot.ops.redaction import scrub
 from ratings_core.columns import check_columns, replay_columns
 from ratings_core.evaluation import Tuning, evaluate, tune
 from ratings_core.model import Game, Step, events_of, games_of

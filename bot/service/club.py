@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from bot.history import History as CsvHistory
 from bot.storage.repository import Repository
 
 from . import challenges, games, heavy, history_io, ladders, members, moderation, posting, view
@@ -17,7 +18,6 @@ from . import schedules as sched
 from .challenges import MAX_OPEN_CHALLENGES
 from .clock import Clock
 from .corrections import Corrections
-from .history_csv import History as CsvHistory
 from .identity import Caller, Who
 from .moderation import Correction
 from .results import (

@@ -395,7 +395,7 @@ class ScheduleResumed:
 class HistoryImported:
     """``clubrating import`` appended the history of ``file`` (its name) to ``ladder``, the
     events before this one; ``fingerprint`` is what its rows say
-    (:meth:`bot.service.history_csv.History.fingerprint`), so that the same history is not
+    (:meth:`bot.history.rows.History.fingerprint`), so that the same history is not
     imported twice by mistake."""
 
     KIND: ClassVar[Kind] = Kind.HISTORY_IMPORTED

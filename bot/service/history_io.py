@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
+from bot.history import History
 from bot.storage.repository import NewEvent
 from ratings_core.model import Step
 from ratings_core.replay import ReplayError
@@ -17,7 +18,6 @@ from . import events as ev
 from . import heavy, importing, timeline, view
 from . import parsing as parse
 from .errors import Refusal
-from .history_csv import History
 from .lookalike import skeletons
 from .ratings import player_key
 from .results import Notice

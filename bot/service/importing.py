@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.service.history_csv import History, cell_error
+from bot.history import History, cell_error
 from bot.storage.repository import NewEvent
 from ratings_core.model import (
     COLOUR,

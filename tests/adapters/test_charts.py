@@ -30,9 +30,9 @@ from bot.charts import (
 from bot.charts.data import ChartPoint, Series
 from bot.charts.pictures import card_picture, chart_picture, prepare, render_chart
 from bot.chat.messages import text
+from bot.history import read_events
 from bot.service import heavy, timeline
 from bot.service.club import Caller
-from bot.service.history_csv import read_events
 from bot.service.results import History, Leaderboard, Profile, RatingHistory, RatingPoint, Standing
 from bot.service.timeline import Frozen, step_time, trajectory
 from ratings_core.model import Game, Step, events_of

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.cli import _replay_columns, standings_json
-from bot.service.history_csv import (
+from bot.history import (
     CsvError,
     History,
     read_event_columns,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.chat.messages import text
-from bot.service.history_csv import read_events
+from bot.history import read_events
 from tests.telegram_harness import Running, club_state, press, running_bot, say
 
 GROUP = -1002

@@ -14,8 +14,8 @@ from bot.adapters.console import CHAT, PLATFORM
 from bot.chat.actions import Action, Group, actions_for
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.history import read_events
 from bot.service.club import Caller
-from bot.service.history_csv import read_events
 from bot.service.results import Notice
 from tests.chat import Transcript, open_club
 

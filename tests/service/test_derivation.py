@@ -29,11 +29,11 @@ from unittest import mock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bot.history import read_events, write_events
 from bot.service import ratings
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
-from bot.service.history_csv import read_events, write_events
 from bot.service.ratings import LadderRatings, member_of_key
 from bot.service.results import GameResult, Leaderboard, Preview, Result
 from bot.service.state import ClubState

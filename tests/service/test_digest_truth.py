@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.chat.presenter import render
-from bot.service.history_csv import read_events
+from bot.history import read_events
 from tests.chat import Transcript, open_club
 
 #: a Wednesday noon; the default weekly post time before it is Monday's, before the club began

@@ -17,9 +17,9 @@ import pytest
 from bot.adapters import console
 from bot.chat.messages import text
 from bot.cli import main
+from bot.history import read_events
 from bot.service import evaluating, heavy
 from bot.service.club import Caller
-from bot.service.history_csv import read_events
 from ratings_core.evaluation import (
     brier,
     evaluate,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.adapters import console
+from bot.history import read_events
 from bot.service.events import (
     CLASSES,
     GameChanges,
@@ -25,7 +26,6 @@ from bot.service.events import (
     encode,
     new_event,
 )
-from bot.service.history_csv import read_events
 from bot.service.identity import Caller
 from bot.service.ratings import LadderRatings
 from bot.service.state import ClubState, GameStatus

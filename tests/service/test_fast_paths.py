@@ -32,12 +32,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.chat.presenter import render
+from bot.history import History, read_events
 from bot.service import collector, importing, ratings
 from bot.service import events as ev
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
-from bot.service.history_csv import History, read_events
 from bot.service.ratings import LadderRatings
 from bot.service.results import Preview
 from bot.service.state import ClubState

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.service.history_csv import History, _canonical
+from bot.history.rows import History, _canonical
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Step, events_of
 
 NAMES = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)

@@ -36,11 +36,11 @@ from bot.chat.messages import MESSAGES
 from bot.chat.presenter import render
 from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
 from bot.chat.words import Usage
+from bot.history import CsvError, read_events, read_players
 from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
-from bot.service.history_csv import CsvError, read_events, read_players
 from bot.storage.sqlite import SqliteRepository
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Return, Step
 from ratings_core.replay import replay

@@ -13,9 +13,9 @@ from datetime import datetime
 from importlib.resources import as_file
 from pathlib import Path
 
+from bot.history import read_events, write_events
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
-from bot.service.history_csv import read_events, write_events
 from bot.service.identity import Caller, UserRef, Who
 from bot.service.moderation import Correction
 from bot.service.results import GameResult, Notice, Preview

@@ -14,11 +14,11 @@ import pytest
 
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.history import CsvError, History, read_events
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.service.errors import Refusal
 from bot.service.events import HistoryImported, Kind, decode
-from bot.service.history_csv import CsvError, History, read_events
 from bot.service.parsing import MAX_HANDICAP, MAX_NAME
 from bot.service.state import ClubState
 from bot.storage.backends import open_repository

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.service.history_csv import (
-    _name,
+from bot.history import (
     name_cell,
     read_event_columns,
     read_events,
+    read_name,
     read_players,
     write_events,
 )
@@ -70,7 +70,7 @@ def test_every_name_comes_back_as_it_was_written(tmp_path: Path, readers: str,
 @given(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
                max_size=20))
 def test_any_name_survives_a_written_cell(name: str) -> None:
-    assert _name(name_cell(name), "player_a") == name
+    assert read_name(name_cell(name), "player_a") == name
 
 
 def test_players_csv_reads_a_quoted_name_as_import_does(tmp_path: Path) -> None:

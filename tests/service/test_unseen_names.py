@@ -15,10 +15,10 @@ import pytest
 
 from bot.chat.messages import text
 from bot.chat.presenter import render
+from bot.history import read_events
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.service.errors import Refusal
-from bot.service.history_csv import read_events
 from bot.service.lookalike import look_alike, unseen
 from bot.service.parsing import MAX_NAME, display_name
 from bot.storage.backends import open_repository

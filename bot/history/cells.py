@@ -1,0 +1,145 @@
+"""One cell of a history file (EVENTS.csv, PLAYERS.csv): the columns, the rules each cell's text
+must keep and the value it stands for, and the errors that name the file, the row and the
+column. Every reader of the files (the rows of :mod:`~bot.history.rows`, the columns of
+:mod:`~bot.history.columns`, the players of :mod:`~bot.history.players`) reads a cell through
+these, so all of them accept the same files with the same values."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, date, datetime
+
+from bot.service.parsing import MAX_HANDICAP, MAX_SECONDS
+from ratings_core.model import (
+    FIRST_MOVE,
+)
+
+EVENT_COLUMNS = ("played_at", "event", "player_a", "player_b", "score_a")
+EVENT_OPTIONAL = ("handicap", "seconds", "kind", "colour")
+
+PLAYER_COLUMNS = ("player", "rating")
+PLAYER_OPTIONAL = ("games", "deviation", "volatility", "birth_date", "status")
+KINDS = ("game", "join", "retire", "return")
+#: longer names are refused: they would break every table and chat message showing them
+MAX_NAME_LENGTH = 100
+
+
+def where(file: str, row: int | None = None, column: str | None = None) -> str:
+    """``EVENTS.csv row 12, column handicap``: the place a problem is reported at."""
+    place = file if row is None else f"{file} row {row}"
+    return place if column is None else f"{place}, column {column}"
+
+
+class CsvError(ValueError):
+    def __init__(self, file: str, row: int | None, problem: str,
+                 column: str | None = None) -> None:
+        super().__init__(f"{where(file, row, column)}: {problem}")
+        self.file = file
+        self.row = row
+        self.column = column
+        self.problem = problem
+
+
+class CellError(ValueError):
+    """What is wrong with one cell of a row: its column and the problem (``must be ...``)."""
+
+    def __init__(self, column: str, problem: str) -> None:
+        super().__init__(f"{column} {problem}")
+        self.column = column
+        self.problem = problem
+
+
+def cell_error(message: str) -> CellError | None:
+    """A rating system's refusal of a game (``handicap must be 0: ...``) as the cell it is
+    about, when its message begins with a column's name."""
+    column, _, problem = message.partition(" ")
+    if column in EVENT_COLUMNS + EVENT_OPTIONAL and problem:
+        return CellError(column, problem)
+    return None
+
+
+def read_time(text: str, column: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
+    except ValueError:
+        raise CellError(column, f"must be an ISO 8601 date or date-time, not {text!r}") from None
+    except OverflowError:  # year 1 or 9999 moved to UTC
+        raise CellError(column, f"is out of range, not {text!r}") from None
+    # Any year is a date of a history (football's begins in 1872): `clubrating import` holds
+    # a ladder's games to the chat's bounds itself (``importing.check_dates``).
+    return moment
+
+
+def read_date(text: str, column: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CellError(column, f"must be an ISO 8601 date (YYYY-MM-DD), not {text!r}") from None
+
+
+def read_number(text: str, column: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise CellError(column, f"must be a number, not {text!r}") from None
+    if not math.isfinite(value):
+        raise CellError(column, f"must be a finite number, not {text!r}")
+    return value
+
+
+#: what a spreadsheet takes a cell starting with for a formula (OWASP, "CSV Injection"), and
+#: the quote that marks such a cell as text; a name starting with the quote gets one more, so
+#: that reading takes exactly one off every name (issue 30)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+TEXT_MARK = "'"
+
+
+def name_cell(name: str) -> str:
+    """A name as its cell is written (player_a, player_b, player): with one more leading
+    ``'`` when it starts with a character a spreadsheet would run as a formula, or with ``'``
+    itself. :func:`read_name` reads it back as the name."""
+    return TEXT_MARK + name if name.startswith(FORMULA_STARTS) else name
+
+
+def read_name(text: str, column: str) -> str:
+    """A name cell as the name (every reader of the history files goes through here, so that
+    import and replay read names alike): exactly one leading ``'`` taken off
+    (:func:`name_cell`)."""
+    text = text.removeprefix(TEXT_MARK)
+    if not text:
+        raise CellError(column, "is empty")
+    if len(text) > MAX_NAME_LENGTH:
+        raise CellError(column, f"is longer than {MAX_NAME_LENGTH} characters")
+    return text
+
+
+def read_score(text: str) -> float:
+    score = read_number(text, "score_a") if text else math.nan
+    if score not in (0.0, 0.5, 1.0):
+        raise CellError("score_a", f"must be 1, 0.5 or 0, not {text!r}")
+    return score
+
+
+def read_handicap(text: str) -> float:
+    handicap = read_number(text, "handicap") if text else 0.0
+    if abs(handicap) > MAX_HANDICAP:
+        raise CellError("handicap", f"must be from {-MAX_HANDICAP:g} to {MAX_HANDICAP:g} (in "
+                                    f"the system's unit), not {text!r}")
+    return handicap
+
+
+def read_seconds(text: str) -> float | None:
+    seconds = read_number(text, "seconds") if text else None
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+        raise CellError("seconds", f"must be above 0 and at most {MAX_SECONDS:g}, "
+                                   f"not {text!r}")
+    return seconds
+
+
+def read_colour(text: str) -> int:
+    colour = text.strip().casefold() or None
+    if colour not in FIRST_MOVE:
+        raise CellError("colour", f"must be white, black or empty, not {text!r}")
+    return FIRST_MOVE[colour]

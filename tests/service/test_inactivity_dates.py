@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bot.service.history_csv import read_events
+from bot.history import read_events
 from bot.service.state import latest_played
 from bot.service.view import Club, last_played
 from tests.chat import START, Transcript, open_club

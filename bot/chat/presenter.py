@@ -148,7 +148,7 @@ def _terms(game: GameLine, counts_at: str) -> str:
 
 def _change(change: RatingChange) -> str:
     return text("change_line", name=change.name,
-                before=rating_text(change.before, False),
+                before=rating_text(change.before, change.was_provisional),
                 after=rating_text(change.after, change.provisional))
 
 

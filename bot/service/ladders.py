@@ -86,10 +86,11 @@ def set_system(
     ladder: str | None, *, apply: bool = False,
 ) -> Decision[Preview]:
     """Change a ladder's rating system or parameters (to today's edition of the defaults); the
-    whole ladder is re-rated. Without ``apply`` a switch that would move any rating is not
-    written: the answer previews every rating it would change, numbered :func:`system_key`; one
-    that moves none is made at once (decided here, under the club's lock, so that no game
-    reported meanwhile can slip a switch past its preview)."""
+    whole ladder is re-rated. Without ``apply`` a switch that would move any rating or
+    provisional mark is not written: the answer previews every rating and mark it would
+    change, numbered :func:`system_key`; one that moves none is made at once (decided here,
+    under the club's lock, so that no game reported meanwhile can slip a switch past its
+    preview)."""
     view.require_moderator(club, caller)
     lad = view.ladder(club, ladder)
     checked = parse.system_params(system, params or {})
@@ -100,14 +101,14 @@ def set_system(
         "params": ", ".join(f"{k}={v}" for k, v in checked) or "defaults",
     })
     key = system_key(club, changed, lad.name)
-    before = moderation.everyone(club)
+    before, was = moderation.everyone(club), moderation.systems(club)
     if not apply:
         after = moderation.supposing(club, setting, caller.user, now)
-        changes = moderation.moved(after, before)
+        changes = moderation.moved(after, before, was=was)
         if changes:
             return [], lambda: Preview(key, changes, applied=False, system=what)
     event = ev.new_event(setting, caller.user, now)
-    return [event], lambda: Preview(key, moderation.moved(club, before), applied=True,
+    return [event], lambda: Preview(key, moderation.moved(club, before, was=was), applied=True,
                                     system=what)
 
 

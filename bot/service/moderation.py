@@ -16,6 +16,7 @@ from typing import assert_never
 
 from bot.storage.repository import StoredEvent
 from ratings_core.replay import Checkpoint
+from ratings_core.system import RatingSystem
 
 from . import events as ev
 from . import ladder_settings, view
@@ -269,16 +270,22 @@ def everyone(club: Club) -> dict[str, Checkpoint]:
     return {name: view.ratings(club, ladder) for name, ladder in club.state.ladders.items()}
 
 
-def moved(club: Club, before: dict[str, Checkpoint], named: Club | None = None
-          ) -> list[RatingChange]:
+def systems(club: Club) -> dict[str, RatingSystem]:
+    """Every ladder's rating system now, by ladder name (:func:`moved`'s ``was``)."""
+    return {name: view.system_of(club, ladder) for name, ladder in club.state.ladders.items()}
+
+
+def moved(club: Club, before: dict[str, Checkpoint], named: Club | None = None,
+          was: dict[str, RatingSystem] | None = None) -> list[RatingChange]:
     """The ratings of ``club``'s ladders that differ from ``before`` (a ladder's name beside
     its players' when more than one ladder moved). Players are named as ``named`` names them
     (``club`` unless told): a merge's preview names a record that ``club`` merged away by its
-    own name, not its survivor's."""
+    own name, not its survivor's. ``was``: each ladder's system before a /system switch, so
+    that a provisional mark the switch changes counts as a move (:func:`view.changes`)."""
     names = club if named is None else named
     by_ladder = {
         name: view.changes(names, names.state.ladders[name], before[name],
-                           view.ratings(club, ladder))
+                           view.ratings(club, ladder), was=(was or {}).get(name))
         for name, ladder in club.state.ladders.items() if name in before
     }
     shifted = {name: changes for name, changes in by_ladder.items() if changes}

@@ -30,6 +30,9 @@ class RatingChange:
     before: float | None
     after: float | None
     provisional: bool = False
+    #: whether ``before`` was provisional, where a change of system may take the mark away
+    #: while the rating stays (a /system switch's preview; elsewhere not shown)
+    was_provisional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

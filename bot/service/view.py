@@ -112,9 +112,13 @@ def standing(club: Club, ladder: Ladder, member: Member) -> PlayerState | None:
 
 def changes(
     club: Club, ladder: Ladder, before: Checkpoint, after: Checkpoint,
-    members: Sequence[int] | None = None,
+    members: Sequence[int] | None = None, was: RatingSystem | None = None,
 ) -> list[RatingChange]:
-    """Rating changes between two states, for the given members or everyone who moved."""
+    """Rating changes between two states, for the given members or everyone who moved.
+    ``was``: the system that rated ``before``, when another rates ``after`` (a /system
+    switch): a player whose provisional mark the switch changes has moved too, though their
+    rating stays (issue 31: club's edition 4 takes the mark off regulars, and a moderator
+    sees whose before the switch is made)."""
     system = system_of(club, ladder)
     if members is not None:
         keys = [player_key(m) for m in members]
@@ -132,13 +136,17 @@ def changes(
             old, new = olds.get(key), news.get(key)
         old_rating = None if old is None else old.rating
         new_rating = None if new is None else new.rating
-        if members is None and old_rating == new_rating:
+        marked = new is not None and system.is_provisional(new)
+        was_marked = was is not None and old is not None and was.is_provisional(old)
+        if members is None and old_rating == new_rating and (was is None
+                                                               or marked == was_marked):
             continue
         moved.append(RatingChange(
             name=club.state.member(member_of_key(key)).name,
             before=old_rating,
             after=new_rating,
-            provisional=new is not None and system.is_provisional(new),
+            provisional=marked,
+            was_provisional=was_marked,
         ))
     return moved
 

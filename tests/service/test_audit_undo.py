@@ -80,8 +80,9 @@ async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None
     assert await rows(chat) == before
     applied = await chat.say("/apply")
     after = await rows(chat)
-    lines = [f"{name}: {old:.0f} -> {after[name][0]:.0f}{'?' if after[name][1] else ''}"
-             for name, (old, _) in before.items() if after[name][0] != old]
+    lines = [f"{name}: {old:.0f}{'?' if was else ''} -> {after[name][0]:.0f}"
+             f"{'?' if after[name][1] else ''}"
+             for name, (old, was) in before.items() if after[name][0] != old]
     assert [line.split(":")[0] for line in lines] == ["ann", "ben", "dot"]  # cid has no game
     assert preview == "\n".join([
         "Setting ladder main to club (k=24) re-rates every game and would change:", *lines,

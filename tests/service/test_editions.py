@@ -138,7 +138,7 @@ async def test_an_old_ladder_rates_by_its_edition_until_the_system_is_set_again(
         assert ("with the defaults it was set up with (edition 1; /system club gives it today's "
                 "and re-rates every game)" in await chat.say("/settings"))
         # Previewed first (issue 19): nothing moves until /apply.
-        await switch_to_today(chat, before, today, ["ann: 1536 -> 1553?", "bob: 1464 -> 1447?"])
+        await switch_to_today(chat, before, today, ["ann: 1536? -> 1553?", "bob: 1464? -> 1447?"])
         settings = await chat.say("/settings")
         assert "edition" not in settings and "information=0.75, first_opponents=0.5" in settings
         assert "Undoing" in await chat.say("/undo")
@@ -171,7 +171,7 @@ async def test_a_ladder_on_edition_2_rates_by_it_until_the_system_is_set_again(
         assert ("with the defaults it was set up with (edition 2; /system club gives it today's "
                 "and re-rates every game)" in settings)
         assert "newcomer_spread=0.0, " in settings and "information=1.0, " in settings
-        await switch_to_today(chat, before, today, ["ann: 1552 -> 1553?", "bob: 1448 -> 1447?"])
+        await switch_to_today(chat, before, today, ["ann: 1552? -> 1553?", "bob: 1448? -> 1447?"])
         assert "edition" not in await chat.say("/settings")
         assert "Undoing" in await chat.say("/undo")
         await chat.say("/apply")
@@ -184,7 +184,8 @@ async def test_a_ladder_on_edition_3_keeps_its_marks_until_the_system_is_set_aga
     """Edition 3 marks ``?`` any deviation above an established player's; edition 4 (issue 31)
     only one 50 points above. After 24 games between ann and bob both deviations are 75.7,
     a hair above the floor's 74.6: edition 3 marks both, edition 4 neither. The ladder keeps its
-    marks until a moderator's /system club, which moves no rating and so is made at once."""
+    marks until a moderator's /system club, which moves no rating but takes both marks away,
+    and so is previewed like a switch that moves ratings (issue 31), then applied."""
     path = tmp_path / "club.db"
     async with open_club(path) as chat:
         for user in ("mod", "ann", "bob"):
@@ -202,7 +203,12 @@ async def test_a_ladder_on_edition_3_keeps_its_marks_until_the_system_is_set_aga
         assert ("with the defaults it was set up with (edition 3; /system club gives it today's "
                 "and re-rates every game)" in settings)
         assert "provisional_margin=0.0" in settings
-        assert await chat.say("/system club") == (
-            "Ladder main now uses club (defaults); every game was re-rated.")
+        marks = ["ann: 1570? -> 1570", "bob: 1430? -> 1430"]
+        assert await chat.say("/system club") == "\n".join([
+            "Setting ladder main to club (defaults) re-rates every game and would change:",
+            *marks, text("apply_hint_system")])
+        assert await chat.say("/apply") == "\n".join([
+            "Ladder main now uses club (defaults); every game was re-rated. Ratings changed:",
+            *marks])
         assert await chat.say("/top") == today
         assert "provisional_margin=50.0" in await chat.say("/settings")

@@ -121,7 +121,7 @@ async def test_register_under_own_name_another_name_and_with_a_birth_date(
     assert await chat.say("/rating @bob") == await chat.say('/rating "@Bobby Fischer"')
     # The birth date counts where the system uses it: elo starts an under-14 at 1200. The
     # switch moves the starts, so it is previewed first (issue 19), then applied.
-    starts = ["alice: 1500 -> 1600", "Bobby Fischer: 1500 -> 1600", "kid: 1500 -> 1200"]
+    starts = ["alice: 1500? -> 1600", "Bobby Fischer: 1500? -> 1600", "kid: 1500? -> 1200"]
     assert await chat.as_("mod!", "/system elo") == "\n".join([
         "Setting ladder main to elo (defaults) re-rates every game and would change:", *starts,
         text("apply_hint_system"),
@@ -674,7 +674,7 @@ async def test_changing_the_system_rerates_the_whole_ladder(chat: Transcript) ->
     club = rated(games)
     assert await ratings(chat) == club
     # Each switch is previewed (every rating it moves), then applied (issue 19).
-    to_elo = _switch_lines(games, club, "elo")
+    to_elo = _switch_lines(games, "club", "elo")
     assert await chat.say("/system elo") == "\n".join([
         "Setting ladder main to elo (defaults) re-rates every game and would change:", *to_elo,
         text("apply_hint_system"),
@@ -684,7 +684,7 @@ async def test_changing_the_system_rerates_the_whole_ladder(chat: Transcript) ->
         "Ladder main now uses elo (defaults); every game was re-rated. Ratings changed:", *to_elo,
     ])
     assert await ratings(chat) == rated(games, "elo")
-    to_club = _switch_lines(games, rated(games, "elo"), "club", k="16", provisional_games="0")
+    to_club = _switch_lines(games, "elo", "club", k="16", provisional_games="0")
     assert await chat.say("/system club k=16 provisional_games=0") == "\n".join([
         "Setting ladder main to club (k=16, provisional_games=0) re-rates every game and would "
         "change:", *to_club, text("apply_hint_system"),
@@ -700,15 +700,21 @@ async def test_changing_the_system_rerates_the_whole_ladder(chat: Transcript) ->
     assert await ratings(chat) == club
 
 
-def _switch_lines(steps: Sequence[Step], before: dict[str, float], system: str,
-                  **params: str) -> list[str]:
-    """A /system preview's lines: every rating of ``before`` that the history ``steps``,
-    replayed by ``system``, moves (marked ``?`` while the new system calls it provisional)."""
-    target = make_system(system, params)
-    after = replay(target, steps).players
-    return [f"{name}: {before[name]:.0f} -> {state.rating:.0f}"
-            f"{'?' if target.is_provisional(state) else ''}"
-            for name, state in after.items() if state.rating != before[name]]
+def _switch_lines(steps: Sequence[Step], was: str, system: str, **params: str) -> list[str]:
+    """A /system preview's lines: every rating (or provisional mark) of the history ``steps``
+    replayed by the default ``was`` that ``system`` moves, each side marked ``?`` while its
+    system calls it provisional."""
+    old_system, target = make_system(was), make_system(system, params)
+    before, after = replay(old_system, steps).players, replay(target, steps).players
+
+    def mark(provisional: bool) -> str:
+        return "?" if provisional else ""
+
+    return [f"{name}: {before[name].rating:.0f}{mark(old_system.is_provisional(before[name]))}"
+            f" -> {state.rating:.0f}{mark(target.is_provisional(state))}"
+            for name, state in after.items()
+            if state.rating != before[name].rating
+            or target.is_provisional(state) != old_system.is_provisional(before[name])]
 
 
 async def test_a_system_switch_is_previewed_then_cancelled_or_applied(chat: Transcript) -> None:
@@ -718,7 +724,7 @@ async def test_a_system_switch_is_previewed_then_cancelled_or_applied(chat: Tran
     await chat.as_("mod!", "/report @alice @bob win", "/report @bob @carol draw")
     games = [*joins("alice", "bob", "carol"), win("alice", "bob"), win("bob", "carol", 0.5)]
     club, elo = rated(games), rated(games, "elo")
-    lines = _switch_lines(games, club, "elo")
+    lines = _switch_lines(games, "club", "elo")
     assert [line.split(":")[0] for line in lines] == ["alice", "bob", "carol"]
     settings, log = await chat.say("/settings"), await log_of(chat)
     preview = "\n".join([

@@ -61,13 +61,15 @@ Issue 31 changed answers on purpose: a correction's preview states the result be
 known yet": ``"edition":4`` in events 1, 22 and 34, and no ``?`` of this session moves); boards
 show their games column in words ("3 games", "1 game", not "(3)"); a peak is the highest
 established rating ("no peak yet" for ann, provisional throughout; dot's 1580, not elo's start
-of 1600). And the session goes on past the build before's end (events 42 to 49, two join rows
-in the export): names with an apostrophe and a space (``/register O'Brien``, ``@"Zoë Smith"``,
-``@“O’Brien”`` in typographic quotes), a withdrawn challenge, a second report of a pair refused
-naming the first, an unquoted spaced name answered with the quoted form, a dispute's and a
-void's reasons with apostrophes shown as written in /pending and /audit, ``/correct N win``
-read for the player shown first (no change) and ``loss`` previewed in words, and a member
-without games shown with no rank and no peak.
+of 1600); a /system preview marks each rating before the switch as its system marked it
+("ann: 1620? -> 1619?", not "1620 -> 1619?"), since a switch may move the mark alone. And the
+session goes on past the build before's end (events 42 to 49, two join rows in the export):
+names with an apostrophe and a space (``/register O'Brien``, ``@"Zoë Smith"``, ``@“O’Brien”``
+in typographic quotes), a withdrawn challenge, a second report of a pair refused naming the
+first, an unquoted spaced name answered with the quoted form, a dispute's and a void's reasons
+with apostrophes shown as written in /pending and /audit, ``/correct N win`` read for the
+player shown first (no change) and ``loss`` previewed in words, and a member without games
+shown with no rank and no peak.
 """
 
 from __future__ import annotations

@@ -264,7 +264,7 @@ async def test_sigkill_during_confirmations_loses_no_acknowledged_result(groups:
 
             await until(lambda: bool(boards()), follower, "the answer to /top")  # noqa: B023
             board = boards()[0]
-            counts = [int(n) for n in re.findall(r"\((\d+)\)$", board, re.MULTILINE)]
+            counts = [int(n) for n in re.findall(r"(\d+) games?$", board, re.MULTILINE)]
             assert len(counts) == len(NAMES), board
             assert sum(counts) == 2 * sum(history.values()), board
             assert all(name in board for name in group.members), board

@@ -49,8 +49,8 @@ async def test_slash_commands_synced_register_report_confirm_top(club: DiscordCl
         assert confirmed.buttons == []
         board = await club.say(club.carol, "top")
         assert board.kind == "reply" and not board.ephemeral and board.embeds
-        assert board.plain.splitlines()[1:] == ["  1. alice      1553?  (1)",
-                                                "  2. bob        1447?  (1)"]
+        assert board.plain.splitlines()[1:] == ["  1. alice      1553?  1 game",
+                                                "  2. bob        1447?  1 game"]
         assert club.dc.errors == []
     finally:
         assert await bot.stop() == 0
@@ -108,7 +108,7 @@ async def test_an_unanswered_report_counts_by_itself_and_is_announced(club: Disc
     [announcement] = await club.next_posts(1)
     assert announcement.plain == "Upset on main: bob beat alice, rated 285 higher!"
     board = (await club.say(club.carol, "top")).plain
-    assert re.search(r"alice +\d+\?  \(6\)", board), board
+    assert re.search(r"alice +\d+\?  6 games", board), board
     assert await bot.stop() == 0
 
 
@@ -159,7 +159,7 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: DiscordClub) -
                             report.plain), report.plain
         assert [label for row in report.buttons for label, _ in row] == ["Confirm", "Dispute"]
         board = await club.say(club.carol, "top")
-        assert all(line.endswith("(0)") for line in board.plain.splitlines()[1:]), board.plain
+        assert all(line.endswith("0 games") for line in board.plain.splitlines()[1:]), board.plain
         confirmed = await club.press(club.bob, report, button(report, "Confirm"))
         assert "ada: 1500 -> 1553?" in confirmed.plain, confirmed.plain
         recorded = await club.say(club.ada, "report", player=club.alice, opponent=club.carol,

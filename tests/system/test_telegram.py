@@ -40,8 +40,8 @@ async def test_menu_register_report_confirm_top(club: TelegramClub) -> None:
         confirmed = await club.press(club.bob, report, button(report, "Confirm"))
         assert confirmed.kind == "edit" and "confirmed" in confirmed.plain
         board = await club.say(club.carol, "/top")
-        assert board.plain.splitlines()[1:] == ["  1. alice      1553?  (1)",
-                                                "  2. bob        1447?  (1)"]
+        assert board.plain.splitlines()[1:] == ["  1. alice      1553?  1 game",
+                                                "  2. bob        1447?  1 game"]
     finally:
         assert await bot.stop() == 0
 
@@ -93,7 +93,7 @@ async def test_an_unanswered_report_counts_by_itself_and_is_announced(
     [announcement] = await club.next_posts(1)
     assert announcement.plain == "Upset on main: bob beat alice, rated 285 higher!"
     board = (await club.say(club.carol, "/top")).plain
-    assert re.search(r"alice +\d+\?  \(6\)", board), board
+    assert re.search(r"alice +\d+\?  6 games", board), board
     assert await bot.stop() == 0
 
 
@@ -160,7 +160,7 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: TelegramClub) 
                             report.plain), report.plain
         assert [label for row in report.buttons for label, _ in row] == ["Confirm", "Dispute"]
         board = await club.say(club.carol, "/top")
-        assert all(line.endswith("(0)") for line in board.plain.splitlines()[1:]), board.plain
+        assert all(line.endswith("0 games") for line in board.plain.splitlines()[1:]), board.plain
         # ada cannot confirm her own report (a short alert); bob's press counts it.
         seen = len(club.tg.callback_answers)
         await club.tg.press(club.group, club.ada, report, button(report, "Confirm"))

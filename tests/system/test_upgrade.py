@@ -15,15 +15,16 @@ from pathlib import Path
 from .process import clubrating, environment
 
 DATA = Path(__file__).parent / "data"
-#: what the earlier build answered to "/top" and "/top blitz" on that database
+#: what the earlier build answered to "/top" and "/top blitz" on that database: the same ratings
+#: and marks, with the games column in words since issue 31 ("2 games", where it showed "(2)")
 BOARDS = """\
 main ladder
-  1. alice        1538?  (2)
-  2. carol_k      1499?  (1)
-  3. bob          1464?  (1)
+  1. alice        1538?  2 games
+  2. carol_k      1499?  1 game
+  3. bob          1464?  1 game
 blitz ladder
-  1. bob           1604  (1)
-  2. carol_k       1200  (1)
+  1. bob           1604  1 game
+  2. carol_k       1200  1 game
 """
 #: and what its `clubrating export --chat console:local` wrote
 EXPORT = """\

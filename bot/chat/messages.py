@@ -258,7 +258,7 @@ MESSAGES: dict[str, str] = {
     "retired": "{name} is retired from {ladder}.",
     "returned": "{name} is back on {ladder}.",
     "event_opened": "Event {event} is open: report its games with event={event}.",
-    "event_closed": "Event {event} is closed; its {games} games are rated together.",
+    "event_closed": "Event {event} is closed; its {games:game is|games are} rated together.",
     "ladder_created": "Ladder {ladder} created with the {system} system.",
     "ladder_created_params": "Ladder {ladder} created with the {system} system ({params}).",
     "system_set": "Ladder {ladder} now uses {system} ({params}); every game was re-rated.",

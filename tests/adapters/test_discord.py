@@ -250,7 +250,7 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
                        colour="white", event="night")).startswith("Game #1: Alice L beat bob")
     assert (await said(bob, "confirm", number=1)).startswith("Game #1 confirmed")
     assert (await said(ada, "event", "close", name="night")).startswith(
-        "Event night is closed; its 1 games")
+        "Event night is closed; its 1 game is rated")
     assert (await said(carol, "report", opponent=bob, result="loss")).startswith("Game #2")
     assert await said(carol, "withdraw") == "Game #2 withdrawn: bob beat carol."
     assert (await said(carol, "report", opponent=alice, result="draw",

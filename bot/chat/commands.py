@@ -78,6 +78,17 @@ Handler = Callable[[Context, Words], Awaitable[Answer]]
 CARD_CHANGE_DAYS = 7
 
 
+def _command_name(word: str) -> str:
+    """``/Name@bot`` as the command's name: ``name``."""
+    return word[1:].split("@")[0].lower()
+
+
+def _takes_text(word: str) -> bool:
+    """Whether ``word`` is a command whose words are free text (a reason)."""
+    entry = COMMANDS.get(_command_name(word)) if word.startswith("/") else None
+    return entry is not None and entry.text
+
+
 def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
     """The command name (without the slash and any @botname) and its words; a word that is one
     of ``pointed``'s tokens names that member (by user id), shown as their name.
@@ -92,9 +103,7 @@ def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
     line = line.strip()
     if len(line) > MAX_LINE:
         raise Refusal("input_too_long", limit=MAX_LINE)
-    head = line.split(maxsplit=1)
-    entry = COMMANDS.get(head[0][1:].split("@")[0].lower()) if head else None
-    if entry is not None and entry.text and head[0].startswith("/"):
+    if _takes_text(line.split(maxsplit=1)[0] if line else ""):
         # A reason is taken as written (issue 31): quotes in it are its own, never grouping.
         words = line.split()
     else:
@@ -104,12 +113,11 @@ def parse(line: str, pointed: Pointed | None = None) -> tuple[str, Words]:
             raise Refusal("usage", usage=line[:80]) from None
     if not words or not words[0].startswith("/"):
         raise Refusal("bad_command", command=(words[0] if words else line)[:40])
-    command = words[0][1:].split("@")[0].lower()
+    command = _command_name(words[0])
     rest = words[1:]
     options: dict[str, str] = {}
     repeated: list[str] = []
-    entry = COMMANDS.get(command)
-    if entry is not None and entry.text:  # a reason: every word is a word of it, = or not
+    if _takes_text(words[0]):  # a reason: every word is a word of it, = or not
         args = rest
     else:
         args = [w for w in rest if "=" not in w or w.startswith("@")]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from functools import singledispatch
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.chat.messages import MESSAGES, text
+from bot.chat.messages import text
 from bot.service import evaluating
 from bot.service.errors import Refusal
 from bot.service.results import (
@@ -350,6 +350,10 @@ def _(answer: ScheduleInfo) -> str:
     return schedule_text(answer)
 
 
+#: the schedule answers the shell words its own way (a pause there is resumed from the shell)
+_SHELL_KEYS = {"schedule_paused": "schedule_paused_shell"}
+
+
 def schedule_text(answer: ScheduleInfo, chat: str | None = None) -> str:
     """A ladder's schedule; ``chat``: the club's chat as the shell's ``clubrating schedule``
     was given it (``telegram:-1001234``), which it names instead of "this chat" (the shell is
@@ -359,9 +363,7 @@ def schedule_text(answer: ScheduleInfo, chat: str | None = None) -> str:
              else text("schedule_club_chat", chat=chat))
     upcoming = (when(answer.next_post, answer.timezone) if answer.next_post
                 else text("schedule_is_paused"))
-    key = answer.key
-    if chat is not None and f"{key}_shell" in MESSAGES:
-        key = f"{key}_shell"
+    key = answer.key if chat is None else _SHELL_KEYS.get(answer.key, answer.key)
     return "\n".join([
         text(key, ladder=answer.ladder, chat=chat),
         text("schedule_line", size=answer.size, cron=answer.cron, timezone=answer.timezone,

@@ -234,16 +234,10 @@ class ClubState:
         return None if member_id is None else self.member(member_id)
 
     def member_named(self, name: str) -> Member | None:
-        """The member shown as ``name``, or else the one whose platform handle it is."""
-        wanted = name.casefold()
-        current = [m for m in self.members.values() if m.id not in self.merged_into]
-        for member in current:
-            if member.name.casefold() == wanted:
-                return member
-        for member in current:
-            if member.handle is not None and member.handle.casefold() == wanted:
-                return member
-        return None
+        """The member shown as ``name``, or else the one whose platform handle it is (the
+        first of :meth:`members_called`'s)."""
+        shown, handled = self.members_called(name)
+        return next(iter([*shown, *handled]), None)
 
     def members_called(self, name: str) -> tuple[list[Member], list[Member]]:
         """The current members shown as ``name``, and those whose platform handle it is (case

@@ -1,13 +1,20 @@
-"""Compiles the ``club`` default's per-game loop with mypyc, when it can.
+"""The packages, and the ``club`` default's per-game loop compiled with mypyc when it can.
 
-Everything else about the package is in pyproject.toml. ``ratings_core/inlined.py`` is plain
+Everything else about the package is in pyproject.toml.
+
+The schema migrations live in the repository's top-level ``migrations/`` folder, where a reader
+looks for them, and install as the package ``bot.storage.schema``: a wheel without them would
+start with no schema, and the installed bot and an editable checkout read the same files. ``ratings_core/inlined.py`` is plain
 Python: where mypyc or a C compiler is missing, or the build fails, the package installs
 without the extension and the same source runs interpreted, with the same results (slower).
 """
 
 from __future__ import annotations
 
-from setuptools import setup
+from setuptools import find_namespace_packages, setup
+
+#: the migrations folder's name once installed
+SCHEMA = "bot.storage.schema"
 
 
 def _compiled_loops() -> list[object]:
@@ -23,4 +30,9 @@ def _compiled_loops() -> list[object]:
     return extensions
 
 
-setup(ext_modules=_compiled_loops())
+setup(
+    packages=[*find_namespace_packages(include=["ratings_core*", "bot*"]), SCHEMA],
+    package_dir={SCHEMA: "migrations"},
+    package_data={SCHEMA: ["*.sql"]},
+    ext_modules=_compiled_loops(),
+)

@@ -1,8 +1,8 @@
 """Numbered plain-SQL migrations, forward only, applied at start-up, for every SQL dialect.
 
-The files ship inside the package, in ``bot/storage/schema/`` (package data, read through
-:mod:`importlib.resources`, so an installed wheel carries its schema as an editable checkout
-does). Each file ``schema/NNNN_name.sql`` starts with a ``-- Reason:`` line and runs in one
+The files are the repository's top-level ``migrations/`` folder, installed as the package
+``bot.storage.schema`` (setup.py) and read through :mod:`importlib.resources`, so an installed
+wheel carries its schema as an editable checkout does. Each file ``schema/NNNN_name.sql`` starts with a ``-- Reason:`` line and runs in one
 transaction together with its row in ``schema_migrations``; a database that is up to date is
 left untouched. Where a dialect must spell a step differently, ``NNNN_name.DIALECT.sql`` (e.g.
 ``0001_event_log.postgresql.sql``) replaces the common file for that dialect only, so the
@@ -24,7 +24,7 @@ from typing import Protocol
 log = logging.getLogger(__name__)
 
 #: the package's own migrations; a plain :class:`pathlib.Path` is a Traversable too
-MIGRATIONS: Traversable = files("bot.storage") / "schema"
+MIGRATIONS: Traversable = files("bot.storage.schema")
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)(?:\.([a-z]+))?\.sql$")
 
 #: the dialects the backends speak
@@ -72,7 +72,7 @@ def _sql_files(folder: Traversable) -> list[Traversable]:
     )
     if not found:
         raise RuntimeError(f"no schema migrations found in {folder}: the installation is "
-                           f"incomplete (the package must ship bot/storage/schema/*.sql)")
+                           f"incomplete (the package must ship migrations/*.sql as bot.storage.schema)")
     return found
 
 

@@ -2,8 +2,9 @@
 
 A wheel of the repository is built, installed into a fresh virtual environment and its
 ``clubrating run`` is driven through the console chat from a folder outside the checkout, on a
-new SQLite file. Before the schema moved into the package (``bot/storage/schema/``, package
-data) such a wheel held no ``.sql`` file and the installed bot started with no tables.
+new SQLite file. Before the schema was shipped as a package (the top-level ``migrations/`` folder,
+installed as ``bot.storage.schema``) such a wheel held no ``.sql`` file and the installed bot
+started with no tables.
 
 How, and why so:
 
@@ -96,7 +97,7 @@ def test_the_installed_wheel_brings_its_schema_and_runs(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     assert "bot/storage/schema/0001_event_log.sql" in names
-    assert {f"bot/storage/schema/{f.name}" for f in (ROOT / "bot/storage/schema").glob("*.sql")
+    assert {f"bot/storage/schema/{f.name}" for f in (ROOT / "migrations").glob("*.sql")
             } <= names
     # the club loop compiled by mypyc (setup.py), beside its source for a machine without it
     assert "ratings_core/inlined.py" in names

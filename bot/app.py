@@ -11,14 +11,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 import signal
 import sys
-from collections.abc import Sequence
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from bot.chat.ratelimit import RateLimiter
 from bot.ops.backup import start_daily_backups
+from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat
 from bot.ops.redaction import redact_in_logs
 from bot.scheduling.publishing import Publisher
 from bot.scheduling.scheduler import PostScheduler
@@ -37,11 +43,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def open_service(database: str) -> tuple[ClubService, Repository]:
+#: seconds a stopping bot gives itself before it exits anyway: inside the 30 s that Docker
+#: (stop_grace_period) and systemd (TimeoutStopSec) wait before they kill it
+STOP_SECONDS = 25.0
+
+
+async def open_service(database: str, backups: Path | None = None
+                       ) -> tuple[ClubService, Repository]:
     """The service on ``database`` (``CLUBRATING_DB``'s value); a database that cannot be
-    opened is a :class:`StartupError` naming the setting."""
+    opened is a :class:`StartupError` naming the setting. An older SQLite database is copied
+    into ``backups`` before it is migrated."""
     try:
-        repository = await open_repository(database)
+        repository = await open_repository(database, backups)
     except DatabaseUnavailable as error:
         raise StartupError(f"CLUBRATING_DB: {error}") from error
     return ClubService(repository, SystemClock()), repository
@@ -62,14 +75,55 @@ def telegram_webhook(settings: Settings) -> Webhook | None:
     return Webhook(url, host, port, secret)
 
 
-def stop_on_signals() -> asyncio.Event:
-    """An event set by SIGINT or SIGTERM: every front-end of the process stops on it."""
+def stop_on_signals(deadline: float = STOP_SECONDS) -> asyncio.Event:
+    """An event set by SIGINT or SIGTERM: every front-end of the process stops on it. The
+    handlers are the process's own, so they hold when it is PID 1 in a container (where a
+    signal without a handler is ignored). The first signal also starts a watch: a stop that
+    has not ended ``deadline`` seconds later (a platform that does not answer, a stuck job)
+    ends the process with status 0 all the same. Nothing acknowledged is lost that way: a
+    result is committed before it is answered."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def requested(sig: signal.Signals) -> None:
+        if not stop.is_set():
+            log.info("%s: stopping", sig.name)
+            watch = threading.Timer(deadline, _give_up, args=(deadline,))
+            watch.daemon = True
+            watch.start()
+        stop.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, requested, sig)
     return stop
+
+
+def _give_up(deadline: float) -> None:
+    """The stop took longer than ``deadline``: exit now (from the watch's own thread, so a
+    blocked event loop cannot hold it)."""
+    log.warning("the bot did not stop within %.0f s; exiting anyway", deadline)
+    logging.shutdown()
+    os._exit(0)
+
+
+def keep_chart_cache_in(data_dir: Path) -> None:
+    """matplotlib keeps its font cache in ``MPLCONFIGDIR``, by default in the home folder,
+    which a service's user may not have (or may not write: ``ProtectSystem=strict``, a
+    read-only container). Unless the operator chose a folder, it goes into the data folder's
+    ``cache/``, or the system's temporary folder when the data folder cannot take it. Set
+    before matplotlib is imported."""
+    if os.environ.get("MPLCONFIGDIR"):
+        return
+    for folder in (data_dir / "cache" / "matplotlib",
+                   Path(tempfile.gettempdir()) / f"clubrating-matplotlib-{os.getuid()}"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            os.environ["MPLCONFIGDIR"] = str(folder)
+            return
 
 
 class FrontEnd(Protocol):
@@ -92,46 +146,53 @@ class FrontEnd(Protocol):
 
     async def stop(self) -> None: ...
 
-    def explain(self, error: Exception) -> str | None:
+    def explain(self, error: Exception) -> StartupError | None:
         """What to check when the platform refused to start or stopped with ``error``, in one
-        line without a secret; None when the front-end cannot say."""
+        line without a secret (a :class:`ConfigError` when a setting must change); None when
+        the front-end cannot say."""
         ...
 
 
-def build_front_ends(service: ClubService, limiter: RateLimiter,
-                     settings: Settings) -> list[FrontEnd]:
+def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Settings,
+                     pulse: Callable[[str], None] = lambda platform: None) -> list[FrontEnd]:
     """Telegram when its token is set (``TELEGRAM_BASE_URL``: another Bot API server; a
     webhook, see :func:`telegram_webhook`), Discord when its token is set
     (``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` put a proxy in front of Discord's REST API
     and gateway; ``DISCORD_GUILD_ID`` syncs the slash commands to that guild alone, at once,
-    instead of globally), all counting commands with ``limiter``. Each platform's library is
-    imported only when it is asked for."""
+    instead of globally), all counting commands with ``limiter`` and calling ``pulse`` with
+    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). Each
+    platform's library is imported only when it is asked for."""
     built: list[FrontEnd] = []
     if settings.telegram_token:
         from .adapters.telegram import TelegramBot
 
         built.append(TelegramBot(service, limiter, settings.telegram_token,
-                                 settings.telegram_base_url, telegram_webhook(settings)))
+                                 settings.telegram_base_url, telegram_webhook(settings),
+                                 pulse=partial(pulse, "telegram")))
     if settings.discord_token:
         from .adapters.discord import DiscordBot
 
         built.append(DiscordBot(service, limiter, settings.discord_token,
                                 api_base=settings.discord_api_base,
                                 gateway=settings.discord_gateway_url,
-                                sync_guild=settings.discord_guild_id))
+                                sync_guild=settings.discord_guild_id,
+                                pulse=partial(pulse, "discord")))
     return built
 
 
 async def serve(service: ClubService, repository: Repository, front_ends: Sequence[FrontEnd],
-                stop: asyncio.Event, settings: Settings) -> None:
+                stop: asyncio.Event, settings: Settings, heartbeat: Heartbeat) -> None:
     """Run the chat platforms and what they post (and the daily backups ``settings`` ask for)
     until ``stop`` is set or a platform stops by itself. The order matters: the front-ends are
     built before the scheduler, so the scheduler knows every platform's publisher; they are
     started before it, so that its first post finds them connected; and they are stopped after
-    it."""
+    it. The heartbeat's file says which platforms are served from the start, and is gone once
+    the bot stopped."""
     publishers = {front.platform: front.publisher for front in front_ends}
     scheduler = PostScheduler(service, repository, publishers, SystemClock())
+    heartbeat.start(publishers)
     async with contextlib.AsyncExitStack() as running:
+        running.callback(heartbeat.stop)
         for front in front_ends:
             running.push_async_callback(front.stop)
             try:
@@ -163,49 +224,63 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
 def platform_failure(front: FrontEnd, error: Exception) -> StartupError:
     """A platform's refusal or absence, in one line naming the setting to check (never the
     token: it is in some of these errors' own text)."""
-    reason = front.explain(error)
-    return StartupError(reason or f"{front.platform} stopped: {type(error).__name__}: {error}")
+    return front.explain(error) or StartupError(
+        f"{front.platform} stopped: {type(error).__name__}: {error}")
 
 
 async def run() -> None:
     """Telegram when ``TELEGRAM_TOKEN`` is set, Discord when ``DISCORD_TOKEN`` is (both at
     once when both are: one event loop, one service, one database); otherwise the console
-    chat."""
+    chat. SIGTERM or SIGINT stops it (also while it starts)."""
+    stop = stop_on_signals()
     settings = Settings.from_environment()
-    service, repository = await open_service(settings.database)
+    service, repository = await open_service(settings.database, settings.backup_folder)
     try:
         if settings.telegram_token or settings.discord_token:
+            keep_chart_cache_in(settings.data_dir)
             from .charts.pictures import prepare as prepare_pictures
 
             # One limiter for the process: a member's commands count alike on every
             # front-end's handler.
             limiter = RateLimiter(service.clock, settings.rate)
             await prepare_pictures()  # matplotlib and fonts loaded, then out of the GC's way
-            await serve(service, repository, build_front_ends(service, limiter, settings),
-                        stop_on_signals(), settings)
+            heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
+            front_ends = build_front_ends(service, limiter, settings, heartbeat.beat)
+            await serve(service, repository, front_ends, stop, settings, heartbeat)
             return
         # The console is the operator's own terminal: nobody there is rate-limited, whatever
         # CLUBRATING_RATE_LIMIT says (it is the platforms' members' rate).
         await run_console_chat(service, repository, RateLimiter(service.clock, None),
-                               settings.database)
+                               settings, stop)
     finally:
         await repository.close()
 
 
 async def run_console_chat(service: ClubService, repository: Repository, limiter: RateLimiter,
-                           database: str) -> None:
-    """The console chat on standard input and output. With a terminal, scheduled posts are
-    printed there too; a scripted session's output stays exactly its answers."""
+                           settings: Settings, stop: asyncio.Event) -> None:
+    """The console chat on standard input and output, until its input ends or ``stop`` is
+    set. With a terminal, scheduled posts are printed there too; a scripted session's output
+    stays exactly its answers. Its heartbeat names no platform: it is healthy while it runs."""
+    database = settings.database
     log.info("console chat on %s", describe(database))
     # The console is the chat: a log line per use case would come between the answers.
     logging.getLogger("bot.use_case").setLevel(logging.WARNING)
     interactive = sys.stdin.isatty()
     posts = ConsolePublisher(sys.stdout)
     scheduler = PostScheduler(service, repository, {"console": posts}, SystemClock())
+    heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
+    heartbeat.start(())
     if interactive:
         await scheduler.start()
+    console = asyncio.ensure_future(run_console(service, limiter, sys.stdin, sys.stdout,
+                                                interactive=interactive, posts=posts))
+    stopped = asyncio.ensure_future(stop.wait())
     try:
-        await run_console(service, limiter, sys.stdin, sys.stdout, interactive=interactive,
-                          posts=posts)
+        await asyncio.wait({console, stopped}, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        heartbeat.stop()
+        for task in (console, stopped):
+            task.cancel()
         await scheduler.stop()
+    if console.done() and not console.cancelled():
+        console.result()  # its own failure, if any

@@ -45,7 +45,7 @@ from ratings_core.systems import (
 from .service.errors import Refusal
 from .service.evaluating import MIN_GAMES
 from .service.parsing import system_params
-from .settings import StartupError, database_from_environment
+from .settings import EXIT_CONFIG, ConfigError, StartupError, database_from_environment
 from .storage.backends import is_postgres
 from .storage.errors import DatabaseUnavailable
 from .storage.sqlite_backup import BackupError
@@ -128,6 +128,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     start.add_argument("--verbose", action="store_true",
                        help="on a failure, also log its traceback (tokens and passwords masked)")
+    commands.add_parser(
+        "check-config", help="check every setting offline; exit 0, or 78 naming what is wrong",
+        description="Check every setting clubrating run reads (environment variables, secret "
+                    "files, systemd credentials, folders) without contacting any platform or "
+                    "database server. Exit status 0, or 78 with one line per problem.",
+    )
+    commands.add_parser(
+        "healthcheck", help="exit 0 while the running bot's platforms answer it, 1 otherwise",
+        description="Read the heartbeat the running bot keeps in its data folder "
+                    "(CLUBRATING_DATA_DIR): exit 0 while every platform it serves answered "
+                    "within 90 seconds, 1 otherwise, saying which is stale or 'not running'.",
+    )
 
     export = commands.add_parser(
         "export", help="write a ladder's effective history as EVENTS.csv",
@@ -530,6 +542,8 @@ def _run_async(work: Coroutine[object, object, _T]) -> _T:
 
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # matplotlib says at INFO that it built its font cache (once per data folder): not news
+    logging.getLogger("matplotlib").setLevel(logging.WARNING)
     args = _parser().parse_args(argv)
     try:
         if args.command == "replay":
@@ -553,15 +567,57 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(backup_command(args, database_from_environment()) + "\n")
         elif args.command == "migrate-db":
             sys.stdout.write(_run_async(migrate_db_command(args)) + "\n")
+        elif args.command == "check-config":
+            return check_config_command()
+        elif args.command == "healthcheck":
+            return healthcheck_command()
         else:
             return run_command(verbose=args.verbose)
     except (UsageError, CsvError, BackupError, MoveError) as error:
         _one_line(str(error))
         return 2
+    except ConfigError as error:
+        _one_line(str(error))
+        return EXIT_CONFIG
     except (StartupError, DatabaseUnavailable) as error:
         _one_line(str(error))
         return 1
     return 0
+
+
+def check_config_command() -> int:
+    """``clubrating check-config``: the settings as ``clubrating run`` reads them, checked
+    offline. A line on stdout saying what would run, or one line per problem on stderr and
+    status 78."""
+    from .settings import Settings
+    try:
+        settings = Settings.from_environment()
+    except ConfigError as error:
+        for problem in error.problems:
+            _one_line(problem)
+        return EXIT_CONFIG
+    platforms = [name for name, token in (("Telegram", settings.telegram_token),
+                                          ("Discord", settings.discord_token)) if token]
+    if settings.telegram_token:
+        how = "webhook" if settings.telegram_webhook_url else "long polling"
+        platforms[0] += f" ({how})"
+    backend = "PostgreSQL" if is_postgres(settings.database) else "SQLite"
+    from .storage.backends import describe as address
+    sys.stdout.write(f"configuration is fine: {', '.join(platforms) or 'the console chat'}; "
+                     f"database {address(settings.database)} ({backend}); data folder "
+                     f"{settings.data_dir.resolve()}\n")
+    return 0
+
+
+def healthcheck_command() -> int:
+    """``clubrating healthcheck``: the running bot's heartbeat read (bot.ops.heartbeat), one
+    line on stdout, status 0 when healthy."""
+    import os
+
+    from .ops.heartbeat import health
+    healthy, line = health(Path(os.environ.get("CLUBRATING_DATA_DIR") or "."))
+    sys.stdout.write(line + "\n")
+    return 0 if healthy else 1
 
 
 async def run() -> None:
@@ -573,7 +629,9 @@ async def run() -> None:
 def run_command(verbose: bool = False) -> int:
     """``clubrating run``: any failure that ends it (a bad setting, a refused token, an
     unreachable platform or database) is one line on stderr, the traceback only with
-    ``--verbose`` (in the log, where tokens and passwords are masked); exit status 1."""
+    ``--verbose`` (in the log, where tokens and passwords are masked). Exit status 0 when
+    stopped on request (SIGTERM, SIGINT), 78 for a setting a person must fix
+    (:class:`ConfigError`: a service manager must not start it again and again), else 1."""
     try:
         _run_async(run())
     except Exception as error:
@@ -586,7 +644,7 @@ def run_command(verbose: bool = False) -> int:
         if verbose:
             log.error("clubrating run failed", exc_info=error)
         _one_line(message)
-        return 1
+        return EXIT_CONFIG if isinstance(error, ConfigError) else 1
     return 0
 
 

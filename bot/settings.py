@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from bot.chat.ratelimit import DEFAULT_RATE, Rate, parse_rate
@@ -18,7 +20,9 @@ from bot.ops.redaction import MIN_SECRET, redact_in_logs
 from bot.storage.backends import describe, is_postgres
 from bot.storage.sqlite_backup import BackupError
 
+#: the database's and the backups folder's names in the data folder
 DEFAULT_DB = "clubrating.db"
+BACKUPS = "backups"
 DEFAULT_LISTEN = "0.0.0.0:8443"
 #: what Telegram accepts as a webhook's secret token (Bot API, setWebhook)
 _WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -30,7 +34,33 @@ _ADDRESSES = {"TELEGRAM_BASE_URL": ("http", "https"), "TELEGRAM_WEBHOOK_URL": ("
 
 class StartupError(Exception):
     """``clubrating run`` cannot start (or a platform stopped it): the message names what to
-    fix, in one line, and holds no secret."""
+    fix, in one line, and holds no secret. Exit status 1: trying again later may work."""
+
+
+class ConfigError(StartupError):
+    """A setting that is wrong, an unreadable secret file, or a token the platform refuses:
+    starting again changes nothing until a person fixes it. Exit status 78 (``EX_CONFIG`` of
+    sysexits.h), which a service manager is told not to restart (``RestartPreventExitStatus``).
+    ``problems`` are every setting found wrong, one sentence each."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+#: exit statuses a service manager understands (sysexits.h)
+EXIT_CONFIG = 78
+
+#: the settings that are secrets: each may also come from ``NAME_FILE`` or from the systemd
+#: credential ``$CREDENTIALS_DIRECTORY/name`` (:func:`secret_from_environment`)
+SECRETS = ("TELEGRAM_TOKEN", "DISCORD_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "CLUBRATING_DB")
+#: every other variable the bot reads
+PLAIN = ("CLUBRATING_DATA_DIR", "CLUBRATING_RATE_LIMIT", "CLUBRATING_BACKUP_DIR",
+         "CLUBRATING_BACKUP_KEEP", "TELEGRAM_BASE_URL", "TELEGRAM_WEBHOOK_URL",
+         "TELEGRAM_WEBHOOK_LISTEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
+         "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY")
+#: every environment variable the bot reads (the deployment files may name no other)
+VARIABLES = (*SECRETS, *(f"{name}_FILE" for name in SECRETS), *PLAIN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +68,13 @@ class Settings:
     """What the environment asks for, checked. The defaults are those of an empty environment
     (the console chat on ./clubrating.db); the secrets stay out of the ``repr``."""
 
-    #: ``TELEGRAM_TOKEN`` (or ``TELEGRAM_TOKEN_FILE``): Telegram is served when set
+    #: ``TELEGRAM_TOKEN``: Telegram is served when set
     telegram_token: str | None = field(default=None, repr=False)
-    #: ``DISCORD_TOKEN`` (or ``DISCORD_TOKEN_FILE``): Discord is served when set
+    #: ``DISCORD_TOKEN``: Discord is served when set
     discord_token: str | None = field(default=None, repr=False)
+    #: ``CLUBRATING_DATA_DIR``: the folder the bot writes to (database by default, backups,
+    #: heartbeat, the chart library's cache)
+    data_dir: Path = Path(".")
     #: ``CLUBRATING_DB``: a SQLite file's path or a ``postgresql://`` address
     database: str = DEFAULT_DB
     #: ``CLUBRATING_RATE_LIMIT``: the members' rate, None for ``off``
@@ -63,76 +96,164 @@ class Settings:
     #: ``DISCORD_GUILD_ID``: sync the slash commands to this guild alone
     discord_guild_id: int | None = None
 
+    @property
+    def backup_folder(self) -> Path:
+        """Where backups go: ``CLUBRATING_BACKUP_DIR``, else ``backups`` in the data folder (the
+        backup taken before a migration goes there even when daily backups are off)."""
+        return self.backups[0] if self.backups else self.data_dir / BACKUPS
+
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] = os.environ) -> Settings:
-        """Every setting, checked before anything connects: the first bad one raises
-        :class:`StartupError` naming it (an unreadable token file: ``SystemExit``, see
-        :func:`secret_from_environment`). The tokens and the webhook's secret are masked in
-        every log record from the moment they are read (:mod:`bot.ops.redaction`)."""
-        telegram = secret_from_environment("TELEGRAM_TOKEN", environ)
-        discord = secret_from_environment("DISCORD_TOKEN", environ)
-        redact_in_logs(telegram, discord, environ.get("TELEGRAM_WEBHOOK_SECRET"))
-        for name, token in (("TELEGRAM_TOKEN", telegram), ("DISCORD_TOKEN", discord)):
-            if token is not None and (len(token) < MIN_SECRET
-                                      or any(c.isspace() or not c.isprintable() for c in token)):
-                raise StartupError(f"{name} is not a bot token (too short, or with spaces "
-                                   "inside): copy it again from the platform")
-        database = database_from_environment(environ)
-        check_database_setting(database)
-        try:
-            rate = parse_rate(environ.get("CLUBRATING_RATE_LIMIT") or "")
-            backups = backup_settings(environ.get("CLUBRATING_BACKUP_DIR"),
-                                      environ.get("CLUBRATING_BACKUP_KEEP"))
-        except (ValueError, BackupError) as error:
-            raise StartupError(str(error)) from None
+        """Every setting, checked before anything connects, offline: a :class:`ConfigError`
+        names every bad one. The tokens and the webhook's secret are masked in every log record
+        from the moment they are read (:mod:`bot.ops.redaction`)."""
+        problems: list[str] = []
+
+        def checked(read: Callable[[], _T], default: _T) -> _T:
+            try:
+                return read()
+            except ConfigError as error:
+                problems.extend(error.problems)
+                return default
+
+        telegram = checked(lambda: token_from_environment("TELEGRAM_TOKEN", environ), None)
+        discord = checked(lambda: token_from_environment("DISCORD_TOKEN", environ), None)
+        secret = checked(lambda: webhook_secret(environ), None)
+        data_dir = checked(lambda: data_folder(environ), None)
+        database = checked(lambda: secret_from_environment("CLUBRATING_DB", environ), None)
+        if database is None and data_dir is not None:  # else the folder's problem says it
+            database = str(data_dir / DEFAULT_DB)
+        if database is not None:
+            checked(partial(check_database_setting, database), None)
+        rate = checked(lambda: _rate(environ.get("CLUBRATING_RATE_LIMIT") or ""), None)
+        backups = checked(lambda: _backups(environ), None)
         for name, schemes in _ADDRESSES.items():
-            value = environ.get(name)
-            if value:
-                parts = urlsplit(value)
-                if parts.scheme.lower() not in schemes or not parts.netloc:
-                    raise StartupError(f"{name} must be an address starting with "
-                                       f"{' or '.join(s + '://' for s in schemes)}, not "
-                                       f"{describe(value)!r}")
-        listen = listen_address(environ.get("TELEGRAM_WEBHOOK_LISTEN") or DEFAULT_LISTEN)
-        secret = environ.get("TELEGRAM_WEBHOOK_SECRET")
-        if secret and not _WEBHOOK_SECRET.match(secret):
-            raise StartupError("TELEGRAM_WEBHOOK_SECRET may hold only 1 to 256 letters, digits, "
-                               "_ and - (Telegram's rule)")
+            checked(partial(_address, name, schemes, environ), None)
+        listen = checked(lambda: listen_address(environ.get("TELEGRAM_WEBHOOK_LISTEN")
+                                                or DEFAULT_LISTEN), ("0.0.0.0", 8443))
+        guild = checked(lambda: guild_id(environ.get("DISCORD_GUILD_ID") or ""), None)
+        if problems:
+            raise ConfigError(*problems)
         return cls(
-            telegram_token=telegram, discord_token=discord, database=database, rate=rate,
-            backups=backups, telegram_base_url=environ.get("TELEGRAM_BASE_URL") or None,
+            telegram_token=telegram, discord_token=discord, data_dir=data_dir or Path("."),
+            database=database or DEFAULT_DB, rate=rate, backups=backups,
+            telegram_base_url=environ.get("TELEGRAM_BASE_URL") or None,
             telegram_webhook_url=environ.get("TELEGRAM_WEBHOOK_URL") or None,
-            telegram_webhook_secret=secret or None, telegram_webhook_listen=listen,
+            telegram_webhook_secret=secret, telegram_webhook_listen=listen,
             discord_api_base=environ.get("DISCORD_API_BASE") or None,
             discord_gateway_url=environ.get("DISCORD_GATEWAY_URL") or None,
-            discord_guild_id=guild_id(environ.get("DISCORD_GUILD_ID") or ""),
+            discord_guild_id=guild,
         )
 
 
-def secret_from_environment(name: str, environ: Mapping[str, str] = os.environ) -> str | None:
-    """A token from the variable ``name``, or from the file named by ``name_FILE`` (a mounted
-    secret, kept out of the process environment). The error names the file, never its text."""
+_T = TypeVar("_T")
+
+
+def token_from_environment(name: str, environ: Mapping[str, str]) -> str | None:
+    """A bot token (``TELEGRAM_TOKEN``, ``DISCORD_TOKEN``), masked in the logs at once and
+    checked for its shape (never quoted: a bad token is still a secret)."""
+    token = secret_from_environment(name, environ)
+    redact_in_logs(token)
+    if token is not None and (len(token) < MIN_SECRET
+                              or any(c.isspace() or not c.isprintable() for c in token)):
+        raise ConfigError(f"{name} is not a bot token (too short, or with spaces inside): copy "
+                          "it again from the platform")
+    return token
+
+
+def webhook_secret(environ: Mapping[str, str]) -> str | None:
+    """``TELEGRAM_WEBHOOK_SECRET``, in the characters Telegram accepts."""
+    secret = secret_from_environment("TELEGRAM_WEBHOOK_SECRET", environ)
+    redact_in_logs(secret)
+    if secret and not _WEBHOOK_SECRET.match(secret):
+        raise ConfigError("TELEGRAM_WEBHOOK_SECRET may hold only 1 to 256 letters, digits, _ "
+                          "and - (Telegram's rule)")
+    return secret or None
+
+
+def _rate(text: str) -> Rate | None:
+    try:
+        return parse_rate(text)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _backups(environ: Mapping[str, str]) -> tuple[Path, int] | None:
+    try:
+        return backup_settings(environ.get("CLUBRATING_BACKUP_DIR"),
+                               environ.get("CLUBRATING_BACKUP_KEEP"))
+    except BackupError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _address(name: str, schemes: tuple[str, ...], environ: Mapping[str, str]) -> None:
     value = environ.get(name)
     if value:
-        return value.strip()
-    path = environ.get(f"{name}_FILE")
-    if not path:
+        parts = urlsplit(value)
+        if parts.scheme.lower() not in schemes or not parts.netloc:
+            raise ConfigError(f"{name} must be an address starting with "
+                              f"{' or '.join(s + '://' for s in schemes)}, not "
+                              f"{describe(value)!r}")
+
+
+def secret_from_environment(name: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """A secret from exactly one of three places: the variable ``name``; the file named by
+    ``name_FILE`` (a mounted secret, kept out of the process environment); the systemd
+    credential ``$CREDENTIALS_DIRECTORY/name`` in lower case (``LoadCredential=``). Leading and
+    trailing white space is dropped. Two places for one secret, an unreadable or empty file:
+    :class:`ConfigError` naming the places and files, never the text."""
+    sources: list[tuple[str, Path | None]] = []
+    if environ.get(name):
+        sources.append((name, None))
+    if environ.get(f"{name}_FILE"):
+        sources.append((f"{name}_FILE", Path(environ[f"{name}_FILE"])))
+    credentials = environ.get("CREDENTIALS_DIRECTORY")
+    if credentials:
+        credential = Path(credentials) / name.lower()
+        if credential.exists():
+            sources.append((f"the credential {credential}", credential))
+    if not sources:
         return None
+    if len(sources) > 1:
+        raise ConfigError(f"{name} is given twice, by {sources[0][0]} and by {sources[1][0]}: "
+                          "keep one")
+    source, path = sources[0]
+    if path is None:
+        return environ[name].strip()
     try:
-        value = Path(path).read_text(encoding="utf-8").strip()
+        value = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or "not text"
-        raise SystemExit(f"clubrating: {name}_FILE: cannot read {path} ({reason})") from None
+        raise ConfigError(f"{source}: cannot read {path} ({reason})") from None
     if not value:
-        raise SystemExit(f"clubrating: {name}_FILE: {path} is empty")
+        raise ConfigError(f"{source}: {path} is empty")
     return value
 
 
+def data_folder(environ: Mapping[str, str] = os.environ) -> Path:
+    """``CLUBRATING_DATA_DIR``: the folder the bot writes to, the current one by default. It
+    must exist (a container's volume, systemd's ``StateDirectory=``: a typing mistake should
+    not start a bot on a new empty database) and be writable."""
+    folder = Path(environ.get("CLUBRATING_DATA_DIR") or ".")
+    shown = f"{folder} (the current folder)" if folder == Path(".") else str(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"CLUBRATING_DATA_DIR: there is no folder {shown}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"CLUBRATING_DATA_DIR: {shown} cannot be written by this user: name "
+                          "a folder the bot may write (its database, backups and heartbeat)")
+    return folder
+
+
 def database_from_environment(environ: Mapping[str, str] = os.environ) -> str:
-    """``CLUBRATING_DB``: a ``postgresql://`` (or ``postgres://``) address selects the
-    PostgreSQL backend, anything else is a SQLite file; ./clubrating.db by default. The one
-    setting the shell's commands (``clubrating backup``, ``export``, ...) read, unchecked."""
-    return environ.get("CLUBRATING_DB") or DEFAULT_DB
+    """``CLUBRATING_DB`` (a secret when it is an address with a password: also from
+    ``CLUBRATING_DB_FILE`` or a credential): a ``postgresql://`` (or ``postgres://``) address
+    selects the PostgreSQL backend, anything else is a SQLite file; ``clubrating.db`` in the
+    data folder by default. The one setting the shell's commands (``clubrating backup``,
+    ``export``, ...) read, unchecked."""
+    database = secret_from_environment("CLUBRATING_DB", environ)
+    if database is not None:  # an address's password is masked wherever it shows (redaction)
+        return database
+    return str(Path(environ.get("CLUBRATING_DATA_DIR") or ".") / DEFAULT_DB)
 
 
 def check_database_setting(target: str) -> None:
@@ -141,24 +262,24 @@ def check_database_setting(target: str) -> None:
     :func:`bot.app.open_service`'s."""
     if "://" in target:
         if not is_postgres(target):
-            raise StartupError(f"CLUBRATING_DB must be a SQLite file's path or a postgresql:// "
+            raise ConfigError(f"CLUBRATING_DB must be a SQLite file's path or a postgresql:// "
                                f"address, not {describe(target)!r}")
         try:
             port = urlsplit(target).port
         except ValueError:
             port = -1
         if port == -1:
-            raise StartupError(f"CLUBRATING_DB: the port of {describe(target)} is not a number "
+            raise ConfigError(f"CLUBRATING_DB: the port of {describe(target)} is not a number "
                                "from 0 to 65535")
         return
     path = Path(target)
     if path.is_dir():
-        raise StartupError(f"CLUBRATING_DB: {path} is a folder; name a file, e.g. "
+        raise ConfigError(f"CLUBRATING_DB: {path} is a folder; name a file, e.g. "
                            f"{path / DEFAULT_DB}")
     if not path.parent.is_dir():
-        raise StartupError(f"CLUBRATING_DB: the folder {path.parent} of {path} does not exist")
+        raise ConfigError(f"CLUBRATING_DB: the folder {path.parent} of {path} does not exist")
     if path.exists() and not os.access(path, os.R_OK | os.W_OK):
-        raise StartupError(f"CLUBRATING_DB: {path} cannot be read and written by this user: "
+        raise ConfigError(f"CLUBRATING_DB: {path} cannot be read and written by this user: "
                            "check its owner and mode")
 
 
@@ -167,7 +288,7 @@ def listen_address(text: str) -> tuple[str, int]:
     ``[::]:8443`` for IPv6)."""
     host, sep, port = text.strip().rpartition(":")
     if not sep or not port.isdigit() or not 0 < int(port) < 65536 or " " in host:
-        raise StartupError(f"TELEGRAM_WEBHOOK_LISTEN must be HOST:PORT (e.g. {DEFAULT_LISTEN}), "
+        raise ConfigError(f"TELEGRAM_WEBHOOK_LISTEN must be HOST:PORT (e.g. {DEFAULT_LISTEN}), "
                            f"not {text!r}")
     return host.removeprefix("[").removesuffix("]") or "0.0.0.0", int(port)
 
@@ -179,6 +300,6 @@ def guild_id(text: str) -> int | None:
     if not text:
         return None
     if not text.isdigit() or not 0 < int(text) < 2 ** 64:
-        raise StartupError(f"DISCORD_GUILD_ID must be a server's id (a number: Copy Server ID "
+        raise ConfigError(f"DISCORD_GUILD_ID must be a server's id (a number: Copy Server ID "
                            f"in Discord), not {text[:40]!r}")
     return int(text)

@@ -226,6 +226,9 @@ class FakeDiscord:
         self.requests: list[tuple[str, str]] = []
         self._floods: dict[str, list[float]] = {}
         self._sockets: list[web.WebSocketResponse] = []
+        #: the gateway says nothing while set (no hello, no heartbeat acknowledged, no event):
+        #: a connection that went dead without closing
+        self.silent = False
         self._sequence = 0
         self.identified = asyncio.Event()
 
@@ -429,6 +432,8 @@ class FakeDiscord:
             await self._send(ws, {"op": 0, "t": event, "d": data})
 
     async def _send(self, ws: web.WebSocketResponse, payload: dict[str, Any]) -> None:
+        if self.silent:
+            return
         if payload["op"] == 0:
             self._sequence += 1
             payload["s"] = self._sequence

@@ -202,6 +202,8 @@ class FakeTelegram:
         self._ids = itertools.count(1)
         self._poll_generation = 0
         self._closing = False
+        #: long polls get no answer while set: a Bot API that went dead without closing
+        self.silent = False
         self._wake = asyncio.Event()
         self._api = {n[4:].lower(): getattr(self, n) for n in dir(self) if n.startswith("api_")}
         self._runner: web.AppRunner | None = None
@@ -515,6 +517,8 @@ class FakeTelegram:
         if self.webhook:
             raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; "
                            "use deleteWebhook to delete the webhook first")
+        while self.silent and not self._closing:
+            await asyncio.sleep(0.05)
         offset, limit = p.get("offset"), min(max(int(p.get("limit", 100)), 1), 100)
         if isinstance(offset, int) and offset < 0:
             del self._queue[:offset]

@@ -47,6 +47,7 @@ from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.results import Notice
+from bot.settings import ConfigError, StartupError
 
 log = logging.getLogger(__name__)
 
@@ -136,14 +137,24 @@ class ClubClient(commands.Bot):
     content intent, no message events), so no prefix command ever runs."""
 
     def __init__(self, front: DiscordFrontEnd, sync_guild: int | None = None,
-                 guild_ready_timeout: float = GUILD_READY_TIMEOUT) -> None:
+                 guild_ready_timeout: float = GUILD_READY_TIMEOUT,
+                 pulse: Callable[[], None] | None = None) -> None:
+        # The gateway's messages (its heartbeat acknowledgements among them) reach
+        # on_socket_raw_receive only with discord.py's debug events on: the bot's pulse.
         super().__init__(command_prefix=commands.when_mentioned, help_command=None,
                          tree_cls=ClubTree,
                          allowed_contexts=app_commands.AppCommandContext(guild=True),
                          intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS,
-                         guild_ready_timeout=guild_ready_timeout)
+                         guild_ready_timeout=guild_ready_timeout,
+                         enable_debug_events=pulse is not None)
         self.front = front
         self.sync_guild = sync_guild
+        self._pulse = pulse
+
+    async def on_socket_raw_receive(self, message: str) -> None:
+        """Discord answered on the gateway (an event or a heartbeat's acknowledgement)."""
+        if self._pulse is not None:
+            self._pulse()
 
     async def setup_hook(self) -> None:
         """Add the commands and the buttons, then publish the commands to Discord: to one
@@ -466,8 +477,8 @@ class DiscordBot:
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str, *,
                  api_base: str | None = None, gateway: str | None = None,
-                 sync_guild: int | None = None) -> None:
-        self.client = DiscordFrontEnd(service, limiter).client(sync_guild)
+                 sync_guild: int | None = None, pulse: Callable[[], None] | None = None) -> None:
+        self.client = DiscordFrontEnd(service, limiter).client(sync_guild, pulse=pulse)
         self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
         self._token = token
@@ -476,27 +487,32 @@ class DiscordBot:
         self._sync_guild = sync_guild
         self._running: asyncio.Task[None] | None = None
 
-    def explain(self, error: Exception) -> str | None:
-        """What to check when Discord refused to start or the bot could not reach it."""
+    def explain(self, error: Exception) -> StartupError | None:
+        """What to check when Discord refused to start or the bot could not reach it; a refused
+        token, intents the portal does not grant or a server the bot is not in are settings to
+        fix (:class:`ConfigError`)."""
         server = self._server
         proxies = " and DISCORD_API_BASE, DISCORD_GATEWAY_URL" if self._proxied else ""
         if isinstance(error, discord.LoginFailure):
-            return (f"Discord ({server}) refused DISCORD_TOKEN: check the bot's token (Developer "
-                    "Portal, your application, Bot, Reset Token)")
+            return ConfigError(f"Discord ({server}) refused DISCORD_TOKEN: check the bot's token "
+                               "(Developer Portal, your application, Bot, Reset Token)")
         if isinstance(error, discord.PrivilegedIntentsRequired):
-            return ("Discord refused the bot's privileged intents: turn them on in the Developer "
-                    "Portal (your application, Bot, Privileged Gateway Intents)")
+            return ConfigError("Discord refused the bot's privileged intents: turn them on in "
+                               "the Developer Portal (your application, Bot, Privileged Gateway "
+                               "Intents)")
         if isinstance(error, discord.Forbidden | discord.NotFound) and self._sync_guild:
-            return (f"Discord ({server}) refused ({error.status} {error.text}): is the bot in "
-                    "the server DISCORD_GUILD_ID names?")
+            return ConfigError(f"Discord ({server}) refused ({error.status} {error.text}): is "
+                               "the bot in the server DISCORD_GUILD_ID names?")
         if isinstance(error, discord.HTTPException):
-            return f"Discord ({server}) refused to start the bot: {error.status} {error.text}"
+            return StartupError(f"Discord ({server}) refused to start the bot: {error.status} "
+                                f"{error.text}")
         if isinstance(error, discord.ConnectionClosed):
-            return f"Discord ({server}) closed the connection ({error.code}: {error.reason})"
+            return StartupError(f"Discord ({server}) closed the connection ({error.code}: "
+                                f"{error.reason})")
         if isinstance(error, aiohttp.ClientError | discord.GatewayNotFound | OSError
                       | TimeoutError):
-            return (f"cannot reach Discord at {server} ({error or type(error).__name__}): check "
-                    f"the network{proxies}")
+            return StartupError(f"cannot reach Discord at {server} "
+                                f"({error or type(error).__name__}): check the network{proxies}")
         return None
 
     async def start(self) -> None:

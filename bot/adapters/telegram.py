@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
@@ -74,6 +75,7 @@ from bot.service.results import (
     Preview,
     Result,
 )
+from bot.settings import ConfigError, StartupError
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +97,8 @@ CONCURRENT_UPDATES = 16
 UPDATES_WAITING = 4096
 #: how long a stopping bot still sends the answers it has decided
 OUTBOX_CLOSE_SECONDS = 5.0
+#: how often a bot on a webhook asks Telegram how the webhook fares (its pulse)
+WEBHOOK_CHECK_SECONDS = 60.0
 #: Telegram's shared user of messages sent on behalf of a channel (``sender_chat`` says which)
 CHANNEL_BOT = 136817688
 #: flood-limit answers (429 RetryAfter) the rate limiter waits out before a call gives up
@@ -243,8 +247,11 @@ class TelegramFrontEnd:
         self.outbox = Outbox()
 
     def application(self, token: str, base_url: str | None = None,
-                    flood_limits: BaseRateLimiter[int] | None = None) -> Application:  # type: ignore[type-arg]
-        """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server.
+                    flood_limits: BaseRateLimiter[int] | None = None,
+                    polled: Callable[[], None] | None = None) -> Application:  # type: ignore[type-arg]
+        """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server;
+        ``polled`` is called whenever Telegram answers a call with success, a long poll
+        included (the bot's pulse).
         ``flood_limits`` paces its Bot API calls; by default an ``AIORateLimiter`` (its sends:
         :class:`ReadsUnlimited`) keeps within
         Telegram's flood limits (30 messages a second, 20 a minute in one group) and waits out
@@ -253,8 +260,8 @@ class TelegramFrontEnd:
             ApplicationBuilder()
             .token(token)
             .application_class(ClubApplication)
-            .request(AiohttpRequest())
-            .get_updates_request(AiohttpRequest())
+            .request(AiohttpRequest(answered=polled))
+            .get_updates_request(AiohttpRequest(answered=polled))
             .concurrent_updates(MemberOrderedUpdates())
             .rate_limiter(flood_limits or ReadsUnlimited(max_retries=RETRIES))
         )
@@ -557,31 +564,37 @@ class TelegramBot:
     platform = PLATFORM
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str,
-                 base_url: str | None = None, webhook: Webhook | None = None) -> None:
+                 base_url: str | None = None, webhook: Webhook | None = None,
+                 pulse: Callable[[], None] = lambda: None) -> None:
         self.front = TelegramFrontEnd(service, limiter)
-        self.app = self.front.application(token, base_url)
+        self.app = self.front.application(token, base_url, polled=pulse)
         self.publisher = TelegramPublisher(self.app.bot)
         self._base_url = base_url
         self._webhook = webhook
+        self._pulse = pulse
+        self._watch: asyncio.Task[None] | None = None
 
-    def explain(self, error: Exception) -> str | None:
-        """What to check when Telegram refused to start or the bot could not reach it."""
+    def explain(self, error: Exception) -> StartupError | None:
+        """What to check when Telegram refused to start or the bot could not reach it; a refused
+        token is a setting to fix (:class:`ConfigError`)."""
         base, webhook = self._base_url, self._webhook
         server = urlsplit(base).netloc.rpartition("@")[2] if base else "api.telegram.org"
         if isinstance(error, InvalidToken):
             # PTB also says so when the server answers 404: a wrong TELEGRAM_BASE_URL.
             also = " (or TELEGRAM_BASE_URL)" if base else ""
-            return (f"Telegram ({server}) refused TELEGRAM_TOKEN: check the bot's token from "
-                    f"@BotFather{also}")
+            return ConfigError(f"Telegram ({server}) refused TELEGRAM_TOKEN: check the bot's "
+                               f"token from @BotFather{also}")
         if isinstance(error, NetworkError):
-            return (f"cannot reach Telegram at {server} ({error.message}): check the network"
-                    f"{' and TELEGRAM_BASE_URL' if base else ''}")
+            return StartupError(f"cannot reach Telegram at {server} ({error.message}): check "
+                                f"the network{' and TELEGRAM_BASE_URL' if base else ''}")
         if isinstance(error, TelegramError):
             hint = " (check TELEGRAM_WEBHOOK_URL)" if webhook else ""
-            return f"Telegram ({server}) refused to start the bot: {error.message}{hint}"
+            return StartupError(f"Telegram ({server}) refused to start the bot: {error.message}"
+                                f"{hint}")
         if isinstance(error, OSError) and webhook is not None:
-            return (f"cannot listen for Telegram's webhook on {webhook.listen}:{webhook.port} "
-                    f"({error.strerror or error}): check TELEGRAM_WEBHOOK_LISTEN")
+            return StartupError(f"cannot listen for Telegram's webhook on {webhook.listen}:"
+                                f"{webhook.port} ({error.strerror or error}): check "
+                                "TELEGRAM_WEBHOOK_LISTEN")
         return None
 
     async def start(self) -> None:
@@ -597,7 +610,28 @@ class TelegramBot:
                 url_path=urlsplit(webhook.url).path.lstrip("/"), webhook_url=webhook.url,
                 secret_token=webhook.secret,
             )
+            self._watch = asyncio.create_task(self._watch_webhook())
         log.info("Telegram bot @%s is running", app.bot.username)
+
+    async def _watch_webhook(self) -> None:
+        """With a webhook a quiet club brings no update, so the pulse comes from asking
+        Telegram every ``WEBHOOK_CHECK_SECONDS`` how the webhook fares: it beats while Telegram
+        answers and has had no delivery error since the last check (a proxy that lost the
+        route, a certificate that expired: Telegram's ``last_error_date``)."""
+        while True:
+            try:
+                info = await self.app.bot.get_webhook_info()
+            except TelegramError as error:
+                log.warning("Telegram's webhook information: %s", error.message)
+            else:
+                failed = info.last_error_date
+                recent = datetime.now(UTC) - timedelta(seconds=WEBHOOK_CHECK_SECONDS)
+                if failed is None or failed < recent:
+                    self._pulse()
+                else:
+                    log.warning("Telegram could not deliver to the webhook: %s",
+                                info.last_error_message)
+            await asyncio.sleep(WEBHOOK_CHECK_SECONDS)
 
     async def failed(self) -> None:
         """Never returns: the updater rides out network trouble by itself."""
@@ -605,6 +639,8 @@ class TelegramBot:
 
     async def stop(self) -> None:
         app = self.app
+        if self._watch is not None:
+            self._watch.cancel()
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
         await self.front.outbox.close(OUTBOX_CLOSE_SECONDS)

@@ -8,6 +8,8 @@ HTTP client, so this adds no dependency.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import aiohttp
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
@@ -17,10 +19,14 @@ DEFAULT_TIMEOUT = 5.0
 
 
 class AiohttpRequest(BaseRequest):
-    """One aiohttp session per request object (PTB uses one for getUpdates, one for the rest)."""
+    """One aiohttp session per request object (PTB uses one for getUpdates, one for the rest).
+    ``answered`` is called after each call the server answered with success (200): on the
+    getUpdates object, that is the bot's pulse (:mod:`bot.ops.heartbeat`)."""
 
     def __init__(self, read_timeout: float | None = DEFAULT_TIMEOUT,
-                 connect_timeout: float | None = DEFAULT_TIMEOUT, connections: int = 32) -> None:
+                 connect_timeout: float | None = DEFAULT_TIMEOUT, connections: int = 32,
+                 answered: Callable[[], None] | None = None) -> None:
+        self._answered = answered
         self._read_timeout = read_timeout
         self._connect_timeout = connect_timeout
         self._connections = connections
@@ -72,8 +78,11 @@ class AiohttpRequest(BaseRequest):
                 body = request_data.json_parameters
         try:
             async with self._session.request(method, url, data=body, timeout=timeout) as answer:
-                return answer.status, await answer.read()
+                payload = await answer.read()
         except TimeoutError as error:
             raise TimedOut from error
         except aiohttp.ClientError as error:
             raise NetworkError(f"aiohttp: {error}") from error
+        if answer.status == 200 and self._answered is not None:
+            self._answered()
+        return answer.status, payload

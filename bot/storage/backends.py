@@ -20,9 +20,11 @@ def _lower_scheme(target: str) -> str:
     return f"{scheme.lower()}{sep}{rest}" if sep else target
 
 
-async def open_repository(target: str | Path) -> Repository:
-    """Open (creating and migrating where needed) the database ``target`` names. Each driver
-    is imported when a database of its kind is opened: choosing costs nothing."""
+async def open_repository(target: str | Path, backups: Path | None = None) -> Repository:
+    """Open (creating and migrating where needed) the database ``target`` names; a SQLite
+    database is copied into ``backups`` before a migration changes it (a server's backups are
+    its operator's: pg_dump). Each driver is imported when a database of its kind is opened:
+    choosing costs nothing."""
     if is_postgres(target):
         from .postgres import PostgresRepository
 
@@ -32,7 +34,7 @@ async def open_repository(target: str | Path) -> Repository:
                                   "a SQLite file's path")
     from .sqlite import SqliteRepository
 
-    return await SqliteRepository.open(target)
+    return await SqliteRepository.open(target, backups=backups)
 
 
 def describe(target: str | Path) -> str:

@@ -2,11 +2,12 @@
 
 The files are the repository's top-level ``migrations/`` folder, installed as the package
 ``bot.storage.schema`` (setup.py) and read through :mod:`importlib.resources`, so an installed
-wheel carries its schema as an editable checkout does. Each file ``schema/NNNN_name.sql`` starts with a ``-- Reason:`` line and runs in one
-transaction together with its row in ``schema_migrations``; a database that is up to date is
-left untouched. Where a dialect must spell a step differently, ``NNNN_name.DIALECT.sql`` (e.g.
-``0001_event_log.postgresql.sql``) replaces the common file for that dialect only, so the
-differences stay small and in plain sight. A folder that is missing or holds no ``.sql`` file is
+wheel carries its schema as an editable checkout does. Each file ``NNNN_name.sql`` starts with a
+``-- Reason:`` line and runs in one transaction together with its row in
+``schema_migrations``; a database that is up to date is left untouched. Where a dialect must
+spell a step differently, ``NNNN_name.DIALECT.sql`` (e.g. ``0001_event_log.postgresql.sql``)
+replaces the common file for that dialect only, so the differences stay small and in plain
+sight. A folder that is missing or holds no ``.sql`` file is
 an incomplete installation and an error, never a schema of nothing. One runner applies them all;
 each backend lends it a :class:`MigrationTarget` that knows how to run a script in a transaction.
 """
@@ -72,7 +73,8 @@ def _sql_files(folder: Traversable) -> list[Traversable]:
     )
     if not found:
         raise RuntimeError(f"no schema migrations found in {folder}: the installation is "
-                           f"incomplete (the package must ship migrations/*.sql as bot.storage.schema)")
+                           "incomplete (the package must ship migrations/*.sql as "
+                           "bot.storage.schema)")
     return found
 
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import aiosqlite
 
 from .errors import DatabaseUnavailable
-from .migrations import MIGRATIONS, Migration, migrate
+from .migrations import MIGRATIONS, Migration, load_migrations, migrate
 from .private import private_companions, private_file
 from .repository import (
     Conflict,
@@ -25,6 +26,9 @@ from .repository import (
     answered_at,
     encode_data,
 )
+from .sqlite_backup import BackupError, backup
+
+log = logging.getLogger(__name__)
 
 
 class SqliteSchema:
@@ -153,6 +157,40 @@ def _unavailable(path: Path, error: sqlite3.Error) -> DatabaseUnavailable:
     return DatabaseUnavailable(f"cannot open the SQLite database {path} ({reason})")
 
 
+
+async def _backup_before_migrating(connection: aiosqlite.Connection, path: Path, folder: Path,
+                                   migrations: Traversable) -> None:
+    """An upgrade is a restart: a database an older version wrote is migrated as the new one
+    opens it. Before the first migration changes it, a copy goes into ``folder``
+    (``clubrating-before-NNNN-STAMP.db``, NNNN the first migration to come), so that going back
+    to the older version is that version started on that copy. A new database (no schema yet)
+    has nothing to keep; a copy that cannot be made stops the start, before anything changed."""
+    found = await connection.execute_fetchall(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    if not list(found):
+        return
+    applied = await SqliteSchema(connection).applied()
+    pending = [m.version for m in load_migrations(migrations, "sqlite")
+               if m.version not in applied]
+    if not pending:
+        return
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    name = f"clubrating-before-{pending[0]:04d}-{stamp}"
+    target = folder / f"{name}.db"
+    copies = 1
+    while target.exists():  # never over an earlier backup, even one of the same second
+        copies += 1
+        target = folder / f"{name}-{copies}.db"
+    try:
+        await asyncio.to_thread(backup, path, target)
+    except (BackupError, OSError, sqlite3.Error) as error:
+        raise DatabaseUnavailable(
+            f"{path} needs migrating, and the backup taken first could not be written to "
+            f"{target} ({getattr(error, 'strerror', None) or error}): check "
+            "CLUBRATING_BACKUP_DIR or the data folder; nothing was changed") from error
+    log.info("before migrating %s to version %d: backup %s", path, pending[-1], target)
+
+
 class SqliteRepository:
     """Open with :meth:`open`; every method holds the connection's lock while it works."""
 
@@ -162,11 +200,13 @@ class SqliteRepository:
 
     @classmethod
     async def open(
-        cls, path: str | Path, migrations: Traversable = MIGRATIONS
+        cls, path: str | Path, migrations: Traversable = MIGRATIONS, backups: Path | None = None
     ) -> SqliteRepository:
         """Open the database file ``path``, creating it (readable by its owner alone, like its
-        ``-wal`` and ``-shm`` files: :mod:`.private`) and migrating it. A file that cannot be
-        opened, or is no SQLite database, raises :class:`DatabaseUnavailable`."""
+        ``-wal`` and ``-shm`` files: :mod:`.private`) and migrating it; a database that a
+        migration is about to change is first copied into ``backups``. A file that cannot be
+        opened, or is no SQLite database, or cannot be backed up, raises
+        :class:`DatabaseUnavailable`."""
         on_disk = str(path) not in ("", ":memory:")
         if on_disk:
             _private_database(Path(path))
@@ -182,6 +222,8 @@ class SqliteRepository:
                 "PRAGMA busy_timeout=5000",
             ):
                 await connection.execute(pragma)
+            if backups is not None and on_disk:
+                await _backup_before_migrating(connection, Path(path), backups, migrations)
             await migrate(SqliteSchema(connection), migrations)
             if on_disk:  # WAL has begun: its files exist now
                 private_companions(Path(path))

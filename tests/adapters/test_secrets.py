@@ -23,7 +23,7 @@ import pytest
 from bot import app
 from bot.chat.messages import text
 from bot.ops.redaction import MASK, RedactSecrets, redact_in_logs
-from bot.settings import secret_from_environment
+from bot.settings import ConfigError, secret_from_environment
 from tests.discord_harness import discord_defaults_kept
 from tests.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.fake_telegram import FakeTelegram
@@ -63,34 +63,50 @@ def captured() -> Iterator[Everything]:
             logging.getLogger(name).setLevel(level)
 
 
-def test_a_token_comes_from_the_environment_or_a_file(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TELEGRAM_TOKEN", raising=False)
-    monkeypatch.delenv("TELEGRAM_TOKEN_FILE", raising=False)
-    assert secret_from_environment("TELEGRAM_TOKEN") is None
+def test_a_token_comes_from_the_environment_a_file_or_a_credential(tmp_path: Path) -> None:
+    assert secret_from_environment("TELEGRAM_TOKEN", {}) is None
+    assert secret_from_environment("TELEGRAM_TOKEN", {"TELEGRAM_TOKEN": f" {TOKEN}\n"}) == TOKEN
     secret = tmp_path / "token"
-    secret.write_text(f"{TOKEN}\n", encoding="utf-8")
-    monkeypatch.setenv("TELEGRAM_TOKEN_FILE", str(secret))
-    assert secret_from_environment("TELEGRAM_TOKEN") == TOKEN
-    monkeypatch.setenv("TELEGRAM_TOKEN", "from-the-variable-itself")
-    assert secret_from_environment("TELEGRAM_TOKEN") == "from-the-variable-itself"
+    secret.write_text(f"\n {TOKEN}\t\n", encoding="utf-8")
+    assert secret_from_environment("TELEGRAM_TOKEN", {"TELEGRAM_TOKEN_FILE": str(secret)}) == TOKEN
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "telegram_token").write_text(TOKEN, encoding="utf-8")
+    systemd = {"CREDENTIALS_DIRECTORY": str(credentials)}
+    assert secret_from_environment("TELEGRAM_TOKEN", systemd) == TOKEN
+    assert secret_from_environment("DISCORD_TOKEN", systemd) is None  # no such credential
+
+
+@pytest.mark.parametrize("second", ["TELEGRAM_TOKEN", "CREDENTIALS_DIRECTORY"])
+def test_a_secret_given_twice_is_refused_naming_both_places(tmp_path: Path, second: str) -> None:
+    secret = tmp_path / "token"
+    secret.write_text("from-the-file-0123456789", encoding="utf-8")
+    (tmp_path / "telegram_token").write_text("from-a-credential-0123456789", encoding="utf-8")
+    environ = {"TELEGRAM_TOKEN_FILE": str(secret),
+               second: str(tmp_path) if second == "CREDENTIALS_DIRECTORY"
+               else "from-the-variable-0123456789"}
+    with pytest.raises(ConfigError) as refused:
+        secret_from_environment("TELEGRAM_TOKEN", environ)
+    message = str(refused.value)
+    assert "TELEGRAM_TOKEN_FILE" in message and "twice" in message
+    assert ("telegram_token" if second == "CREDENTIALS_DIRECTORY" else "by TELEGRAM_TOKEN ") \
+        in message
+    assert "0123456789" not in message
 
 
 @pytest.mark.parametrize("content", [None, "", b"\xff\xfe" + TOKEN.encode()])
 def test_an_unreadable_token_file_is_named_but_never_quoted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | bytes | None,
+    tmp_path: Path, content: str | bytes | None,
 ) -> None:
     secret = tmp_path / "token"
     if isinstance(content, bytes):
         secret.write_bytes(content)
     elif content is not None:
         secret.write_text(content, encoding="utf-8")
-    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
-    monkeypatch.setenv("DISCORD_TOKEN_FILE", str(secret))
-    with pytest.raises(SystemExit) as stopped:
-        secret_from_environment("DISCORD_TOKEN")
+    with pytest.raises(ConfigError) as stopped:
+        secret_from_environment("DISCORD_TOKEN", {"DISCORD_TOKEN_FILE": str(secret)})
     message = str(stopped.value)
-    assert message.startswith("clubrating: DISCORD_TOKEN_FILE: ") and str(secret) in message
+    assert message.startswith("DISCORD_TOKEN_FILE: ") and str(secret) in message
     assert "SECRET" not in message
 
 

@@ -231,10 +231,10 @@ def test_a_platform_failure_names_the_setting_never_the_token(
 # -- the command line -----------------------------------------------------------------------------
 
 
-def test_run_fails_with_one_line_and_status_1(clean: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_setting_fails_with_one_line_and_status_78(
+        clean: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     clean.setenv("CLUBRATING_RATE_LIMIT", "fast")
-    assert cli.main(["run"]) == 1
+    assert cli.main(["run"]) == 78  # EX_CONFIG: a service manager must not restart it
     assert capsys.readouterr().err == ("clubrating: CLUBRATING_RATE_LIMIT must be "
                                        "COMMANDS/SECONDS (e.g. 20/60) or off, not 'fast'\n")
 

@@ -18,7 +18,8 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -53,10 +54,14 @@ class FakeClock:
 
 
 def environment(folder: Path, clock: FakeClock | None, **variables: str) -> dict[str, str]:
-    """The test's environment without anything of its own or of the bot's, plus a database in
-    ``folder``, the clock, and ``variables``."""
+    """The test's environment without anything of its own or of the bot's, plus ``folder`` as
+    the data folder (with the database ``club.db``), the clock, and ``variables``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OWN)}
     env["CLUBRATING_DB"] = str(folder / "club.db")
+    env["CLUBRATING_DATA_DIR"] = str(folder)  # its heartbeat and backups
+    # One chart cache for every bot a test run starts: in each data folder, matplotlib would
+    # scan the system's fonts again at every start (a second, and a log line).
+    env.setdefault("MPLCONFIGDIR", str(Path(tempfile.gettempdir()) / "clubrating-tests-mpl"))
     env["PYTHONUNBUFFERED"] = "1"
     if clock is not None:
         env |= clock.env()
@@ -72,11 +77,13 @@ def clubrating(env: Mapping[str, str], *args: str, input: str | None = None,
 
 class Bot:
     """``clubrating run`` in the background; its log (standard error) is kept in a file and
-    can be waited on."""
+    can be waited on. ``wrapper``: a command that runs it (``unshare --pid --fork`` to make it
+    PID 1, ``setpriv`` to make it another user)."""
 
-    def __init__(self, env: Mapping[str, str], log: Path) -> None:
+    def __init__(self, env: Mapping[str, str], log: Path, wrapper: Sequence[str] = ()) -> None:
         self.env = dict(env)
         self.log = log
+        self.wrapper = tuple(wrapper)
         self.process: asyncio.subprocess.Process | None = None
         self._read = 0  # log characters already matched by wait_log
 
@@ -86,7 +93,7 @@ class Bot:
         self._read = len(self.text())
         with self.log.open("a", encoding="utf-8") as log:
             self.process = await asyncio.create_subprocess_exec(
-                CLUBRATING, "run", env=self.env, stdin=subprocess.DEVNULL,
+                *self.wrapper, CLUBRATING, "run", env=self.env, stdin=subprocess.DEVNULL,
                 stdout=log, stderr=log)
         await self.wait_log(ready)
         return self
@@ -119,12 +126,22 @@ class Bot:
         """SIGKILL: no chance to finish anything."""
         return await self._end(signal.SIGKILL)
 
+    @property
+    def pid(self) -> int:
+        """The process running ``clubrating``: the wrapper's child where it forked one
+        (``unshare --fork``), else the process started (a wrapper that exec'd, or none)."""
+        assert self.process is not None
+        started = self.process.pid
+        children = Path(f"/proc/{started}/task/{started}/children")
+        forked = children.read_text().split() if self.wrapper and children.exists() else []
+        return int(forked[0]) if forked else started
+
     async def _end(self, how: signal.Signals) -> int:
         process = self.process
         assert process is not None
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
-                process.send_signal(how)
+                os.kill(self.pid, how)
         try:
             return await asyncio.wait_for(process.wait(), TIMEOUT)
         except TimeoutError:

@@ -63,11 +63,14 @@ async def finished(env: Mapping[str, str], *args: str) -> Done:
     return Done(process.returncode, out.decode(), err.decode())
 
 
-def failure_line(done: Done | subprocess.CompletedProcess[str], *secrets: str) -> str:
-    """The one line a failed start-up wrote: non-zero status, no traceback, no secret, and
-    nothing else on stderr but the log lines of what went well before."""
+def failure_line(done: Done | subprocess.CompletedProcess[str], *secrets: str,
+                 status: int) -> str:
+    """The one line a failed start-up wrote: the exit ``status`` (78 for a setting a person
+    must fix, which a service manager does not restart; 1 for what may pass, e.g. a server out
+    of reach), no traceback, no secret, and nothing else on stderr but the log lines of what
+    went well before."""
     everything = done.stdout + done.stderr
-    assert done.returncode != 0, everything
+    assert done.returncode == status, everything
     assert "Traceback" not in everything, everything
     for secret in secrets:
         assert secret not in everything, everything
@@ -96,7 +99,7 @@ async def test_a_wrong_telegram_token_is_one_line_without_the_token(tmp_path: Pa
     env = migrated(tmp_path)
     async with FakeTelegram(token=TOKEN) as tg:
         done = await finished(env | telegram_variables(tg, WRONG_TELEGRAM), "run")
-    line = failure_line(done, WRONG_TELEGRAM, WRONG_TELEGRAM.split(":")[1])
+    line = failure_line(done, WRONG_TELEGRAM, WRONG_TELEGRAM.split(":")[1], status=78)
     assert done.stderr.splitlines() == [line]  # nothing else at all
     assert "refused TELEGRAM_TOKEN" in line and "@BotFather" in line
 
@@ -108,7 +111,7 @@ async def test_a_wrong_telegram_token_from_a_file_is_one_line_too(tmp_path: Path
     async with FakeTelegram(token=TOKEN) as tg:
         done = await finished(env | {"TELEGRAM_TOKEN_FILE": str(secret),
                                      "TELEGRAM_BASE_URL": f"{tg.url}/bot"}, "run")
-    assert "refused TELEGRAM_TOKEN" in failure_line(done, WRONG_TELEGRAM)
+    assert "refused TELEGRAM_TOKEN" in failure_line(done, WRONG_TELEGRAM, status=78)
 
 
 async def test_a_wrong_discord_token_is_one_line_without_the_token(tmp_path: Path) -> None:
@@ -116,7 +119,7 @@ async def test_a_wrong_discord_token_is_one_line_without_the_token(tmp_path: Pat
     async with FakeDiscord(token=fake_discord.TOKEN) as dc:
         done = await finished(env | discord_variables(dc, WRONG_DISCORD), "run")
         assert dc.errors and dc.errors[0][0] == 401  # the fake did refuse it
-    line = failure_line(done, WRONG_DISCORD, WRONG_DISCORD.rsplit(".", 1)[1])
+    line = failure_line(done, WRONG_DISCORD, WRONG_DISCORD.rsplit(".", 1)[1], status=78)
     assert "refused DISCORD_TOKEN" in line
 
 
@@ -128,7 +131,8 @@ def test_an_unreachable_platform_is_one_line(tmp_path: Path, platform: str) -> N
     else:
         env |= {"DISCORD_TOKEN": WRONG_DISCORD, "DISCORD_API_BASE": "http://127.0.0.1:1/api/v10",
                 "DISCORD_GATEWAY_URL": "ws://127.0.0.1:1/gateway"}
-    line = failure_line(clubrating(env, "run", input=""), WRONG_TELEGRAM, WRONG_DISCORD)
+    line = failure_line(clubrating(env, "run", input=""), WRONG_TELEGRAM, WRONG_DISCORD,
+                        status=1)
     assert f"cannot reach {platform.title()} at 127.0.0.1:1" in line
 
 
@@ -136,7 +140,7 @@ async def test_verbose_shows_the_traceback_with_the_token_masked(tmp_path: Path)
     env = migrated(tmp_path)
     async with FakeTelegram(token=TOKEN) as tg:
         done = await finished(env | telegram_variables(tg, WRONG_TELEGRAM), "run", "--verbose")
-    assert done.returncode != 0
+    assert done.returncode == 78
     assert "Traceback" in done.stderr and "InvalidToken" in done.stderr
     assert f"The token `{MASK}` was rejected" in done.stderr  # python-telegram-bot's own words
     assert WRONG_TELEGRAM not in done.stderr + done.stdout
@@ -159,7 +163,7 @@ def test_an_unreachable_postgresql_server_never_shows_its_password(
         assert done.returncode != 0 and "Traceback" in done.stderr
         line = done.stderr.splitlines()[-1]
     else:
-        line = failure_line(done)
+        line = failure_line(done, status=1)
         assert done.stderr.splitlines() == [line]
     assert "CLUBRATING_DB" in line and "bot@127.0.0.1:1/db" in line
     assert not list(tmp_path.glob("*:*"))  # not taken for a SQLite file's name either
@@ -170,7 +174,7 @@ def test_a_damaged_database_file_is_one_line(tmp_path: Path) -> None:
     database.write_bytes(os.urandom(8192))
     database.chmod(0o600)
     done = clubrating(environment(tmp_path, None), "run", input="")
-    line = failure_line(done)
+    line = failure_line(done, status=1)
     assert done.stderr.splitlines() == [line]
     assert str(database) in line and "damaged" in line and "clubrating restore" in line
 
@@ -179,13 +183,13 @@ def test_a_folder_in_place_of_the_database_is_one_line(tmp_path: Path) -> None:
     """As root nothing is unreadable by its mode: a folder where the file should be is."""
     (tmp_path / "club.db").mkdir()
     done = clubrating(environment(tmp_path, None), "run", input="")
-    line = failure_line(done)
+    line = failure_line(done, status=78)
     assert done.stderr.splitlines() == [line] and "is a folder" in line
 
 
 def test_a_database_in_a_missing_folder_is_one_line(tmp_path: Path) -> None:
     env = environment(tmp_path, None, CLUBRATING_DB=str(tmp_path / "gone" / "club.db"))
-    line = failure_line(clubrating(env, "run", input=""))
+    line = failure_line(clubrating(env, "run", input=""), status=78)
     assert "does not exist" in line and not (tmp_path / "gone").exists()
 
 
@@ -223,7 +227,7 @@ async def test_each_bad_setting_is_one_line_before_connecting(
         env = environment(tmp_path, None, **telegram_variables(tg), **variables)
         done = await finished(env, "run")
         assert tg.calls == []  # Telegram was never asked anything
-    line = failure_line(done, TOKEN, PASSWORD)
+    line = failure_line(done, TOKEN, PASSWORD, status=78)
     assert done.stderr.splitlines() == [line]  # nothing else was logged: nothing was started
     assert line.startswith(f"clubrating: {named}"), line
     assert not (tmp_path / "club.db").exists()  # nor the database opened
@@ -232,7 +236,7 @@ async def test_each_bad_setting_is_one_line_before_connecting(
 
 def test_a_token_that_cannot_be_one_is_refused_without_being_shown(tmp_path: Path) -> None:
     env = environment(tmp_path, None, DISCORD_TOKEN="abc def ghi jkl")
-    line = failure_line(clubrating(env, "run", input=""), "abc def")
+    line = failure_line(clubrating(env, "run", input=""), "abc def", status=78)
     assert line.startswith("clubrating: DISCORD_TOKEN is not a bot token")
 
 

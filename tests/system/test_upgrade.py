@@ -9,10 +9,18 @@ K changed, announcements on); the expected answers below are what that build sho
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import subprocess
 from pathlib import Path
 
-from .process import clubrating, environment
+import asyncpg
+import pytest
+
+from bot.storage.migrations import load_migrations
+from bot.storage.postgres import MIGRATION_LOCK
+
+from .process import CLUBRATING, TIMEOUT, clubrating, environment
 
 DATA = Path(__file__).parent / "data"
 #: what the earlier build answered to "/top" and "/top blitz" on that database: the same ratings
@@ -98,3 +106,60 @@ def test_a_ladder_of_the_earlier_build_keeps_its_defaults_until_a_moderator_sets
     board = lines.index("main ladder")
     after = "\n".join(lines[board:])
     assert "1538?" not in after and "uncertainty=deviation" in after and "edition" not in after
+
+
+def test_an_upgrade_keeps_a_backup_to_roll_back_to(tmp_path: Path) -> None:
+    """Upgrades by restart (issue 32): before the new version migrates the earlier build's
+    database, a copy goes to the backups folder of the data folder. Rolling back is restoring
+    that copy for the earlier version; started again, today's version migrates it again (and
+    backs it up again) with the same boards."""
+    env = earlier_build(tmp_path)
+    first = clubrating(env, "run", input="/top\n/top blitz\n")
+    assert first.returncode == 0 and first.stdout == BOARDS, first.stderr
+    backups = sorted((tmp_path / "backups").glob("clubrating-before-0003-*.db"))
+    assert len(backups) == 1, list((tmp_path / "backups").iterdir())
+    assert oct(backups[0].stat().st_mode & 0o777) == "0o600"  # members' birth dates
+    with sqlite3.connect(backups[0]) as kept:
+        versions = [v for (v,) in kept.execute("SELECT version FROM schema_migrations")]
+    kept.close()
+    assert versions == [1, 2]  # the earlier build's schema, as it was
+
+    again = clubrating(env, "run", input="/top\n")
+    assert again.returncode == 0 and "before migrating" not in again.stderr  # up to date
+    assert len(list((tmp_path / "backups").iterdir())) == 1
+
+    restored = clubrating(env, "restore", str(backups[0]), "--yes")
+    assert restored.returncode == 0, restored.stderr
+    rolled = clubrating(env, "run", input="/top\n/top blitz\n")
+    assert rolled.returncode == 0 and rolled.stdout == BOARDS, rolled.stderr
+    assert "applied migration 0003_previews" in rolled.stderr
+    assert len(list((tmp_path / "backups").glob("clubrating-before-0003-*.db"))) == 2
+
+
+@pytest.mark.postgres
+async def test_processes_starting_at_once_on_postgresql_migrate_it_once(
+        tmp_path: Path, postgres_db: str) -> None:
+    """Several processes on one server (a restart of a hosted deployment starts them at once):
+    each waits for PostgreSQL's advisory migration lock, which the test holds until all three
+    wait; then one migrates and the others find it done."""
+    env = environment(tmp_path, None, CLUBRATING_DB=postgres_db)
+    holder = await asyncpg.connect(postgres_db)
+    try:
+        await holder.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+        started = [await asyncio.create_subprocess_exec(
+            CLUBRATING, "run", env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE) for _ in range(3)]
+        waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        deadline = asyncio.get_running_loop().time() + TIMEOUT
+        while await holder.fetchval(waiting) < 3:
+            assert asyncio.get_running_loop().time() < deadline, "they did not wait for the lock"
+            await asyncio.sleep(0.1)
+        await holder.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+        done = [await asyncio.wait_for(process.communicate(b"/top\n"), TIMEOUT)
+                for process in started]
+    finally:
+        await holder.close()
+    assert [process.returncode for process in started] == [0, 0, 0], done
+    logs = "".join(err.decode() for _, err in done)
+    for migration in load_migrations(dialect="postgresql"):
+        assert logs.count(f"applied migration {migration.version:04d}_") == 1, logs

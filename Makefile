@@ -2,18 +2,25 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
+# what running needs (the locked dependencies and the project), then the test and benchmark
+# tools on top for `make test`
+RUNNABLE := $(VENV)/.runnable
 STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench
 
 # setup.py compiles ratings_core/inlined.py (mypyc): a change to either is built again
-$(STAMP): pyproject.toml setup.py ratings_core/inlined.py
+$(RUNNABLE): pyproject.toml setup.py ratings_core/inlined.py requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(RUNNABLE)
+
+$(STAMP): $(RUNNABLE)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(RUNNABLE)
 	$(BIN)/clubrating run
 
 test: $(STAMP)

@@ -55,9 +55,11 @@ class Heartbeat:
         self._write()
 
     def beat(self, platform: str) -> None:
-        """``platform`` answered just now (noted in the file once it is started)."""
+        """``platform`` answered just now (noted in the file once it is started; at once
+        when it is the platform's first answer)."""
+        first = self._answered.get(platform) is None
         self._answered[platform] = self._clock()
-        if self._started and (self._written is None
+        if self._started and (first or self._written is None
                               or self._monotonic() - self._written >= WRITE_EVERY):
             self._write()
 

@@ -25,6 +25,7 @@ from bot.chat.commands import COMMANDS, Command, Context
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Words
+from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat, health
 from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
@@ -525,24 +526,28 @@ async def test_clubrating_run_serves_discord_from_the_environment(
     settings = Settings.from_environment({
         "DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": dc.api_base,
         "DISCORD_GATEWAY_URL": dc.gateway_url, "DISCORD_GUILD_ID": str(GUILD),
-        "CLUBRATING_DB": str(tmp_path / "club.db")})
+        "CLUBRATING_DB": str(tmp_path / "club.db"), "CLUBRATING_DATA_DIR": str(tmp_path)})
     repository = await SqliteRepository.open(settings.database)
     stop = asyncio.Event()
     with discord_defaults_kept():
         service = ClubService(repository, FakeClock(START))
         limiter = RateLimiter(service.clock, settings.rate)
-        front_ends = build_front_ends(service, limiter, settings)
-        serving = asyncio.create_task(serve(service, repository, front_ends, stop, settings))
+        heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
+        front_ends = build_front_ends(service, limiter, settings, heartbeat.beat)
+        serving = asyncio.create_task(serve(service, repository, front_ends, stop, settings,
+                                            heartbeat))
         try:
             await asyncio.wait_for(dc.identified.wait(), 10)
             assert dc.sync_calls == [GUILD]
             await dc.command(club.guild, club.alice, "register")
             answer = await dc.output()
             assert answer.plain == text("registered", name="alice", ladder="main")
+            assert health(tmp_path)[0]  # the gateway's messages are its heartbeat
         finally:
             stop.set()
             await asyncio.wait_for(serving, 10)
             await repository.close()
+    assert health(tmp_path) == (False, "not running")
 
 
 async def test_slow_commands_are_deferred_then_answered(bot: Running, club: Club) -> None:

@@ -77,6 +77,15 @@ def test_a_token_comes_from_the_environment_a_file_or_a_credential(tmp_path: Pat
     assert secret_from_environment("DISCORD_TOKEN", systemd) is None  # no such credential
 
 
+def test_an_empty_name_file_setting_is_no_secret_and_its_file_is_never_read(
+        tmp_path: Path) -> None:
+    """compose.yaml passes every ``*_FILE`` through (``${TELEGRAM_TOKEN_FILE:-}``), empty for a
+    secret not in use, whose mounted file may be empty too."""
+    (tmp_path / "telegram_token").write_text("", encoding="utf-8")
+    assert secret_from_environment("TELEGRAM_TOKEN", {"TELEGRAM_TOKEN_FILE": ""}) is None
+    assert secret_from_environment("TELEGRAM_TOKEN", {"TELEGRAM_TOKEN": ""}) is None
+
+
 @pytest.mark.parametrize("second", ["TELEGRAM_TOKEN", "CREDENTIALS_DIRECTORY"])
 def test_a_secret_given_twice_is_refused_naming_both_places(tmp_path: Path, second: str) -> None:
     secret = tmp_path / "token"
@@ -135,6 +144,8 @@ async def test_a_full_telegram_run_never_logs_the_token(
     monkeypatch.delenv("TELEGRAM_WEBHOOK_URL", raising=False)
     monkeypatch.setenv("TELEGRAM_TOKEN_FILE", str(secret))
     monkeypatch.setenv("CLUBRATING_DB", str(tmp_path / "club.db"))
+    monkeypatch.setenv("CLUBRATING_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "matplotlib"))
     stop = asyncio.Event()
     monkeypatch.setattr(app, "stop_on_signals", lambda: stop)
     async with FakeTelegram(token=TOKEN) as tg:
@@ -194,6 +205,8 @@ async def test_a_full_discord_run_never_logs_the_token(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DISCORD_TOKEN_FILE", str(secret))
     monkeypatch.setenv("CLUBRATING_DB", str(tmp_path / "club.db"))
+    monkeypatch.setenv("CLUBRATING_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "matplotlib"))
     stop = asyncio.Event()
     monkeypatch.setattr(app, "stop_on_signals", lambda: stop)
     async with FakeDiscord() as dc:

@@ -61,7 +61,7 @@ def environment(folder: Path, clock: FakeClock | None, **variables: str) -> dict
     env["CLUBRATING_DATA_DIR"] = str(folder)  # its heartbeat and backups
     # One chart cache for every bot a test run starts: in each data folder, matplotlib would
     # scan the system's fonts again at every start (a second, and a log line).
-    env.setdefault("MPLCONFIGDIR", str(Path(tempfile.gettempdir()) / "clubrating-tests-mpl"))
+    env["MPLCONFIGDIR"] = str(Path(tempfile.gettempdir()) / "clubrating-tests-mpl")
     env["PYTHONUNBUFFERED"] = "1"
     if clock is not None:
         env |= clock.env()

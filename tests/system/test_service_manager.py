@@ -103,6 +103,7 @@ async def test_sigterm_to_pid_1_stops_it_within_30_s_with_nothing_acknowledged_l
         assert await bot.stop() == 0, bot.text()[-3000:]
         took = time.monotonic() - began
         answered = [o for o in tg.outputs(club.group) if "recorded" in o.plain]
+    print(f"stopped {took:.2f} s after SIGTERM, {len(answered)} results answered")
     assert took < STOP_GRACE, f"took {took:.1f} s to stop"
     assert "SIGTERM: stopping" in bot.text() and "Traceback" not in bot.text()
     exported = clubrating_output(Bot(env, tmp_path / "shell.log"), "export", "--chat",

@@ -11,7 +11,10 @@ without the extension and the same source runs interpreted, with the same result
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from setuptools import find_namespace_packages, setup
+from setuptools.command.build_py import build_py
 
 #: the migrations folder's name once installed
 SCHEMA = "bot.storage.schema"
@@ -30,9 +33,36 @@ def _compiled_loops() -> list[object]:
     return extensions
 
 
+#: the languages' catalogues (bot/chat/language.py)
+LOCALES = Path(__file__).parent / "bot" / "chat" / "locales"
+
+
+def compile_catalogues() -> None:
+    """Each language's ``.po`` compiled to the ``.mo`` gettext reads, beside it (a fuzzy entry
+    is left out: an unchecked translation is no translation)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    for source in sorted(LOCALES.glob("*/LC_MESSAGES/*.po")):
+        with source.open("rb") as file:
+            catalogue = read_po(file)
+        with source.with_suffix(".mo").open("wb") as file:
+            write_mo(file, catalogue, use_fuzzy=False)
+
+
+class BuildWithCatalogues(build_py):
+    """The package's files, the compiled catalogues among them (also for an editable
+    install, which runs this command too)."""
+
+    def run(self) -> None:
+        compile_catalogues()
+        super().run()
+
+
 setup(
+    cmdclass={"build_py": BuildWithCatalogues},
     packages=[*find_namespace_packages(include=["ratings_core*", "bot*"]), SCHEMA],
     package_dir={SCHEMA: "migrations"},
-    package_data={SCHEMA: ["*.sql"]},
+    package_data={SCHEMA: ["*.sql"], "bot.chat": ["locales/*/LC_MESSAGES/*.mo"]},
     ext_modules=_compiled_loops(),
 )

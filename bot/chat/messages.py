@@ -1,14 +1,21 @@
-"""Every sentence the bot says, in one catalogue keyed by message id (ready for translation).
+"""Every sentence the bot says, in English, keyed by message id: the source of every language's
+catalogue (:mod:`bot.chat.language`).
 
-Front-ends never write user-facing prose of their own: they pick a key and fill its fields.
+Front-ends never write user-facing prose of their own: they pick a key and fill its fields. A
+count shown with its noun is written ``{games:game|games}`` (the English singular and plural):
+each language gives the phrase its own plural forms.
 """
 
 from __future__ import annotations
 
 import string
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
 
 from bot.service.ladder_settings import names as setting_names
+
+from .language import catalogue, current
 
 #: what /settings says of a ladder after its system (both forms of "settings" below)
 _LADDER_SETTINGS = ("auto-confirm after {auto_confirm_hours} h; challenges open {challenge_hours} "
@@ -68,11 +75,11 @@ MESSAGES: dict[str, str] = {
                            "answers first.",
     # a member's reports that wait are capped (ladder settings open_reports and
     # open_reports_per_opponent); the refusal names the waiting games
-    "open_reports_full": "You have {count} reports waiting for confirmation ({games}): wait "
-                         "for them or /withdraw one.",
+    "open_reports_full": "You have {count:report|reports} waiting for confirmation ({games}): "
+                         "wait for them or /withdraw one.",
     "open_reports_full_one": "Your report {games} is still waiting for confirmation: wait for "
                              "it or /withdraw {first}.",
-    "open_reports_against": "You have {count} reports against {opponent} waiting for "
+    "open_reports_against": "You have {count:report|reports} against {opponent} waiting for "
                             "confirmation ({games}): wait for them or /withdraw one.",
     "open_reports_against_one": "Your report {games} against {opponent} is still waiting for "
                                 "confirmation: wait for it or /withdraw {first}.",
@@ -375,10 +382,10 @@ MESSAGES: dict[str, str] = {
                          "clubrating evaluate on an export gives the full report.",
     "evaluation_keep": "The ladder's system, {current}, is already the best predictor.",
     # clubrating evaluate FILE refuses alike (its threshold is /evaluate's, evaluating.MIN_GAMES)
-    "evaluate_too_few": "{file}: too few games to compare rating systems ({games} scored; at "
-                        "least {needed} are needed)",
+    "evaluate_too_few": "{file}: too few games to compare rating systems ({games:game|games} "
+                        "scored; at least {needed:is|are} needed)",
     "evaluation_too_few": "{ladder} has too few games to compare rating systems yet "
-                          "({games} scored; at least {needed} are needed).",
+                          "({games:game|games} scored; at least {needed:is|are} needed).",
     "pending_confirm": "To confirm or dispute: {games}",
     "pending_waiting": "Your reports waiting: {games}",
     "pending_none": "Nothing waiting for you.",
@@ -450,7 +457,7 @@ MESSAGES: dict[str, str] = {
     "card_rating": "Rating",
     "card_change": "Change",
     "card_games": "Games",
-    "card_note": "Change over the last {days} days · ? provisional",
+    "card_note": "Change over the last {days:day|days} · ? provisional",
     "chart_title": "{name} · {ladder}",
     "chart_title_two": "{name} and {other} · {ladder}",
     "chart_caption": "{name} ({ladder}): {rating} now, peak {peak}",
@@ -694,28 +701,56 @@ MESSAGES: dict[str, str] = {
 }
 
 
-class _Counts(string.Formatter):
-    """Fills a field whose format is ``ONE|OTHER`` (``{games:game|games}``) with the count and
-    its noun in English's CLDR plural forms: ``one`` for exactly 1 (``1 game``), ``other`` for
-    every other count (``0 games``, ``2 games``). Every count the bot shows is written so, in
-    this catalogue alone, so that translations (issue 33: gettext and CLDR's rules of each
-    language) replace this one place."""
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A message as the catalogues hold it: its sentence, where a count with its noun is a
+    plain field, and for each such count the English singular and plural of the phrase
+    (``{games:game|games}`` becomes ``{games}`` in the sentence and the phrase ``{games} game``
+    / ``{games} games``, which each language words with its own plural forms)."""
 
-    def format_field(self, value: object, format_spec: str) -> str:
-        if "|" in format_spec and isinstance(value, int) and not isinstance(value, bool):
-            one, other = format_spec.split("|", 1)
-            return f"{value} {one if value == 1 else other}"
-        return format(value, format_spec)
+    sentence: str
+    counts: tuple[tuple[str, str, str], ...]
+
+    def count_key(self, key: str, field: str) -> str:
+        """The catalogues' key (``msgctxt``) of a count's phrase."""
+        return f"{key}:{field}"
 
 
-_FORMATTER = _Counts()
+@cache
+def template(key: str) -> Template:
+    """The message ``key`` as the catalogues hold it."""
+    sentence: list[str] = []
+    counts = []
+    for literal, field, spec, conversion in _FORMATTER.parse(MESSAGES[key]):
+        sentence.append(literal.replace("{", "{{").replace("}", "}}"))
+        if field is None:
+            continue
+        if spec and "|" in spec:
+            one, other = spec.split("|", 1)
+            counts.append((field, f"{{{field}}} {one}", f"{{{field}}} {other}"))
+            spec = ""
+        sentence.append("{" + field + (f"!{conversion}" if conversion else "")
+                        + (f":{spec}" if spec else "") + "}")
+    return Template("".join(sentence), tuple(counts))
+
+
+_FORMATTER = string.Formatter()
 
 
 def text(key: str, params: Mapping[str, object] | None = None, **more: object) -> str:
-    """The message ``key`` with its fields filled in."""
+    """The message ``key`` with its fields filled in, in the language being written
+    (:func:`bot.chat.language.current`): each count with its noun in that language's plural
+    form (gettext's ``npgettext``), then the sentence (``pgettext``)."""
     values = {**(params or {}), **more}
-    template = MESSAGES[key]
-    return _FORMATTER.vformat(template, (), values)
+    shape = template(key)
+    books = catalogue(current())
+    for field, one, other in shape.counts:
+        count = values[field]
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise TypeError(f"{key}: {field} is a count, not {count!r}")
+        phrase = books.npgettext(shape.count_key(key, field), one, other, count)
+        values[field] = _FORMATTER.vformat(phrase, (), {field: count})
+    return _FORMATTER.vformat(books.pgettext(key, shape.sentence), (), values)
 
 
 def fields(key: str) -> set[str]:

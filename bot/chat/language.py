@@ -1,0 +1,80 @@
+"""The languages the bot speaks, their message catalogues, and the language of the text being
+written now.
+
+The English sentences are the catalogue in :mod:`bot.chat.messages`; every other language is a
+gettext catalogue of its own, ``locales/LANG/LC_MESSAGES/clubrating.po`` beside this module,
+written by hand and compiled to ``.mo`` when the package is built (setup.py), loaded with
+Babel's :class:`babel.support.Translations`. An entry's context (``msgctxt``) is its message
+key and its ``msgid`` the English sentence, so a changed English sentence has no translation
+until a translator looks at it again (``tools/catalogues.py`` updates the files). A count with
+a noun (``{games:game|games}`` in English) is an entry of its own with the language's plural
+forms (CLDR's, as gettext numbers them: Russian three, Japanese one).
+
+Which language a text is written in is the reader's: a club's language for what is posted in
+its chat, a member's own for what they alone see. The one way in (:mod:`bot.chat.intake`) and
+the scheduler choose it before anything is rendered, for the task at hand
+(:func:`writing_in`); :func:`bot.chat.messages.text` reads it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from functools import cache
+from gettext import NullTranslations
+from pathlib import Path
+
+from babel.support import Translations
+
+#: the languages the bot speaks: English, and each of the seeds' clubs' (he, ru, ja, fr) once its
+#: catalogue is complete (tools/catalogues.py check)
+LANGUAGES = ("en",)
+DEFAULT_LANGUAGE = "en"
+#: the gettext domain, and the folder of the catalogues
+DOMAIN = "clubrating"
+LOCALES = Path(__file__).parent / "locales"
+
+_writing: ContextVar[str] = ContextVar("writing", default=DEFAULT_LANGUAGE)
+
+
+class MissingCatalogue(RuntimeError):
+    """A language without its compiled catalogue: an incomplete installation."""
+
+
+def current() -> str:
+    """The language of the text being written now."""
+    return _writing.get()
+
+
+@contextlib.contextmanager
+def writing_in(language: str) -> Iterator[None]:
+    """Write in ``language`` inside the block (in the current task and those it starts)."""
+    token = _writing.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
+    try:
+        yield
+    finally:
+        _writing.reset(token)
+
+
+def supported(code: str | None) -> str | None:
+    """One of :data:`LANGUAGES` for a platform's language tag (Telegram's ``language_code``
+    ``pt-br``, Discord's locale ``en-US``, ``ja``), or None when the bot does not speak it."""
+    if not code:
+        return None
+    base = code.replace("_", "-").split("-", 1)[0].lower()
+    return base if base in LANGUAGES else None
+
+
+@cache
+def catalogue(language: str) -> NullTranslations:
+    """``language``'s compiled catalogue; English is the source itself. A language the bot
+    offers without its catalogue is an incomplete installation, said at once, never English
+    in its place."""
+    if language == DEFAULT_LANGUAGE:
+        return NullTranslations()
+    compiled = LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    if not compiled.is_file():
+        raise MissingCatalogue(f"no compiled catalogue {compiled}: the installation is "
+                               "incomplete (setup.py compiles the .po files)")
+    return Translations.load(str(LOCALES), [language], DOMAIN)

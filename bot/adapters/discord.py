@@ -39,6 +39,7 @@ from bot.adapters.discord_render import (
 )
 from bot.chat import actions, intake
 from bot.chat.commands import ChannelCheck, Context, parse
+from bot.chat.language import supported
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Pointed, Words
@@ -263,7 +264,9 @@ class DiscordFrontEnd:
             caller = await self.caller(interaction)
             if command in SLOW:
                 await interaction.response.defer(thinking=True)
-            ctx = Context(self.service, caller, self.limiter, _channel_check(interaction))
+            ctx = Context(self.service, caller, self.limiter, _channel_check(interaction),
+                          own_language=supported(str(interaction.locale)),
+                          private_refusals=True)
             reply = await intake.command(ctx, read, command)
             if reply is None:  # past the rate, and told so: nothing is sent
                 if interaction.response.is_done():  # the "thinking..." of a slow command
@@ -363,7 +366,9 @@ class DiscordFrontEnd:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
             return
         async with self._turn(interaction.user.id):
-            ctx = Context(self.service, await self.caller(interaction), self.limiter)
+            ctx = Context(self.service, await self.caller(interaction), self.limiter,
+                          own_language=supported(str(interaction.locale)),
+                          private_refusals=True)
             reply = await intake.press(ctx, action_id)
             if reply is None:  # past the rate, and told so: nothing is sent
                 return

@@ -4,12 +4,14 @@ A handler decides an answer and puts its sending here, then returns: it never wa
 platform's flood limit of its chat (Telegram: 20 messages a minute in a group), so a busy or
 flooded chat keeps none of the bot's processing slots that other chats need (issue 30). One
 chat's messages stay in order, because one task sends them one after another; another chat's go
-out beside them.
+out beside them. Each send runs in the context of the handler that put it (its ``contextvars``:
+the reader's language, :mod:`bot.chat.language`), so it is worded as the handler decided.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
@@ -28,7 +30,7 @@ Send = Callable[[], Awaitable[object]]
 class Outbox:
     def __init__(self, max_waiting: int = MAX_WAITING) -> None:
         self.max_waiting = max_waiting
-        self._queues: dict[Hashable, deque[Send]] = {}
+        self._queues: dict[Hashable, deque[tuple[Send, contextvars.Context]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def put(self, chat: Hashable, send: Send) -> None:
@@ -43,14 +45,15 @@ class Outbox:
         if len(queue) >= self.max_waiting:
             log.warning("chat %s has %d messages waiting: one more is dropped", chat, len(queue))
             return
-        queue.append(send)
+        queue.append((send, contextvars.copy_context()))
 
-    async def _drain(self, chat: Hashable, queue: deque[Send]) -> None:
+    async def _drain(self, chat: Hashable,
+                     queue: deque[tuple[Send, contextvars.Context]]) -> None:
         try:
             while queue:
-                send = queue.popleft()
+                send, context = queue.popleft()
                 try:
-                    await send()
+                    await asyncio.create_task(_awaited(send), context=context)
                 except Exception:
                     log.exception("could not send into chat %s", chat)
         finally:
@@ -67,3 +70,7 @@ class Outbox:
         if pending:
             log.warning("gave up %d chats' unsent messages at shutdown", len(pending))
             await asyncio.wait(pending)
+
+
+async def _awaited(send: Send) -> None:
+    await send()

@@ -60,6 +60,7 @@ from bot.adapters.telegram_http import AiohttpRequest
 from bot.chat import intake
 from bot.chat.actions import Action, actions_for, page_of
 from bot.chat.commands import COMMANDS, Answer, Context, parse
+from bot.chat.language import supported, writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import cut, render
 from bot.chat.ratelimit import RateLimiter
@@ -352,7 +353,8 @@ class TelegramFrontEnd:
             return
         user_id = update.effective_user.id
         ctx = Context(self.service, await self._caller(update, context), self.limiter,
-                      lambda channel: check_channel(context.bot, user_id, channel))
+                      lambda channel: check_channel(context.bot, user_id, channel),
+                      own_language=supported(update.effective_user.language_code))
         # The command is the whole first word, as on the console. Telegram's command ends at
         # the first character a name cannot hold: /top-5 came to /top's handler, but is
         # answered as the unknown command it is.
@@ -400,8 +402,9 @@ class TelegramFrontEnd:
 
         caller = Caller(PLATFORM, str(message.chat.id), own, user.full_name,
                         request_id=f"update:{update.update_id}", handle=user.username)
-        reply = await intake.answer(Context(self.service, caller, self.limiter), command,
-                                    answer)
+        reply = await intake.answer(
+            Context(self.service, caller, self.limiter,
+                    own_language=supported(user.language_code), private=True), command, answer)
         if reply is not None:
             self._reply(message, reply.answer)
 
@@ -454,9 +457,13 @@ class TelegramFrontEnd:
         if query is None or query.message is None or chat is None:
             return
         if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
-            await self._answer_press(query, text("telegram_button_private")[:200])
+            with writing_in(supported(query.from_user.language_code)):
+                await self._answer_press(query, text("telegram_button_private")[:200])
             return
-        ctx = Context(self.service, await self._caller(update, context), self.limiter)
+        # a refusal is an alert to the presser alone: in their own language
+        ctx = Context(self.service, await self._caller(update, context), self.limiter,
+                      own_language=supported(query.from_user.language_code),
+                      private_refusals=True)
         reply = await intake.press(ctx, query.data or "")
         if reply is None:  # past the rate, and told so: the spinner just stops
             await self._answer_press(query)

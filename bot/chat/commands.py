@@ -65,6 +65,14 @@ class Context:
     caller: Caller
     limiter: RateLimiter
     check_channel: ChannelCheck = no_other_channel
+    #: the member's own language as their platform says it (Telegram's language_code,
+    #: Discord's locale), one of the bot's (:func:`bot.chat.language.supported`) or None
+    own_language: str | None = None
+    #: the chat is the member's private chat with the bot (written in their own language)
+    private: bool = False
+    #: refusals are shown to the member alone (an alert, an ephemeral answer): written in
+    #: their own language
+    private_refusals: bool = False
 
     @property
     def key(self) -> tuple[str, str, str]:

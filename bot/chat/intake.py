@@ -7,6 +7,8 @@ a button. Here, once for every platform:
 - the member's rate is counted first (:mod:`bot.chat.ratelimit`), before anything is read, so
   that an unknown command, a line that cannot be parsed and a press count like any command;
   past the rate the member is told once per window, then gets silence (``None``);
+- the language of everything rendered for the update is chosen (:mod:`bot.chat.language`):
+  the club's in its chat, the member's own in their private chat;
 - the command or press runs (:func:`~bot.chat.commands.execute`, :func:`~bot.chat.actions.press`);
 - a refusal or a usage error becomes its sentence;
 - one structured log line is written (:mod:`bot.chat.usecase_log`).
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 
 from bot.chat import actions
 from bot.chat.commands import Answer, Context, execute
+from bot.chat.language import choose, current, writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.chat.ratelimit import Silenced
@@ -86,19 +89,31 @@ async def _take(ctx: Context, run: Callable[[], Awaitable[Reply]],
         # holders of the club's moderator role moderate, and so count at the moderators' rate
         ctx.limiter.check((caller.platform, caller.chat_id, caller.user),
                           moderator=caller.moderator or caller.role_moderator)
+        # Everything the handler renders from here on is in its reader's language: the
+        # club's in its chat, the member's own in their private chat with the bot.
+        choose(ctx.own_language if ctx.private
+               else await ctx.service.language(caller.platform, caller.chat_id))
         return await run()
     except Silenced:
         outcome = "silenced"
         return None
     except Refusal as refusal:
         outcome = f"refused:{refusal.key}"
-        return Reply(render(refusal), refused=True)
+        with writing_in(_refusals_language(ctx)):
+            return Reply(render(refusal), refused=True)
     except Usage as usage:
         outcome = "usage"
-        return Reply(text("usage", usage=text(usage.args[0])), refused=True)
+        with writing_in(_refusals_language(ctx)):
+            return Reply(text("usage", usage=text(usage.args[0])), refused=True)
     except BaseException as error:
         outcome = f"error:{type(error).__name__}"
         raise
     finally:
         log_use_case(f"{caller.platform}:{caller.chat_id}", caller.user, label()[:40], outcome,
                      time.perf_counter() - began)
+
+
+def _refusals_language(ctx: Context) -> str:
+    """A refusal shown to the member alone (an alert, an ephemeral answer) is in their own
+    language; one posted in the chat, in the chat's."""
+    return (ctx.own_language if ctx.private_refusals and ctx.own_language else None) or current()

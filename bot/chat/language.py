@@ -27,9 +27,8 @@ from pathlib import Path
 
 from babel.support import Translations
 
-#: the languages the bot speaks: English, and each of the seeds' clubs' (he, ru, ja, fr) once its
-#: catalogue is complete (tools/catalogues.py check)
-LANGUAGES = ("en",)
+from bot.service.ladder_settings import LANGUAGES
+
 DEFAULT_LANGUAGE = "en"
 #: the gettext domain, and the folder of the catalogues
 DOMAIN = "clubrating"
@@ -47,9 +46,16 @@ def current() -> str:
     return _writing.get()
 
 
+def choose(language: str | None) -> None:
+    """Write in ``language`` (English for None) for the rest of the current task: the one way
+    in chooses the reader's language for everything the update's handler then renders."""
+    _writing.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
+
+
 @contextlib.contextmanager
-def writing_in(language: str) -> Iterator[None]:
-    """Write in ``language`` inside the block (in the current task and those it starts)."""
+def writing_in(language: str | None) -> Iterator[None]:
+    """Write in ``language`` (English for None) inside the block (in the current task and those it
+    starts)."""
     token = _writing.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
     try:
         yield

@@ -22,7 +22,8 @@ _LADDER_SETTINGS = ("auto-confirm after {auto_confirm_hours} h; challenges open 
                     "h; days without a game before retirement: {inactivity_days}; hide "
                     "provisional: {hide_provisional}; announce results: {announce}; time zone: "
                     "{timezone}; reports waiting per member: {open_reports}, against one "
-                    "opponent: {open_reports_per_opponent}. Ladders: {ladders}.")
+                    "opponent: {open_reports_per_opponent}; the club's language: {language}. "
+                    "Ladders: {ladders}.")
 
 MESSAGES: dict[str, str] = {
     # -- refusals (nothing changed) --------------------------------------------------------------
@@ -158,6 +159,7 @@ MESSAGES: dict[str, str] = {
     "unknown_setting": "There is no setting {setting}. Settings: {settings}.",
     "bad_setting": "That is not a valid value for {setting}: {text}.",
     "bad_setting_yes_no": "{setting} takes yes or no (not {text}).",
+    "bad_language": "The bot speaks {languages} (not {text}).",
     "bad_setting_number": "{setting} takes a number above 0 and at most {limit} (not {text}).",
     "bad_setting_count": "{setting} takes a whole number from 1 to {limit} (not {text}).",
     "setting_above": "{setting} may not be above {bound}, which is {limit} (not {text}).",
@@ -275,6 +277,8 @@ MESSAGES: dict[str, str] = {
                       "Ratings changed:",
     "system_cancelled": "Switching the system to {system} cancelled; nothing changed.",
     "setting_set": "{setting} of {ladder} is now {value}.",
+    # the club's own settings (language, moderator_role), whichever ladder was named
+    "club_setting_set": "The club's {setting} is now {value}.",
     "settings": "Ladder {ladder}: system {system} ({params}); " + _LADDER_SETTINGS,
     "settings_past_edition": "Ladder {ladder}: system {system} ({params}), with the defaults "
                              "it was set up with (edition {edition}; /system {system} gives it "
@@ -697,6 +701,7 @@ MESSAGES: dict[str, str] = {
     "about_open_reports": "Reports a member may have waiting for confirmation at once (1-20)",
     "about_open_reports_per_opponent": "Of those, reports against one opponent (1-20, at most "
                                        "open_reports)",
+    "about_language": "The club's language: en, he, ru, ja or fr",
     "about_moderator_role": "Discord: the role whose members moderate the club (or off)",
 }
 

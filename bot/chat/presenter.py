@@ -4,10 +4,13 @@ what chat front-ends send."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from functools import singledispatch
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from babel.dates import format_date, format_skeleton
+
+from bot.chat.language import current
 from bot.chat.messages import text
 from bot.service import evaluating
 from bot.service.errors import Refusal
@@ -53,10 +56,6 @@ def cut(shown: str, limit: int) -> list[str]:
     return pieces
 
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
 def _local(instant: str, zone: str) -> datetime | None:
     """An ISO instant (naive: UTC) on the zone's wall clock; None for text that is not one
     (what answers stored before carried)."""
@@ -73,19 +72,28 @@ def _local(instant: str, zone: str) -> datetime | None:
 
 
 def when(instant: str, zone: str) -> str:
-    """Every time people read, in one format: the zone's wall clock with the zone, without
-    seconds (Tue 24 Nov 22:26 CET)."""
+    """Every time people read, in one format: the day as the reader's language writes a
+    weekday with its date (CLDR's ``MMMEd``: ``Tue, Nov 24``, ``вт, 24 нояб.``), then the
+    zone's wall clock on 24 hours and the zone (``22:26 CET``)."""
     local = _local(instant, zone)
     if local is None:
         return instant
-    return (f"{_DAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} "
-            f"{local:%H:%M} {local.tzname()}")
+    return (f"{format_skeleton('MMMEd', local, locale=current())} {local:%H:%M} "
+            f"{local.tzname()}")
 
 
 def day(instant: str, zone: str) -> str:
-    """The date of an instant in the zone (YYYY-MM-DD); a bare date as it is."""
-    local = _local(instant, zone) if "T" in instant else None
-    return instant if local is None else local.date().isoformat()
+    """The date of an instant in the zone, in the reader's language's medium format
+    (``Nov 23, 2026``, ``23 нояб. 2026 г.``); text that is no date as it is."""
+    if "T" in instant:
+        local = _local(instant, zone)
+        found = None if local is None else local.date()
+    else:
+        try:
+            found = date.fromisoformat(instant)
+        except ValueError:
+            found = None
+    return instant if found is None else format_date(found, "medium", locale=current())
 
 
 def _params(params: Mapping[str, object]) -> Mapping[str, object]:

@@ -29,6 +29,7 @@ from apscheduler.job import Job  # type: ignore[import-untyped]
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
+from bot.chat.language import choose, writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.scheduling.publishing import Picture, PostRefused, Publisher
@@ -204,10 +205,11 @@ class PostScheduler:
         for (platform, chat_id), plan in clubs.items():
             notices = await self.service.due(platform, chat_id)
             by_target: dict[str, list[str]] = {}
-            for notice in notices:
-                ladder = str(notice.params.get("ladder"))
-                target = targets.get((plan.club_id, ladder), chat_id)
-                by_target.setdefault(target, []).append(text(notice.key, notice.params))
+            with writing_in(await self.service.language(platform, chat_id)):
+                for notice in notices:
+                    ladder = str(notice.params.get("ladder"))
+                    target = targets.get((plan.club_id, ladder), chat_id)
+                    by_target.setdefault(target, []).append(text(notice.key, notice.params))
             for target, lines in by_target.items():
                 tasks.append(self._spawn(self._announce(platform, target, "\n".join(lines))))
         return tasks
@@ -220,8 +222,9 @@ class PostScheduler:
 
     async def _post(self, plan: Plan, when: datetime) -> None:
         """Make the claimed post: the digest since the previous scheduled time, with the
-        leaderboard card when pictures are on."""
+        leaderboard card when pictures are on, in the club's language (for this task)."""
         try:
+            choose(await self.service.language(plan.platform, plan.chat_id))
             since = previous_post(plan, when) or plan.since
             caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
                             moderator=True)

@@ -123,6 +123,15 @@ class ClubService:
         main = state.ladder(DEFAULT_LADDER)
         return None if main is None else main.settings.moderator_role
 
+    async def language(self, platform: str, chat_id: str) -> str | None:
+        """The language the club chose (``/set language``), None when it chose none or the
+        chat is no club (a private chat): nothing is created to answer."""
+        club_id = await self._session.known_club(platform, chat_id)
+        if club_id is None:
+            return None
+        main = (await self._session.current(club_id)).ladder(DEFAULT_LADDER)
+        return None if main is None else main.settings.language
+
     async def name_moderator(self, caller: Caller, who: Who, named: bool) -> Notice:
         return await self._session.execute(
             caller, lambda club, now: members.name_moderator(club, now, caller, who, named))

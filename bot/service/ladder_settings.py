@@ -35,6 +35,9 @@ _OFF = ("off", "none", "never")
 #: number of reports one member files, at most this many ever count by themselves
 MAX_OPEN_REPORTS = 20
 _YES = ("yes", "true", "on")
+#: the languages a club may speak (``/set language``): English and the seeds' clubs'; each has
+#: its catalogue in ``bot/chat/locales`` (the chat layer words every answer in them)
+LANGUAGES = ("en", "he", "ru", "ja", "fr")
 _NO = ("no", "false", "off")
 
 
@@ -56,6 +59,9 @@ class LadderSettings:
     #: the platform's id of a role whose holders moderate the club (Discord); read from the
     #: main ladder, like the club's other club-wide choices
     moderator_role: str | None = None
+    #: the club's language (club-wide, on the main ladder): what is posted in its chat is
+    #: written in it; None: English
+    language: str | None = None
     #: results on the ladder are announced (new personal bests, upsets)
     announce: bool = False
     #: the IANA time zone of the ladder's posting schedule when the schedule names none
@@ -84,6 +90,8 @@ class Type(StrEnum):
     ZONE = "IANA zone"
     #: a whole number from 1 to the setting's limit
     COUNT = "count"
+    #: one of :data:`LANGUAGES`
+    LANGUAGE = "language"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +110,8 @@ class Setting:
     fallback: str | None = None
     #: another setting this one may never exceed (its value bounds this one's)
     at_most: str | None = None
+    #: the club's, not a ladder's: kept on the main ladder, whichever ladder /set names
+    club_wide: bool = False
 
     @property
     def default(self) -> JsonValue:
@@ -123,11 +133,28 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("open_reports", Type.COUNT, "about_open_reports", limit=MAX_OPEN_REPORTS),
     Setting("open_reports_per_opponent", Type.COUNT, "about_open_reports_per_opponent",
             limit=MAX_OPEN_REPORTS, at_most="open_reports"),
+    Setting("language", Type.LANGUAGE, "about_language", fallback="en", club_wide=True),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
-    Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord"),
+    Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
+            club_wide=True),
 )
 _BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def club_wide(name: str) -> bool:
+    """Whether ``name`` is a setting of the club rather than of one ladder."""
+    setting = _BY_NAME.get(name)
+    return setting is not None and setting.club_wide
+
+
+def club_view(main: LadderSettings) -> dict[str, str]:
+    """The club's settings every platform offers, as /settings shows them: its main
+    ladder's."""
+    return {setting.name: (setting.fallback if setting.fallback is not None
+                           and getattr(main, setting.name) is None
+                           else shown(getattr(main, setting.name)))
+            for setting in SETTINGS if setting.club_wide and not setting.platform}
 
 
 def names(*, everywhere: bool = False) -> tuple[str, ...]:
@@ -170,6 +197,10 @@ def parse(name: str, text: str) -> JsonValue:
             raise Refusal("bad_setting_yes_no", setting=name, text=text[:20])
         case Type.ZONE:
             return check_timezone(text)
+        case Type.LANGUAGE:
+            if value not in LANGUAGES:
+                raise Refusal("bad_language", text=text[:20], languages=", ".join(LANGUAGES))
+            return value
         case Type.ROLE:
             if value in _OFF[:2]:
                 return None
@@ -238,10 +269,11 @@ def shown(value: JsonValue) -> str:
 
 
 def view(settings: LadderSettings) -> dict[str, str]:
-    """The settings every platform offers as /settings shows them, by name."""
+    """A ladder's own settings that every platform offers as /settings shows them, by name
+    (the club's settings are its main ladder's: :func:`club_view`)."""
     fields: dict[str, str] = {}
     for setting in SETTINGS:
-        if setting.platform:
+        if setting.platform or setting.club_wide:
             continue
         value: JsonValue = getattr(settings, setting.name)
         # a zone left off is the default zone's

@@ -129,11 +129,13 @@ def set_setting(
     if setting == "moderator_role":
         # Its holders are moderators: a moderator the platform did not make makes no more.
         view.require_platform_moderator(caller)
-    lad = view.ladder(club, ladder)
+    club_wide = ladder_settings.club_wide(setting)
+    # the club's own settings live on its main ladder, whichever ladder the command names
+    lad = view.ladder(club, None if club_wide else ladder)
     parsed = ladder_settings.parse(setting, value)
     ladder_settings.check_against(lad.settings, setting, parsed)
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)
-    return [event], lambda: Notice("setting_set", {
+    return [event], lambda: Notice("club_setting_set" if club_wide else "setting_set", {
         "ladder": lad.name, "setting": setting, "value": ladder_settings.shown(parsed)})
 
 
@@ -147,6 +149,7 @@ def settings(club: Club, ladder: str | None) -> Notice:
     return Notice("settings_past_edition" if past else "settings", {
         "ladder": lad.name, "system": s.system, "params": described, "edition": s.edition,
         **ladder_settings.view(s),
+        **ladder_settings.club_view(view.ladder(club, None).settings),
         "ladders": ", ".join(sorted(club.state.ladders)),
     })
 

@@ -81,6 +81,16 @@ class Session:
                                                                  self.clock.now())
         return self._club_ids[key]
 
+    async def known_club(self, platform: str, chat_id: str) -> int | None:
+        """The chat's club id, or None when the chat has no club (none is created)."""
+        key = (platform, chat_id)
+        if key not in self._club_ids:
+            found = await self.repository.find_club(platform, chat_id)
+            if found is None:
+                return None
+            self._club_ids[key] = found
+        return self._club_ids[key]
+
     def unannounced(self, club_id: int) -> list[Notice]:
         """The announcements of auto-confirmed results since the last call, handed out once."""
         return self._unannounced.pop(club_id, [])

@@ -123,7 +123,7 @@ async def test_a_club_night_with_buttons(bot: Running, club: Club) -> None:
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     assert report.embeds and report.buttons == [[("Confirm", "g:confirm:#1"),
                                                  ("Dispute", "g:dispute:#1")]]
     refused = await press(bot, club.guild, club.alice, report, "g:confirm:#1")
@@ -190,7 +190,7 @@ async def test_moderators_manage_the_server_or_hold_the_club_role(bot: Running,
     assert await club_state(bot, g) == before
 
     role_set = await say(bot, g, club.ada, "set", key="moderator_role", role=club.referee)
-    assert role_set.plain == text("setting_set", ladder="main", setting="moderator_role",
+    assert role_set.plain == text("club_setting_set", ladder="main", setting="moderator_role",
                                   value=str(club.referee.id))
     recorded = await say(bot, g, club.rex, "report", player=club.alice, opponent=club.bob,
                          result="win")
@@ -211,7 +211,7 @@ async def test_moderators_manage_the_server_or_hold_the_club_role(bot: Running,
     applied = await press(bot, g, club.rex, preview, "x:apply:#1")
     assert applied.plain.splitlines()[0] == text("applied", game=1)
     history = await say(bot, g, club.alice, "history")
-    assert "#1 2024-03-01 bob beat alice" in history.plain
+    assert "#1 Mar 1, 2024 bob beat alice" in history.plain
 
     # The role can be taken back: rex is a member again.
     await say(bot, g, club.ada, "set", key="moderator_role", value="off")
@@ -260,7 +260,7 @@ async def test_every_use_case_is_reachable(bot: Running, club: Club) -> None:
     assert await said(alice, "dispute", number=3, reason="we never played") == (
         "Game #3 is disputed: carol drew with Alice L. A moderator will settle it; it waits in "
         "their /pending.")
-    assert "#1 2024-03-01 Alice L beat bob, handicap 50, night" in await said(
+    assert "#1 Mar 1, 2024 Alice L beat bob, handicap 50, night" in await said(
         bob, "history", member=alice)
     assert (await said(alice, "h2h", member=bob)).startswith("Alice L vs bob (main): 1W 0D 0L")
     assert (await said(alice, "rating", ladder="blitz")).startswith("Alice L (blitz):")
@@ -351,7 +351,7 @@ async def test_an_interaction_delivered_twice_changes_nothing(bot: Running, club
     before = await club_state(bot, club.guild)
     await bot.dc.redeliver(interaction)
     pending = await say(bot, club.guild, club.bob, "pending")
-    assert pending.plain == "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
+    assert pending.plain == "To confirm or dispute: #1 Mar 1, 2024 alice beat bob [pending]"
     assert await club_state(bot, club.guild) == before
     # The second answer to the same interaction was refused by Discord, as it would be.
     assert [e[:2] for e in bot.dc.errors] == [(400, "POST")]

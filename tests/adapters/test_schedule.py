@@ -125,7 +125,7 @@ async def test_posts_weekly_and_once_per_week(tmp_path: Path) -> None:
         clock.advance(minutes=1)
         await bot.poll()  # the same Monday: nothing more
         assert [(chat, text.splitlines()[0]) for chat, text, _ in bot.recorder.posts] == [
-            ("local", "main ladder, changes since Mon 26 Feb 09:00 UTC")]
+            ("local", "main ladder, changes since Mon, Feb 26 09:00 UTC")]
         clock.current = datetime(2024, 3, 11, 9, 0, 30)
         await bot.poll()
         assert len(bot.recorder.posts) == 2
@@ -156,7 +156,7 @@ async def test_after_downtime_the_last_missed_post_catches_up_once(tmp_path: Pat
         await bot.poll()
         assert len(bot.recorder.posts) == 1
         assert bot.recorder.posts[0][1].startswith(
-            "main ladder, changes since Mon 18 Mar 09:00 UTC")
+            "main ladder, changes since Mon, Mar 18 09:00 UTC")
     assert claimed(tmp_path / "club.db") == [(1, "main", "2024-03-25T09:00:00")]
 
 

@@ -40,15 +40,15 @@ async def chat(tmp_path: Path) -> AsyncIterator[Transcript]:
 async def test_moderators_set_show_pause_and_resume_a_schedule(chat: Transcript) -> None:
     assert await chat.as_("mod!", "/schedule") == (
         "Schedule of main:\n"
-        'top 10 at "0 9 * * MON" (UTC) into this chat; next post: Mon 4 Mar 09:00 UTC.')
+        'top 10 at "0 9 * * MON" (UTC) into this chat; next post: Mon, Mar 4 09:00 UTC.')
     assert await chat.say('/schedule cron="0 18 * * FRI" tz=Europe/Berlin size=5') == (
         "Schedule of main set.\n"
         'top 5 at "0 18 * * FRI" (Europe/Berlin) into this chat; '
-        "next post: Fri 8 Mar 18:00 CET.")
+        "next post: Fri, Mar 8 18:00 CET.")
     assert await chat.say("/schedule main channel=-1001234") == (
         "Schedule of main set.\n"
         'top 5 at "0 18 * * FRI" (Europe/Berlin) into chat -1001234; '
-        "next post: Fri 8 Mar 18:00 CET.")
+        "next post: Fri, Mar 8 18:00 CET.")
     assert await chat.say("/schedule pause") == (
         "Scheduled posts of main paused; /schedule resume starts them again.\n"
         'top 5 at "0 18 * * FRI" (Europe/Berlin) into chat -1001234; next post: none (paused).')
@@ -58,12 +58,12 @@ async def test_moderators_set_show_pause_and_resume_a_schedule(chat: Transcript)
     assert (await chat.say("/schedule show channel=here")) == text(
         "usage", usage=text("help_schedule"))
     assert (await chat.say("/schedule channel=here")).endswith(
-        "into this chat; next post: Fri 8 Mar 18:00 CET.")
+        "into this chat; next post: Fri, Mar 8 18:00 CET.")
     # The ladder's time zone setting is the schedule's when the schedule names none.
     await chat.say("/ladder create blitz")
     await chat.say("/set timezone Asia/Tokyo ladder=blitz")
     assert (await chat.say("/schedule blitz")).endswith(
-        'top 10 at "0 9 * * MON" (Asia/Tokyo) into this chat; next post: Mon 4 Mar 09:00 JST.')
+        'top 10 at "0 9 * * MON" (Asia/Tokyo) into this chat; next post: Mon, Mar 4 09:00 JST.')
 
 
 async def test_schedule_refusals_change_nothing(chat: Transcript) -> None:
@@ -91,7 +91,7 @@ async def test_undo_takes_a_schedule_change_back(chat: Transcript) -> None:
     await chat.as_("mod!", '/schedule cron="0 18 * * FRI"')
     await chat.say("/undo")
     assert (await chat.say("/schedule")).endswith('top 10 at "0 9 * * MON" (UTC) into this '
-                                                  "chat; next post: Mon 4 Mar 09:00 UTC.")
+                                                  "chat; next post: Mon, Mar 4 09:00 UTC.")
 
 
 async def play_a_week(chat: Transcript) -> None:
@@ -130,7 +130,7 @@ async def test_the_digest_of_a_week(chat: Transcript) -> None:
     # /digest in the chat counts from the latest scheduled time (Monday 09:00 UTC).
     chat.clock.current = datetime(2024, 3, 9, 12, 0)
     assert await chat.as_("bob", "/digest") == "\n".join([
-        "main ladder, changes since Mon 4 Mar 09:00 UTC",
+        "main ladder, changes since Mon, Mar 4 09:00 UTC",
         "  1. bob         1501    +17  2 games",
         "  2. carol       1500      0  2 games",
         "  3. dave        1500    new  0 games",
@@ -174,7 +174,7 @@ async def test_results_are_announced_when_the_ladder_announces(chat: Transcript)
     assert await chat.as_("dave", "/report @alice win") == (
         "Game #11: dave beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     assert await chat.as_("alice", "/confirm") == "\n".join([
         "Game #11 confirmed: dave beat alice.",
         "dave: 1394 -> 1418",  # 16 + 0.04 * 212 = 24.48, rounded 24
@@ -225,7 +225,7 @@ async def test_through_telegram_a_moderator_schedules_and_the_post_is_a_card(
         assert answer.plain == (
             "Schedule of main set.\n"
             'top 10 at "0 18 * * FRI" (Europe/Berlin) into this chat; '
-            "next post: Fri 8 Mar 18:00 CET.")
+            "next post: Fri, Mar 8 18:00 CET.")
         # The bot's scheduler, with the leaderboard card, posting through Telegram.
         publisher = TelegramPublisher(bot.app.bot)
         scheduler = PostScheduler(bot.service, bot.service._repository,  # noqa: SLF001
@@ -237,7 +237,7 @@ async def test_through_telegram_a_moderator_schedules_and_the_post_is_a_card(
         [(method, params)] = [c for c in tg.calls if c[0] == "sendPhoto"]
         assert params["photo"][:8] == b"\x89PNG\r\n\x1a\n"
         assert photo.plain == "\n".join([
-            "main ladder, changes since Fri 1 Mar 18:00 CET",  # the posts' zone
+            "main ladder, changes since Fri, Mar 1 18:00 CET",  # the posts' zone
             "  1. bob      1500?    new  0 games",
             "New: bob",
             "Games played: 0",

@@ -54,7 +54,7 @@ async def test_a_club_night_with_buttons(bot: Running) -> None:
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     assert report.buttons == [[("Confirm", "g:confirm:#1"), ("Dispute", "g:dispute:#1")]]
     refused = await press(bot, group, alice, report, "g:confirm:#1")  # not the reporter's to do
     assert refused["text"] == text("own_report", game=1, opponent="bob")
@@ -150,7 +150,7 @@ async def test_a_redelivered_update_changes_nothing(bot: Running) -> None:
     again = await bot.tg.reply(group)
     assert again.plain == first.plain  # the first answer, not a second report
     pending = (await say(bot, group, bob, "/pending")).plain
-    assert pending == "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
+    assert pending == "To confirm or dispute: #1 Mar 1, 2024 alice beat bob [pending]"
 
 
 async def test_a_hostile_display_name_is_only_text(bot: Running) -> None:

@@ -184,12 +184,12 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     assert (await say(bot, g, c.alice, "/pending")).plain == (
-        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 Mar 1, 2024 alice beat bob [pending]"
     )
     assert (await say(bot, g, c.bob, "/pending")).plain == (
-        "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
+        "To confirm or dispute: #1 Mar 1, 2024 alice beat bob [pending]"
     )
     answer = await press(bot, g, c.bob, report, "g:confirm:#1")
     assert (answer["text"], answer["show_alert"]) == (None, False)  # the spinner just stops
@@ -211,7 +211,7 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
     assert (await say(bot, g, c.alice, "/confirm 2")).plain == lines(
         "Game #2 confirmed: carol drew with alice.", "carol: 1500 -> 1528?",
@@ -236,14 +236,14 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     history = await say(bot, g, c.alice, "/history")
     assert (history.text or "").startswith("<pre>") and history.plain == lines(
         "alice's games on main:",
-        "#2 2024-03-01 carol drew with alice",
-        "#1 2024-03-01 alice beat bob",
+        "#2 Mar 1, 2024 carol drew with alice",
+        "#1 Mar 1, 2024 alice beat bob",
     )
     assert (await say(bot, g, c.bob, "/history @carol")).plain == lines(
-        "carol's games on main:", "#2 2024-03-01 carol drew with alice",
+        "carol's games on main:", "#2 Mar 1, 2024 carol drew with alice",
     )
     assert (await say(bot, g, c.alice, "/h2h @bob")).plain == lines(
-        "alice vs bob (main): 1W 0D 0L", "#1 2024-03-01 alice beat bob",
+        "alice vs bob (main): 1W 0D 0L", "#1 Mar 1, 2024 alice beat bob",
     )
     # Replying to carol's message names her.
     hello = await bot.tg.send(g, c.carol, "good game, bob!")
@@ -303,11 +303,11 @@ async def test_challenge_declined_by_button(bot: Running) -> None:
     challenge = await say(bot, g, c.alice, "/challenge @bob")
     assert challenge.plain == (
         "alice challenges bob (challenge #1, main). bob: /accept or /decline before "
-        "Sun 3 Mar 19:00 UTC."
+        "Sun, Mar 3 19:00 UTC."
     )
     assert challenge.buttons == [[("Accept", "c:accept:#1"), ("Decline", "c:decline:#1")]]
     assert (await say(bot, g, c.bob, "/pending")).plain == (
-        "#1: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
+        "#1: alice challenges bob (main), open until Sun, Mar 3 19:00 UTC."
     )
     await press(bot, g, c.bob, challenge, "c:decline:#1")
     declined = await bot.tg.reply(g)
@@ -350,7 +350,7 @@ async def test_challenge_accepted_then_played(bot: Running) -> None:
     assert (await say(bot, g, c.bob, "/report @alice win")).plain == (
         "Game #1: bob beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
 
 
@@ -371,7 +371,7 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, handicap 100 given by alice, alice played white, event spring; "
-        f"counts on Sat 2 Mar 19:00 UTC unless disputed.\n{held}")
+        f"counts on Sat, Mar 2 19:00 UTC unless disputed.\n{held}")
     await press(bot, g, c.bob, report, "g:confirm:#1")
     # An event's games move no rating before it closes.
     assert (await bot.tg.reply(g)).plain == f"Game #1 confirmed: alice beat bob.\n{held}"
@@ -381,8 +381,8 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0, "carol": 1500.0}
     assert (await say(bot, g, c.alice, "/history")).plain == lines(
         "alice's games on main:",
-        "#2 2024-03-01 carol drew with alice, spring",
-        "#1 2024-03-01 alice beat bob, handicap 100, spring",
+        "#2 Mar 1, 2024 carol drew with alice, spring",
+        "#1 Mar 1, 2024 alice beat bob, handicap 100, spring",
     )
     audit = (await say(bot, g, c.ada, "/audit 3")).plain.splitlines()
     assert audit[-1].endswith(
@@ -422,7 +422,7 @@ async def test_dispute_by_button_and_withdraw(bot: Running) -> None:
                               "it waits in their /pending.")
     assert disputed.buttons == []
     assert (await say(bot, g, c.alice, "/pending")).plain == (
-        "Your reports waiting: #1 2024-03-01 alice beat bob [disputed]"
+        "Your reports waiting: #1 Mar 1, 2024 alice beat bob [disputed]"
     )
     assert (await say(bot, g, c.bob, "/confirm 1")).plain == text("game_disputed", game=1)
 
@@ -430,7 +430,7 @@ async def test_dispute_by_button_and_withdraw(bot: Running) -> None:
     assert second.plain == (
         "Game #2: alice drew with carol. carol, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     assert (await say(bot, g, c.carol, "/withdraw 2")).plain == text("not_your_report", game=2)
     assert (await say(bot, g, c.alice, "/withdraw")).plain == (
         "Several games are waiting (1, 2); say which, e.g. /withdraw 1.")
@@ -450,14 +450,14 @@ async def test_an_unanswered_report_confirms_itself_after_24_hours(bot: Running)
     report = await say(bot, g, c.alice, "/report @bob win")
     bot.clock.advance(hours=23)
     assert (await say(bot, g, c.alice, "/pending")).plain == (
-        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 Mar 1, 2024 alice beat bob [pending]"
     )
     bot.clock.advance(hours=2)
     assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
     assert await ratings(bot) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     await refused_press(bot, g, c.bob, report, "g:confirm:#1", text("already_confirmed", game=1))
     assert (await say(bot, g, c.ada, "/audit 1")).plain == (
-        "#5 Sat 2 Mar 20:00 UTC game #1 counted by itself, because: unanswered for 24 h"
+        "#5 Sat, Mar 2 20:00 UTC game #1 counted by itself, because: unanswered for 24 h"
     )
 
 
@@ -487,7 +487,7 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     assert report.plain == (
         "Game #2: Alice P beat carol. carol, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     await press(bot, g, c.carol, report, "g:confirm:#2")
     assert (await bot.tg.reply(g)).plain == lines(
         "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1516?",
@@ -549,7 +549,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
         "performance_cap=400.0, pool_cap=200.0, first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. Ladders: main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1; the club's "
+        "language: en. Ladders: main."
     )
     assert (await say(bot, g, c.ada, "/ladder create blitz elo")).plain == (
         "Ladder blitz created with the elo system."
@@ -558,7 +559,7 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder blitz, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     await press(bot, g, c.bob, report, "g:confirm:#1")
     # elo: both join the ladder with this game at 1600; K 32, expected 0.5: +16 and -16.
     assert (await bot.tg.reply(g)).plain == lines(
@@ -601,13 +602,13 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
         "auto-confirm after 2 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. "
-        "Ladders: blitz, main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1; the club's "
+        "language: en. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.ada, "/audit 3")).plain == lines(
-        "#9 Fri 1 Mar 19:00 UTC 1 set the blitz ladder's hide_provisional to yes",
-        "#8 Fri 1 Mar 19:00 UTC 1 set the main ladder's auto_confirm_hours to 2",
-        "#7 Fri 1 Mar 19:00 UTC 1 changed the blitz ladder's rating system to club (k=16); "
+        "#9 Fri, Mar 1 19:00 UTC 1 set the blitz ladder's hide_provisional to yes",
+        "#8 Fri, Mar 1 19:00 UTC 1 set the main ladder's auto_confirm_hours to 2",
+        "#7 Fri, Mar 1 19:00 UTC 1 changed the blitz ladder's rating system to club (k=16); "
         "every game was re-rated",
     )
     # A settings change may move ratings: its undo is previewed, then applied.
@@ -625,8 +626,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert (await say(bot, g, c.bob, "/settings")).plain.endswith(
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. "
-        "Ladders: blitz, main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1; the club's "
+        "language: en. Ladders: blitz, main."
     )
     assert (await say(bot, g, c.bob, "/top blitz")).plain == lines(
         "blitz ladder", "  1. alice      1553?  1 game", "  2. bob        1447?  1 game",
@@ -665,7 +666,7 @@ async def test_correction_previewed_then_cancelled_by_button_then_applied(bot: R
     assert await ratings(bot) == {"alice": 1500.0, "bob": 1500.0}
     await refused_press(bot, g, c.ada, again, "x:apply:#1", text("no_preview"))
     assert (await say(bot, g, c.alice, "/history")).plain == lines(
-        "alice's games on main:", "#1 2024-03-01 alice drew with bob",
+        "alice's games on main:", "#1 Mar 1, 2024 alice drew with bob",
     )
 
 
@@ -871,7 +872,7 @@ async def test_editing_a_command_does_not_run_it_again(bot: Running) -> None:
     await quiet(bot, g, c.alice)
     assert await club_state(bot, g) == before
     assert (await say(bot, g, c.bob, "/pending")).plain == (
-        "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
+        "To confirm or dispute: #1 Mar 1, 2024 alice beat bob [pending]"
     )
 
 

@@ -25,7 +25,7 @@ from bot.storage.repository import StoredEvent
 from tests.chat import START, Transcript, open_club
 
 MOD = Caller("console", "local", "mod", "mod", moderator=True)
-FRI, SUN = "Fri 1 Mar 19:00 UTC", "Sun 3 Mar 19:00 UTC"
+FRI, SUN = "Fri, Mar 1 19:00 UTC", "Sun, Mar 3 19:00 UTC"
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ async def test_every_kind_of_entry_reads_as_a_sentence(chat: Transcript) -> None
     await chat.say("/apply")
     await chat.say("/undo")
     shown = [(id_, FRI if when.startswith("Fri") else SUN, said) for id_, when, said in
-             (re.fullmatch(r"#(\d+) (\w+ \d+ \w+ 19:00 UTC) (.*)", line).groups()  # type: ignore[union-attr]
+             (re.fullmatch(r"#(\d+) (\w+, \w+ \d+ 19:00 UTC) (.*)", line).groups()  # type: ignore[union-attr]
               for line in (await chat.say("/audit 100")).split("\n"))]
     assert shown == [(str(id_), day, said) for id_, day, said in [
         (35, SUN, "mod merged the duplicate record dot into cid"),

@@ -42,7 +42,7 @@ async def imported(chat: Transcript, folder: Path) -> str:
 async def test_before_any_post_the_digest_covers_the_ladder_from_its_start(
         chat: Transcript) -> None:
     assert (await chat.as_("mod!", "/digest")).splitlines() == [
-        "main ladder, changes since it began on Wed 6 Mar 12:00 UTC (nothing posted yet)",
+        "main ladder, changes since it began on Wed, Mar 6 12:00 UTC (nothing posted yet)",
         "  1. ann      1500?    new  0 games",
         "  2. ben      1500?    new  0 games",
         "New: ann, ben",
@@ -57,12 +57,12 @@ async def test_an_imported_history_is_not_counted_as_games_played_since(
     await chat.as_("ann", "/report @ben win")
     await chat.as_("ben", "/confirm")
     lines = (await chat.as_("mod!", "/digest")).splitlines()
-    assert lines[0] == ("main ladder, changes since it began on Wed 6 Mar 12:00 UTC "
+    assert lines[0] == ("main ladder, changes since it began on Wed, Mar 6 12:00 UTC "
                         "(nothing posted yet)")
     assert lines[-2:] == [
         "Games played: 1",
         "Also counted since, played earlier (imported or recorded late): 3 games, played "
-        "2024-01-05 to 2024-02-29",
+        "Jan 5, 2024 to Feb 29, 2024",
     ]
 
 
@@ -73,9 +73,9 @@ async def test_after_a_post_time_an_import_is_named_apart_from_the_weeks_games(
     await chat.as_("ben", "/confirm")
     await imported(chat, tmp_path)
     lines = (await chat.as_("mod!", "/digest")).splitlines()
-    assert lines[0] == "main ladder, changes since Mon 11 Mar 09:00 UTC"
+    assert lines[0] == "main ladder, changes since Mon, Mar 11 09:00 UTC"
     assert lines[-2:] == [
         "Games played: 1",
         "Also counted since, played earlier (imported or recorded late): 3 games, played "
-        "2024-01-05 to 2024-02-29",
+        "Jan 5, 2024 to Feb 29, 2024",
     ]

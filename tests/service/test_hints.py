@@ -62,7 +62,7 @@ async def test_a_restore_of_a_game_that_never_counted_makes_it_wait_again(
     assert await chat.say("/restore 1") == (
         "Game #1 is no longer void and waits for confirmation again: ann beat bob. bob, please "
         "/confirm or /dispute.\nLadder main, no handicap, colours not given, no event; counts on "
-        "Sun 3 Mar 20:00 UTC unless disputed.")
+        "Sun, Mar 3 20:00 UTC unless disputed.")
 
 
 async def test_games_in_an_open_event_say_they_wait_for_it(chat: Transcript) -> None:
@@ -73,7 +73,7 @@ async def test_games_in_an_open_event_say_they_wait_for_it(chat: Transcript) -> 
     assert await chat.as_("ann", "/report @cid win event=spring") == "\n".join([
         "Game #2: ann beat cid. cid, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, event spring; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.", held])
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.", held])
     assert await chat.as_("cid", "/confirm 2") == "\n".join([
         "Game #2 confirmed: ann beat cid.", held])
 

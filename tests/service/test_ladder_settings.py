@@ -40,20 +40,21 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
     # the order every platform's lists had before the table
     assert names(everywhere=True) == ("auto_confirm_hours", "challenge_hours", "inactivity_days",
                                       "hide_provisional", "announce", "timezone",
-                                      "open_reports", "open_reports_per_opponent")
+                                      "open_reports", "open_reports_per_opponent", "language")
     assert names() == (*names(everywhere=True), "moderator_role")
     assert names(everywhere=True) == parsing.SETTINGS
 
 
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
-        24.0, 48.0, None, False, False, None, 5, 1, None]
+        24.0, 48.0, None, False, False, None, 5, 1, None, None]
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: s.name)
 def test_every_setting_reads_back_its_default_as_shown(setting: ladder_settings.Setting) -> None:
-    shown_default = view(LadderSettings()).get(setting.name, shown(setting.default))
+    views = {**view(LadderSettings()), **ladder_settings.club_view(LadderSettings())}
+    shown_default = views.get(setting.name, shown(setting.default))
     # a zone left off reads as the default zone, which /settings shows
     expected = setting.fallback if setting.default is None and setting.fallback else setting.default
     assert parse(setting.name, shown_default) == expected
@@ -75,7 +76,9 @@ def test_the_view_is_what_settings_showed() -> None:
             "open_reports": str(s.open_reports),
             "open_reports_per_opponent": str(s.open_reports_per_opponent),
         }
-    assert list(view(LadderSettings())) == list(names(everywhere=True))
+    assert [*view(LadderSettings()), *ladder_settings.club_view(LadderSettings())] == list(
+        names(everywhere=True))
+    assert ladder_settings.club_view(LadderSettings(language="ru")) == {"language": "ru"}
 
 
 @pytest.mark.parametrize(("name", "value", "expected"), [
@@ -101,10 +104,10 @@ def test_the_view_is_what_settings_showed() -> None:
                                  "Europe/Berlin or UTC."),
     ("colour", "red", "There is no setting colour. Settings: auto_confirm_hours, "
                       "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
-                      "open_reports, open_reports_per_opponent."),
+                      "open_reports, open_reports_per_opponent, language."),
     ("x" * 40, "1", f"There is no setting {'x' * 32}. Settings: auto_confirm_hours, "
                     "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
-                    "open_reports, open_reports_per_opponent."),
+                    "open_reports, open_reports_per_opponent, language."),
     # issue 30: the caps on a member's waiting reports are whole numbers from 1 to 20
     ("open_reports", "0", "open_reports takes a whole number from 1 to 20 (not 0)."),
     ("open_reports", "21", "open_reports takes a whole number from 1 to 20 (not 21)."),
@@ -148,7 +151,8 @@ def test_the_cap_per_opponent_is_never_above_the_cap_per_member() -> None:
 def test_set_help_lists_the_settings_of_every_platform() -> None:
     assert text("help_set") == (
         "/set auto_confirm_hours|challenge_hours|inactivity_days|hide_provisional|announce"
-        "|timezone|open_reports|open_reports_per_opponent VALUE [ladder=NAME] - change a setting")
+        "|timezone|open_reports|open_reports_per_opponent|language VALUE [ladder=NAME] - change a "
+        "setting")
     for setting in SETTINGS:
         assert len(text(setting.help)) <= 100
 

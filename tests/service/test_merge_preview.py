@@ -110,9 +110,9 @@ async def test_merge_previews_the_dropped_games_and_ratings_then_apply_merges(
     assert await ratings(chat) == after
     # The dropped games no longer count: bob's games are #2 and bob2's #4.
     assert await chat.say("/history @bob") == "\n".join([
-        "bob's games on main:", "#4 2024-03-01 bob beat dan", "#2 2024-03-01 bob beat carol"])
+        "bob's games on main:", "#4 Mar 1, 2024 bob beat dan", "#2 Mar 1, 2024 bob beat carol"])
     assert await chat.say("/audit 1") == (
-        "#11 Fri 1 Mar 19:00 UTC mod merged the duplicate record bob2 into bob")
+        "#11 Fri, Mar 1 19:00 UTC mod merged the duplicate record bob2 into bob")
     assert await chat.say("/apply") == text("no_preview")  # applied once
 
 

@@ -27,7 +27,7 @@ async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confir
     assert await chat.say("/report @bob win") == (
         "Game #1: ann beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     assert "  0 games" in await chat.say("/top")  # nothing counted yet
     assert await chat.say("/confirm 1") == text("own_report", game=1, opponent="bob")
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
@@ -43,7 +43,7 @@ async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
     assert await chat.say("/report @bob @ann win handicap=50 colour=white") == (
         "Game #1: bob beat ann. bob, please /confirm or /dispute.\n"
         "Ladder main, handicap 50 given by bob, ann played black, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
         "Game #1 confirmed: bob beat ann.", "ann: 1500 -> 1443?", "bob: 1500 -> 1557?"])
     reported = (await chat.as_("ann!", "/audit 2")).splitlines()[-1]
@@ -71,16 +71,16 @@ async def test_a_dispute_names_the_clubs_moderators_and_waits_in_their_pending(
     await chat.as_("ann", "/dispute 2")
     queue = "\n".join([
         "Disputes to settle:",
-        "#1 2024-03-01 ann beat bob [disputed], because: I won on time. Settle: /correct 1 "
+        "#1 Mar 1, 2024 ann beat bob [disputed], because: I won on time. Settle: /correct 1 "
         "win|loss|draw, or /void 1",
-        "#2 2024-03-01 bob drew with ann [disputed], no reason given. Settle: /correct 2 "
+        "#2 Mar 1, 2024 bob drew with ann [disputed], no reason given. Settle: /correct 2 "
         "win|loss|draw, or /void 2"])
     # cid, a moderator the club named, and a platform moderator who never registered
     assert await chat.as_("cid", "/pending") == queue
     assert await chat.as_("ops!", "/pending") == queue
     # a member sees only their own business
     assert await chat.as_("bob", "/pending") == (
-        "Your reports waiting: #2 2024-03-01 bob drew with ann [disputed]")
+        "Your reports waiting: #2 Mar 1, 2024 bob drew with ann [disputed]")
     # settled from the list: the game leaves the queue
     await chat.as_("ops!", "/void 1 never played")
     assert "#1" not in await chat.as_("ops!", "/pending")

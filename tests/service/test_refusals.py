@@ -167,7 +167,7 @@ CASES = [
     ("mod!", "/set colour red", refused(
         "unknown_setting", setting="colour",
         settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional, "
-                 "announce, timezone, open_reports, open_reports_per_opponent")),
+                 "announce, timezone, open_reports, open_reports_per_opponent, language")),
     ("mod!", "/set open_reports 0", refused(
         "bad_setting_count", setting="open_reports", limit="20", text="0")),
     ("mod!", "/set open_reports_per_opponent 6", refused(
@@ -219,7 +219,7 @@ async def test_a_replayed_request_id_returns_the_first_answer_and_adds_nothing(
     assert render(first) == (
         "Game #3: carol beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     after_first = await snapshot(club)
     # The platform delivers the same update again (even with other words): same answer.
     assert await service.report(carol, "alice", "win") == first
@@ -247,7 +247,7 @@ async def test_a_replayed_refused_request_is_decided_again_and_stored_nothing(
     assert render(answer) == (
         "Game #3: dave beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
     # Now a write, its answer is kept: the same update again gets it, and adds nothing.
     after = await snapshot(club)
     assert await service.report(dave, "alice", "win") == answer

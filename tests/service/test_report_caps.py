@@ -108,7 +108,8 @@ async def test_the_caps_are_ladder_settings_and_lowering_them_changes_no_waiting
         "open_reports_against", count=3, games="#1, #2, #3", opponent="bob")
     chat.clock.advance(hours=24)  # every waiting report counts by itself, as it was filed
     history = await chat.say("/history")
-    assert [line.split(" ", 2)[2] for line in history.splitlines()[1:]] == [
+    # each line: #N, the date (Mar 1, 2024), the game
+    assert [line.split(" ", 4)[4] for line in history.splitlines()[1:]] == [
         "ann beat bob"] * 3, history
     # with room again, the lowered caps apply: 3 against one opponent, but never above the 2
     # in all

@@ -148,13 +148,13 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     assert await chat.say("/report @bob win") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
     assert await chat.say("/pending") == (
-        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 Mar 1, 2024 alice beat bob [pending]"
     )
     assert await chat.as_("bob", "/pending") == (
-        "To confirm or dispute: #1 2024-03-01 alice beat bob [pending]"
+        "To confirm or dispute: #1 Mar 1, 2024 alice beat bob [pending]"
     )
     assert await chat.say("/confirm") == "\n".join([
         "Game #1 confirmed: alice beat bob.",
@@ -173,7 +173,7 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     assert await chat.as_("carol", "/report @alice draw") == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
     assert await chat.as_("alice", "/confirm 2") == "\n".join([
         "Game #2 confirmed: carol drew with alice.",
@@ -200,16 +200,16 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     )
     assert await chat.say("/history") == "\n".join([
         "alice's games on main:",
-        "#2 2024-03-01 carol drew with alice",
-        "#1 2024-03-01 alice beat bob",
+        "#2 Mar 1, 2024 carol drew with alice",
+        "#1 Mar 1, 2024 alice beat bob",
     ])
     assert await chat.say("/history @carol") == "\n".join([
         "carol's games on main:",
-        "#2 2024-03-01 carol drew with alice",
+        "#2 Mar 1, 2024 carol drew with alice",
     ])
     assert await chat.say("/h2h @bob") == "\n".join([
         "alice vs bob (main): 1W 0D 0L",
-        "#1 2024-03-01 alice beat bob",
+        "#1 Mar 1, 2024 alice beat bob",
     ])
     assert await chat.as_("bob", "/h2h @carol") == "bob vs carol (main): 0W 0D 0L"
 
@@ -221,10 +221,10 @@ async def test_challenge_accepted(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/challenge @bob") == (
         "alice challenges bob (challenge #1, main). bob: /accept or /decline before "
-        "Sun 3 Mar 19:00 UTC."
+        "Sun, Mar 3 19:00 UTC."
     )
     assert await chat.as_("bob", "/pending") == (
-        "#1: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
+        "#1: alice challenges bob (main), open until Sun, Mar 3 19:00 UTC."
     )
     assert await chat.say("/accept") == (
         "bob accepts alice's challenge #1. Play, then /report the result."
@@ -236,7 +236,7 @@ async def test_challenge_accepted(chat: Transcript) -> None:
     assert await chat.say("/report @alice win") == (
         "Game #1: bob beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
 
 
@@ -260,7 +260,7 @@ async def test_challenge_expires_after_challenge_hours(chat: Transcript) -> None
     await chat.as_("alice", "/challenge @bob")
     chat.clock.advance(hours=47, minutes=59)
     assert await chat.as_("bob", "/pending") == (
-        "#1: alice challenges bob (main), open until Sun 3 Mar 19:00 UTC."
+        "#1: alice challenges bob (main), open until Sun, Mar 3 19:00 UTC."
     )
     chat.clock.advance(minutes=1)  # 48 h: the default challenge_hours
     assert await chat.say("/pending") == "Nothing waiting for you."
@@ -281,7 +281,7 @@ async def test_report_then_confirm_rates_two_newcomers_1553_and_1447(chat: Trans
     assert await chat.as_("alice", "/report @bob win") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
     assert await chat.as_("bob", "/confirm") == "\n".join([
@@ -309,7 +309,7 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
     assert await chat.say("/confirm") == text("nothing_pending")
     assert await chat.say("/confirm 1") == text("game_disputed", game=1)
     assert await chat.as_("alice", "/pending") == (
-        "Your reports waiting: #1 2024-03-01 alice beat bob [disputed]"
+        "Your reports waiting: #1 Mar 1, 2024 alice beat bob [disputed]"
     )
     chat.clock.advance(hours=25)  # a disputed report never confirms itself
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
@@ -330,12 +330,12 @@ async def test_report_disputed_then_settled_by_a_moderator(chat: Transcript) -> 
     assert await ratings(chat) == {"bob": FIRST_WIN, "alice": FIRST_LOSS}
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
-        "#1 2024-03-01 bob beat alice",
+        "#1 Mar 1, 2024 bob beat alice",
     ])
     audit = (await chat.as_("mod!", "/audit 2")).splitlines()
     assert audit == [
-        "#6 Sat 2 Mar 20:00 UTC mod corrected game #1: alice beat bob -> bob beat alice",
-        "#5 Fri 1 Mar 19:00 UTC bob disputed game #1, because: I won on time",
+        "#6 Sat, Mar 2 20:00 UTC mod corrected game #1: alice beat bob -> bob beat alice",
+        "#5 Fri, Mar 1 19:00 UTC bob disputed game #1, because: I won on time",
     ]
 
 
@@ -357,18 +357,18 @@ async def test_unanswered_report_confirms_itself_after_24_hours(chat: Transcript
     await chat.as_("alice", "/report @bob win")
     chat.clock.advance(hours=23)
     assert await chat.say("/pending") == (
-        "Your reports waiting: #1 2024-03-01 alice beat bob [pending]"
+        "Your reports waiting: #1 Mar 1, 2024 alice beat bob [pending]"
     )
     chat.clock.advance(hours=2)
     assert await chat.say("/pending") == "Nothing waiting for you."
     assert await chat.say("/history") == "\n".join([
         "alice's games on main:",
-        "#1 2024-03-01 alice beat bob",
+        "#1 Mar 1, 2024 alice beat bob",
     ])
     assert await ratings(chat) == {"alice": FIRST_WIN, "bob": FIRST_LOSS}
     assert await chat.as_("bob", "/confirm 1") == text("already_confirmed", game=1)
     assert await chat.as_("mod!", "/audit 1") == (
-        "#5 Sat 2 Mar 20:00 UTC game #1 counted by itself, because: unanswered for 24 h"
+        "#5 Sat, Mar 2 20:00 UTC game #1 counted by itself, because: unanswered for 24 h"
     )
 
 
@@ -403,7 +403,7 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
     assert await chat.as_("ann", "/report @dan win") == (
         "Game #1: ann beat dan. dan, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
     assert (await chat.as_("dan", "/confirm")).startswith("Game #1 confirmed: ann beat dan.")
     await chat.as_("bob", "/report @dan win")
@@ -525,7 +525,7 @@ async def test_correction_previews_every_changed_rating_then_cancel_or_apply(
     assert await ratings(chat) == after
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
-        "#1 2024-03-01 bob beat alice",
+        "#1 Mar 1, 2024 bob beat alice",
     ])
 
 
@@ -583,8 +583,8 @@ async def test_merge_makes_the_duplicates_games_the_kept_members(chat: Transcrip
     assert await ratings(chat) == merged
     assert await chat.say("/history @alice") == "\n".join([
         "alice's games on main:",
-        "#2 2024-03-01 alice beat carol",
-        "#1 2024-03-01 alice beat bob",
+        "#2 Mar 1, 2024 alice beat carol",
+        "#1 Mar 1, 2024 alice beat bob",
     ])
     # The old account now speaks as alice.
     assert await chat.as_("alice_phone", "/rating") == (
@@ -632,9 +632,9 @@ async def test_games_of_an_event_are_rated_together_when_it_closes(chat: Transcr
     )
     assert await chat.as_("alice", "/history") == "\n".join([
         "alice's games on main:",
-        "#4 2024-03-01 carol beat alice, spring",
-        "#2 2024-03-01 alice beat bob, spring",
-        "#1 2024-03-01 alice beat dave",
+        "#4 Mar 1, 2024 carol beat alice, spring",
+        "#2 Mar 1, 2024 alice beat bob, spring",
+        "#1 Mar 1, 2024 alice beat dave",
     ])
 
 
@@ -646,7 +646,7 @@ async def test_a_second_ladder_with_its_own_system(chat: Transcript) -> None:
     assert await chat.as_("alice", "/report @bob win ladder=blitz") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder blitz, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed."
     )
     assert await chat.as_("bob", "/confirm") == "\n".join([
         "Game #1 confirmed: alice beat bob.",
@@ -800,7 +800,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
         "performance_cap=400.0, pool_cap=200.0, first_move_advantage=30.0); "
         "auto-confirm after 24 h; challenges open 48 h; days without a game before "
         "retirement: off; hide provisional: no; announce results: no; "
-        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. Ladders: main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1; the club's "
+        "language: en. Ladders: main."
     )
     assert await chat.say("/set auto_confirm_hours 2") == "auto_confirm_hours of main is now 2."
     assert await chat.say("/set challenge_hours 1.5") == "challenge_hours of main is now 1.5."
@@ -809,7 +810,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
     assert (await chat.say("/settings")).endswith(
         "auto-confirm after 2 h; challenges open 1.5 h; days without a game before "
         "retirement: 30; hide provisional: yes; announce results: no; "
-        "time zone: UTC; reports waiting per member: 5, against one opponent: 1. Ladders: main."
+        "time zone: UTC; reports waiting per member: 5, against one opponent: 1; the club's "
+        "language: en. Ladders: main."
     )
 
     # Every newcomer is provisional (deviation 150, above the established 74.6): the leaderboard
@@ -828,7 +830,7 @@ async def test_settings_and_set(chat: Transcript) -> None:
     # Reports now confirm themselves after 2 h, challenges lapse after 1.5 h.
     await chat.as_("carol", "/report @bob win", "/challenge @alice")
     chat.clock.advance(hours=2)
-    assert await chat.say("/history") == "carol's games on main:\n#2 2024-03-01 carol beat bob"
+    assert await chat.say("/history") == "carol's games on main:\n#2 Mar 1, 2024 carol beat bob"
     assert await chat.as_("alice", "/accept") == text("challenge_expired", challenge=1)
 
     # After 30 days without a game a player is retired by the bot itself.
@@ -847,7 +849,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
         "timezone of main is now Europe/Berlin.")
     assert (await chat.say("/settings")).endswith(
         "hide provisional: yes; announce results: yes; time zone: Europe/Berlin; reports "
-        "waiting per member: 5, against one opponent: 1. Ladders: main.")
+        "waiting per member: 5, against one opponent: 1; the club's language: en. "
+        "Ladders: main.")
     # Issue 30: how many reports a member may have waiting, in all and against one opponent.
     assert await chat.say("/set open_reports_per_opponent 6") == (
         "open_reports_per_opponent may not be above open_reports, which is 5 (not 6).")
@@ -857,7 +860,8 @@ async def test_settings_and_set(chat: Transcript) -> None:
     assert await chat.say("/set open_reports 21") == (
         "open_reports takes a whole number from 1 to 20 (not 21).")
     assert (await chat.say("/settings")).endswith(
-        "reports waiting per member: 20, against one opponent: 6. Ladders: main.")
+        "reports waiting per member: 20, against one opponent: 6; the club's language: en. "
+        "Ladders: main.")
 
 
 async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(
@@ -868,8 +872,8 @@ async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(
     await chat.say("/report @alice @bob win")
     await chat.say("/void 1 they played a friendly")
     assert await chat.say("/audit 2") == "\n".join([
-        "#5 Fri 1 Mar 19:00 UTC mod voided game #1, because: they played a friendly",
-        "#4 Fri 1 Mar 19:00 UTC mod recorded game #1 on main: alice beat bob",
+        "#5 Fri, Mar 1 19:00 UTC mod voided game #1, because: they played a friendly",
+        "#4 Fri, Mar 1 19:00 UTC mod recorded game #1 on main: alice beat bob",
     ])
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}
 
@@ -886,10 +890,10 @@ async def test_audit_shows_actor_and_reason_and_undo_takes_back_the_last_action(
     await chat.as_("alice", "/report @bob win")
     assert await chat.as_("mod!", "/undo") == text("nothing_to_undo")
     assert await chat.say("/audit 4") == "\n".join([
-        "#8 Fri 1 Mar 19:00 UTC alice reported game #2 on main: alice beat bob",
-        "#7 Fri 1 Mar 19:00 UTC mod undid #4",
-        "#6 Fri 1 Mar 19:00 UTC mod undid #5",
-        "#5 Fri 1 Mar 19:00 UTC mod voided game #1, because: they played a friendly (undone)",
+        "#8 Fri, Mar 1 19:00 UTC alice reported game #2 on main: alice beat bob",
+        "#7 Fri, Mar 1 19:00 UTC mod undid #4",
+        "#6 Fri, Mar 1 19:00 UTC mod undid #5",
+        "#5 Fri, Mar 1 19:00 UTC mod voided game #1, because: they played a friendly (undone)",
     ])
     # A ladder that has been played on cannot be undone away.
     await chat.say("/ladder create blitz")

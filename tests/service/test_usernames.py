@@ -182,7 +182,7 @@ async def test_a_named_moderator_on_telegram_sets_no_moderator_role(tmp_path: Pa
         assert render(await refused(service.set_setting(victoria, "moderator_role", "5"))
                       ) == text("platform_moderators_only")
         assert (await service.set_setting(tg("1", "ada", admin=True), "moderator_role", "5")
-                ).key == "setting_set"
+                ).key == "club_setting_set"
         # the administrator's latest action, the role, is theirs to take back
         assert render(await refused(service.undo(victoria))) == text(
             "platform_moderators_only")

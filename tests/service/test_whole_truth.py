@@ -1,6 +1,6 @@
 """Say the whole truth (issue 15): a report's prompt shows everything being confirmed and when it
 counts by itself, and every time people read is in the ladder's time zone, with the zone, without
-seconds (``Sun 3 Mar 12:30 CET``); game lines show the ladder's local date.
+seconds (``Sun, Mar 3 12:30 CET``); game lines show the ladder's local date.
 
 The club plays in Berlin; the clock starts at 23:30 UTC on Friday 1 March 2024, which is already
 Saturday 00:30 in Berlin.
@@ -56,7 +56,7 @@ async def test_the_prompt_shows_every_term_and_when_it_counts_by_itself(chat: Tr
     # 23:30 UTC + 36 h = Sunday 11:30 UTC = 12:30 in Berlin (CET in March)
     assert lines[1:] == [
         "Ladder main, handicap 50 given by ben, ann played black, event cup; "
-        "counts on Sun 3 Mar 12:30 CET unless disputed.",
+        "counts on Sun, Mar 3 12:30 CET unless disputed.",
         text("held_for_event", event="cup"),
     ]
 
@@ -66,7 +66,7 @@ async def test_the_deadline_is_the_moment_it_counts(chat: Transcript) -> None:
     game = game_of(answer)
     assert answer.split("\n")[1] == (
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sun 3 Mar 00:30 CET unless disputed.")
+        "counts on Sun, Mar 3 00:30 CET unless disputed.")
     chat.clock.advance(hours=23, minutes=59)
     assert (await chat.as_("ben", "/pending")).startswith(f"To confirm or dispute: #{game} ")
     chat.clock.advance(minutes=1)  # Sunday 00:30 in Berlin
@@ -79,7 +79,7 @@ async def test_each_ladder_shows_its_own_zone(chat: Transcript) -> None:
     answer = await chat.as_("ann", "/report @ben draw ladder=blitz")
     assert answer.split("\n")[1] == (
         "Ladder blitz, no handicap, colours not given, no event; "
-        "counts on Sat 2 Mar 23:30 UTC unless disputed.")
+        "counts on Sat, Mar 2 23:30 UTC unless disputed.")
 
 
 async def test_summer_time_is_named_as_such(tmp_path: Path) -> None:
@@ -90,48 +90,48 @@ async def test_summer_time_is_named_as_such(tmp_path: Path) -> None:
         answer = await chat.as_("ann", "/report @ben win colour=white")
         assert answer.split("\n")[1] == (
             "Ladder main, no handicap, ann played white, no event; "
-            "counts on Tue 2 Jul 12:00 CEST unless disputed.")
+            "counts on Tue, Jul 2 12:00 CEST unless disputed.")
 
 
 async def test_a_challenge_expires_in_the_ladders_zone(chat: Transcript) -> None:
     # 48 h (challenge_hours) after Friday 23:30 UTC: Sunday 23:30 UTC, Monday 00:30 in Berlin
     answer = await chat.as_("ann", "/challenge @ben")
-    assert answer.endswith("ben: /accept or /decline before Mon 4 Mar 00:30 CET.")
+    assert answer.endswith("ben: /accept or /decline before Mon, Mar 4 00:30 CET.")
     assert (await chat.as_("ben", "/pending")).endswith(
-        "(main), open until Mon 4 Mar 00:30 CET.")
+        "(main), open until Mon, Mar 4 00:30 CET.")
 
 
 async def test_game_lines_show_the_ladders_local_date(chat: Transcript) -> None:
     game = game_of(await chat.as_("ann", "/report @ben win"))
     # reported on 1 March in UTC, on 2 March in Berlin
     assert await chat.as_("ben", "/pending") == text(
-        "pending_confirm", games=f"#{game} 2024-03-02 ann beat ben [pending]")
+        "pending_confirm", games=f"#{game} Mar 2, 2024 ann beat ben [pending]")
     await chat.as_("ben", f"/confirm {game}")
-    assert (await chat.say("/history")).endswith(f"#{game} 2024-03-02 ann beat ben")
+    assert (await chat.say("/history")).endswith(f"#{game} Mar 2, 2024 ann beat ben")
 
 
 async def test_audit_lines_and_the_schedule_are_in_the_ladders_zone(chat: Transcript) -> None:
     game = game_of(await chat.as_("ann", "/report @ben win"))
     latest = (await chat.as_("mod!", "/audit 1")).split("\n")[0]
     # an audit entry is numbered by its event's id: the report's, the event of game #game
-    entry = re.match(r"#(\d+) Sat 2 Mar 00:30 CET ", latest)
+    entry = re.match(r"#(\d+) Sat, Mar 2 00:30 CET ", latest)
     assert entry, latest
     assert await chat.service.number_of(MOD, int(entry.group(1))) == game, latest
     assert latest.endswith(f"ann reported game #{game} on main: ann beat ben"), latest
     # the default schedule, Mondays 09:00 on the ladder's clock
-    assert (await chat.say("/schedule")).endswith("next post: Mon 4 Mar 09:00 CET.")
+    assert (await chat.say("/schedule")).endswith("next post: Mon, Mar 4 09:00 CET.")
 
 
 def test_the_presenter_shows_instants_in_one_format() -> None:
     digest = Digest("main", "2024-03-01T17:00", [], [], [], [], [], [], 0, zone="Europe/Berlin")
-    assert render(digest).split("\n")[0] == "main ladder, changes since Fri 1 Mar 18:00 CET"
+    assert render(digest).split("\n")[0] == "main ladder, changes since Fri, Mar 1 18:00 CET"
     line = GameLine(3, "main", "2024-03-01T23:30:45", "ann", "ben", 1.0, "pending",
                     zone="Europe/Berlin")
     answer = GameResult("reported", line, counts_at="2024-03-02T23:30:45")
     assert render(answer).split("\n")[1].endswith(
-        "counts on Sun 3 Mar 00:30 CET unless disputed.")  # no seconds
+        "counts on Sun, Mar 3 00:30 CET unless disputed.")  # no seconds
     assert render(Pending([line], [], [])) == text(
-        "pending_confirm", games="#3 2024-03-02 ann beat ben [pending]")
+        "pending_confirm", games="#3 Mar 2, 2024 ann beat ben [pending]")
 
 
 def test_answers_stored_before_are_shown_as_they_were() -> None:
@@ -141,7 +141,7 @@ def test_answers_stored_before_are_shown_as_they_were() -> None:
     assert render(GameResult("reported", line)) == (
         "Game #3: ann beat ben. ben, please /confirm or /dispute.")
     assert render(Pending([line], [], [])) == text(
-        "pending_confirm", games="#3 2024-03-01 ann beat ben [pending]")
+        "pending_confirm", games="#3 Mar 1, 2024 ann beat ben [pending]")
     shown = ScheduleInfo("schedule_shown", "main", "0 9 * * MON", "Europe/Berlin", None, False,
                          10, "2024-03-04 09:00 (CET)")
     assert render(shown).endswith("next post: 2024-03-04 09:00 (CET).")

@@ -15,9 +15,9 @@ game ("e.g. /confirm 7", not "7, 8"); a game in an open event says it counts whe
 closes; /audit and /undo say each entry as a sentence (names, not user ids; "mod named ann a
 moderator of the club", "Undone #37: ..."); a report's prompt has a second line with every term
 and when it counts by itself ("Ladder main, no handicap, colours not given, no event; counts on
-Sat 21 Nov 10:00 UTC unless disputed."); every time is shown in the ladder's zone in one format
-("before Sun 22 Nov 10:00 UTC", not "before 2026-11-22T10:00"; audit lines "Fri 20 Nov 10:00
-UTC"; "next post: Fri 20 Nov 18:00 CET", not "2026-11-20 18:00 (CET)"; "changes since Fri 13
+Sat, Nov 21 10:00 UTC unless disputed."); every time is shown in the ladder's zone in one format
+("before Sun, Nov 22 10:00 UTC", not "before 2026-11-22T10:00"; audit lines "Fri, Nov 20 10:00
+UTC"; "next post: Fri, Nov 20 18:00 CET", not "2026-11-20 18:00 (CET)"; "changes since Fri 13
 Nov 17:00 UTC"). Games and challenges are numbered from #1 in the club ("Game #1", "challenge
 #1", not the ids of their events, "Game #7", "challenge #15"), so the session types the new
 numbers of the same games (``/confirm 1`` where the build before was sent ``/confirm 7``; 8 and
@@ -25,7 +25,7 @@ numbers of the same games (``/confirm 1`` where the build before was sent ``/con
 game #6 (played between the two records) and change:" and every rating it moves) and done by
 /apply ("... Game #6 between them no longer counts. Ratings changed:"), so the session has an
 /apply after its /merge. /digest before anything was posted says it covers the ladder from its
-start ("main ladder, changes since it began on Fri 20 Nov 11:00 CET (nothing posted yet)", not
+start ("main ladder, changes since it began on Fri, Nov 20 11:00 CET (nothing posted yet)", not
 a post time a week before the club existed). Issue 19: a new club's ladder gets today's ``club``
 defaults and rates by deviation, so the ratings shown differ ("ann: 1500 -> 1552?", not 1536?)
 and /settings lists the new parameters (uncertainty, initial_deviation, deviation_growth).

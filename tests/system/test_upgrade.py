@@ -65,10 +65,10 @@ def test_a_database_of_the_earlier_build_migrates_and_rates_the_same(tmp_path: P
     assert numbered.returncode == 0, numbered.stderr
     assert numbered.stdout == (
         "alice's games on main:\n"
-        "#2 2026-11-23 alice drew with carol_k, handicap 50\n"
-        "#1 2026-11-23 alice beat bob\n"
+        "#2 Nov 23, 2026 alice drew with carol_k, handicap 50\n"
+        "#1 Nov 23, 2026 alice beat bob\n"
         "bob's games on blitz:\n"
-        "#3 2026-11-23 bob beat carol_k\n")
+        "#3 Nov 23, 2026 bob beat carol_k\n")
     exported = clubrating(env, "export", "--chat", "console:local")
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.replace("\r\n", "\n") == EXPORT

@@ -25,7 +25,7 @@ run: $(RUNNABLE)
 
 test: $(STAMP)
 	bash .ci/system-packages
-	$(BIN)/ruff check ratings_core bot tests bench
+	$(BIN)/ruff check ratings_core bot tests bench tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 

@@ -90,10 +90,12 @@ async def _take(ctx: Context, run: Callable[[], Awaitable[Reply]],
         ctx.limiter.check((caller.platform, caller.chat_id, caller.user),
                           moderator=caller.moderator or caller.role_moderator)
         # Everything the handler renders from here on is in its reader's language: the
-        # club's in its chat, the member's own in their private chat with the bot.
-        choose(ctx.own_language if ctx.private
-               else await ctx.service.language(caller.platform, caller.chat_id))
-        return await run()
+        # club's in its chat, the member's own in their private chat with the bot; chosen
+        # again once the command ran, which may have been /set language.
+        await _choose_language(ctx)
+        reply = await run()
+        await _choose_language(ctx)
+        return reply
     except Silenced:
         outcome = "silenced"
         return None
@@ -111,6 +113,11 @@ async def _take(ctx: Context, run: Callable[[], Awaitable[Reply]],
     finally:
         log_use_case(f"{caller.platform}:{caller.chat_id}", caller.user, label()[:40], outcome,
                      time.perf_counter() - began)
+
+
+async def _choose_language(ctx: Context) -> None:
+    choose(ctx.own_language if ctx.private
+           else await ctx.service.language(ctx.caller.platform, ctx.caller.chat_id))
 
 
 def _refusals_language(ctx: Context) -> str:

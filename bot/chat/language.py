@@ -34,6 +34,11 @@ DEFAULT_LANGUAGE = "en"
 DOMAIN = "clubrating"
 LOCALES = Path(__file__).parent / "locales"
 
+#: the languages written right to left
+RIGHT_TO_LEFT = frozenset({"he"})
+#: Unicode's directional isolates (UAX #9): FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE
+FSI, PDI = "\u2068", "\u2069"
+
 _writing: ContextVar[str] = ContextVar("writing", default=DEFAULT_LANGUAGE)
 
 
@@ -84,3 +89,54 @@ def catalogue(language: str) -> NullTranslations:
         raise MissingCatalogue(f"no compiled catalogue {compiled}: the installation is "
                                "incomplete (setup.py compiles the .po files)")
     return Translations.load(str(LOCALES), [language], DOMAIN)
+
+
+def _hebrew(char: str) -> bool:
+    return "\u0590" <= char <= "\u05ff" or "\ufb1d" <= char <= "\ufb4f"
+
+
+def _leads_left_to_right(line: str) -> bool:
+    """Whether the line's first strong letter outside isolates is not Hebrew (UAX #9, P2)."""
+    depth = 0
+    for char in line:
+        if char in "\u2066\u2067\u2068":
+            depth += 1
+        elif char == PDI:
+            depth = max(depth - 1, 0)
+        elif depth == 0 and char.isalpha():  # digits are weak: they decide nothing
+            return not _hebrew(char)
+    return False
+
+
+def _isolated_start(line: str) -> str:
+    """The line with its leading words that hold no Hebrew but a letter or a digit wrapped in
+    one isolate; a number directly before a Hebrew word stays with it ("1 במרץ", "2 משחקים")."""
+    words = line.split(" ")
+    end = 0  # words[:end] lead
+    for index, word in enumerate(words):
+        if any(_hebrew(char) for char in word):
+            break
+        following = next((w for w in words[index + 1:] if w), "")
+        if word.strip("?.,:;()").isdigit() and any(_hebrew(char) for char in following):
+            break
+        if word:
+            end = index + 1
+    lead = " ".join(words[:end])
+    stripped = lead.lstrip(" ")
+    if not any(char.isalnum() for char in stripped):
+        return line
+    indent = lead[:len(lead) - len(stripped)]
+    return f"{indent}{FSI}{stripped}{PDI}{line[len(lead):]}"
+
+
+def right_to_left(text: str) -> str:
+    """``text`` as a right-to-left reader sees it in any chat: a chat lays each line out in the
+    direction of its first strong letter (UAX #9, rule P2), so a Hebrew line that begins with a
+    Latin name or a number would be laid out left to right, its words in the wrong order. The
+    Latin or numeric start of such a line is wrapped in a first-strong isolate (FSI ... PDI),
+    which P2 skips: the line reads from the right, and the name inside still reads as written.
+    Lines without Hebrew, and lines that already lead from the right, are left as they are."""
+    return "\n".join(
+        _isolated_start(line) if any(_hebrew(c) for c in line) and _leads_left_to_right(line)
+        else line
+        for line in text.split("\n"))

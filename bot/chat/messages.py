@@ -15,7 +15,7 @@ from functools import cache
 
 from bot.service.ladder_settings import names as setting_names
 
-from .language import catalogue, current
+from .language import RIGHT_TO_LEFT, catalogue, current, right_to_left
 
 #: what /settings says of a ladder after its system (both forms of "settings" below)
 _LADDER_SETTINGS = ("auto-confirm after {auto_confirm_hours} h; challenges open {challenge_hours} "
@@ -748,14 +748,16 @@ def text(key: str, params: Mapping[str, object] | None = None, **more: object) -
     form (gettext's ``npgettext``), then the sentence (``pgettext``)."""
     values = {**(params or {}), **more}
     shape = template(key)
-    books = catalogue(current())
+    language = current()
+    books = catalogue(language)
     for field, one, other in shape.counts:
         count = values[field]
         if not isinstance(count, int) or isinstance(count, bool):
             raise TypeError(f"{key}: {field} is a count, not {count!r}")
         phrase = books.npgettext(shape.count_key(key, field), one, other, count)
         values[field] = _FORMATTER.vformat(phrase, (), {field: count})
-    return _FORMATTER.vformat(books.pgettext(key, shape.sentence), (), values)
+    shown = _FORMATTER.vformat(books.pgettext(key, shape.sentence), (), values)
+    return right_to_left(shown) if language in RIGHT_TO_LEFT else shown
 
 
 def fields(key: str) -> set[str]:

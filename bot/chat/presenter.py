@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.dates import format_date, format_skeleton
 
-from bot.chat.language import current
+from bot.chat.language import RIGHT_TO_LEFT, current, right_to_left
 from bot.chat.messages import text
 from bot.service import evaluating
 from bot.service.errors import Refusal
@@ -160,22 +160,30 @@ def _change(change: RatingChange) -> str:
                 after=rating_text(change.after, change.provisional))
 
 
-@singledispatch
 def render(answer: object) -> str:
+    """An answer as its reader reads it, in the language being written; a right-to-left
+    language's lines laid out from the right whatever name or number leads them
+    (:func:`bot.chat.language.right_to_left`)."""
+    shown = _render(answer)
+    return right_to_left(shown) if current() in RIGHT_TO_LEFT else shown
+
+
+@singledispatch
+def _render(answer: object) -> str:
     raise TypeError(f"no text for {type(answer).__name__}")
 
 
-@render.register
+@_render.register
 def _(answer: Refusal) -> str:
     return text(answer.key, answer.params)
 
 
-@render.register
+@_render.register
 def _(answer: Notice) -> str:
     return text(answer.key, _params(answer.params))
 
 
-@render.register
+@_render.register
 def _(answer: GameResult) -> str:
     game = answer.game
     opponent = game.player_b
@@ -192,7 +200,7 @@ def _(answer: GameResult) -> str:
     return "\n".join(lines)
 
 
-@render.register
+@_render.register
 def _(answer: Leaderboard) -> str:
     if not answer.rows and not answer.hidden_provisional:
         return text("leaderboard_empty", ladder=answer.ladder)
@@ -207,7 +215,7 @@ def _(answer: Leaderboard) -> str:
     return "\n".join(lines)
 
 
-@render.register
+@_render.register
 def _(answer: Profile) -> str:
     if answer.rating is None:
         return text("profile_unrated", name=answer.name, ladder=answer.ladder)
@@ -226,7 +234,7 @@ def _(answer: Profile) -> str:
     return line + (text("retired_mark") if answer.retired else "")
 
 
-@render.register
+@_render.register
 def _(answer: History) -> str:
     if not answer.games:
         return text("history_empty", name=answer.name, ladder=answer.ladder)
@@ -235,7 +243,7 @@ def _(answer: History) -> str:
     return "\n".join(lines)
 
 
-@render.register
+@_render.register
 def _(answer: HeadToHead) -> str:
     lines = [text("h2h", name=answer.name, other=answer.other, ladder=answer.ladder,
                   wins=answer.wins, draws=answer.draws, losses=answer.losses)]
@@ -243,7 +251,7 @@ def _(answer: HeadToHead) -> str:
     return "\n".join(lines)
 
 
-@render.register
+@_render.register
 def _(answer: Preview) -> str:
     if answer.merge is not None:
         return _merge(answer, answer.merge)
@@ -301,7 +309,7 @@ def _merge(answer: Preview, merge: Notice) -> str:
     return "\n".join(lines)
 
 
-@render.register
+@_render.register
 def _(answer: Audit) -> str:
     return "\n".join(_audit_line(line) for line in answer.lines)
 
@@ -316,7 +324,7 @@ def _audit_line(line: AuditLine) -> str:
                 undone=text("audit_undone") if line.undone else "")
 
 
-@render.register
+@_render.register
 def _(answer: Evaluation) -> str:
     if not answer.scores:
         return text("evaluation_too_few", ladder=answer.ladder, games=answer.games,
@@ -332,7 +340,7 @@ def _(answer: Evaluation) -> str:
     return "\n".join(lines)
 
 
-@render.register
+@_render.register
 def _(answer: Pending) -> str:
     lines = []
     if answer.to_confirm:
@@ -353,7 +361,7 @@ def _(answer: Pending) -> str:
     return "\n".join(lines) or text("pending_none")
 
 
-@render.register
+@_render.register
 def _(answer: ScheduleInfo) -> str:
     return schedule_text(answer)
 
@@ -388,7 +396,7 @@ def _moved(change: RatingChange) -> str:
     return f"{change.name} {_signed(change.after - change.before)}"
 
 
-@render.register
+@_render.register
 def _(answer: Digest) -> str:
     if answer.since:
         title = text("digest_title", ladder=answer.ladder, since=when(answer.since, answer.zone))

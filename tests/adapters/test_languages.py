@@ -1,0 +1,177 @@
+"""The bot in its five languages (issue 33): every catalogue complete, every message rendered in
+every language, counts in each language's plural forms, dates as its readers write them, and
+the reader's language chosen for each answer."""
+
+from __future__ import annotations
+
+import importlib.util
+import string
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from babel.dates import format_date
+
+from bot.chat.language import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    catalogue,
+    right_to_left,
+    supported,
+    writing_in,
+)
+from bot.chat.messages import MESSAGES, template, text
+from tests.chat import Transcript, open_club
+
+ROOT = Path(__file__).resolve().parents[2]
+TRANSLATED = [language for language in LANGUAGES if language != DEFAULT_LANGUAGE]
+
+
+def _tools() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("catalogues", ROOT / "tools" / "catalogues.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_catalogue_is_complete(language: str) -> None:
+    """Every message and count phrase translated, none fuzzy, the English fields kept, the
+    language's number of plural forms: a missing translation fails here, never shows English."""
+    assert _tools().problems(language) == []
+    assert catalogue(language).info()["language"] == language  # compiled and installed
+
+
+def sample(key: str) -> dict[str, object]:
+    """Values for every field of ``key``: a count for a count, a number for a number's format,
+    a word for the rest."""
+    values: dict[str, object] = {}
+    for _, field, spec, _ in string.Formatter().parse(MESSAGES[key]):
+        if field is None:
+            continue
+        counted = any(field == name for name, _, _ in template(key).counts)
+        values[field] = 21 if counted else 0.25 if spec and spec[-1] in "f%" else "X"
+    return values
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_message_renders_in_every_language(language: str) -> None:
+    """Every message formats with its fields in every language, and each comes from the
+    language's compiled catalogue: gettext hands back the very English text it was given when
+    an entry is missing, which would be English shown in its place."""
+    books = catalogue(language)
+    with writing_in(language):
+        for key in MESSAGES:
+            assert text(key, sample(key))
+            if language == DEFAULT_LANGUAGE:
+                continue
+            shape = template(key)
+            assert books.pgettext(key, shape.sentence) is not shape.sentence, key
+            for field, one, other in shape.counts:
+                for count in (1, 2, 5, 21):
+                    found = books.npgettext(shape.count_key(key, field), one, other, count)
+                    assert found is not one and found is not other, (key, field, count)
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> Iterator[Transcript]:
+    async with open_club(tmp_path / "club.db") as transcript:
+        yield transcript
+
+
+#: /rating's count of games in each language, for 1, 2, 5 and 21 games (CLDR's plural forms;
+#: Hebrew may say one game in words)
+GAMES = {
+    "ru": ["1 партия", "2 партии", "5 партий", "21 партия"],
+    "fr": ["1 partie", "2 parties", "5 parties", "21 parties"],
+    "ja": ["1局", "2局", "5局", "21局"],
+    "he": [("משחק אחד", "1 משחק"), "2 משחקים", "5 משחקים", "21 משחקים"],
+    "en": ["1 game", "2 games", "5 games", "21 games"],
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+async def test_rating_counts_games_in_the_language_s_plural_forms(
+        chat: Transcript, language: str) -> None:
+    await chat.as_("ann", "/register")
+    await chat.as_("ben", "/register")
+    assert "language" in await chat.as_("mod!", f"/set language {language}")
+    played = 0
+    for count, expected in zip((1, 2, 5, 21), GAMES[language], strict=True):
+        while played < count:
+            await chat.say("/report @ann @ben win")
+            played += 1
+        shown = await chat.say("/rating @ann")
+        forms = expected if isinstance(expected, tuple) else (expected,)
+        assert any(form in shown for form in forms), (count, shown)
+        assert f"{played} :" not in shown and f"{played}:" not in shown  # never "label: number"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+async def test_history_dates_are_written_as_the_language_writes_them(
+        chat: Transcript, language: str) -> None:
+    await chat.as_("ann", "/register")
+    await chat.as_("ben", "/register")
+    await chat.as_("mod!", f"/set language {language}", "/report @ann @ben win")
+    history = await chat.say("/history @ann")
+    assert format_date(date(2024, 3, 1), "medium", locale=language) in history
+    assert "2024-03-01" not in history
+
+
+async def test_a_refusal_and_a_report_are_in_the_club_s_language(chat: Transcript) -> None:
+    await chat.as_("ann", "/register")
+    await chat.as_("ben", "/register")
+    assert await chat.as_("mod!", "/set language ru") == text(
+        "club_setting_set", setting="language", value="ru", ladder="main").replace(
+        "The club's language is now ru.", "language клуба теперь ru.")
+    assert await chat.as_("ann", "/report @ann win") == "В партии должны быть два разных игрока."
+    assert (await chat.say("/report @ben win")).startswith("Партия #1: ")
+    assert await chat.as_("mod!", "/set language xx") == (
+        "Бот говорит на языках: en, he, ru, ja, fr (а не xx).")
+    # and back: the answer to the change is in the language it changed to
+    assert await chat.say("/set language en") == "The club's language is now en."
+
+
+@pytest.mark.parametrize(("tag", "language"), [
+    ("ru", "ru"), ("ru-RU", "ru"), ("pt-br", None), ("en-US", "en"), ("en_GB", "en"),
+    ("ja", "ja"), ("he", "he"), ("iw", None), ("fr-CA", "fr"), ("", None), (None, None)])
+def test_a_platform_s_language_tag_is_one_of_the_bot_s_or_none(
+        tag: str | None, language: str | None) -> None:
+    assert supported(tag) == language
+
+
+def first_strong_outside_isolates(line: str) -> str | None:
+    """UAX #9 rule P2: the first strong letter of a paragraph, skipping isolates: "R" or "L"."""
+    depth = 0
+    for char in line:
+        if char in "\u2066\u2067\u2068":
+            depth += 1
+        elif char == "\u2069":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and char.isalpha():
+            return "R" if "\u0590" <= char <= "\u08ff" else "L"
+    return None
+
+
+@pytest.mark.parametrize("line", [
+    "משה כהן beat alice 1536?", "alice 1536? ניצח את משה כהן", "1536? alice משחק אחד",
+    "#1 alice – bob ½:½"])
+def test_a_hebrew_line_reads_right_to_left_with_its_latin_start_isolated(line: str) -> None:
+    shown = right_to_left(line)
+    hebrew = any("\u0590" <= char <= "\u05ff" for char in line)
+    assert first_strong_outside_isolates(shown) == ("R" if hebrew else "L")
+    assert shown.replace("\u2068", "").replace("\u2069", "") == line
+    assert shown.count("\u2068") == shown.count("\u2069") <= 1  # closed within the line
+
+
+async def test_hebrew_answers_read_right_to_left(chat: Transcript) -> None:
+    await chat.as_("ann", "/register")
+    await chat.as_("ben", "/register")
+    await chat.as_("mod!", "/set language he", "/report @ann @ben win")
+    for command in ("/rating @ann", "/top", "/history @ann"):
+        for line in (await chat.say(command)).split("\n"):
+            if any("\u0590" <= char <= "\u05ff" for char in line):
+                assert first_strong_outside_isolates(line) == "R", (command, line)

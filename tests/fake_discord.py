@@ -54,6 +54,8 @@ class User:
     username: str
     global_name: str | None = None
     bot: bool = False
+    #: the language of the person's Discord app: each interaction's ``locale``
+    locale: str = "en-US"
 
     def payload(self) -> dict[str, Any]:
         return {"id": str(self.id), "username": self.username, "discriminator": "0",
@@ -268,8 +270,9 @@ class FakeDiscord:
 
     # -- the world --------------------------------------------------------------------------------
 
-    def user(self, user_id: int, username: str, global_name: str | None = None) -> User:
-        user = User(user_id, username, global_name)
+    def user(self, user_id: int, username: str, global_name: str | None = None,
+             locale: str = "en-US") -> User:
+        user = User(user_id, username, global_name, locale=locale)
         self.users[user_id] = user
         return user
 
@@ -344,7 +347,7 @@ class FakeDiscord:
             "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
             "member": member.payload() | {"permissions": str(guild.permissions(member))},
             "app_permissions": str(guild.permissions(guild.members[BOT_ID])),
-            "locale": "en-US", "guild_locale": "en-US", "entitlements": [],
+            "locale": member.user.locale, "guild_locale": "en-US", "entitlements": [],
             "authorizing_integration_owners": {"0": str(guild.id)}, "context": 0,
             "attachment_size_limit": 8 * 1024 * 1024, "data": data,
         }

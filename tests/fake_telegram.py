@@ -60,6 +60,8 @@ class User:
     username: str | None = None
     last_name: str | None = None
     is_bot: bool = False
+    #: the language of the person's Telegram app (IETF tag), sent with their updates
+    language_code: str | None = None
 
     @property
     def full_name(self) -> str:
@@ -273,9 +275,10 @@ class FakeTelegram:
 
     # -- test-side API --------------------------------------------------------------------
     def user(
-        self, id: int, first_name: str, username: str | None = None, last_name: str | None = None
+        self, id: int, first_name: str, username: str | None = None, last_name: str | None = None,
+        language_code: str | None = None,
     ) -> User:
-        self._users[id] = User(id, first_name, username, last_name)
+        self._users[id] = User(id, first_name, username, last_name, language_code=language_code)
         return self._users[id]
 
     def group(

@@ -28,7 +28,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord_channels import check_channel
-from bot.adapters.discord_commands import MemberCommands, ModeratorCommands, typed_commands
+from bot.adapters.discord_commands import (
+    CatalogueTranslator,
+    MemberCommands,
+    ModeratorCommands,
+    typed_commands,
+)
 from bot.adapters.discord_render import (
     BUTTON_TEMPLATE,
     STYLES,
@@ -160,6 +165,7 @@ class ClubClient(commands.Bot):
     async def setup_hook(self) -> None:
         """Add the commands and the buttons, then publish the commands to Discord: to one
         guild when configured (at once, for development), else globally."""
+        await self.tree.set_translator(CatalogueTranslator())
         await self.add_cog(MemberCommands(self.front))
         await self.add_cog(ModeratorCommands(self.front))
         defined = {c.name for c in self.tree.get_commands()}

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.chat.commands import COMMANDS
+from bot.chat.language import DEFAULT_LANGUAGE, supported, writing_in
 from bot.chat.messages import text
 from bot.service import ladder_settings
 
@@ -42,6 +44,30 @@ MODERATORS = discord.Permissions(manage_guild=True)
 NOT_ON_DISCORD = {"start"}
 #: the most choices Discord shows as one types
 MAX_CHOICES = 25
+#: the most characters Discord takes in a description
+DESCRIPTION_LIMIT = 100
+
+
+def described(key: str) -> locale_str:
+    """A description of a command or an option: the catalogue's English (Discord takes at most
+    100 characters), carrying its key for :class:`CatalogueTranslator`."""
+    return locale_str(text(key)[:DESCRIPTION_LIMIT], key=key)
+
+
+class CatalogueTranslator(app_commands.Translator):
+    """The slash commands' descriptions in each language Discord has a locale for (French,
+    Russian, Japanese; Discord has no Hebrew), from the catalogues, sent with the commands when
+    they are synced. Names of commands, options and choices are never translated: /report is
+    /report everywhere."""
+
+    async def translate(self, string: locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        key = string.extras.get("key")
+        language = supported(str(locale))
+        if key is None or language in (None, DEFAULT_LANGUAGE):
+            return None
+        with writing_in(language):
+            return text(key)[:DESCRIPTION_LIMIT]
 
 
 class _Commands(commands.Cog):
@@ -74,50 +100,53 @@ class _Commands(commands.Cog):
 class MemberCommands(_Commands):
     """The commands every member may run."""
 
-    @app_commands.command(name="register", description=text("menu_register"))
-    @app_commands.describe(name=text("param_name"), birth=text("param_birth"))
+    @app_commands.command(name="register", description=described("menu_register"))
+    @app_commands.describe(name=described("param_name"), birth=described("param_birth"))
     async def register(self, interaction: Interaction, name: str | None = None,
                        birth: str | None = None) -> None:
         await self.front.run(interaction, "register", [name], {"birth": birth})
 
-    @app_commands.command(name="rating", description=text("menu_rating"))
-    @app_commands.describe(member=text("param_member_optional"), ladder=text("param_ladder"))
+    @app_commands.command(name="rating", description=described("menu_rating"))
+    @app_commands.describe(member=described("param_member_optional"),
+                           ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def rating(self, interaction: Interaction, member: discord.Member | None = None,
                      ladder: str | None = None) -> None:
         await self.front.run(interaction, "rating", [member], {"ladder": ladder})
 
-    @app_commands.command(name="top", description=text("menu_top"))
-    @app_commands.describe(ladder=text("param_ladder"))
+    @app_commands.command(name="top", description=described("menu_top"))
+    @app_commands.describe(ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def top(self, interaction: Interaction, ladder: str | None = None) -> None:
         await self.front.run(interaction, "top", [ladder])
 
-    @app_commands.command(name="challenge", description=text("menu_challenge"))
-    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
+    @app_commands.command(name="challenge", description=described("menu_challenge"))
+    @app_commands.describe(member=described("param_member"), ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def challenge(self, interaction: Interaction, member: discord.Member,
                         ladder: str | None = None) -> None:
         await self.front.run(interaction, "challenge", [member], {"ladder": ladder})
 
-    @app_commands.command(name="accept", description=text("menu_accept"))
-    @app_commands.describe(number=text("param_challenge"))
+    @app_commands.command(name="accept", description=described("menu_accept"))
+    @app_commands.describe(number=described("param_challenge"))
     async def accept(self, interaction: Interaction,
                      number: app_commands.Range[int, 1] | None = None) -> None:
         await self.front.run(interaction, "accept", [_number(number)])
 
-    @app_commands.command(name="decline", description=text("menu_decline"))
-    @app_commands.describe(number=text("param_challenge"))
+    @app_commands.command(name="decline", description=described("menu_decline"))
+    @app_commands.describe(number=described("param_challenge"))
     async def decline(self, interaction: Interaction,
                       number: app_commands.Range[int, 1] | None = None) -> None:
         await self.front.run(interaction, "decline", [_number(number)])
 
-    @app_commands.command(name="report", description=text("menu_report"))
+    @app_commands.command(name="report", description=described("menu_report"))
     @app_commands.describe(
-        opponent=text("param_opponent"), result=text("param_result"),
-        handicap=text("param_handicap"), colour=text("param_colour"),
-        event=text("param_event"), ladder=text("param_ladder"), player=text("param_player"),
-        repeat=text("param_repeat"))
+        opponent=described("param_opponent"), result=described("param_result"),
+        handicap=described("param_handicap"), colour=described("param_colour"),
+        event=described("param_event"),
+        ladder=described("param_ladder"),
+        player=described("param_player"),
+        repeat=described("param_repeat"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def report(self, interaction: Interaction, opponent: discord.Member, result: Result,
                      handicap: str | None = None, colour: Colour | None = None,
@@ -128,53 +157,56 @@ class MemberCommands(_Commands):
             {"handicap": handicap, "colour": colour, "event": event, "ladder": ladder,
              "repeat": None if repeat is None else ("yes" if repeat else "no")})
 
-    @app_commands.command(name="confirm", description=text("menu_confirm"))
-    @app_commands.describe(number=text("param_game_optional"))
+    @app_commands.command(name="confirm", description=described("menu_confirm"))
+    @app_commands.describe(number=described("param_game_optional"))
     async def confirm(self, interaction: Interaction,
                       number: app_commands.Range[int, 1] | None = None) -> None:
         await self.front.run(interaction, "confirm", [_number(number)])
 
-    @app_commands.command(name="dispute", description=text("menu_dispute"))
-    @app_commands.describe(number=text("param_game_optional"), reason=text("param_reason"))
+    @app_commands.command(name="dispute", description=described("menu_dispute"))
+    @app_commands.describe(number=described("param_game_optional"),
+                           reason=described("param_reason"))
     async def dispute(self, interaction: Interaction,
                       number: app_commands.Range[int, 1] | None = None,
                       reason: str | None = None) -> None:
         await self.front.run(interaction, "dispute", [_number(number), *(reason or "").split()])
 
-    @app_commands.command(name="withdraw", description=text("menu_withdraw"))
-    @app_commands.describe(number=text("param_withdraw_number"), what=text("param_withdraw_what"))
+    @app_commands.command(name="withdraw", description=described("menu_withdraw"))
+    @app_commands.describe(number=described("param_withdraw_number"),
+                           what=described("param_withdraw_what"))
     async def withdraw(self, interaction: Interaction,
                        number: app_commands.Range[int, 1] | None = None,
                        what: Withdrawn | None = None) -> None:
         # /withdraw [game|challenge] [number], as typed (issue 31)
         await self.front.run(interaction, "withdraw", [what, _number(number)])
 
-    @app_commands.command(name="history", description=text("menu_history"))
-    @app_commands.describe(member=text("param_member_optional"), ladder=text("param_ladder"))
+    @app_commands.command(name="history", description=described("menu_history"))
+    @app_commands.describe(member=described("param_member_optional"),
+                           ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def history(self, interaction: Interaction, member: discord.Member | None = None,
                       ladder: str | None = None) -> None:
         await self.front.run(interaction, "history", [member], {"ladder": ladder})
 
     @app_commands.command(name="h2h", description=text("menu_h2h"))
-    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
+    @app_commands.describe(member=described("param_member"), ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def h2h(self, interaction: Interaction, member: discord.Member,
                   ladder: str | None = None) -> None:
         await self.front.run(interaction, "h2h", [member], {"ladder": ladder})
 
-    @app_commands.command(name="pending", description=text("menu_pending"))
+    @app_commands.command(name="pending", description=described("menu_pending"))
     async def pending(self, interaction: Interaction) -> None:
         await self.front.run(interaction, "pending")
 
-    @app_commands.command(name="settings", description=text("menu_settings"))
-    @app_commands.describe(ladder=text("param_ladder"))
+    @app_commands.command(name="settings", description=described("menu_settings"))
+    @app_commands.describe(ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def settings(self, interaction: Interaction, ladder: str | None = None) -> None:
         await self.front.run(interaction, "settings", [ladder])
 
-    @app_commands.command(name="help", description=text("menu_help"))
-    @app_commands.describe(command=text("param_help_command"))
+    @app_commands.command(name="help", description=described("menu_help"))
+    @app_commands.describe(command=described("param_help_command"))
     async def help_(self, interaction: Interaction, command: str | None = None) -> None:
         await self.front.run(interaction, "help", [command])
 
@@ -182,17 +214,18 @@ class MemberCommands(_Commands):
 class ModeratorCommands(_Commands):
     """The commands only moderators may run: hidden from members by default."""
 
-    event = app_commands.Group(name="event", description=text("menu_event"),
+    event = app_commands.Group(name="event", description=described("menu_event"),
                                default_permissions=MODERATORS)
-    ladder = app_commands.Group(name="ladder", description=text("menu_ladder"),
+    ladder = app_commands.Group(name="ladder", description=described("menu_ladder"),
                                 default_permissions=MODERATORS)
-    moderator = app_commands.Group(name="moderator", description=text("menu_moderator"),
+    moderator = app_commands.Group(name="moderator", description=described("menu_moderator"),
                                    default_permissions=MODERATORS)
 
-    @app_commands.command(name="correct", description=text("menu_correct"))
-    @app_commands.describe(number=text("param_game"), result=text("param_corrected_result"),
-                           a=text("param_a"), b=text("param_b"),
-                           handicap=text("param_handicap"))
+    @app_commands.command(name="correct", description=described("menu_correct"))
+    @app_commands.describe(number=described("param_game"),
+                           result=described("param_corrected_result"),
+                           a=described("param_a"), b=described("param_b"),
+                           handicap=described("param_handicap"))
     @app_commands.default_permissions(manage_guild=True)
     async def correct(self, interaction: Interaction, number: app_commands.Range[int, 1],
                       result: Result | None = None, a: discord.Member | None = None,
@@ -200,86 +233,86 @@ class ModeratorCommands(_Commands):
         await self.front.run(interaction, "correct", [str(number), result],
                              {"a": a, "b": b, "handicap": handicap})
 
-    @app_commands.command(name="apply", description=text("menu_apply"))
+    @app_commands.command(name="apply", description=described("menu_apply"))
     @app_commands.default_permissions(manage_guild=True)
     async def apply(self, interaction: Interaction) -> None:
         await self.front.run(interaction, "apply")
 
-    @app_commands.command(name="cancel", description=text("menu_cancel"))
+    @app_commands.command(name="cancel", description=described("menu_cancel"))
     @app_commands.default_permissions(manage_guild=True)
     async def cancel(self, interaction: Interaction) -> None:
         await self.front.run(interaction, "cancel")
 
-    @app_commands.command(name="void", description=text("menu_void"))
-    @app_commands.describe(number=text("param_game"), reason=text("param_reason"))
+    @app_commands.command(name="void", description=described("menu_void"))
+    @app_commands.describe(number=described("param_game"), reason=described("param_reason"))
     @app_commands.default_permissions(manage_guild=True)
     async def void(self, interaction: Interaction, number: app_commands.Range[int, 1],
                    reason: str | None = None) -> None:
         await self.front.run(interaction, "void", [str(number), *(reason or "").split()])
 
-    @app_commands.command(name="restore", description=text("menu_restore"))
-    @app_commands.describe(number=text("param_game"))
+    @app_commands.command(name="restore", description=described("menu_restore"))
+    @app_commands.describe(number=described("param_game"))
     @app_commands.default_permissions(manage_guild=True)
     async def restore(self, interaction: Interaction,
                       number: app_commands.Range[int, 1]) -> None:
         await self.front.run(interaction, "restore", [str(number)])
 
-    @app_commands.command(name="merge", description=text("menu_merge"))
-    @app_commands.describe(duplicate=text("param_duplicate"), member=text("param_member"))
+    @app_commands.command(name="merge", description=described("menu_merge"))
+    @app_commands.describe(duplicate=described("param_duplicate"), member=described("param_member"))
     @app_commands.default_permissions(manage_guild=True)
     async def merge(self, interaction: Interaction, duplicate: discord.Member,
                     member: discord.Member) -> None:
         await self.front.run(interaction, "merge", [duplicate, member])
 
-    @app_commands.command(name="retire", description=text("menu_retire"))
-    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
+    @app_commands.command(name="retire", description=described("menu_retire"))
+    @app_commands.describe(member=described("param_member"), ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     @app_commands.default_permissions(manage_guild=True)
     async def retire(self, interaction: Interaction, member: discord.Member,
                      ladder: str | None = None) -> None:
         await self.front.run(interaction, "retire", [member], {"ladder": ladder})
 
-    @app_commands.command(name="return", description=text("menu_return"))
-    @app_commands.describe(member=text("param_member"), ladder=text("param_ladder"))
+    @app_commands.command(name="return", description=described("menu_return"))
+    @app_commands.describe(member=described("param_member"), ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     @app_commands.default_permissions(manage_guild=True)
     async def return_(self, interaction: Interaction, member: discord.Member,
                       ladder: str | None = None) -> None:
         await self.front.run(interaction, "return", [member], {"ladder": ladder})
 
-    @event.command(name="open", description=text("menu_event_open"))
-    @app_commands.describe(name=text("param_event_name"), ladder=text("param_ladder"))
+    @event.command(name="open", description=described("menu_event_open"))
+    @app_commands.describe(name=described("param_event_name"), ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def event_open(self, interaction: Interaction, name: str,
                          ladder: str | None = None) -> None:
         await self.front.run(interaction, "event", ["open", name], {"ladder": ladder})
 
-    @event.command(name="close", description=text("menu_event_close"))
-    @app_commands.describe(name=text("param_event_name"), ladder=text("param_ladder"))
+    @event.command(name="close", description=described("menu_event_close"))
+    @app_commands.describe(name=described("param_event_name"), ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def event_close(self, interaction: Interaction, name: str,
                           ladder: str | None = None) -> None:
         await self.front.run(interaction, "event", ["close", name], {"ladder": ladder})
 
-    @ladder.command(name="create", description=text("menu_ladder_create"))
-    @app_commands.describe(name=text("param_ladder_name"), system=text("param_system"),
-                           params=text("param_params"))
+    @ladder.command(name="create", description=described("menu_ladder_create"))
+    @app_commands.describe(name=described("param_ladder_name"), system=described("param_system"),
+                           params=described("param_params"))
     async def ladder_create(self, interaction: Interaction, name: str,
                             system: str | None = None, params: str | None = None) -> None:
         await self.with_params(interaction, "ladder", ["create", name, system], params)
 
-    @app_commands.command(name="system", description=text("menu_system"))
-    @app_commands.describe(name=text("param_system"), params=text("param_params"),
-                           ladder=text("param_ladder"))
+    @app_commands.command(name="system", description=described("menu_system"))
+    @app_commands.describe(name=described("param_system"), params=described("param_params"),
+                           ladder=described("param_ladder"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     @app_commands.default_permissions(manage_guild=True)
     async def system(self, interaction: Interaction, name: str, params: str | None = None,
                      ladder: str | None = None) -> None:
         await self.with_params(interaction, "system", [name], params, ladder)
 
-    @app_commands.command(name="set", description=text("menu_set"))
-    @app_commands.describe(key=text("param_setting"), value=text("param_value"),
-                           role=text("param_role"), ladder=text("param_ladder"))
+    @app_commands.command(name="set", description=described("menu_set"))
+    @app_commands.describe(key=described("param_setting"), value=described("param_value"),
+                           role=described("param_role"), ladder=described("param_ladder"))
     @app_commands.choices(key=SETTINGS)
     @app_commands.autocomplete(ladder=_Commands.ladders)
     @app_commands.default_permissions(manage_guild=True)
@@ -288,25 +321,25 @@ class ModeratorCommands(_Commands):
         chosen = str(role.id) if role is not None else value
         await self.front.run(interaction, "set", [key, chosen], {"ladder": ladder})
 
-    @app_commands.command(name="audit", description=text("menu_audit"))
-    @app_commands.describe(entries=text("param_entries"))
+    @app_commands.command(name="audit", description=described("menu_audit"))
+    @app_commands.describe(entries=described("param_entries"))
     @app_commands.default_permissions(manage_guild=True)
     async def audit(self, interaction: Interaction,
                     entries: app_commands.Range[int, 1, 100] | None = None) -> None:
         await self.front.run(interaction, "audit", [_number(entries)])
 
-    @app_commands.command(name="undo", description=text("menu_undo"))
+    @app_commands.command(name="undo", description=described("menu_undo"))
     @app_commands.default_permissions(manage_guild=True)
     async def undo(self, interaction: Interaction) -> None:
         await self.front.run(interaction, "undo")
 
-    @moderator.command(name="add", description=text("menu_moderator_add"))
-    @app_commands.describe(member=text("param_member"))
+    @moderator.command(name="add", description=described("menu_moderator_add"))
+    @app_commands.describe(member=described("param_member"))
     async def moderator_add(self, interaction: Interaction, member: discord.Member) -> None:
         await self.front.run(interaction, "moderator", ["add", member])
 
-    @moderator.command(name="remove", description=text("menu_moderator_remove"))
-    @app_commands.describe(member=text("param_member"))
+    @moderator.command(name="remove", description=described("menu_moderator_remove"))
+    @app_commands.describe(member=described("param_member"))
     async def moderator_remove(self, interaction: Interaction, member: discord.Member) -> None:
         await self.front.run(interaction, "moderator", ["remove", member])
 
@@ -321,11 +354,11 @@ def typed_commands(front: DiscordFrontEnd,
 
 def _typed(front: DiscordFrontEnd, name: str,
            usage_key: str) -> app_commands.Command[Any, Any, None]:
-    @app_commands.describe(arguments=text("param_arguments"))
+    @app_commands.describe(arguments=described("param_arguments"))
     async def typed(interaction: Interaction, arguments: str | None = None) -> None:
         await front.run_line(interaction, name, arguments)
 
-    return app_commands.Command(name=name, description=text(usage_key)[:100], callback=typed)
+    return app_commands.Command(name=name, description=described(usage_key), callback=typed)
 
 
 def _number(number: int | None) -> str | None:

@@ -60,7 +60,7 @@ from bot.adapters.telegram_http import AiohttpRequest
 from bot.chat import intake
 from bot.chat.actions import Action, actions_for, page_of
 from bot.chat.commands import COMMANDS, Answer, Context, parse
-from bot.chat.language import supported, writing_in
+from bot.chat.language import DEFAULT_LANGUAGE, LANGUAGES, supported, writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import cut, render
 from bot.chat.ratelimit import RateLimiter
@@ -230,10 +230,15 @@ class ClubApplication(Application):  # type: ignore[type-arg]
         registered = self._initialized
         await super().initialize()
         if not registered:
-            await self.bot.set_my_commands(
-                [BotCommand(name, text(f"menu_{name}")) for name in MENU]
-            )
-            log.info("Telegram command menu registered (%d commands)", len(MENU))
+            # One menu per language, shown to each member in their app's language; the
+            # English one, sent without a language, is everyone else's.
+            for language in LANGUAGES:
+                with writing_in(language):
+                    menu = [BotCommand(name, text(f"menu_{name}")) for name in MENU]
+                await self.bot.set_my_commands(
+                    menu, language_code=None if language == DEFAULT_LANGUAGE else language)
+            log.info("Telegram command menu registered (%d commands, %d languages)",
+                     len(MENU), len(LANGUAGES))
 
 
 class TelegramFrontEnd:

@@ -27,7 +27,9 @@ from pathlib import Path
 
 from babel.support import Translations
 
-from bot.service.ladder_settings import LANGUAGES
+from bot.service.ladder_settings import (
+    LANGUAGES as LANGUAGES,  # re-exported: the chat layer names them
+)
 
 DEFAULT_LANGUAGE = "en"
 #: the gettext domain, and the folder of the catalogues

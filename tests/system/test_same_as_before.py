@@ -70,6 +70,11 @@ first, an unquoted spaced name answered with the quoted form, a dispute's and a 
 with apostrophes shown as written in /pending and /audit, ``/correct N win`` read for the
 player shown first (no change) and ``loss`` previewed in words, and a member without games
 shown with no rank and no peak.
+Issue 33 changed answers on purpose: dates and times are written by Babel in the club's
+language (English here: "#2 Nov 20, 2026 ann beat ben", "counts on Sat, Nov 21 10:00 UTC", where
+the build before wrote "2026-11-20" and "Sat 21 Nov"), /settings names the club's language ("the
+club's language: en"), and every count with its noun is a plural phrase ("5 games scored; at
+least 30 are needed", not "5 scored").
 """
 
 from __future__ import annotations

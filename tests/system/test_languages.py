@@ -1,0 +1,122 @@
+"""The club in its own language, through ``clubrating run`` against the fake Bot API and the fake
+Discord (issue 33): ``/set language``, then the board, a profile with the games counted in the
+language's plural forms, a report and its confirmation, and a refusal, all in it; a member's own
+language for what they alone see; the menus registered in every language."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.fake_discord import TOKEN as DISCORD_TOKEN
+from tests.fake_discord import FakeDiscord
+from tests.fake_telegram import TOKEN as TELEGRAM_TOKEN
+from tests.fake_telegram import FakeTelegram
+
+from .clubs import DiscordClub, TelegramClub, button
+
+#: the board's count of games after 1, 2, 5 and 21 games, in each language's plural forms
+GAMES = {
+    "ru": ["1 партия", "2 партии", "5 партий", "21 партия"],
+    "fr": ["1 partie", "2 parties", "5 parties", "21 parties"],
+    "ja": ["1局", "2局", "5局", "21局"],
+    "he": [("משחק אחד", "1 משחק"), "2 משחקים", "5 משחקים", "21 משחקים"],
+}
+#: a word each language's answers use, that English does not
+WELCOME = {"ru": "Добро пожаловать", "fr": "Bienvenue", "ja": "ようこそ", "he": "ברוכים"}
+
+
+def shows(text: str, expected: str | tuple[str, ...]) -> bool:
+    return any(form in text for form in (expected if isinstance(expected, tuple)
+                                         else (expected,)))
+
+
+@pytest.fixture
+async def telegram(tmp_path: Path) -> AsyncIterator[TelegramClub]:
+    async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
+        yield TelegramClub.on(tg, tmp_path)
+
+
+@pytest.mark.parametrize("language", list(GAMES))
+async def test_a_telegram_club_speaks_its_language(telegram: TelegramClub,
+                                                   language: str) -> None:
+    club = telegram
+    bot = await club.bot().start()
+    try:
+        # every menu: English without a language, each other language with its code
+        menus = club.tg.commands
+        assert {"default", "default:ru", "default:he", "default:ja", "default:fr"} <= set(menus)
+        assert [c["command"] for c in menus[f"default:{language}"]] == [
+            c["command"] for c in menus["default"]]
+        assert menus[f"default:{language}"] != menus["default"]
+
+        set_ = await club.say(club.ada, f"/set language {language}")
+        assert "language" in set_.plain and language in set_.plain
+        welcome = await club.say(club.alice, "/register")
+        assert WELCOME[language] in welcome.plain, welcome.plain
+        await club.say(club.bob, "/register")
+        refused = await club.say(club.alice, "/report @alice win")
+        assert not refused.plain.startswith("A game needs"), refused.plain
+
+        report = await club.say(club.alice, "/report @bob win")
+        labels = [label for row in report.buttons for label, _ in row]
+        confirmed = await club.press(club.bob, report, button(report, labels[0]))
+        assert confirmed.kind == "edit" and "1553?" in confirmed.plain
+        played = 1
+        for count, expected in zip((1, 2, 5, 21), GAMES[language], strict=True):
+            while played < count:
+                assert "#" in (await club.say(club.ada, "/report @alice @bob draw")).plain
+                played += 1
+            board = await club.say(club.carol, "/top")
+            assert shows(board.plain, expected), (count, board.plain)
+    finally:
+        assert await bot.stop() == 0
+
+
+async def test_a_member_s_private_chat_is_in_their_own_language(
+        telegram: TelegramClub) -> None:
+    club = telegram
+    yuki = club.tg.user(7, "Yuki", "yuki", language_code="ja")
+    bot = await club.bot().start()
+    try:
+        await club.say(yuki, "/register")
+        await club.tg.send(club.tg.private(yuki), yuki, "/rating")
+        answer = await club.tg.reply(club.tg.private(yuki), 10.0)
+        assert "まだ対局なし" in answer.plain, answer.plain  # "no games yet"
+        # the group, which chose no language, is answered in English all the while
+        assert (await club.say(yuki, "/rating")).plain.startswith("yuki (main): 1500?")
+    finally:
+        assert await bot.stop() == 0
+
+
+async def test_a_discord_server_speaks_its_language_and_refuses_each_member_in_theirs(
+        tmp_path: Path) -> None:
+    async with FakeDiscord(token=DISCORD_TOKEN) as dc:
+        club = DiscordClub.on(dc, tmp_path)
+        yuki = dc.member(club.guild, dc.user(900000000000000399, "yuki", locale="ja"))
+        bot = await club.bot().start()
+        try:
+            # descriptions in the languages Discord has (no Hebrew); names the same everywhere
+            [top] = [c for c in dc.commands[club.guild.id] if c["name"] == "top"]
+            assert set(top.get("description_localizations") or {}) == {"fr", "ru", "ja"}
+            assert top["description_localizations"]["ru"] != top["description"]
+            assert not top.get("name_localizations")
+
+            set_ = await club.say(club.ada, "set", key="language", value="fr")
+            assert "fr" in set_.plain
+            welcome = await club.say(club.alice, "register")
+            assert "Bienvenue" in welcome.plain, welcome.plain
+            await club.say(club.bob, "register")
+            await club.say(yuki, "register")
+            recorded = await club.say(club.ada, "report", player=club.alice, opponent=club.bob,
+                                      result="win")
+            assert "1553?" in recorded.plain and not recorded.ephemeral
+            board = await club.say(club.carol, "top")
+            assert "1 partie" in board.plain, board.plain
+            # yuki's refusal is hers alone, in her app's language
+            refused = await club.say(yuki, "challenge", member=yuki)
+            assert refused.ephemeral and any("\u3040" <= c <= "\u30ff" for c in refused.plain)
+        finally:
+            assert await bot.stop() == 0

@@ -113,7 +113,9 @@ MESSAGES: dict[str, str] = {
                        "{first}.",
     "not_your_challenge": "Challenge #{challenge} is not addressed to you.",
     "challenge_expired": "Challenge #{challenge} has expired.",
-    "challenge_answered": "Challenge #{challenge} was already {status}.",
+    "challenge_was_accepted": "Challenge #{challenge} was already accepted.",
+    "challenge_was_declined": "Challenge #{challenge} was already declined.",
+    "challenge_was_withdrawn": "Challenge #{challenge} was already withdrawn.",
     "not_your_challenge_to_withdraw": "Only the member who issued challenge #{challenge} can "
                                       "withdraw it.",
     "no_challenge_to_withdraw": "You have no open challenge to withdraw.",
@@ -402,6 +404,10 @@ MESSAGES: dict[str, str] = {
                      "approve {name}, or /claim decline {name}",
     "result_win": "{a} beat {b}",
     "result_draw": "{a} drew with {b}",
+    # a profile's latest games, a letter each (a win, a draw, a loss)
+    "recent_win": "W",
+    "recent_draw": "D",
+    "recent_loss": "L",
     "retired_mark": " (retired)",
     # -- scheduled posts, digests and announcements ---------------------------------------------
     "bad_cron": "That is not a cron expression: {text}. Five fields, e.g. cron=\"0 9 * * MON\" "

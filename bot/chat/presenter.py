@@ -160,6 +160,10 @@ def _change(change: RatingChange) -> str:
                 after=rating_text(change.after, change.provisional))
 
 
+#: a latest game's letter in a profile, by the member's score
+_RECENT = {1.0: "recent_win", 0.0: "recent_loss"}
+
+
 def render(answer: object) -> str:
     """An answer as its reader reads it, in the language being written; a right-to-left
     language's lines laid out from the right whatever name or number leads them
@@ -229,7 +233,8 @@ def _(answer: Profile) -> str:
         "profile", name=answer.name, ladder=answer.ladder, rating=rating,
         rank="-" if answer.rank is None else answer.rank, games=answer.games, wins=answer.wins,
         draws=answer.draws, losses=answer.losses, peak=peak,
-        recent=" ".join(answer.recent) or "-",
+        recent=" ".join(text(_RECENT.get(score, "recent_draw")) for score in answer.recent)
+        or "-",
     )
     return line + (text("retired_mark") if answer.retired else "")
 

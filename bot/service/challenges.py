@@ -12,12 +12,21 @@ from .errors import Refusal
 from .identity import Caller, Who
 from .results import Notice
 from .session import Decision
-from .state import expired
+from .state import Challenge, expired
 from .view import Club
 
 #: open challenges one member may have issued at once: enough to line up an evening's games,
 #: too few to challenge the whole club (spam); answered or expired ones free a place
 MAX_OPEN_CHALLENGES = 3
+#: what a member is told of a challenge no longer open, by how it was answered
+ANSWERED = {"accepted": "challenge_was_accepted", "declined": "challenge_was_declined",
+            "withdrawn": "challenge_was_withdrawn"}
+
+
+def already_answered(challenge: Challenge) -> Refusal:
+    """The refusal of an answer to a challenge that was answered already."""
+    return Refusal(ANSWERED.get(challenge.status, "challenge_was_withdrawn"),
+                   challenge=challenge.number)
 
 
 def challenge(
@@ -75,7 +84,7 @@ def answer(
     if expired(found, now):
         raise Refusal("challenge_expired", challenge=found.number)
     if found.status != "open":
-        raise Refusal("challenge_answered", challenge=found.number, status=found.status)
+        raise already_answered(found)
     reply = ev.ChallengeAccepted if accept else ev.ChallengeDeclined
     event = ev.new_event(reply(found.id), caller.user, now)
     key = "challenge_accepted" if accept else "challenge_declined"

@@ -15,6 +15,7 @@ from ratings_core.replay import Checkpoint
 from . import events as ev
 from . import ladder_settings, view
 from . import parsing as parse
+from .challenges import already_answered
 from .errors import Refusal
 from .identity import Caller, Who
 from .parsing import MAX_NAME
@@ -244,7 +245,7 @@ def _withdraw_challenge(
         if expired(challenge, now):
             raise Refusal("challenge_expired", challenge=number)
         if challenge.status != "open":
-            raise Refusal("challenge_answered", challenge=number, status=challenge.status)
+            raise already_answered(challenge)
         found = challenge
     event = ev.new_event(ev.ChallengeWithdrawn(found.id), caller.user, now)
     return [event], lambda: view.challenge_notice(club, found.id, "challenge_withdrawn")

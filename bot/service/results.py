@@ -105,7 +105,8 @@ class Profile:
     draws: int
     losses: int
     peak: float | None
-    recent: list[str]
+    #: the member's scores in their latest games, newest first (1 a win, 0.5 a draw, 0 a loss)
+    recent: list[float]
     retired: bool = False
 
 

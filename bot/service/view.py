@@ -328,7 +328,7 @@ def profile(club: Club, ladder: Ladder, member: Member) -> Profile:
     wins = sum(1 for _, score in games if score == 1.0)
     losses = sum(1 for _, score in games if score == 0.0)
     rank = next((row.rank for row in board(club, ladder).rows if row.name == member.name), None)
-    recent = ["W" if s == 1.0 else "L" if s == 0.0 else "D" for _, s in games[-5:]][::-1]
+    recent = [score for _, score in games[-5:]][::-1]
     return Profile(
         name=member.name,
         ladder=ladder.name,

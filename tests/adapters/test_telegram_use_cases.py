@@ -316,7 +316,7 @@ async def test_challenge_declined_by_button(bot: Running) -> None:
     assert declined.buttons == []
     # A second look at an old copy of the message: the challenge is answered.
     answer = await press(bot, g, c.bob, challenge, "c:accept:#1", strict=False)
-    assert answer["text"] == text("challenge_answered", challenge=1, status="declined")
+    assert answer["text"] == text("challenge_was_declined", challenge=1)
     assert (await say(bot, g, c.alice, "/pending")).plain == "Nothing waiting for you."
     # Declined, the pair may challenge again.
     again = await say(bot, g, c.bob, "/challenge @alice")

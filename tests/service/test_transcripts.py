@@ -231,7 +231,7 @@ async def test_challenge_accepted(chat: Transcript) -> None:
     )
     assert await chat.say("/pending") == "Nothing waiting for you."
     assert await chat.say("/accept 1") == text(
-        "challenge_answered", challenge=1, status="accepted"
+        "challenge_was_accepted", challenge=1
     )
     assert await chat.say("/report @alice win") == (
         "Game #1: bob beat alice. alice, please /confirm or /dispute.\n"
@@ -246,7 +246,7 @@ async def test_challenge_declined(chat: Transcript) -> None:
     assert await chat.say("/accept 1") == text("not_your_challenge", challenge=1)
     assert await chat.as_("bob", "/decline") == "bob declines alice's challenge #1."
     assert await chat.say("/accept 1") == text(
-        "challenge_answered", challenge=1, status="declined"
+        "challenge_was_declined", challenge=1
     )
     assert await chat.as_("alice", "/pending") == "Nothing waiting for you."
     # Declined, the pair may challenge again.

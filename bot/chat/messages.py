@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from bot.service.ladder_settings import names as setting_names
+from bot.service.results import Notice
 
 from .language import RIGHT_TO_LEFT, catalogue, current, right_to_left
 
@@ -328,6 +329,22 @@ MESSAGES: dict[str, str] = {
     "audit_because": ", because: {reason}",
     "audit_undone": " (undone)",
     # what each kind of log entry says ({who}: who did it), in /audit and /undo
+    # parts of the log's sentences (each a notice of its own, in the reader's language)
+    "part_defaults": "defaults",
+    "part_setting_to": "{setting} to {value}",
+    "part_settings_separator": "; ",
+    "list_separator": ", ",
+    "part_handicap": ", handicap {handicap} given by {member}",
+    "part_colour": ", {member} played {colour}",
+    "part_event": ", event {event}",
+    "part_handicap_to": ", the handicap to {handicap}",
+    "part_change_result": "the first player's result to {result}",
+    "part_change_handicap": "the handicap to {handicap}",
+    "part_change_first": "the first player to {member}",
+    "part_change_second": "the second player to {member}",
+    "part_nothing": "nothing",
+    "part_ladder_time_zone": "the ladder's time zone",
+    "part_into_channel": " into {channel}",
     "said_ladder_created": "{who} created the {ladder} ladder, rated by {system} ({params})",
     "said_system_changed": "{who} changed the {ladder} ladder's rating system to {system} "
                            "({params}); every game was re-rated",
@@ -752,7 +769,7 @@ def text(key: str, params: Mapping[str, object] | None = None, **more: object) -
     """The message ``key`` with its fields filled in, in the language being written
     (:func:`bot.chat.language.current`): each count with its noun in that language's plural
     form (gettext's ``npgettext``), then the sentence (``pgettext``)."""
-    values = {**(params or {}), **more}
+    values = {name: _part(value) for name, value in {**(params or {}), **more}.items()}
     shape = template(key)
     language = current()
     books = catalogue(language)
@@ -764,6 +781,17 @@ def text(key: str, params: Mapping[str, object] | None = None, **more: object) -
         values[field] = _FORMATTER.vformat(phrase, (), {field: count})
     shown = _FORMATTER.vformat(books.pgettext(key, shape.sentence), (), values)
     return right_to_left(shown) if language in RIGHT_TO_LEFT else shown
+
+
+def _part(value: object) -> object:
+    """A value to show: a part of the sentence that is a notice of its own as its sentence,
+    and a sequence of such parts as theirs one after the other (a stored answer's parts come
+    back as a list)."""
+    if isinstance(value, Notice):
+        return text(value.key, value.params)
+    if isinstance(value, tuple | list) and all(isinstance(v, Notice) for v in value):
+        return "".join(text(part.key, part.params) for part in value)
+    return value
 
 
 def fields(key: str) -> set[str]:

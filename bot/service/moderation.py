@@ -380,6 +380,16 @@ def _changed(sides: tuple[str, str, float], changes: ev.GameChanges
             score_a if changes.score_a is None else float(changes.score_a))
 
 
+def _joined(separator: str, parts: list[Notice]) -> tuple[Notice, ...]:
+    """``parts`` with the notice ``separator`` between each two: one part of a sentence."""
+    joined: list[Notice] = []
+    for part in parts:
+        if joined:
+            joined.append(Notice(separator))
+        joined.append(part)
+    return tuple(joined)
+
+
 def _score(score: float) -> str:
     return {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(score, f"{score:g}")
 
@@ -403,14 +413,16 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
     params: dict[str, Param]
     match event:
         case ev.LadderCreated(ladder, system, given):
-            params = {"ladder": ladder, "system": system, "params": _value(given) or "defaults"}
+            params = {"ladder": ladder, "system": system,
+                      "params": _value(given) or Notice("part_defaults")}
         case ev.SettingsChanged(ladder, settings) if "system" in settings:
             params = {"ladder": ladder, "system": _value(settings["system"]),
-                      "params": _value(settings.get("params") or {}) or "defaults"}
+                      "params": _value(settings.get("params") or {}) or Notice("part_defaults")}
             key = "said_system_changed"
         case ev.SettingsChanged(ladder, settings):
-            params = {"ladder": ladder, "settings": "; ".join(
-                f"{name} to {_value(value)}" for name, value in settings.items())}
+            params = {"ladder": ladder, "settings": _joined("part_settings_separator", [
+                Notice("part_setting_to", {"setting": name, "value": _value(value)})
+                for name, value in settings.items()])}
         case ev.MemberRegistered(_, name, ladder):
             params = {"name": name}
             if ladder is None:
@@ -432,10 +444,15 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             first, second = (b, a) if score_a == 0.0 else (a, b)
             params = {"game": state.number_of[stored.id], "ladder": ladder,
                       "a": _name(state, first), "b": _name(state, second),
-                      "extra": (f", handicap {abs(handicap):g} given by "
-                                f"{_name(state, a if handicap > 0 else b)}" if handicap else "")
-                      + (f", {_name(state, a)} played {colour}" if colour else "")
-                      + (f", event {event_name}" if event_name else "")}
+                      "extra": tuple(part for part in (
+                          Notice("part_handicap", {
+                              "handicap": f"{abs(handicap):g}",
+                              "member": _name(state, a if handicap > 0 else b)})
+                          if handicap else None,
+                          Notice("part_colour", {"member": _name(state, a),
+                                                      "colour": colour}) if colour else None,
+                          Notice("part_event", {"event": event_name})
+                          if event_name else None) if part is not None)}
             key = ("said_game_recorded" if direct else key) + ("_draw" if score_a == 0.5 else "")
         case ev.GameConfirmed(game) | ev.GameAutoConfirmed(game) | ev.GameDisputed(game) \
                 | ev.GameWithdrawn(game) | ev.GameVoided(game) | ev.GameRestored(game, _):
@@ -454,27 +471,33 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"game": state.number_of[game], "a": _name(state, first),
                       "b": _name(state, second), "c": _name(state, third),
                       "d": _name(state, fourth),
-                      "changes": (f", the handicap to {changes.handicap:g}"
+                      "changes": (Notice("part_handicap_to",
+                                         {"handicap": f"{changes.handicap:g}"})
                                   if changes.handicap is not None else "")}
         case ev.GameCorrected(game, changes):
             parts = []
             if changes.score_a is not None:
-                parts.append(f"the first player's result to {_score(changes.score_a)}")
+                parts.append(Notice("part_change_result", {"result": _score(changes.score_a)}))
             if changes.handicap is not None:
-                parts.append(f"the handicap to {changes.handicap:g}")
+                parts.append(Notice("part_change_handicap",
+                                    {"handicap": f"{changes.handicap:g}"}))
             if changes.player_a is not None:
-                parts.append(f"the first player to {_name(state, changes.player_a)}")
+                parts.append(Notice("part_change_first",
+                                    {"member": _name(state, changes.player_a)}))
             if changes.player_b is not None:
-                parts.append(f"the second player to {_name(state, changes.player_b)}")
-            params = {"game": state.number_of[game], "changes": ", ".join(parts) or "nothing"}
+                parts.append(Notice("part_change_second",
+                                    {"member": _name(state, changes.player_b)}))
+            params = {"game": state.number_of[game],
+                      "changes": _joined("list_separator", parts) or Notice("part_nothing")}
         case ev.EventOpened(ladder, name) | ev.EventClosed(ladder, name):
             params = {"ladder": ladder, "event": name}
         case ev.ActionUndone(target):
             params = {"target": target}
         case ev.ScheduleSet(ladder, cron, timezone, channel, size):
             params = {"ladder": ladder, "cron": cron, "size": size,
-                      "timezone": timezone or "the ladder's time zone",
-                      "channel": f" into {channel}" if channel else ""}
+                      "timezone": timezone or Notice("part_ladder_time_zone"),
+                      "channel": Notice("part_into_channel", {"channel": channel})
+                      if channel else ""}
         case ev.SchedulePaused(ladder) | ev.ScheduleResumed(ladder):
             params = {"ladder": ladder}
         case ev.HistoryImported(ladder, _, file):

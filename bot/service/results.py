@@ -10,10 +10,14 @@ import dataclasses
 import json
 import typing
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from .errors import Refusal
 
-Param = str | int | float | None
+#: a notice's parameter: a value, or a part of the sentence that is a notice of its own (a
+#: tuple of them is their sentence parts one after the other), so that every word of it is the
+#: catalogue's, in the reader's language
+Param: TypeAlias = "str | int | float | None | Notice | tuple[Notice, ...]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +328,7 @@ def _plain(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
         return {"type": type(value).__name__, **fields}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):  # a tuple of a notice's parts comes back as a list
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}

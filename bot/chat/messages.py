@@ -329,6 +329,10 @@ MESSAGES: dict[str, str] = {
     "audit_because": ", because: {reason}",
     "audit_undone": " (undone)",
     # what each kind of log entry says ({who}: who did it), in /audit and /undo
+    # the bot's own reasons in the log (bot/service/reasons.py)
+    "reason_unanswered": "unanswered for {hours} h",
+    "reason_inactive": "no game for {days} days",
+    "reason_post_refused": "the platform refused the post: {refusal}",
     # parts of the log's sentences (each a notice of its own, in the reader's language)
     "part_defaults": "defaults",
     "part_setting_to": "{setting} to {value}",

@@ -36,6 +36,7 @@ from bot.scheduling.publishing import Picture, PostRefused, Publisher
 from bot.service.clock import Clock
 from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
+from bot.service.reasons import automatic
 from bot.service.results import Digest, Leaderboard
 from bot.service.schedules import Plan, due_post, previous_post
 from bot.storage.repository import Repository
@@ -287,8 +288,10 @@ class PostScheduler:
                     plan.platform, plan.chat_id, plan.ladder, plan.target, reason)
         caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
         try:
-            await self.service.pause_schedule(caller, True, plan.ladder,
-                                              reason=f"the platform refused the post: {reason}")
+            await self.service.pause_schedule(
+                caller, True, plan.ladder,
+                # (the platform's own words, cut: the log keeps a reason of 200 characters)
+                reason=automatic("reason_post_refused", refusal=reason[:100]))
         except Refusal:
             return  # paused already (another process got there first): told already
         if plan.target == plan.chat_id:

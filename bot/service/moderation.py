@@ -19,7 +19,7 @@ from ratings_core.replay import Checkpoint
 from ratings_core.system import RatingSystem
 
 from . import events as ev
-from . import ladder_settings, view
+from . import ladder_settings, reasons, view
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller, Who, who_from_json, who_to_json
@@ -305,7 +305,9 @@ def audit(club: Club, caller: Caller, limit: int) -> Audit:
     lines = []
     for e in state.log[::-1][:limit]:
         lines.append(AuditLine(e.id, e.at.isoformat(timespec="minutes"), _name(state, e.actor),
-                               str(e.kind), _summary(e), e.reason, what=sentence(state, e),
+                               str(e.kind), _summary(e),
+                               reasons.shown(e.reason, e.actor == SYSTEM_ACTOR),
+                               what=sentence(state, e),
                                undone=e.id in undone, zone=_zone(state, e)))
     return Audit(lines)
 

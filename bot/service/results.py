@@ -194,7 +194,8 @@ class AuditLine:
     actor: str
     kind: str
     summary: str
-    reason: str = ""
+    #: a member's words, or the bot's own reason as a notice (:mod:`bot.service.reasons`)
+    reason: Param = ""
     zone: str = "UTC"
     #: what happened, as a sentence (a message key and its parameters); None in answers
     #: stored before (shown from ``kind`` and ``summary``)

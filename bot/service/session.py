@@ -31,6 +31,7 @@ from .clock import Clock
 from .errors import Refusal
 from .identity import Caller, valid_handle
 from .ratings import member_of_key
+from .reasons import automatic
 from .results import Notice, Result, decode, encode
 from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, ClubState, GameStatus, Kind
 from .view import Club
@@ -354,7 +355,7 @@ class Session:
             if (game.status is GameStatus.PENDING and not game.voided
                     and now >= since + timedelta(hours=hours)):
                 due.append(ev.new_event(ev.GameAutoConfirmed(game.id), SYSTEM_ACTOR, now,
-                                        f"unanswered for {hours:g} h"))
+                                        automatic("reason_unanswered", hours=f"{hours:g}")))
         for ladder in state.ladders.values():
             days = ladder.settings.inactivity_days
             if days is not None:
@@ -367,8 +368,9 @@ class Session:
                     if (player.status == "active" and last is not None
                             and now - last >= timedelta(days=days)):
                         member = state.members[member_of_key(key)]
-                        due.append(ev.new_event(ev.PlayerRetired(ladder.name, member.user),
-                                                SYSTEM_ACTOR, now, f"no game for {days:g} days"))
+                        due.append(ev.new_event(
+                            ev.PlayerRetired(ladder.name, member.user), SYSTEM_ACTOR, now,
+                            automatic("reason_inactive", days=f"{days:g}")))
         return due
 
     def _announcing(

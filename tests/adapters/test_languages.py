@@ -23,6 +23,8 @@ from bot.chat.language import (
     writing_in,
 )
 from bot.chat.messages import MESSAGES, template, text
+from bot.service import events as ev
+from bot.service.session import SYSTEM_ACTOR
 from tests.chat import Transcript, open_club
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,3 +177,34 @@ async def test_hebrew_answers_read_right_to_left(chat: Transcript) -> None:
         for line in (await chat.say(command)).split("\n"):
             if any("\u0590" <= char <= "\u05ff" for char in line):
                 assert first_strong_outside_isolates(line) == "R", (command, line)
+
+
+async def test_the_audit_of_a_russian_club_is_in_russian_and_older_entries_read_as_they_did(
+        chat: Transcript) -> None:
+    """A correction, an automatic confirmation and a retirement for inactivity, said in the
+    club's language; a reason the bot stored in English words before (an earlier build) is
+    shown as it was written."""
+    await chat.as_("ann", "/register")
+    await chat.as_("ben", "/register")
+    await chat.as_("mod!", "/set language ru", "/set inactivity_days 30",
+                   "/report @ann @ben win", "/correct 1 draw", "/apply")
+    await chat.as_("ann", "/report @ben win")  # nobody answers it
+    chat.clock.advance(hours=25)
+    await chat.say("/top")  # what time made due is applied
+    chat.clock.advance(days=31)
+    await chat.say("/top")
+    audit = await chat.as_("mod!", "/audit 20")
+    assert "без ответа 24 ч" in audit, audit  # the automatic confirmation's reason
+    assert "нет партий 30 дн." in audit, audit  # the retirement's
+    assert "исправил(а) партию #1" in audit, audit  # the correction
+    assert not any(word in audit for word in ("unanswered", "no game for", "corrected")), audit
+
+    # an entry an earlier build wrote, its reason in English words, reads as it did
+    repository = chat.service._repository
+    club_id = await repository.club_id("console", "local", chat.clock.now())
+    stored = await repository.events(club_id)
+    game = next(e.id for e in stored if e.kind == ev.Kind.GAME_REPORTED)
+    async with repository.transaction(club_id, stored[-1].id) as written:
+        await written.append([ev.new_event(ev.GameAutoConfirmed(game), SYSTEM_ACTOR,
+                                           chat.clock.now(), "unanswered for 48 h")])
+    assert "unanswered for 48 h" in await chat.say("/audit 1")

@@ -116,6 +116,8 @@ class Guild:
     channels: list[Channel] = field(default_factory=list)
     members: dict[int, Member] = field(default_factory=dict)
     system_channel_id: int | None = None
+    #: the server's preferred locale (Server Settings, Community)
+    locale: str = "en-US"
 
     @property
     def channel(self) -> Channel:
@@ -139,7 +141,7 @@ class Guild:
             "system_channel_id": None if self.system_channel_id is None
             else str(self.system_channel_id),
             "system_channel_flags": 0, "rules_channel_id": None, "vanity_url_code": None,
-            "description": None, "banner": None, "preferred_locale": "en-US",
+            "description": None, "banner": None, "preferred_locale": self.locale,
             "features": [], "emojis": [], "stickers": [], "unavailable": False,
             "roles": [r.payload(n) for n, r in enumerate(self.roles.values())],
             "channels": [c.payload() for c in self.channels],
@@ -344,10 +346,10 @@ class FakeDiscord:
             "id": str(interaction_id), "application_id": str(APPLICATION_ID), "type": kind,
             "token": f"token-{interaction_id}", "version": 1, "guild_id": str(guild.id),
             "channel_id": str(channel.id), "channel": channel.payload(),
-            "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
+            "guild": {"id": str(guild.id), "locale": guild.locale, "features": []},
             "member": member.payload() | {"permissions": str(guild.permissions(member))},
             "app_permissions": str(guild.permissions(guild.members[BOT_ID])),
-            "locale": member.user.locale, "guild_locale": "en-US", "entitlements": [],
+            "locale": member.user.locale, "guild_locale": guild.locale, "entitlements": [],
             "authorizing_integration_owners": {"0": str(guild.id)}, "context": 0,
             "attachment_size_limit": 8 * 1024 * 1024, "data": data,
         }

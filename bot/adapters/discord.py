@@ -272,7 +272,8 @@ class DiscordFrontEnd:
                 await interaction.response.defer(thinking=True)
             ctx = Context(self.service, caller, self.limiter, _channel_check(interaction),
                           own_language=supported(str(interaction.locale)),
-                          private_refusals=True)
+                          private_refusals=True,
+                          chat_language=supported(str(interaction.guild_locale or "")))
             reply = await intake.command(ctx, read, command)
             if reply is None:  # past the rate, and told so: nothing is sent
                 if interaction.response.is_done():  # the "thinking..." of a slow command
@@ -374,7 +375,8 @@ class DiscordFrontEnd:
         async with self._turn(interaction.user.id):
             ctx = Context(self.service, await self.caller(interaction), self.limiter,
                           own_language=supported(str(interaction.locale)),
-                          private_refusals=True)
+                          private_refusals=True,
+                          chat_language=supported(str(interaction.guild_locale or "")))
             reply = await intake.press(ctx, action_id)
             if reply is None:  # past the rate, and told so: nothing is sent
                 return

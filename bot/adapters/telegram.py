@@ -128,6 +128,12 @@ MENU = ["register", "rating", "top", "challenge", "report", "confirm", "dispute"
 #: answers shown in a monospaced block
 TABLES = (Leaderboard, History, HeadToHead, Audit, Preview)
 
+def _adoptable(code: str | None) -> str | None:
+    """An administrator's app language as a group adopts it: one of the bot's, else English;
+    None when their app says none."""
+    return None if not code else supported(code) or DEFAULT_LANGUAGE
+
+
 def file_url_for(base_url: str) -> str:
     """The file address matching a Bot API address (``.../bot`` -> ``.../file/bot``)."""
     stem = base_url.rstrip("/")
@@ -356,10 +362,12 @@ class TelegramFrontEnd:
         if chat.type == ChatType.PRIVATE:
             await self._private(update, context, command)
             return
-        user_id = update.effective_user.id
-        ctx = Context(self.service, await self._caller(update, context), self.limiter,
+        user_id, code = update.effective_user.id, update.effective_user.language_code
+        caller = await self._caller(update, context)
+        ctx = Context(self.service, caller, self.limiter,
                       lambda channel: check_channel(context.bot, user_id, channel),
-                      own_language=supported(update.effective_user.language_code))
+                      own_language=supported(code),
+                      administrator_language=_adoptable(code) if caller.moderator else None)
         # The command is the whole first word, as on the console. Telegram's command ends at
         # the first character a name cannot hold: /top-5 came to /top's handler, but is
         # answered as the unknown command it is.

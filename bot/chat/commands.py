@@ -73,6 +73,12 @@ class Context:
     #: refusals are shown to the member alone (an alert, an ephemeral answer): written in
     #: their own language
     private_refusals: bool = False
+    #: the language the platform gives the chat (Discord's server locale), the club's until
+    #: it chooses one
+    chat_language: str | None = None
+    #: an administrator's own language, which a club that has none adopts for good (a
+    #: Telegram group: the Bot API tells no chat's language)
+    administrator_language: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -116,8 +116,18 @@ async def _take(ctx: Context, run: Callable[[], Awaitable[Reply]],
 
 
 async def _choose_language(ctx: Context) -> None:
-    choose(ctx.own_language if ctx.private
-           else await ctx.service.language(ctx.caller.platform, ctx.caller.chat_id))
+    """The reader's language: the member's own in their private chat; else the club's, which
+    is the one it chose, or the one a Telegram group adopts from the first administrator the
+    bot hears there, or the chat's on its platform (a Discord server's), or English."""
+    if ctx.private:
+        choose(ctx.own_language)
+        return
+    platform, chat_id = ctx.caller.platform, ctx.caller.chat_id
+    language = await ctx.service.language(platform, chat_id)
+    if language is None and ctx.administrator_language is not None:
+        language = await ctx.service.adopt_language(platform, chat_id,
+                                                    ctx.administrator_language)
+    choose(language or ctx.chat_language)
 
 
 def _refusals_language(ctx: Context) -> str:

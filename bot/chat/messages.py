@@ -333,6 +333,7 @@ MESSAGES: dict[str, str] = {
     "reason_unanswered": "unanswered for {hours} h",
     "reason_inactive": "no game for {days} days",
     "reason_post_refused": "the platform refused the post: {refusal}",
+    "reason_first_administrator": "the language of the first administrator heard in the chat",
     # parts of the log's sentences (each a notice of its own, in the reader's language)
     "part_defaults": "defaults",
     "part_setting_to": "{setting} to {value}",

@@ -123,6 +123,13 @@ class ClubService:
         main = state.ladder(DEFAULT_LADDER)
         return None if main is None else main.settings.moderator_role
 
+    async def adopt_language(self, platform: str, chat_id: str, language: str) -> str | None:
+        """The club's language, the administrator's ``language`` when the club has none yet
+        (:func:`bot.service.ladders.adopt_language`)."""
+        bot = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        return await self._session.execute(bot, lambda club, now: ladders.adopt_language(
+            club, now, language))
+
     async def language(self, platform: str, chat_id: str) -> str | None:
         """The language the club chose (``/set language``), None when it chose none or the
         chat is no club (a private chat): nothing is created to answer."""

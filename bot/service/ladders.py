@@ -24,8 +24,10 @@ from .errors import Refusal
 from .identity import Caller
 from .parsing import MAX_NAME
 from .ratings import player_key, system_of
+from .reasons import automatic
 from .results import Evaluation, Leaderboard, Notice, Preview
-from .session import Decision
+from .session import SYSTEM_ACTOR, Decision
+from .state import DEFAULT_LADDER
 from .view import Club
 
 #: ladders one club may have (the main one included): every ladder is replayed, charted and
@@ -137,6 +139,20 @@ def set_setting(
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)
     return [event], lambda: Notice("club_setting_set" if club_wide else "setting_set", {
         "ladder": lad.name, "setting": setting, "value": ladder_settings.shown(parsed)})
+
+
+def adopt_language(club: Club, now: datetime, language: str) -> Decision[str | None]:
+    """The club's language from its platform, once: a chat whose platform names no language
+    of its own (a Telegram group) takes the language of the first administrator the bot hears
+    there, while the club has chosen none; a moderator's ``/set language`` changes it later.
+    Kept as a change of the main ladder's settings by the bot itself, so that a restart keeps
+    it. Nothing happens before the club has its main ladder, or once it has a language."""
+    main = club.state.ladder(DEFAULT_LADDER)
+    if main is None or main.settings.language is not None:
+        return [], lambda: None if main is None else main.settings.language
+    event = ev.new_event(ev.SettingsChanged(main.name, {"language": language}), SYSTEM_ACTOR,
+                         now, automatic("reason_first_administrator"))
+    return [event], lambda: language
 
 
 def settings(club: Club, ladder: str | None) -> Notice:

@@ -15,7 +15,7 @@ from tests.fake_discord import FakeDiscord
 from tests.fake_telegram import TOKEN as TELEGRAM_TOKEN
 from tests.fake_telegram import FakeTelegram
 
-from .clubs import DiscordClub, TelegramClub, button
+from .clubs import DiscordClub, TelegramChat, TelegramClub, button
 
 #: the board's count of games after 1, 2, 5 and 21 games, in each language's plural forms
 GAMES = {
@@ -118,5 +118,44 @@ async def test_a_discord_server_speaks_its_language_and_refuses_each_member_in_t
             # yuki's refusal is hers alone, in her app's language
             refused = await club.say(yuki, "challenge", member=yuki)
             assert refused.ephemeral and any("\u3040" <= c <= "\u30ff" for c in refused.plain)
+        finally:
+            assert await bot.stop() == 0
+
+
+async def test_a_telegram_group_takes_its_first_administrator_s_language(
+        tmp_path: Path) -> None:
+    """The Bot API tells no group's language: the club adopts the app language of the first
+    administrator it hears, keeps it across a restart, and a moderator's /set changes it."""
+    async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
+        ada = tg.user(1, "Ada", "ada", language_code="fr-CA")
+        alice = tg.user(2, "Alice", "alice", language_code="ru")
+        club = TelegramChat.founded(tg, tmp_path, ada)
+        bot = await club.bot().start()
+        try:
+            # alice is no administrator: her app's language is not the club's
+            assert (await club.say(alice, "/register")).plain.startswith("Welcome, alice")
+            assert "Bienvenue" in (await club.say(ada, "/register")).plain
+            assert "aucune partie" in (await club.say(alice, "/rating")).plain
+        finally:
+            assert await bot.stop() == 0
+        bot = await club.bot().start()
+        try:
+            assert "aucune partie" in (await club.say(alice, "/rating")).plain  # kept
+            assert (await club.say(ada, "/set language en")).plain == (
+                "The club's language is now en.")
+        finally:
+            assert await bot.stop() == 0
+
+
+async def test_a_discord_server_speaks_its_preferred_locale_until_it_chooses(
+        tmp_path: Path) -> None:
+    async with FakeDiscord(token=DISCORD_TOKEN) as dc:
+        club = DiscordClub.on(dc, tmp_path)
+        club.guild.locale = "ru"
+        bot = await club.bot().start()
+        try:
+            assert "Добро пожаловать" in (await club.say(club.alice, "register")).plain
+            await club.say(club.ada, "set", key="language", value="ja")
+            assert "ようこそ" in (await club.say(club.bob, "register")).plain
         finally:
             assert await bot.stop() == 0

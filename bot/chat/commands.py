@@ -90,6 +90,8 @@ Answer = Result | str | Picture
 Handler = Callable[[Context, Words], Awaitable[Answer]]
 #: a leaderboard card shows each rating's change over this many days
 CARD_CHANGE_DAYS = 7
+#: /set's word for the language a member reads what only they see in
+MY_LANGUAGE = "mylanguage"
 
 
 def _command_name(word: str) -> str:
@@ -466,6 +468,10 @@ async def _set(ctx: Context, words: Words) -> Result:
     if len(words.args) < 2:
         raise Usage
     at_most(words, 2)
+    if words.args[0].casefold() == MY_LANGUAGE:  # a member's own, not a ladder's
+        if ladder is not None:
+            raise UnknownOption("ladder")
+        return await ctx.service.choose_language(ctx.caller, words.args[1])
     return await ctx.service.set_setting(ctx.caller, words.args[0], words.args[1], ladder)
 
 

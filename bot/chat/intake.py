@@ -101,11 +101,11 @@ async def _take(ctx: Context, run: Callable[[], Awaitable[Reply]],
         return None
     except Refusal as refusal:
         outcome = f"refused:{refusal.key}"
-        with writing_in(_refusals_language(ctx)):
+        with writing_in(await _refusals_language(ctx)):
             return Reply(render(refusal), refused=True)
     except Usage as usage:
         outcome = "usage"
-        with writing_in(_refusals_language(ctx)):
+        with writing_in(await _refusals_language(ctx)):
             return Reply(text("usage", usage=text(usage.args[0])), refused=True)
     except BaseException as error:
         outcome = f"error:{type(error).__name__}"
@@ -120,7 +120,7 @@ async def _choose_language(ctx: Context) -> None:
     is the one it chose, or the one a Telegram group adopts from the first administrator the
     bot hears there, or the chat's on its platform (a Discord server's), or English."""
     if ctx.private:
-        choose(ctx.own_language)
+        choose(await _own_language(ctx))
         return
     platform, chat_id = ctx.caller.platform, ctx.caller.chat_id
     language = await ctx.service.language(platform, chat_id)
@@ -130,7 +130,15 @@ async def _choose_language(ctx: Context) -> None:
     choose(language or ctx.chat_language)
 
 
-def _refusals_language(ctx: Context) -> str:
+async def _own_language(ctx: Context) -> str | None:
+    """The member's own language: the one they chose (``/set mylanguage``), else their app's."""
+    caller = ctx.caller
+    chosen = await ctx.service.own_language(caller.platform, caller.chat_id, caller.user)
+    return chosen or ctx.own_language
+
+
+async def _refusals_language(ctx: Context) -> str:
     """A refusal shown to the member alone (an alert, an ephemeral answer) is in their own
     language; one posted in the chat, in the chat's."""
-    return (ctx.own_language if ctx.private_refusals and ctx.own_language else None) or current()
+    own = await _own_language(ctx) if ctx.private_refusals else None
+    return own or current()

@@ -280,6 +280,8 @@ MESSAGES: dict[str, str] = {
                       "Ratings changed:",
     "system_cancelled": "Switching the system to {system} cancelled; nothing changed.",
     "setting_set": "{setting} of {ladder} is now {value}.",
+    "my_language_set": "You read what only you see in {language} now.",
+    "my_language_off": "You read what only you see in your app's language again.",
     # the club's own settings (language, moderator_role), whichever ladder was named
     "club_setting_set": "The club's {setting} is now {value}.",
     "settings": "Ladder {ladder}: system {system} ({params}); " + _LADDER_SETTINGS,
@@ -362,6 +364,8 @@ MESSAGES: dict[str, str] = {
     "said_players_merged": "{who} merged the duplicate record {duplicate} into {into}",
     "said_moderator_named": "{who} named {member} a moderator of the club",
     "said_moderator_removed": "{who} removed {member} as a moderator of the club",
+    "said_language_chosen": "{member} reads in {language}",
+    "part_app_language": "their app's language",
     "said_handle_changed": "{member}'s username is {handle} now",
     "said_claim_requested": "{claimant} claimed the imported player {member}",
     "said_claim_approved": "{who} approved the claim #{claim}",

@@ -130,6 +130,24 @@ class ClubService:
         return await self._session.execute(bot, lambda club, now: ladders.adopt_language(
             club, now, language))
 
+    async def choose_language(self, caller: Caller, language: str) -> Notice:
+        return await self._session.execute(caller, lambda club, now: members.choose_language(
+            club, now, caller, language))
+
+    async def own_language(self, platform: str, chat_id: str, user: str) -> str | None:
+        """The language the member chose to read in (``/set mylanguage``): in the chat's club,
+        or, in a private chat, in the first of their clubs where they chose one; None when they
+        chose none. Nothing is created to answer."""
+        club_id = await self._session.known_club(platform, chat_id)
+        if club_id is not None:
+            member = (await self._session.current(club_id)).member_of_user(user)
+            return None if member is None else member.language
+        for _, _, _, state in await self._session.each_club(platform):
+            member = state.member_of_user(user)
+            if member is not None and member.language is not None:
+                return member.language
+        return None
+
     async def language(self, platform: str, chat_id: str) -> str | None:
         """The language the club chose (``/set language``), None when it chose none or the
         chat is no club (a private chat): nothing is created to answer."""

@@ -65,6 +65,7 @@ class Kind(StrEnum):
     CLAIM_APPROVED = "claim_approved"
     CLAIM_DECLINED = "claim_declined"
     HANDLE_CHANGED = "handle_changed"
+    LANGUAGE_CHOSEN = "language_chosen"
 
 
 #: moderator actions that /undo can take back
@@ -198,6 +199,16 @@ class HandleChanged:
     KIND: ClassVar[Kind] = Kind.HANDLE_CHANGED
     member: str
     handle: str
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageChosen:
+    """The member ``member`` reads what only they see in ``language`` (``/set mylanguage``);
+    None: in their app's language again."""
+
+    KIND: ClassVar[Kind] = Kind.LANGUAGE_CHOSEN
+    member: str
+    language: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,7 +422,7 @@ Event = (
     | GameAutoConfirmed | GameDisputed | GameWithdrawn | GameCorrected | GameVoided
     | GameRestored | EventOpened | EventClosed | ActionUndone | ScheduleSet | SchedulePaused
     | ScheduleResumed | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
-    | HandleChanged
+    | HandleChanged | LanguageChosen
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from . import events as ev
-from . import heavy, moderation, timeline, view
+from . import heavy, ladder_settings, moderation, timeline, view
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller, UserRef, Who, valid_handle
@@ -243,6 +243,21 @@ def set_membership(
     event = ev.new_event(change(lad.name, member.user), caller.user, now, why)
     key = "retired" if retire else "returned"
     return [event], lambda: Notice(key, {"name": member.name, "ladder": lad.name})
+
+
+def choose_language(club: Club, now: datetime, caller: Caller, text: str
+                    ) -> Decision[Notice]:
+    """``/set mylanguage LANG``: what only the member sees (their private chat, answers only
+    they see) is written in LANG from now on; ``off``: in their app's language again."""
+    me = view.me(club, caller)
+    value = text.strip().casefold()
+    language = None if value in ("off", "none") else value
+    if language is not None and language not in ladder_settings.LANGUAGES:
+        raise Refusal("bad_language", text=text[:20],
+                      languages=", ".join(ladder_settings.LANGUAGES))
+    event = ev.new_event(ev.LanguageChosen(me.user, language), caller.user, now)
+    return [event], lambda: (Notice("my_language_set", {"language": language}) if language
+                             else Notice("my_language_off"))
 
 
 def name_moderator(

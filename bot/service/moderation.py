@@ -508,6 +508,9 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"member": _name(state, member), "claimant": _name(state, claimant)}
         case ev.ClaimApproved(claim) | ev.ClaimDeclined(claim):
             params = {"claim": claim}
+        case ev.LanguageChosen(member, language):
+            params = {"member": _name(state, member),
+                      "language": language or Notice("part_app_language")}
         case ev.HandleChanged(member, handle):
             params = {"member": _name(state, member), "handle": handle}
         case _:

@@ -54,6 +54,9 @@ class Member:
     #: the platform's handle (a Telegram @username), as the member's latest update gave it (a
     #: registration before issue 30 left it out when it equalled the display name)
     handle: str | None = None
+    #: the language the member reads what only they see in (``/set mylanguage``); None: their
+    #: app's
+    language: str | None = None
 
 
 @dataclass(slots=True)
@@ -383,6 +386,8 @@ class ClubState:
             case events.HandleChanged():
                 # the user's own record (a merged duplicate's too: it is found by no name)
                 self.members[self.by_user[event.member]].handle = event.handle
+            case events.LanguageChosen():
+                self.members[self.by_user[event.member]].language = event.language
             case events.ScheduleSet():
                 name, current = self._schedule_of(event.ladder)
                 self.schedules[name] = dataclasses.replace(

@@ -123,6 +123,9 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("claim_declined", {"claim": 40}),
     # a member's command carrying a username other than the one kept (issue 30)
     ("handle_changed", {"member": "tg:42", "handle": "victoria_v"}),
+    # /set mylanguage LANG, and off (issue 33)
+    ("language_chosen", {"member": "tg:42", "language": "ru"}),
+    ("language_chosen", {"member": "tg:42", "language": None}),
 ]
 
 
@@ -308,6 +311,7 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
                        "/set announce yes",
                        "/set auto_confirm_hours 12", "/set timezone Europe/Paris",
                        "/set inactivity_days off")
+        await chat.as_("carol", "/set mylanguage ja", "/set mylanguage off")
         await chat.as_("alice", "/challenge @bob")
         await chat.as_("bob", "/accept")
         await chat.as_("carol", "/challenge @alice")

@@ -87,6 +87,14 @@ async def test_a_member_s_private_chat_is_in_their_own_language(
         assert "まだ対局なし" in answer.plain, answer.plain  # "no games yet"
         # the group, which chose no language, is answered in English all the while
         assert (await club.say(yuki, "/rating")).plain.startswith("yuki (main): 1500?")
+        # /set mylanguage overrides her app's language for what she alone sees
+        assert (await club.say(yuki, "/set mylanguage fr")).plain == (
+            "You read what only you see in fr now.")
+        await club.tg.send(club.tg.private(yuki), yuki, "/rating")
+        answer = await club.tg.reply(club.tg.private(yuki), 10.0)
+        assert "aucune partie" in answer.plain, answer.plain
+        assert (await club.say(yuki, "/set mylanguage off")).plain.endswith(
+            "your app's language again.")
     finally:
         assert await bot.stop() == 0
 

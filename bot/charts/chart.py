@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 import numpy as np
+from babel.dates import format_skeleton
 from matplotlib.axes import Axes
 from matplotlib.backend_bases import RendererBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+from matplotlib.dates import AutoDateLocator
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
@@ -29,6 +30,7 @@ from matplotlib.text import Annotation
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 from matplotlib.transforms import Bbox
 
+from bot.chat.language import current
 from bot.chat.messages import text
 
 from . import fonts
@@ -51,6 +53,8 @@ BAND_ALPHA = 0.2
 MIN_SPAN = 100
 #: room in pixels above the highest point of the data for a peak's label
 HEADROOM_PX = 40
+#: a history longer than this (days) is labelled by month and year, a shorter one by day
+YEAR_DAYS = 366
 #: a name in the legend is cut to this many Latin-letter widths
 LEGEND_NAME_COLUMNS = 24
 
@@ -159,9 +163,9 @@ def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "lig
                             label=text("chart_provisional"), gid="legend-provisional"))
     axes.set_xlim(left_edge, right_edge)
     axes.set_ylim(*_rating_range(axes.get_ylim(), axes_height=HEIGHT - TOP - BOTTOM))
-    locator = AutoDateLocator()  # type: ignore[no-untyped-call]
-    axes.xaxis.set_major_locator(locator)
-    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+    axes.xaxis.set_major_locator(AutoDateLocator())  # type: ignore[no-untyped-call]
+    axes.xaxis.set_major_formatter(FuncFormatter(
+        _month_tick if right_edge - left_edge > YEAR_DAYS else _day_tick))
     axes.yaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     axes.yaxis.set_major_formatter(FuncFormatter(_rating_tick))
     _style(axes, colours, body)
@@ -182,6 +186,22 @@ def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "lig
         heading.set_fontsize(TITLE_PX * 72 / DPI * room / width)
     _mark_peaks(axes, peaks, colours, body, renderer)
     return figure
+
+
+def _moment(value: float) -> datetime:
+    """The instant of a day number of :func:`date2num`."""
+    return _EPOCH + timedelta(days=value)
+
+
+def _day_tick(value: float, _position: object) -> str:
+    """A date on the time axis as the reader's language writes a day of a month (CLDR's
+    ``MMMd``: ``Nov 24``, ``24 нояб.``, ``11月24日``); matplotlib's own names are English."""
+    return format_skeleton("MMMd", _moment(value), locale=current())
+
+
+def _month_tick(value: float, _position: object) -> str:
+    """A month of a history longer than a year (``yMMM``: ``Nov 2026``, ``нояб. 2026 г.``)."""
+    return format_skeleton("yMMM", _moment(value), locale=current())
 
 
 def _rating_tick(value: float, _position: object) -> str:

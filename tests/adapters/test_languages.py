@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.util
 import string
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 
@@ -208,3 +208,26 @@ async def test_the_audit_of_a_russian_club_is_in_russian_and_older_entries_read_
         await written.append([ev.new_event(ev.GameAutoConfirmed(game), SYSTEM_ACTOR,
                                            chat.clock.now(), "unanswered for 48 h")])
     assert "unanswered for 48 h" in await chat.say("/audit 1")
+
+
+@pytest.mark.parametrize(("language", "november"), [
+    ("en", "Nov"), ("ru", "нояб."), ("ja", "11月"), ("fr", "nov."), ("he", "בנוב׳")])
+def test_a_chart_s_time_axis_is_in_the_reader_s_language(language: str, november: str) -> None:
+    """matplotlib writes English month names whatever the locale; the chart's axis is the
+    reader's (a history of a few weeks by day, one of more than a year by month and year)."""
+    from bot.charts.chart import chart_figure
+    from bot.charts.data import ChartPoint, Series
+
+    def labels(days: int) -> list[str]:
+        start = datetime(2026, 11, 28) - timedelta(days=days)
+        points = tuple(ChartPoint(start + timedelta(days=days * n / 9), 1500 + n, False, None)
+                       for n in range(10))
+        with writing_in(language):  # drawn in the reader's language, as a picture is
+            figure = chart_figure([Series("ann", "main", points)], "ann")
+            return [tick.get_text() for tick in figure.axes[0].get_xticklabels()]
+
+    in_november = labels(20)
+    assert in_november and all(november in label for label in in_november), in_november
+    over_two_years = labels(800)
+    assert all(any(year in label for year in ("2024", "2025", "2026"))
+               for label in over_two_years), over_two_years

@@ -164,6 +164,8 @@ MESSAGES: dict[str, str] = {
     "bad_setting_yes_no": "{setting} takes yes or no (not {text}).",
     "bad_language": "The bot speaks {languages} (not {text}).",
     "bad_setting_number": "{setting} takes a number above 0 and at most {limit} (not {text}).",
+    "bad_setting_number_or_off": "{setting} takes a number above 0 and at most {limit}, or off "
+                                 "(not {text}).",
     "bad_setting_count": "{setting} takes a whole number from 1 to {limit} (not {text}).",
     "setting_above": "{setting} may not be above {bound}, which is {limit} (not {text}).",
     # clubrating import: a refused row names the file, the row and the column

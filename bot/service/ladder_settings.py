@@ -217,8 +217,8 @@ def _number(setting: Setting, value: str, text: str) -> float | None:
     if off and value in _OFF:
         return None
     assert setting.limit is not None
-    out_of_range = Refusal("bad_setting_number", setting=setting.name, text=text[:20],
-                           limit=f"{setting.limit:g}" + (", or off" if off else ""))
+    out_of_range = Refusal("bad_setting_number_or_off" if off else "bad_setting_number",
+                           setting=setting.name, text=text[:20], limit=f"{setting.limit:g}")
     try:
         number = float(value)
     except ValueError:

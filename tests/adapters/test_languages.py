@@ -4,7 +4,9 @@ the reader's language chosen for each answer."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import re
 import string
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
@@ -231,3 +233,66 @@ def test_a_chart_s_time_axis_is_in_the_reader_s_language(language: str, november
     over_two_years = labels(800)
     assert all(any(year in label for year in ("2024", "2025", "2026"))
                for label in over_two_years), over_two_years
+
+
+#: where members' text is made: every sentence there comes from the catalogues (the shell's
+#: operator messages, the logs and the storage's errors stay English, and are not scanned)
+SCANNED = ("adapters", "chat", "charts", "scheduling", "service")
+#: phrases of two words or more that are no member's text, each with why
+NOT_SENTENCES = {
+    "chat not found|not enough rights|have no rights|chat_write_forbidden|need administrator "
+    "rights|chat was deactivated": "Telegram's own error texts, matched",
+    "query is too old": "Telegram's own error text, matched",
+    "not modified": "Telegram's own error text, matched",
+    "console-input": "a thread's name",
+    "User-Agent": "an HTTP header",
+    " and DISCORD_API_BASE, DISCORD_GATEWAY_URL": "the operator's start-up error",
+    " (or TELEGRAM_BASE_URL)": "the operator's start-up error",
+    " (check TELEGRAM_WEBHOOK_URL)": "the operator's start-up error",
+    "upper left": "matplotlib's legend position",
+    "offset points": "matplotlib's unit",
+    "legend-deviation": "a drawing's id", "legend-provisional": "a drawing's id",
+    "peak-label-": "a drawing's id",
+    "DejaVu Sans": "a font", "Noto Sans CJK JP": "a font", "VL Gothic": "a font",
+    "Droid Sans Fallback": "a font", "WenQuanYi Micro Hei": "a font",
+    "fonts-ipafont-gothic": "a Debian package",
+    "no compiled catalogue ": "an incomplete installation's error",
+    ": the installation is incomplete (setup.py compiles the .po files)": "the same",
+    "withdraw challenge": "a command as members type it",
+    "days-or-off": "a setting type's name", "role id": "a setting type's name",
+    "IANA zone": "a setting type's name",
+    "sync the ladder's ratings first": "a programming error",
+}
+_PHRASE = re.compile(r"[A-Za-z]{2,}(?:[ '-][A-Za-z]{2,})+")
+_RAISED_OR_LOGGED = re.compile(r"^(debug|info|warning|error|exception|critical|\w+Error)$")
+
+
+def english_outside_the_catalogues() -> list[str]:
+    found = []
+    for folder in SCANNED:
+        for path in sorted((ROOT / "bot" / folder).rglob("*.py")):
+            if path.name == "messages.py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            skipped: set[int] = set()
+            for node in ast.walk(tree):
+                body = getattr(node, "body", None)
+                if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                        and isinstance(body[0].value, ast.Constant):
+                    skipped.add(id(body[0].value))  # a docstring
+                if isinstance(node, ast.Call):
+                    called = node.func
+                    name = called.attr if isinstance(called, ast.Attribute) else \
+                        called.id if isinstance(called, ast.Name) else ""
+                    if _RAISED_OR_LOGGED.match(name):
+                        skipped.update(id(sub) for sub in ast.walk(node))
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                        and id(node) not in skipped and _PHRASE.search(node.value)
+                        and node.value not in NOT_SENTENCES):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    return found
+
+
+def test_no_english_sentence_is_made_outside_the_catalogues() -> None:
+    assert english_outside_the_catalogues() == []

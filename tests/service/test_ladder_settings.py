@@ -171,11 +171,11 @@ def old_setting(name: str, text: str) -> JsonValue:
     if name == "inactivity_days" and value in ("off", "none", "never"):
         return None
     if name in OLD_LIMITS:
-        # issue 15 changed the wording (not the rule): "3650, or off" as parameters' "or none"
-        out_of_range = Refusal("bad_setting_number", setting=name, text=text[:20],
-                               limit=f"{OLD_LIMITS[name]:g}" + (", or off"
-                                                                if name == "inactivity_days"
-                                                                else ""))
+        # issue 15 changed the wording (not the rule): "3650, or off" as parameters' "or none";
+        # issue 33 made the ", or off" a sentence of its own, for the catalogues
+        out_of_range = Refusal("bad_setting_number_or_off" if name == "inactivity_days"
+                               else "bad_setting_number", setting=name, text=text[:20],
+                               limit=f"{OLD_LIMITS[name]:g}")
         try:
             number = float(value)
         except ValueError:

@@ -154,9 +154,9 @@ CASES = [
     ("mod!", "/set challenge_hours 8761", refused(
         "bad_setting_number", setting="challenge_hours", text="8761", limit="8760")),
     ("mod!", "/set inactivity_days 0", refused(
-        "bad_setting_number", setting="inactivity_days", text="0", limit="3650, or off")),
+        "bad_setting_number_or_off", setting="inactivity_days", text="0", limit="3650")),
     ("mod!", "/set inactivity_days 3651", refused(
-        "bad_setting_number", setting="inactivity_days", text="3651", limit="3650, or off")),
+        "bad_setting_number_or_off", setting="inactivity_days", text="3651", limit="3650")),
     ("mod!", "/set timezone Mars/Olympus", refused("bad_timezone", text="Mars/Olympus")),
     ("mod!", "/system club k=1e308", refused(
         "parameter_out_of_range", parameter="k", low="1", high="400", text="1e308")),

@@ -12,7 +12,7 @@ loop goes without running while /chart and /card answer.
    longest time between two of its turns (5 ms when nothing blocks). Measured while /chart of a
    member with ``--points`` games answers through the console front-end (the service derives the
    history and draws the picture in worker threads, issue 21), and while /card answers, each
-   ``--runs`` times, after the bot's start-up preparation (``bot.charts.pictures.prepare``).
+   ``--runs`` times, after the bot's start-up preparation (``bot.chat.pictures.prepare``).
    Target: the loop never waits longer than 50 ms.
 """
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.adapters.console import Console  # noqa: E402
 from bot.charts import CardRow, leaderboard_card  # noqa: E402
-from bot.charts.pictures import chart_picture, prepare  # noqa: E402
+from bot.chat.pictures import card_words, chart_picture, prepare  # noqa: E402
 from bot.chat.ratelimit import RateLimiter  # noqa: E402
 from bot.history import read_events  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
@@ -116,8 +116,8 @@ async def main() -> None:
     history = synthetic_history(args.points)
     chart_wall, chart_cpu, chart_bytes = timed(lambda: chart_picture([history]).png, args.runs)
     rows = card_rows(args.rows)
-    card_wall, card_cpu, card_bytes = timed(lambda: leaderboard_card(rows, "main ladder"),
-                                            args.runs)
+    card_wall, card_cpu, card_bytes = timed(
+        lambda: leaderboard_card(rows, "main ladder", words=card_words()), args.runs)
     print(f"drawing, in the calling thread, {args.runs} runs each after a warm-up:")
     report(f"chart, {args.points} points ({chart_bytes // 1024} KiB)", chart_wall)
     report("  CPU time", chart_cpu)

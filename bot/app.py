@@ -238,7 +238,7 @@ async def run() -> None:
     try:
         if settings.telegram_token or settings.discord_token:
             keep_chart_cache_in(settings.data_dir)
-            from .charts.pictures import prepare as prepare_pictures
+            from .chat.pictures import prepare as prepare_pictures
 
             # One limiter for the process: a member's commands count alike on every
             # front-end's handler.

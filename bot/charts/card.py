@@ -18,12 +18,11 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Rectangle
 
-from bot.chat.messages import text
-
 from . import fonts
 from .data import CardRow
 from .output import png_bytes
 from .theme import Theme, theme_named
+from .words import CardWords
 
 DPI = 100
 #: the card's width in pixels: a phone shows it at full width, so text is sized against it
@@ -88,10 +87,11 @@ def line_height(font: FontProperties) -> float:
 
 
 def leaderboard_card(
-    rows: Sequence[CardRow], title: str, theme: Theme | str = "dark", note: str = ""
+    rows: Sequence[CardRow], title: str, theme: Theme | str = "dark", note: str = "", *,
+    words: CardWords,
 ) -> bytes:
-    """The card as PNG bytes. ``note`` is a line under the table (e.g. what the change is
-    measured against)."""
+    """The card as PNG bytes, its headers ``words``. ``note`` is a line under the table (e.g.
+    what the change is measured against)."""
     colours = theme_named(theme)
     width, height = card_size(len(rows))
     figure = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, facecolor=colours.background)
@@ -132,12 +132,12 @@ def leaderboard_card(
         colours.text, "left")
     header_y = TITLE_PX + HEADER_PX / 2
     put(rank_x, header_y, "#", small, colours.muted)
-    put(name_x, header_y, text("card_player"), small, colours.muted, "left")
-    put(rating_x, header_y, text("card_rating"), small, colours.muted)
+    put(name_x, header_y, words.player, small, colours.muted, "left")
+    put(rating_x, header_y, words.rating, small, colours.muted)
     if deviations:
         put(deviation_x, header_y, "±", small, colours.muted)
-    put(change_x, header_y, text("card_change"), small, colours.muted)
-    put(games_x, header_y, text("card_games"), small, colours.muted)
+    put(change_x, header_y, words.change, small, colours.muted)
+    put(games_x, header_y, words.games, small, colours.muted)
 
     for n in range(0, len(rows), 2):
         x0, y0 = at(0, top + (n + 1) * ROW_PX)

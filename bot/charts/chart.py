@@ -12,7 +12,7 @@ state, so charts can be drawn in several threads at once. Every text is drawn as
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -30,13 +30,11 @@ from matplotlib.text import Annotation
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 from matplotlib.transforms import Bbox
 
-from bot.chat.language import current
-from bot.chat.messages import text
-
 from . import fonts
 from .data import Series
 from .output import png_bytes
 from .theme import Theme, theme_named
+from .words import ChartWords
 
 DPI = 100
 WIDTH, HEIGHT = 1000, 600
@@ -93,13 +91,16 @@ def _provisional_spans(times: Sequence[float], flags: Sequence[bool],
     return spans
 
 
-def rating_chart(series: Sequence[Series], title: str, theme: Theme | str = "light") -> bytes:
-    """The chart of one or two players' series as PNG bytes."""
+def rating_chart(series: Sequence[Series], title: str, theme: Theme | str = "light", *,
+                 words: ChartWords) -> bytes:
+    """The chart of one or two players' series as PNG bytes, its labels ``words``."""
     colours = theme_named(theme)
-    return png_bytes(chart_figure(series, title, colours), DPI, colours.background)
+    return png_bytes(chart_figure(series, title, colours, words=words), DPI,
+                     colours.background)
 
 
-def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "light") -> Figure:
+def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "light", *,
+                 words: ChartWords) -> Figure:
     """The chart of one or two players' series, drawn (its canvas attached) but not encoded.
 
     The peak marked is each player's highest *established* rating
@@ -156,20 +157,22 @@ def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "lig
     # One entry per kind of shading: the band in the first player's colour (the second's is
     # alike), the provisional stretch in its own hue.
     if banded:
-        legend.append(Patch(color=colours.line(0), alpha=BAND_ALPHA, label=text("chart_deviation"),
+        legend.append(Patch(color=colours.line(0), alpha=BAND_ALPHA, label=words.deviation,
                             gid="legend-deviation"))
     if shaded:
         legend.append(Patch(color=colours.provisional, alpha=SHADE_ALPHA,
-                            label=text("chart_provisional"), gid="legend-provisional"))
+                            label=words.provisional, gid="legend-provisional"))
     axes.set_xlim(left_edge, right_edge)
     axes.set_ylim(*_rating_range(axes.get_ylim(), axes_height=HEIGHT - TOP - BOTTOM))
     axes.xaxis.set_major_locator(AutoDateLocator())  # type: ignore[no-untyped-call]
+    # matplotlib's own month names are English: the reader's language writes them (CLDR)
+    skeleton = "yMMM" if right_edge - left_edge > YEAR_DAYS else "MMMd"
     axes.xaxis.set_major_formatter(FuncFormatter(
-        _month_tick if right_edge - left_edge > YEAR_DAYS else _day_tick))
+        lambda value, _: format_skeleton(skeleton, _moment(value), locale=words.locale)))
     axes.yaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     axes.yaxis.set_major_formatter(FuncFormatter(_rating_tick))
     _style(axes, colours, body)
-    axes.set_ylabel(text("chart_rating_axis"), fontproperties=body, color=colours.muted,
+    axes.set_ylabel(words.rating_axis, fontproperties=body, color=colours.muted,
                     parse_math=False)
     shown = axes.legend(handles=legend, loc="upper left", prop=names, frameon=False,
                         labelcolor=colours.text, ncols=len(legend), bbox_to_anchor=(0, 1.12))
@@ -184,24 +187,13 @@ def chart_figure(series: Sequence[Series], title: str, theme: Theme | str = "lig
     width = heading.get_window_extent(renderer).width
     if width > room:  # two long names: a smaller title rather than a cut one
         heading.set_fontsize(TITLE_PX * 72 / DPI * room / width)
-    _mark_peaks(axes, peaks, colours, body, renderer)
+    _mark_peaks(axes, peaks, colours, body, renderer, words.peak)
     return figure
 
 
 def _moment(value: float) -> datetime:
     """The instant of a day number of :func:`date2num`."""
     return _EPOCH + timedelta(days=value)
-
-
-def _day_tick(value: float, _position: object) -> str:
-    """A date on the time axis as the reader's language writes a day of a month (CLDR's
-    ``MMMd``: ``Nov 24``, ``24 нояб.``, ``11月24日``); matplotlib's own names are English."""
-    return format_skeleton("MMMd", _moment(value), locale=current())
-
-
-def _month_tick(value: float, _position: object) -> str:
-    """A month of a history longer than a year (``yMMM``: ``Nov 2026``, ``нояб. 2026 г.``)."""
-    return format_skeleton("yMMM", _moment(value), locale=current())
 
 
 def _rating_tick(value: float, _position: object) -> str:
@@ -232,7 +224,8 @@ _PLACES: tuple[_Place, ...] = (
 
 
 def _mark_peaks(axes: Axes, peaks: Sequence[tuple[float, float, str]], colours: Theme,
-                font: FontProperties, renderer: RendererBase) -> None:
+                font: FontProperties, renderer: RendererBase,
+                peak_label: Callable[[str], str]) -> None:
     """A star at each peak and its label where it lies inside the plot and clear of the labels
     already placed (the first such place of :data:`_PLACES`; else the first clear of them)."""
     inside = axes.get_window_extent(renderer)
@@ -241,7 +234,7 @@ def _mark_peaks(axes: Axes, peaks: Sequence[tuple[float, float, str]], colours: 
         axes.scatter([when], [rating], marker="*", s=260, color=colour,
                      edgecolors=colours.background, linewidths=1.2, zorder=4,
                      gid=f"peak-{index}")
-        label = axes.annotate(text("chart_peak", rating=f"{rating:.0f}"), (when, rating),
+        label = axes.annotate(peak_label(f"{rating:.0f}"), (when, rating),
                               xytext=_PLACES[0][:2], textcoords="offset points",
                               fontproperties=font, color=colour, zorder=5,
                               gid=f"peak-label-{index}", parse_math=False)

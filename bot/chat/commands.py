@@ -557,7 +557,7 @@ def _same(one: Who | None, other: Who | None) -> bool:
 
 async def _chart(ctx: Context, words: Words) -> Picture:
     """A member's rating over time as a picture, or two members' overlaid."""
-    from bot.charts.pictures import render_chart  # matplotlib loads with the first picture
+    from bot.chat.pictures import render_chart  # matplotlib loads with the first picture
 
     theme, ladder = _theme(words), words.take("ladder")
     at_most(words, 2)
@@ -579,7 +579,7 @@ async def _chart(ctx: Context, words: Words) -> Picture:
 async def _card(ctx: Context, words: Words) -> Picture | str:
     """The leaderboard as a picture, with each rating's change over the last week."""
     from bot.charts.data import ratings_of
-    from bot.charts.pictures import render_card
+    from bot.chat.pictures import render_card
 
     theme = _theme(words)
     ladder = ladder_word(words)

@@ -62,7 +62,7 @@ async def leaderboard_card(digest: Digest, since: datetime | None, when: datetim
                            ) -> Picture | None:
     """The post's leaderboard card (``bot.charts``): the digest's rows, changes since the
     previous post."""
-    from bot.charts.pictures import render_card  # matplotlib loads only when a post is drawn
+    from bot.chat.pictures import render_card  # matplotlib loads only when a post is drawn
 
     board = Leaderboard(digest.ladder, [r.standing for r in digest.rows],
                         digest.hidden_provisional)

@@ -35,7 +35,7 @@ def paused() -> Iterator[None]:
 def long_lived() -> None:
     """A big club's state, or its ladder's replay, was just made and stays cached: take it out
     of the garbage collector's full passes (``gc.freeze``, as the bot does with what it loads
-    at start, bot.charts.pictures.prepare). A full pass scans every tracked object while it
+    at start, bot.chat.pictures.prepare). A full pass scans every tracked object while it
     holds the GIL, the event loop's too: with 100,000 games cached it took 0.26 s, twice per
     /chart of a long history; frozen, 0.04 s. The club's objects hold no reference cycles, so
     they are still freed when the cache lets them go."""

@@ -29,9 +29,9 @@ from bot.charts import chart as chart_module
 from bot.charts import leaderboard_card, rating_chart
 from bot.charts.chart import date2num
 from bot.charts.data import CardRow, ChartPoint, Series
-from bot.charts.pictures import chart_picture
 from bot.charts.theme import THEMES
 from bot.chat.messages import text
+from bot.chat.pictures import card_words, chart_picture, chart_words
 from bot.service.results import RatingHistory, RatingPoint
 
 START = datetime(2024, 3, 1, 19)
@@ -64,7 +64,7 @@ def drawn(monkeypatch: pytest.MonkeyPatch, module: object, draw: object) -> Figu
 def chart(monkeypatch: pytest.MonkeyPatch, drawn_series: Sequence[Series], title: str = "t",
           theme: str = "light") -> Figure:
     return drawn(monkeypatch, chart_module,
-                 lambda: rating_chart(drawn_series, title, theme))
+                 lambda: rating_chart(drawn_series, title, theme, words=chart_words()))
 
 
 def plot_of(figure: Figure) -> Axes:
@@ -262,6 +262,7 @@ def test_a_title_starting_with_a_right_to_left_name_reads_correctly(
 
 def test_a_right_to_left_name_reads_correctly_on_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = [CardRow(1, "שרה", 1540.0, False, None, None, 3)]
-    figure = drawn(monkeypatch, card_module, lambda: leaderboard_card(rows, "main ladder"))
+    figure = drawn(monkeypatch, card_module,
+                   lambda: leaderboard_card(rows, "main ladder", words=card_words()))
     (name,) = [t for t in figure.texts if "ש" in t.get_text()]
     assert visual(name) == "הרש"

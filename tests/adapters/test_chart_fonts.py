@@ -19,6 +19,7 @@ from matplotlib.ft2font import FT2Font
 
 from bot.charts import CardRow, fonts, leaderboard_card, rating_chart
 from bot.charts.data import ChartPoint, Series
+from bot.chat.pictures import card_words, chart_words
 from tests.chat import START
 
 HEBREW = "דוד כהן"
@@ -69,13 +70,13 @@ def test_every_letter_of_the_seeds_languages_has_a_glyph(cjk_font: None) -> None
 
 def card(names: list[str]) -> bytes:
     rows = [CardRow(n + 1, name, 1600.0 - n, False, None, 3.0, 9) for n, name in enumerate(names)]
-    return leaderboard_card(rows, "main ladder")
+    return leaderboard_card(rows, "main ladder", words=card_words())
 
 
 def chart(name: str) -> bytes:
     points = tuple(ChartPoint(START.replace(day=d), 1500.0 + d, d < 3, None)
                    for d in range(1, 6))
-    return rating_chart([Series(name, "main", points)], f"{name} · main")
+    return rating_chart([Series(name, "main", points)], f"{name} · main", words=chart_words())
 
 
 def test_pictures_of_non_latin_names_miss_no_glyph(cjk_font: None) -> None:

@@ -28,8 +28,15 @@ from bot.charts import (
     series_of,
 )
 from bot.charts.data import ChartPoint, Series
-from bot.charts.pictures import card_picture, chart_picture, prepare, render_chart
 from bot.chat.messages import text
+from bot.chat.pictures import (
+    card_picture,
+    card_words,
+    chart_picture,
+    chart_words,
+    prepare,
+    render_chart,
+)
 from bot.history import read_events
 from bot.service import heavy, timeline
 from bot.service.club import Caller
@@ -234,7 +241,7 @@ def series(name: str, count: int, deviation: bool = False, offset: int = 0) -> S
 @pytest.mark.parametrize("theme", ["dark", "light"])
 @pytest.mark.parametrize("count", [0, 1, 12, 50])
 def test_cards_decode_at_their_size(theme: str, count: int) -> None:
-    png = leaderboard_card(rows(count), "main ladder", theme, "note")
+    png = leaderboard_card(rows(count), "main ladder", theme, "note", words=card_words())
     assert png_size(png) == card_size(count)
 
 
@@ -242,7 +249,7 @@ def test_cards_decode_at_their_size(theme: str, count: int) -> None:
 def test_charts_decode_at_their_size(theme: str) -> None:
     for drawn in ([series("ann", 1)], [series("ann", 500, deviation=True)],
                   [series("ann", 40), series("דוד", 30, offset=7)]):
-        assert png_size(rating_chart(drawn, "title", theme)) == chart_size()
+        assert png_size(rating_chart(drawn, "title", theme, words=chart_words())) == chart_size()
 
 
 def test_a_cards_column_text_keeps_one_line_per_row() -> None:
@@ -264,14 +271,16 @@ def test_a_cards_column_text_keeps_one_line_per_row() -> None:
 
 
 def test_themes_differ_and_unknown_ones_are_refused() -> None:
-    dark = Image.open(io.BytesIO(leaderboard_card(rows(3), "t", "dark"))).convert("RGB")
-    light = Image.open(io.BytesIO(leaderboard_card(rows(3), "t", "light"))).convert("RGB")
+    dark = Image.open(io.BytesIO(leaderboard_card(rows(3), "t", "dark", words=card_words())
+                                 )).convert("RGB")
+    light = Image.open(io.BytesIO(leaderboard_card(rows(3), "t", "light", words=card_words())
+                                  )).convert("RGB")
     assert dark.getpixel((2, 2)) == (0x17, 0x21, 0x2B)
     assert light.getpixel((2, 2)) == (255, 255, 255)
     with pytest.raises(ValueError, match="theme"):
-        leaderboard_card(rows(3), "t", "sepia")
+        leaderboard_card(rows(3), "t", "sepia", words=card_words())
     with pytest.raises(ValueError, match="one or two"):
-        rating_chart([series("a", 3)] * 3, "t")
+        rating_chart([series("a", 3)] * 3, "t", words=chart_words())
 
 
 def test_pictures_are_named_and_captioned() -> None:
@@ -350,7 +359,7 @@ async def test_the_event_loop_never_stalls_while_a_chart_is_drawn() -> None:
 
     async def drawn_in_the_loop() -> None:
         chart_picture([history])
-        leaderboard_card(rows(50), "main")
+        leaderboard_card(rows(50), "main", words=card_words())
 
     try:
         # The measure is real: drawing in the loop itself stalls it well beyond 50 ms.

@@ -219,13 +219,14 @@ def test_a_chart_s_time_axis_is_in_the_reader_s_language(language: str, november
     reader's (a history of a few weeks by day, one of more than a year by month and year)."""
     from bot.charts.chart import chart_figure
     from bot.charts.data import ChartPoint, Series
+    from bot.chat.pictures import chart_words
 
     def labels(days: int) -> list[str]:
         start = datetime(2026, 11, 28) - timedelta(days=days)
         points = tuple(ChartPoint(start + timedelta(days=days * n / 9), 1500 + n, False, None)
                        for n in range(10))
         with writing_in(language):  # drawn in the reader's language, as a picture is
-            figure = chart_figure([Series("ann", "main", points)], "ann")
+            figure = chart_figure([Series("ann", "main", points)], "ann", words=chart_words())
             return [tick.get_text() for tick in figure.axes[0].get_xticklabels()]
 
     in_november = labels(20)

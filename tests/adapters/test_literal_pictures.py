@@ -14,7 +14,7 @@ from bot.charts import card as card_module
 from bot.charts import chart as chart_module
 from bot.charts import leaderboard_card, rating_chart
 from bot.charts.data import CardRow, ChartPoint, Series
-from bot.charts.pictures import card_picture, chart_picture
+from bot.chat.pictures import card_picture, card_words, chart_picture, chart_words
 from bot.service.results import Leaderboard, RatingHistory, RatingPoint, Standing
 from tests.adapters.test_chart_fixes import drawn
 
@@ -30,7 +30,8 @@ def series(name: str) -> Series:
 
 def card(name: str, ladder: str = "main") -> bytes:
     return leaderboard_card([CardRow(1, name, 1540.0, False, None, 3.0, 3),
-                             CardRow(2, "bob", 1460.0, False, None, -3.0, 3)], ladder)
+                             CardRow(2, "bob", 1460.0, False, None, -3.0, 3)], ladder,
+                            words=card_words())
 
 
 def texts_with(figure: Figure, part: str) -> list[Text]:
@@ -50,9 +51,11 @@ def test_a_name_with_dollars_is_drawn_as_written_on_a_card(
 @pytest.mark.parametrize("name", MARKUP)
 def test_a_name_with_dollars_is_drawn_as_written_on_a_chart(
         monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    assert rating_chart([series(name), series("bob")], f"{name} · main").startswith(b"\x89PNG")
+    assert rating_chart([series(name), series("bob")], f"{name} · main",
+                        words=chart_words()).startswith(b"\x89PNG")
     figure = drawn(monkeypatch, chart_module,
-                   lambda: rating_chart([series(name), series("bob")], f"{name} · main"))
+                   lambda: rating_chart([series(name), series("bob")], f"{name} · main",
+                                        words=chart_words()))
     shown = texts_with(figure, name)
     assert len(shown) == 2  # the title and the legend
     assert not any(t.get_parse_math() for t in figure.findobj(Text) if "$" in t.get_text())
@@ -60,8 +63,8 @@ def test_a_name_with_dollars_is_drawn_as_written_on_a_chart(
 
 def test_dollars_with_and_without_a_space_draw_differently() -> None:
     assert card("$ab$") != card("$a b$")
-    assert (rating_chart([series("$ab$")], "$ab$ · main")
-            != rating_chart([series("$a b$")], "$a b$ · main"))
+    assert (rating_chart([series("$ab$")], "$ab$ · main", words=chart_words())
+            != rating_chart([series("$a b$")], "$a b$ · main", words=chart_words()))
 
 
 def test_pictures_of_a_club_with_such_a_name_are_made() -> None:

@@ -40,8 +40,7 @@ import pytest
 
 import bot.chat.commands
 from bot.adapters.console import Console
-from bot.charts import pictures
-from bot.chat import intake
+from bot.chat import intake, pictures
 from bot.chat.commands import COMMANDS
 from bot.chat.messages import text
 from bot.chat.presenter import render

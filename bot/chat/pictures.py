@@ -1,4 +1,5 @@
-"""Pictures ready for a chat: drawn, named and captioned from the service's answers.
+"""Pictures ready for a chat: drawn, named and captioned from the service's answers, their words
+in the reader's language (the pictures themselves, :mod:`bot.charts`, know no catalogue).
 
 The ``*_picture`` functions draw in the calling thread (for benchmarks and tests); the
 ``render_*`` coroutines draw in a worker thread (``asyncio.to_thread``) so the event loop keeps
@@ -12,16 +13,17 @@ import gc
 import re
 from collections.abc import Mapping, Sequence
 
+from bot.charts import fonts
+from bot.charts.card import leaderboard_card
+from bot.charts.chart import rating_chart
+from bot.charts.data import card_rows, series_of
+from bot.charts.theme import Theme
+from bot.charts.words import CardWords, ChartWords
+from bot.chat.language import current
 from bot.chat.messages import text
 from bot.chat.presenter import rating_text
 from bot.scheduling.publishing import Picture
 from bot.service.results import Leaderboard, RatingHistory
-
-from . import fonts
-from .card import leaderboard_card
-from .chart import rating_chart
-from .data import card_rows, series_of
-from .theme import Theme
 
 #: the default look: both platforms' dark modes are the most used, and a dark card stays
 #: readable in a light chat
@@ -35,6 +37,19 @@ def _slug(name: str) -> str:
     return _UNSAFE.sub("-", name).strip("-")[:40] or "player"
 
 
+def card_words() -> CardWords:
+    """The card's headers in the language being written."""
+    return CardWords(text("card_player"), text("card_rating"), text("card_change"),
+                     text("card_games"))
+
+
+def chart_words() -> ChartWords:
+    """The chart's labels in the language being written."""
+    return ChartWords(text("chart_deviation"), text("chart_provisional"),
+                      text("chart_rating_axis"), lambda rating: text("chart_peak", rating=rating),
+                      current())
+
+
 def card_picture(
     board: Leaderboard, before: Mapping[str, float] | None = None, note: str = "",
     theme: Theme | str = DEFAULT_THEME,
@@ -42,7 +57,7 @@ def card_picture(
     """The leaderboard card of ``board``; changes against ``before`` (ratings by name, e.g.
     :func:`bot.charts.ratings_of` of the board at the last post)."""
     png = leaderboard_card(card_rows(board, before), text("card_title", ladder=board.ladder),
-                           theme, note)
+                           theme, note, words=card_words())
     return Picture(png, f"leaderboard-{board.ladder}.png",
                    text("card_caption", ladder=board.ladder))
 
@@ -70,7 +85,7 @@ def chart_picture(
         title = caption = text("chart_title_two", name=first.name, other=other.name,
                                ladder=first.ladder)
         filename = f"rating-{_slug(first.name)}-{_slug(other.name)}-{first.ladder}.png"
-    return Picture(rating_chart(series, title, theme), filename, caption)
+    return Picture(rating_chart(series, title, theme, words=chart_words()), filename, caption)
 
 
 async def render_card(

@@ -22,6 +22,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bot.chat.posts import ChatPosts
 from bot.history import History
 from bot.scheduling.publishing import Picture
 from bot.scheduling.scheduler import PostScheduler
@@ -52,7 +53,8 @@ async def polls(folder: Path, clubs: int, rounds: int) -> None:
         for name in ("alice", "bob"):
             await service.register(Caller("bench", f"club{n}", name, name))
     counter = Counter()
-    scheduler = PostScheduler(service, repository, {"bench": counter}, clock, picture=None)
+    scheduler = PostScheduler(service, repository, {"bench": counter}, clock, ChatPosts(),
+                              pictures=False)
     await scheduler.poll()  # the first poll builds the plans
     quiet = []
     for _ in range(rounds):

@@ -22,13 +22,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from bot.chat.posts import ChatPosts
 from bot.chat.ratelimit import RateLimiter
+from bot.errors import StartupError
 from bot.ops.backup import start_daily_backups
 from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat
 from bot.ops.redaction import redact_in_logs
 from bot.scheduling.publishing import Publisher
 from bot.scheduling.scheduler import PostScheduler
-from bot.settings import Settings, StartupError
+from bot.settings import Settings
 
 from .adapters.console import ConsolePublisher, run_console
 from .service.clock import SystemClock
@@ -189,7 +191,7 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
     it. The heartbeat's file says which platforms are served from the start, and is gone once
     the bot stopped."""
     publishers = {front.platform: front.publisher for front in front_ends}
-    scheduler = PostScheduler(service, repository, publishers, SystemClock())
+    scheduler = PostScheduler(service, repository, publishers, SystemClock(), ChatPosts())
     heartbeat.start(publishers)
     async with contextlib.AsyncExitStack() as running:
         running.callback(heartbeat.stop)
@@ -267,7 +269,8 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
     logging.getLogger("bot.use_case").setLevel(logging.WARNING)
     interactive = sys.stdin.isatty()
     posts = ConsolePublisher(sys.stdout)
-    scheduler = PostScheduler(service, repository, {"console": posts}, SystemClock())
+    scheduler = PostScheduler(service, repository, {"console": posts}, SystemClock(),
+                              ChatPosts())
     heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
     heartbeat.start(())
     if interactive:

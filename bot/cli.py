@@ -42,10 +42,11 @@ from ratings_core.systems import (
     system_names,
 )
 
+from .errors import EXIT_CONFIG, ConfigError, StartupError
 from .service.errors import Refusal
 from .service.evaluating import MIN_GAMES
 from .service.parsing import system_params
-from .settings import EXIT_CONFIG, ConfigError, StartupError, database_from_environment
+from .settings import database_from_environment
 from .storage.backends import is_postgres
 from .storage.errors import DatabaseUnavailable
 from .storage.sqlite_backup import BackupError

@@ -15,6 +15,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from bot.chat.ratelimit import DEFAULT_RATE, Rate, parse_rate
+from bot.errors import ConfigError
 from bot.ops.backup import backup_settings
 from bot.ops.redaction import MIN_SECRET, redact_in_logs
 from bot.storage.backends import describe, is_postgres
@@ -31,25 +32,6 @@ _ADDRESSES = {"TELEGRAM_BASE_URL": ("http", "https"), "TELEGRAM_WEBHOOK_URL": ("
               "DISCORD_API_BASE": ("http", "https"),
               "DISCORD_GATEWAY_URL": ("ws", "wss", "http", "https")}
 
-
-class StartupError(Exception):
-    """``clubrating run`` cannot start (or a platform stopped it): the message names what to
-    fix, in one line, and holds no secret. Exit status 1: trying again later may work."""
-
-
-class ConfigError(StartupError):
-    """A setting that is wrong, an unreadable secret file, or a token the platform refuses:
-    starting again changes nothing until a person fixes it. Exit status 78 (``EX_CONFIG`` of
-    sysexits.h), which a service manager is told not to restart (``RestartPreventExitStatus``).
-    ``problems`` are every setting found wrong, one sentence each."""
-
-    def __init__(self, *problems: str) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
-
-
-#: exit statuses a service manager understands (sysexits.h)
-EXIT_CONFIG = 78
 
 #: the settings that are secrets: each may also come from ``NAME_FILE`` or from the systemd
 #: credential ``$CREDENTIALS_DIRECTORY/name`` (:func:`secret_from_environment`)

@@ -48,12 +48,12 @@ from bot.chat.language import supported
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Pointed, Words
+from bot.errors import ConfigError, StartupError
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.results import Notice
-from bot.settings import ConfigError, StartupError
 
 log = logging.getLogger(__name__)
 

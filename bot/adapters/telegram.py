@@ -65,6 +65,7 @@ from bot.chat.messages import text
 from bot.chat.presenter import cut, render
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Pointed, Words
+from bot.errors import ConfigError, StartupError
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.identity import UserRef
@@ -76,7 +77,6 @@ from bot.service.results import (
     Preview,
     Result,
 )
-from bot.settings import ConfigError, StartupError
 
 log = logging.getLogger(__name__)
 

@@ -21,23 +21,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from apscheduler.job import Job  # type: ignore[import-untyped]
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
-from bot.chat.language import choose, writing_in
-from bot.chat.messages import text
-from bot.chat.presenter import render
 from bot.scheduling.publishing import Picture, PostRefused, Publisher
 from bot.service.clock import Clock
 from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.reasons import automatic
-from bot.service.results import Digest, Leaderboard
+from bot.service.results import Digest, Notice
 from bot.service.schedules import Plan, due_post, previous_post
 from bot.storage.repository import Repository
 
@@ -54,23 +51,19 @@ MISFIRE_GRACE_SECONDS = 300
 
 #: the platform's reason for refusing a post, as far as it is kept in the log and shown
 MAX_REASON_SHOWN = 150
-#: draws the picture attached to a post (None: text only)
-PictureMaker = Callable[[Digest, datetime | None, datetime], Awaitable[Picture | None]]
+class PostWords(Protocol):
+    """What the posts say, in a club's language (None: English): the chat layer's words
+    (:class:`bot.chat.posts.ChatPosts`); the scheduler knows no catalogue."""
 
+    def digest(self, digest: Digest, language: str | None) -> str: ...
 
-async def leaderboard_card(digest: Digest, since: datetime | None, when: datetime
-                           ) -> Picture | None:
-    """The post's leaderboard card (``bot.charts``): the digest's rows, changes since the
-    previous post."""
-    from bot.chat.pictures import render_card  # matplotlib loads only when a post is drawn
+    def announcements(self, notices: Sequence[Notice], language: str | None) -> str: ...
 
-    board = Leaderboard(digest.ladder, [r.standing for r in digest.rows],
-                        digest.hidden_provisional)
-    before = {r.standing.name: r.standing.rating - r.change for r in digest.rows
-              if r.change is not None}
-    days = None if since is None else max(1, round((when - since) / timedelta(days=1)))
-    note = "" if days is None else text("card_note", days=days)
-    return await render_card(board, before, note)
+    def paused(self, ladder: str, platform: str, channel: str, reason: str,
+               language: str | None) -> str: ...
+
+    async def card(self, digest: Digest, since: datetime | None, when: datetime,
+                   language: str | None) -> Picture: ...
 
 
 class PostScheduler:
@@ -82,11 +75,12 @@ class PostScheduler:
         repository: Repository,
         publishers: Mapping[str, Publisher],
         clock: Clock,
+        words: PostWords,
         *,
         poll_seconds: float = POLL_SECONDS,
         attempts: int = ATTEMPTS,
         backoff_seconds: float = BACKOFF_SECONDS,
-        picture: PictureMaker | None = leaderboard_card,
+        pictures: bool = True,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.service = service
@@ -96,7 +90,9 @@ class PostScheduler:
         self.poll_seconds = poll_seconds
         self.attempts = attempts
         self.backoff_seconds = backoff_seconds
-        self.picture = picture
+        self.words = words
+        #: the posts carry their leaderboard card
+        self.pictures = pictures
         self.sleep = sleep
         self.plans: dict[tuple[int, str], Plan] = {}
         #: per ladder, the latest scheduled time already claimed (here or by another process)
@@ -205,14 +201,17 @@ class PostScheduler:
         targets = {(p.club_id, p.ladder): p.target for p in plans}
         for (platform, chat_id), plan in clubs.items():
             notices = await self.service.due(platform, chat_id)
-            by_target: dict[str, list[str]] = {}
-            with writing_in(await self.service.language(platform, chat_id)):
-                for notice in notices:
-                    ladder = str(notice.params.get("ladder"))
-                    target = targets.get((plan.club_id, ladder), chat_id)
-                    by_target.setdefault(target, []).append(text(notice.key, notice.params))
-            for target, lines in by_target.items():
-                tasks.append(self._spawn(self._announce(platform, target, "\n".join(lines))))
+            if not notices:
+                continue
+            by_target: dict[str, list[Notice]] = {}
+            for notice in notices:
+                ladder = str(notice.params.get("ladder"))
+                target = targets.get((plan.club_id, ladder), chat_id)
+                by_target.setdefault(target, []).append(notice)
+            language = await self.service.language(platform, chat_id)
+            for target, said in by_target.items():
+                message = self.words.announcements(said, language)
+                tasks.append(self._spawn(self._announce(platform, target, message)))
         return tasks
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
@@ -223,9 +222,9 @@ class PostScheduler:
 
     async def _post(self, plan: Plan, when: datetime) -> None:
         """Make the claimed post: the digest since the previous scheduled time, with the
-        leaderboard card when pictures are on, in the club's language (for this task)."""
+        leaderboard card when pictures are on, in the club's language."""
         try:
-            choose(await self.service.language(plan.platform, plan.chat_id))
+            language = await self.service.language(plan.platform, plan.chat_id)
             since = previous_post(plan, when) or plan.since
             caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
                             moderator=True)
@@ -236,9 +235,9 @@ class PostScheduler:
                          plan.platform, plan.chat_id, plan.ladder)
                 return
             picture = None
-            if self.picture is not None:
+            if self.pictures:
                 try:
-                    picture = await self.picture(digest, since, when)
+                    picture = await self.words.card(digest, since, when, language)
                 except Exception:
                     log.exception("post of %s:%s %s: the card could not be drawn; text only",
                                   plan.platform, plan.chat_id, plan.ladder)
@@ -247,7 +246,8 @@ class PostScheduler:
                           plan.chat_id, plan.ladder, when.isoformat())
             return
         try:
-            await self._send(plan.platform, plan.target, render(digest), picture)
+            await self._send(plan.platform, plan.target,
+                             self.words.digest(digest, language), picture)
         except PostRefused as refused:
             await self._refused(plan, refused)
 
@@ -296,8 +296,8 @@ class PostScheduler:
             return  # paused already (another process got there first): told already
         if plan.target == plan.chat_id:
             return  # the club's chat is the one that refuses: nobody to tell there
-        notice = text("schedule_refused", ladder=plan.ladder, platform=plan.platform.title(),
-                      channel=plan.target, reason=reason)
+        notice = self.words.paused(plan.ladder, plan.platform, plan.target, reason,
+                                   await self.service.language(plan.platform, plan.chat_id))
         try:
             await self.publishers[plan.platform].publish(plan.chat_id, notice)
         except Exception:

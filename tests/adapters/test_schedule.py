@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.chat.posts import ChatPosts
 from bot.chat.presenter import render
 from bot.scheduling.publishing import Picture, PostRefused
 from bot.scheduling.scheduler import PostScheduler
@@ -86,8 +87,8 @@ async def bot_on(path: Path, clock: FakeClock, failures: int = 0) -> AsyncIterat
     async def sleep(seconds: float) -> None:
         delays.append(seconds)
 
-    scheduler = PostScheduler(service, repository, {"console": recorder}, clock, picture=None,
-                              sleep=sleep)
+    scheduler = PostScheduler(service, repository, {"console": recorder}, clock, ChatPosts(),
+                              pictures=False, sleep=sleep)
     try:
         yield Bot(repository, service, scheduler, recorder, delays)
     finally:
@@ -251,7 +252,7 @@ async def test_a_stuck_platform_holds_up_no_other_club(tmp_path: Path) -> None:
     service = ClubService(repository, clock)
     recorder = Recorder()
     scheduler = PostScheduler(service, repository, {"stuck": Stuck(), "console": recorder},
-                              clock, picture=None)
+                              clock, ChatPosts(), pictures=False)
     try:
         await club_with_players(service, "stuck-group", platform="stuck")
         await club_with_players(service)

@@ -19,6 +19,7 @@ import pytest
 from bot.adapters.console import ConsolePublisher
 from bot.adapters.telegram import TelegramPublisher
 from bot.chat.messages import text
+from bot.chat.posts import ChatPosts
 from bot.scheduling.publishing import Picture
 from bot.scheduling.scheduler import PostScheduler
 from bot.service.club import Caller
@@ -203,7 +204,8 @@ async def test_an_auto_confirmed_upset_is_posted_by_the_scheduler(tmp_path: Path
         await chat.as_("dave", "/report @alice win")  # alice never answers
         recorder = Recorder()
         scheduler = PostScheduler(chat.service, chat.service._repository,  # noqa: SLF001
-                                  {"console": recorder}, chat.clock, picture=None)
+                                  {"console": recorder}, chat.clock, ChatPosts(),
+                                  pictures=False)
         chat.clock.advance(hours=25)  # past auto_confirm_hours (24)
         await asyncio.gather(*await scheduler.poll())
         assert recorder.posts == [
@@ -229,7 +231,7 @@ async def test_through_telegram_a_moderator_schedules_and_the_post_is_a_card(
         # The bot's scheduler, with the leaderboard card, posting through Telegram.
         publisher = TelegramPublisher(bot.app.bot)
         scheduler = PostScheduler(bot.service, bot.service._repository,  # noqa: SLF001
-                                  {"telegram": publisher}, bot.clock)
+                                  {"telegram": publisher}, bot.clock, ChatPosts())
         bot.clock.current = datetime(2024, 3, 8, 17, 0)  # 18:00 CET
         await asyncio.gather(*await scheduler.poll())
         photo = await tg.reply(group)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.chat.posts import ChatPosts
 from bot.chat.presenter import render
 from bot.cli import main
 from bot.scheduling.scheduler import PostScheduler
@@ -80,7 +81,8 @@ async def test_a_running_bot_picks_the_shells_change_up(
     repository = await SqliteRepository.open(database)
     service = ClubService(repository, clock)
     recorder = Recorder("telegram")
-    scheduler = PostScheduler(service, repository, {"telegram": recorder}, clock, picture=None)
+    scheduler = PostScheduler(service, repository, {"telegram": recorder}, clock, ChatPosts(),
+                              pictures=False)
     try:
         await service.register(Caller("telegram", "-1001234", "7", "alice"))
         await scheduler.poll()

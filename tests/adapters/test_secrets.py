@@ -22,8 +22,9 @@ import pytest
 
 from bot import app
 from bot.chat.messages import text
+from bot.errors import ConfigError
 from bot.ops.redaction import MASK, RedactSecrets, redact_in_logs
-from bot.settings import ConfigError, secret_from_environment
+from bot.settings import secret_from_environment
 from tests.discord_harness import discord_defaults_kept
 from tests.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.fake_telegram import FakeTelegram

@@ -20,10 +20,11 @@ from bot import app, cli
 from bot.adapters.discord import DiscordBot
 from bot.adapters.telegram import TelegramBot
 from bot.chat.ratelimit import Rate, RateLimiter
+from bot.errors import StartupError
 from bot.ops.backup import daily_backup
 from bot.ops.redaction import MASK, redact_in_logs, scrub
 from bot.service.clock import SystemClock
-from bot.settings import Settings, StartupError
+from bot.settings import Settings
 from bot.storage.backends import describe, is_postgres, open_repository
 from bot.storage.errors import DatabaseUnavailable
 from bot.storage.sqlite import SqliteRepository

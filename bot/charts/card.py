@@ -24,6 +24,8 @@ from .output import png_bytes
 from .theme import Theme, theme_named
 from .words import CardWords
 
+Align = Literal["left", "right"]
+
 DPI = 100
 #: the card's width in pixels: a phone shows it at full width, so text is sized against it
 WIDTH = 760
@@ -104,19 +106,28 @@ def leaderboard_card(
     def at(x: float, y: float) -> tuple[float, float]:
         return x / width, 1 - y / height
 
+    def across(x: float, align: Align) -> tuple[float, Align]:
+        """A place on the row and its alignment, mirrored for a right-to-left reader: the
+        columns run from the right edge, each aligned the other way."""
+        if not words.right_to_left:
+            return x, align
+        return width - x, "left" if align == "right" else "right"
+
     def put(x: float, y: float, shown: str, font: FontProperties, colour: str,
-            align: Literal["left", "right"] = "right") -> None:
+            align: Align = "right") -> None:
+        x, align = across(x, align)
         figure.text(*at(x, y), shown, va="center", ha=align, fontproperties=font, color=colour,
                     parse_math=False)
 
     top = TITLE_PX + HEADER_PX
 
     def column(x: float, lines: list[str], font: FontProperties, colour: str,
-               align: Literal["left", "right"] = "right") -> None:
+               align: Align = "right") -> None:
         """A whole column as one text of one line per row: drawing a few long texts is much
         quicker than hundreds of short ones, and a fixed line spacing keeps each line on its
         row (matplotlib spaces lines by the first font's ascent plus descent times it)."""
         if any(lines):
+            x, align = across(x, align)
             figure.text(*at(x, top), "\n".join(lines), va="top", ha=align, fontproperties=font,
                         color=colour, linespacing=ROW_PX / line_height(font), parse_math=False)
 
@@ -147,10 +158,11 @@ def leaderboard_card(
     # Names one by one, on the digits' baseline: a line's ink decides where a multi-line text
     # puts its baseline, and names have descenders and scripts of other heights; digits do not.
     baseline = (ROW_PX + digit_height(body)) / 2
+    name_at, name_align = across(name_x, "left")
     for n, row in enumerate(rows):
-        figure.text(*at(name_x, top + n * ROW_PX + baseline),
-                    fonts.laid_out(fonts.fitted(row.name, name_columns)), va="baseline", ha="left",
-                    fontproperties=names, color=colours.text, parse_math=False)
+        figure.text(*at(name_at, top + n * ROW_PX + baseline),
+                    fonts.laid_out(fonts.fitted(row.name, name_columns)), va="baseline",
+                    ha=name_align, fontproperties=names, color=colours.text, parse_math=False)
     column(rating_x, [f"{row.rating:.0f}" + ("?" if row.provisional else "") for row in rows],
            bold, colours.text)
     column(deviation_x, ["" if row.deviation is None else f"±{row.deviation:.0f}"

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class CardWords:
-    """The leaderboard card's column headers."""
+    """The leaderboard card's column headers, and whether its reader reads right to left (the
+    card is then laid out from the right: rank, name, rating, change, games)."""
 
     player: str
     rating: str
     change: str
     games: str
+    right_to_left: bool = False
 
 
 @dataclass(frozen=True, slots=True)

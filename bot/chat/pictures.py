@@ -19,7 +19,7 @@ from bot.charts.chart import rating_chart
 from bot.charts.data import card_rows, series_of
 from bot.charts.theme import Theme
 from bot.charts.words import CardWords, ChartWords
-from bot.chat.language import current
+from bot.chat.language import RIGHT_TO_LEFT, current
 from bot.chat.messages import text
 from bot.chat.presenter import rating_text
 from bot.scheduling.publishing import Picture
@@ -40,7 +40,7 @@ def _slug(name: str) -> str:
 def card_words() -> CardWords:
     """The card's headers in the language being written."""
     return CardWords(text("card_player"), text("card_rating"), text("card_change"),
-                     text("card_games"))
+                     text("card_games"), right_to_left=current() in RIGHT_TO_LEFT)
 
 
 def chart_words() -> ChartWords:

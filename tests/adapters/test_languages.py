@@ -297,3 +297,32 @@ def english_outside_the_catalogues() -> list[str]:
 
 def test_no_english_sentence_is_made_outside_the_catalogues() -> None:
     assert english_outside_the_catalogues() == []
+
+
+def test_a_hebrew_card_is_laid_out_from_the_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its headers in Hebrew, and its columns mirrored: the rank at the right edge, the name
+    beside it aligned to the right, the games at the left edge."""
+    from bot.charts import card as card_module
+    from bot.charts.card import leaderboard_card
+    from bot.charts.data import CardRow
+    from bot.chat.pictures import card_words
+
+    caught = []
+    monkeypatch.setattr(card_module, "png_bytes",
+                        lambda figure, dpi, background: caught.append(figure) or b"")
+    rows = [CardRow(1, "שרה", 1540.0, False, None, 12.0, 3), CardRow(2, "bob", 1460, False,
+                                                                   None, -12.0, 3)]
+    for language in ("en", "he"):
+        with writing_in(language):
+            leaderboard_card(rows, "main", words=card_words())
+    english, hebrew = ({t.get_text(): t for t in figure.texts} for figure in caught)
+    with writing_in("he"):
+        player = hebrew[text("card_player")]
+    assert "Player" in english and "Player" not in hebrew
+    assert english["#"].get_position()[0] < 0.2 and hebrew["#"].get_position()[0] > 0.8
+    assert english["#"].get_horizontalalignment() == "right"
+    assert hebrew["#"].get_horizontalalignment() == "left"
+    assert english["Player"].get_position()[0] < 0.5 < player.get_position()[0]
+    assert player.get_horizontalalignment() == "right"
+    [bob] = [t for t in hebrew.values() if "bob" in t.get_text()]
+    assert bob.get_position()[0] > 0.5 and bob.get_horizontalalignment() == "right"

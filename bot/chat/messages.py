@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from babel.numbers import format_decimal
+
 from bot.service.ladder_settings import names as setting_names
 from bot.service.results import Notice
 
@@ -776,6 +778,23 @@ def template(key: str) -> Template:
 _FORMATTER = string.Formatter()
 
 
+class _InLocale(string.Formatter):
+    """Fills a field as the language writes numbers: a decimal with its own decimal sign
+    (``0,693`` in French and Russian, by Babel's CLDR data) for a field formatted ``.Nf``;
+    everything else as given (a rating is a plain integer, a game's number is its number)."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if (isinstance(value, float) and format_spec.startswith(".")
+                and format_spec.endswith("f") and format_spec[1:-1].isdigit()):
+            digits = int(format_spec[1:-1])
+            pattern = "0." + "0" * digits if digits else "0"
+            return format_decimal(value, format=pattern, locale=self.language)
+        return str(super().format_field(value, format_spec))
+
+
 def text(key: str, params: Mapping[str, object] | None = None, **more: object) -> str:
     """The message ``key`` with its fields filled in, in the language being written
     (:func:`bot.chat.language.current`): each count with its noun in that language's plural
@@ -789,8 +808,10 @@ def text(key: str, params: Mapping[str, object] | None = None, **more: object) -
         if not isinstance(count, int) or isinstance(count, bool):
             raise TypeError(f"{key}: {field} is a count, not {count!r}")
         phrase = books.npgettext(shape.count_key(key, field), one, other, count)
-        values[field] = _FORMATTER.vformat(phrase, (), {field: count})
-    shown = _FORMATTER.vformat(books.pgettext(key, shape.sentence), (), values)
+        # a count as the language writes numbers (1,000 in English, 1 000 in French)
+        values[field] = _FORMATTER.vformat(phrase, (), {
+            field: format_decimal(count, locale=language)})
+    shown = _InLocale(language).vformat(books.pgettext(key, shape.sentence), (), values)
     return right_to_left(shown) if language in RIGHT_TO_LEFT else shown
 
 

@@ -326,3 +326,20 @@ def test_a_hebrew_card_is_laid_out_from_the_right(monkeypatch: pytest.MonkeyPatc
     assert player.get_horizontalalignment() == "right"
     [bob] = [t for t in hebrew.values() if "bob" in t.get_text()]
     assert bob.get_position()[0] > 0.5 and bob.get_horizontalalignment() == "right"
+
+
+@pytest.mark.parametrize(("language", "games", "logloss"), [
+    ("en", "6,000", "0.693"), ("fr", "6\u202f000", "0,693"), ("ru", "6\u00a0000", "0,693"),
+    ("ja", "6,000", "0.693")])
+def test_numbers_are_written_as_the_language_writes_them(language: str, games: str,
+                                                         logloss: str) -> None:
+    """Counts and decimals by Babel (CLDR): ratings and a game's number stay plain."""
+    from babel.numbers import format_decimal
+    with writing_in(language):
+        imported = text("imported", games=6000, steps=1, ladder="main")
+        line = text("evaluation_line", rank=1, system="club", logloss=0.69312, brier=0.25,
+                    current="")
+    assert format_decimal(6000, locale=language) in imported
+    assert logloss in line
+    assert games.replace("\u202f", "").replace("\u00a0", "") == format_decimal(
+        6000, locale=language).replace("\u202f", "").replace("\u00a0", "")

@@ -105,4 +105,4 @@ def test_an_import_whose_check_takes_too_long_is_refused_and_nothing_is_stored(
     # With the cap of a real import, the same file goes in.
     monkeypatch.setattr(heavy, "IMPORT_SECONDS", 120.0)
     assert main(["import", "--chat", "console:local", str(events)]) == 0
-    assert "Imported 6000 games" in capsys.readouterr().out
+    assert "Imported 6,000 games" in capsys.readouterr().out

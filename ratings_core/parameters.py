@@ -108,6 +108,18 @@ def out_of_bounds(params: ParameterSet, overrides: Mapping[str, str]) -> tuple[B
     return None
 
 
+class ParameterError(ValueError):
+    """A parameter typed wrong, said in English (``str``) and as data for whoever words it
+    otherwise: ``problem`` is ``unknown`` (no such parameter; ``expected`` the known ones),
+    ``choice`` (``expected`` the choices), ``boolean``, ``whole`` or ``number`` (the value is
+    not one), with the parameter's ``name`` and the ``text`` typed."""
+
+    def __init__(self, message: str, problem: str, name: str, text: str,
+                 expected: str = "") -> None:
+        super().__init__(message)
+        self.problem, self.name, self.text, self.expected = problem, name, text, expected
+
+
 def _convert(name: str, text: str, kind: Any) -> object:
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
@@ -119,7 +131,8 @@ def _convert(name: str, text: str, kind: Any) -> object:
         choices = typing.get_args(kind)
         if text not in choices:
             options = ", ".join(choices)
-            raise ValueError(f"parameter {name!r} must be one of {options}, not {text!r}")
+            raise ParameterError(f"parameter {name!r} must be one of {options}, not {text!r}",
+                                 "choice", name, text, options)
         return text
     if kind is bool:
         lowered = text.strip().lower()
@@ -127,19 +140,23 @@ def _convert(name: str, text: str, kind: Any) -> object:
             return True
         if lowered in ("false", "no", "0", "off"):
             return False
-        raise ValueError(f"parameter {name!r} must be true or false, not {text!r}")
+        raise ParameterError(f"parameter {name!r} must be true or false, not {text!r}",
+                             "boolean", name, text)
     if kind is int:
         try:
             return int(text)
         except ValueError:
-            raise ValueError(f"parameter {name!r} must be a whole number, not {text!r}") from None
+            raise ParameterError(f"parameter {name!r} must be a whole number, not {text!r}",
+                                 "whole", name, text) from None
     if kind is float:
         try:
             value = float(text)
         except ValueError:
-            raise ValueError(f"parameter {name!r} must be a number, not {text!r}") from None
+            raise ParameterError(f"parameter {name!r} must be a number, not {text!r}",
+                                 "number", name, text) from None
         if not math.isfinite(value):
-            raise ValueError(f"parameter {name!r} must be a finite number, not {text!r}")
+            raise ParameterError(f"parameter {name!r} must be a finite number, not {text!r}",
+                                 "number", name, text)
         return value
     if kind is str:
         return text
@@ -153,9 +170,9 @@ def _converted(params: ParameterSet, overrides: Mapping[str, str]) -> dict[str, 
     changes: dict[str, object] = {}
     for name, text in overrides.items():
         if name not in known:
-            raise ValueError(
-                f"unknown parameter {name!r}; known parameters: {', '.join(sorted(known))}"
-            )
+            names = ", ".join(sorted(known))
+            raise ParameterError(f"unknown parameter {name!r}; known parameters: {names}",
+                                 "unknown", name, text, names)
         changes[name] = _convert(name, text, hints[name])
     return changes
 

@@ -153,6 +153,12 @@ MESSAGES: dict[str, str] = {
     "too_many_ladders": "A club has at most {limit} ladders; this one has {limit} already.",
     "unknown_system": "There is no rating system {system}. Systems: {systems}.",
     "bad_parameter": "Bad parameter: {problem}.",
+    # a parameter typed wrong (ratings_core.parameters.ParameterError's problems)
+    "parameter_unknown": "There is no parameter {parameter}; parameters: {expected}.",
+    "parameter_choice": "{parameter} is one of {expected} (not {text}).",
+    "parameter_boolean": "{parameter} is true or false (not {text}).",
+    "parameter_whole": "{parameter} is a whole number (not {text}).",
+    "parameter_number": "{parameter} is a number (not {text}).",
     # a rating system's parameter typed outside its bounds (ratings_core's, issue 15)
     "parameter_out_of_range": "{parameter} is a number from {low} to {high} (not {text}).",
     "parameter_out_of_range_whole": "{parameter} is a whole number from {low} to {high} "

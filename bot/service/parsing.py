@@ -9,7 +9,7 @@ import math
 import unicodedata
 from datetime import date, datetime
 
-from ratings_core.parameters import out_of_bounds, with_overrides
+from ratings_core.parameters import ParameterError, out_of_bounds, with_overrides
 from ratings_core.systems import make_system, preset_params, system_names
 
 from .errors import Refusal
@@ -96,7 +96,10 @@ def system_params(name: str, params: dict[str, str]) -> tuple[tuple[str, str], .
         violated = out_of_bounds(preset, params)
         if violated is None:
             with_overrides(preset, params)
-    except ValueError as error:
+    except ParameterError as error:
+        raise Refusal(f"parameter_{error.problem}", parameter=error.name[:MAX_NAME],
+                      text=error.text[:20], expected=error.expected) from None
+    except ValueError as error:  # a rule between parameters (ratings_core's own words)
         raise Refusal("bad_parameter", problem=str(error)) from None
     if violated is not None:
         bounds, text = violated

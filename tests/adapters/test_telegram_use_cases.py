@@ -787,7 +787,7 @@ REFUSALS: list[tuple[str, str, str]] = [
     ("ada", "/set auto_confirm_hours -1",
      text("bad_setting_number", setting="auto_confirm_hours", text="-1", limit="8760")),
     ("ada", "/system club k=abc",
-     text("bad_parameter", problem="parameter 'k' must be a number, not 'abc'")),
+     text("parameter_number", parameter="k", text="abc")),
     ("ada", "/ladder create Main!", text("bad_ladder_name", limit=32)),
     # giant input
     ("alice", GIANT, text("input_too_long", limit=2000)),

@@ -111,8 +111,12 @@ async def test_values_at_the_bounds_are_taken(club: Transcript) -> None:
 
 
 async def test_other_bad_parameters_are_refused_as_before(club: Transcript) -> None:
-    assert await club.as_("mod!", "/system club k=abc") == text(
-        "bad_parameter", problem="parameter 'k' must be a number, not 'abc'")
+    # issue 33: the kind of mistake is a message of its own, in the reader's language
+    assert await club.as_("mod!", "/system club k=abc") == (
+        "k is a number (not abc).") == text("parameter_number", parameter="k", text="abc")
+    assert await club.say("/system elo curve=logistik") == (
+        "curve is one of logistic, normal (not logistik).")
+    assert (await club.say("/system club kk=1")).startswith("There is no parameter kk; ")
     # within each parameter's bounds, but not together: the system's own rule says why
     assert await club.as_("mod!", "/system glicko min_deviation=500") == text(
         "bad_parameter", problem="parameter 'max_deviation' must be finite and >= min_deviation")

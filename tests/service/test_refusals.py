@@ -142,7 +142,7 @@ CASES = [
                                                           "asymmetric, fqe, glicko, glicko2, "
                                                           "rs-go, tactics")),
     ("mod!", "/system club k=abc",
-     refused("bad_parameter", problem="parameter 'k' must be a number, not 'abc'")),
+     refused("parameter_number", parameter="k", text="abc", expected="")),
     ("mod!", "/set auto_confirm_hours -1",
      refused("bad_setting_number", setting="auto_confirm_hours", text="-1", limit="8760")),
     ("mod!", "/set auto_confirm_hours nan",

@@ -343,3 +343,20 @@ def test_numbers_are_written_as_the_language_writes_them(language: str, games: s
     assert logloss in line
     assert games.replace("\u202f", "").replace("\u00a0", "") == format_decimal(
         6000, locale=language).replace("\u202f", "").replace("\u00a0", "")
+
+
+async def test_the_digest_is_in_the_club_s_language(chat: Transcript) -> None:
+    """The weekly post's text (/digest shows it): its title with the day as Russian writes it,
+    its lines, the board and its counts."""
+    await chat.as_("ann", "/register")
+    await chat.as_("ben", "/register")
+    await chat.as_("mod!", "/set language ru", "/report @ann @ben win",
+                   "/report @ann @ben win")
+    digest = await chat.say("/digest")
+    with writing_in("ru"):
+        began = text("digest_title_began", ladder="main", began="X").split("X")[0]
+        played = text("digest_games", games=2)
+    assert digest.startswith(began), digest
+    assert played in digest and "2 партии" in digest, digest
+    assert "пт, 1 мар." in digest or "1 мар." in digest, digest  # the day in Russian
+    assert not any(word in digest for word in ("ladder", "Games played", "changes since"))

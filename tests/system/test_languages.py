@@ -61,9 +61,12 @@ async def test_a_telegram_club_speaks_its_language(telegram: TelegramClub,
         assert not refused.plain.startswith("A game needs"), refused.plain
 
         report = await club.say(club.alice, "/report @bob win")
+        assert "#1" in report.plain and not report.plain.startswith("Game"), report.plain
         labels = [label for row in report.buttons for label, _ in row]
+        assert "Confirm" not in labels and len(labels) == 2, labels  # the buttons too
         confirmed = await club.press(club.bob, report, button(report, labels[0]))
         assert confirmed.kind == "edit" and "1553?" in confirmed.plain
+        assert "confirmed" not in confirmed.plain, confirmed.plain
         played = 1
         for count, expected in zip((1, 2, 5, 21), GAMES[language], strict=True):
             while played < count:

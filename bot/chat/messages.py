@@ -11,7 +11,7 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from babel.numbers import format_decimal
 
@@ -801,6 +801,13 @@ class _InLocale(string.Formatter):
         return str(super().format_field(value, format_spec))
 
 
+@lru_cache(maxsize=4096)
+def _count(count: int, language: str) -> str:
+    """A count as the language writes numbers (1,000 in English, 1 000 in French); Babel's
+    locale lookup costs some 20 us, and a board repeats the same few counts."""
+    return format_decimal(count, locale=language)
+
+
 def text(key: str, params: Mapping[str, object] | None = None, **more: object) -> str:
     """The message ``key`` with its fields filled in, in the language being written
     (:func:`bot.chat.language.current`): each count with its noun in that language's plural
@@ -814,9 +821,7 @@ def text(key: str, params: Mapping[str, object] | None = None, **more: object) -
         if not isinstance(count, int) or isinstance(count, bool):
             raise TypeError(f"{key}: {field} is a count, not {count!r}")
         phrase = books.npgettext(shape.count_key(key, field), one, other, count)
-        # a count as the language writes numbers (1,000 in English, 1 000 in French)
-        values[field] = _FORMATTER.vformat(phrase, (), {
-            field: format_decimal(count, locale=language)})
+        values[field] = _FORMATTER.vformat(phrase, (), {field: _count(count, language)})
     shown = _InLocale(language).vformat(books.pgettext(key, shape.sentence), (), values)
     return right_to_left(shown) if language in RIGHT_TO_LEFT else shown
 

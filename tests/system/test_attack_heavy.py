@@ -71,7 +71,7 @@ async def clubs(tmp_path: Path) -> AsyncIterator[Clubs]:
             subprocess.run, [CLUBRATING, "import", "--chat", f"telegram:{BIG}", str(events)],
             env=bot.env, capture_output=True, text=True, timeout=120)
         assert imported.returncode == 0, imported.stderr
-        assert f"Imported {GAMES} games" in imported.stdout
+        assert f"Imported {GAMES:,} games" in imported.stdout  # grouped as English does
         ada, bea, zoe = tg.user(1, "Ada", "ada"), tg.user(2, "Bea", "bea"), tg.user(3, "Zoe", "zoe")
         big = tg.group(BIG, "Big club", admins=[ada], creator=ada)
         others = [tg.group(chat, f"Small club {n}", admins=[zoe], creator=zoe)

@@ -46,7 +46,7 @@ from .errors import EXIT_CONFIG, ConfigError, StartupError
 from .service.errors import Refusal
 from .service.evaluating import MIN_GAMES
 from .service.parsing import system_params
-from .settings import database_from_environment
+from .settings import data_folder_named, database_from_environment
 from .storage.backends import is_postgres
 from .storage.errors import DatabaseUnavailable
 from .storage.sqlite_backup import BackupError
@@ -613,10 +613,8 @@ def check_config_command() -> int:
 def healthcheck_command() -> int:
     """``clubrating healthcheck``: the running bot's heartbeat read (bot.ops.heartbeat), one
     line on stdout, status 0 when healthy."""
-    import os
-
     from .ops.heartbeat import health
-    healthy, line = health(Path(os.environ.get("CLUBRATING_DATA_DIR") or "."))
+    healthy, line = health(data_folder_named())
     sys.stdout.write(line + "\n")
     return 0 if healthy else 1
 

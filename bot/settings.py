@@ -212,11 +212,17 @@ def secret_from_environment(name: str, environ: Mapping[str, str] = os.environ) 
     return value
 
 
+def data_folder_named(environ: Mapping[str, str] = os.environ) -> Path:
+    """The folder ``CLUBRATING_DATA_DIR`` names, the current one by default, unchecked (the
+    health check and the shell's commands only read in it)."""
+    return Path(environ.get("CLUBRATING_DATA_DIR") or ".")
+
+
 def data_folder(environ: Mapping[str, str] = os.environ) -> Path:
     """``CLUBRATING_DATA_DIR``: the folder the bot writes to, the current one by default. It
     must exist (a container's volume, systemd's ``StateDirectory=``: a typing mistake should
     not start a bot on a new empty database) and be writable."""
-    folder = Path(environ.get("CLUBRATING_DATA_DIR") or ".")
+    folder = data_folder_named(environ)
     shown = f"{folder} (the current folder)" if folder == Path(".") else str(folder)
     if not folder.is_dir():
         raise ConfigError(f"CLUBRATING_DATA_DIR: there is no folder {shown}")
@@ -235,7 +241,7 @@ def database_from_environment(environ: Mapping[str, str] = os.environ) -> str:
     database = secret_from_environment("CLUBRATING_DB", environ)
     if database is not None:  # an address's password is masked wherever it shows (redaction)
         return database
-    return str(Path(environ.get("CLUBRATING_DATA_DIR") or ".") / DEFAULT_DB)
+    return str(data_folder_named(environ) / DEFAULT_DB)
 
 
 def check_database_setting(target: str) -> None:

@@ -43,7 +43,7 @@ from bot.adapters.discord_render import (
     refusal_text,
 )
 from bot.chat import actions, intake
-from bot.chat.commands import ChannelCheck, Context, parse
+from bot.chat.commands import ChannelCheck, Context, no_other_channel, parse
 from bot.chat.language import supported
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
@@ -262,6 +262,14 @@ class DiscordFrontEnd:
         typed = Words(words, kept, members)
         await self._run(interaction, command, lambda: (command, typed))
 
+    def _context(self, interaction: Interaction, caller: Caller,
+                  check: ChannelCheck = no_other_channel) -> Context:
+        """Who asks in the interaction, and in which languages: what only they see (every
+        refusal here) in their app's locale, the rest in the club's, else the server's."""
+        return Context(self.service, caller, self.limiter, check,
+                       own_language=supported(str(interaction.locale)), private_refusals=True,
+                       chat_language=supported(str(interaction.guild_locale or "")))
+
     async def _run(self, interaction: Interaction, command: str, read: intake.Read) -> None:
         if interaction.guild_id is None:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
@@ -270,10 +278,7 @@ class DiscordFrontEnd:
             caller = await self.caller(interaction)
             if command in SLOW:
                 await interaction.response.defer(thinking=True)
-            ctx = Context(self.service, caller, self.limiter, _channel_check(interaction),
-                          own_language=supported(str(interaction.locale)),
-                          private_refusals=True,
-                          chat_language=supported(str(interaction.guild_locale or "")))
+            ctx = self._context(interaction, caller, _channel_check(interaction))
             reply = await intake.command(ctx, read, command)
             if reply is None:  # past the rate, and told so: nothing is sent
                 if interaction.response.is_done():  # the "thinking..." of a slow command
@@ -373,10 +378,7 @@ class DiscordFrontEnd:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
             return
         async with self._turn(interaction.user.id):
-            ctx = Context(self.service, await self.caller(interaction), self.limiter,
-                          own_language=supported(str(interaction.locale)),
-                          private_refusals=True,
-                          chat_language=supported(str(interaction.guild_locale or "")))
+            ctx = self._context(interaction, await self.caller(interaction))
             reply = await intake.press(ctx, action_id)
             if reply is None:  # past the rate, and told so: nothing is sent
                 return

@@ -53,17 +53,22 @@ def current() -> str:
     return _writing.get()
 
 
+def _spoken(language: str | None) -> str:
+    """``language`` when the bot speaks it, else English."""
+    return language if language in LANGUAGES else DEFAULT_LANGUAGE
+
+
 def choose(language: str | None) -> None:
     """Write in ``language`` (English for None) for the rest of the current task: the one way
     in chooses the reader's language for everything the update's handler then renders."""
-    _writing.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
+    _writing.set(_spoken(language))
 
 
 @contextlib.contextmanager
 def writing_in(language: str | None) -> Iterator[None]:
     """Write in ``language`` (English for None) inside the block (in the current task and those it
     starts)."""
-    token = _writing.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
+    token = _writing.set(_spoken(language))
     try:
         yield
     finally:

@@ -151,10 +151,7 @@ def club_wide(name: str) -> bool:
 def club_view(main: LadderSettings) -> dict[str, str]:
     """The club's settings every platform offers, as /settings shows them: its main
     ladder's."""
-    return {setting.name: (setting.fallback if setting.fallback is not None
-                           and getattr(main, setting.name) is None
-                           else shown(getattr(main, setting.name)))
-            for setting in SETTINGS if setting.club_wide and not setting.platform}
+    return _viewed(main, club_wide=True)
 
 
 def names(*, everywhere: bool = False) -> tuple[str, ...]:
@@ -271,12 +268,17 @@ def shown(value: JsonValue) -> str:
 def view(settings: LadderSettings) -> dict[str, str]:
     """A ladder's own settings that every platform offers as /settings shows them, by name
     (the club's settings are its main ladder's: :func:`club_view`)."""
+    return _viewed(settings, club_wide=False)
+
+
+def _viewed(settings: LadderSettings, club_wide: bool) -> dict[str, str]:
+    """The settings of one kind (the ladder's own, or the club's) that every platform offers,
+    as /settings shows them; one left off shows its fallback (the default zone, English)."""
     fields: dict[str, str] = {}
     for setting in SETTINGS:
-        if setting.platform or setting.club_wide:
+        if setting.platform or setting.club_wide != club_wide:
             continue
         value: JsonValue = getattr(settings, setting.name)
-        # a zone left off is the default zone's
         fields[setting.name] = (setting.fallback if setting.fallback is not None and not value
                                 else shown(value))
     return fields

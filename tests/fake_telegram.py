@@ -206,6 +206,8 @@ class FakeTelegram:
         self._closing = False
         #: long polls get no answer while set: a Bot API that went dead without closing
         self.silent = False
+        #: the webhook's last delivery error (Unix time, message), as getWebhookInfo says it
+        self.webhook_error: tuple[int, str] | None = None
         self._wake = asyncio.Event()
         self._api = {n[4:].lower(): getattr(self, n) for n in dir(self) if n.startswith("api_")}
         self._runner: web.AppRunner | None = None
@@ -502,8 +504,12 @@ class FakeTelegram:
         return True
 
     async def api_getWebhookInfo(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
+        info = {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,
                 "pending_update_count": len(self._queue)}
+        if self.webhook_error is not None:
+            info |= {"last_error_date": self.webhook_error[0],
+                     "last_error_message": self.webhook_error[1]}
+        return info
 
     async def api_setMyCommands(self, p: dict[str, Any]) -> bool:
         self.commands[self._scope(p)] = p["commands"]

@@ -587,7 +587,10 @@ class TelegramBot:
                  base_url: str | None = None, webhook: Webhook | None = None,
                  pulse: Callable[[], None] = lambda: None) -> None:
         self.front = TelegramFrontEnd(service, limiter)
-        self.app = self.front.application(token, base_url, polled=pulse)
+        # On a webhook every call Telegram answers (getWebhookInfo's own) says nothing of the
+        # deliveries: the pulse is the watch's word alone (:meth:`_watch_webhook`).
+        self.app = self.front.application(token, base_url,
+                                          polled=pulse if webhook is None else None)
         self.publisher = TelegramPublisher(self.app.bot)
         self._base_url = base_url
         self._webhook = webhook

@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
-from datetime import timedelta
+from datetime import UTC, timedelta
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,35 @@ async def test_an_unprivileged_user_without_a_writable_home_serves_and_draws_a_c
     written = {p.relative_to(data).parts[0] for p in data.iterdir()}
     assert {"clubrating.db", "cache"} <= written, written
     assert all(p.stat().st_uid == NOBODY for p in data.rglob("*"))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_with_a_webhook_the_pulse_is_telegram_s_word_on_its_deliveries(
+        tmp_path: Path) -> None:
+    """A quiet club sends no update: on a webhook the bot asks Telegram every minute how its
+    deliveries fare (getWebhookInfo, ERRATA), healthy while no delivery failed since."""
+    port = _free_port()
+    async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
+        clock = FakeClock(tmp_path, FRIDAY)
+        env = environment(tmp_path, clock, **telegram_variables(tg),
+                          TELEGRAM_WEBHOOK_URL=f"http://127.0.0.1:{port}/hook",
+                          TELEGRAM_WEBHOOK_LISTEN=f"127.0.0.1:{port}")
+        bot = await Bot(env, tmp_path / "bot.log").start()
+        try:
+            assert tg.webhook is not None  # on a webhook, not polling
+            assert (await healthy(env)).startswith("healthy: telegram answered")
+            # Telegram cannot reach the webhook any more; two minutes on, the check said so
+            later = FRIDAY + timedelta(minutes=2)
+            tg.webhook_error = (int(later.replace(tzinfo=UTC).timestamp()),
+                                "Connection refused")
+            clock.set(later)
+            await bot.wait_log("could not deliver to the webhook: Connection refused", 90)
+            status, line = await healthcheck(env)
+            assert status == 1 and line.startswith("telegram: stale"), line
+        finally:
+            assert await bot.stop() == 0

@@ -81,9 +81,17 @@ COLOUR: dict[int, str | None] = {move: colour for colour, move in FIRST_MOVE.ite
 
 @dataclass(frozen=True, slots=True)
 class Join:
+    """``player`` joins. ``rating``: the rating they join with when it is known already (a rated
+    problem of ``tactics`` given its difficulty, seed 004); None: the system's starting rating."""
+
     player: str
     played_at: datetime
     birth_date: date | None = None
+    rating: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.rating is not None and not math.isfinite(self.rating):
+            raise ValueError(f"rating must be a finite number, not {self.rating!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ beginning. That is how a correction of an early game re-rates everything after i
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from itertools import chain, compress, count, repeat
 from operator import is_not
@@ -252,6 +252,8 @@ class _Engine:
     def _rate_period(self, events: Sequence[Event], position: int) -> None:
         table = self.table
         joins: list[tuple[str, datetime, date | None]] = []
+        #: the ratings some joiners bring (rated problems), by name
+        known: dict[str, float] = {}
         games: list[tuple[int, Game]] = []
         for k, event in enumerate(events):
             if isinstance(event, Retire | Return):
@@ -261,6 +263,8 @@ class _Engine:
                     raise ReplayError(f"player {event.player!r} has already joined", position, k)
                 birth = event.birth_date or self.birth_dates.get(event.player)
                 joins.append((event.player, event.played_at, birth))
+                if event.rating is not None:
+                    known[event.player] = event.rating
             elif isinstance(event, Game):
                 games.append((k, event))
             else:
@@ -272,7 +276,7 @@ class _Engine:
                 if name not in table.index and name not in seen:
                     seen.add(name)
                     newcomers.append((name, game.played_at, self.birth_dates.get(name)))
-        self._admit(newcomers)
+        self._admit(newcomers, known)
         for k, game in games:
             for name in (game.player_a, game.player_b):
                 if not table.active[table.index[name]]:
@@ -305,8 +309,11 @@ class _Engine:
             if rule is not None:
                 self.pool = starting_pool.come_back(self.pool, table.rating[i], rule.base)
 
-    def _admit(self, newcomers: Sequence[tuple[str, datetime, date | None]]) -> None:
-        """Give newcomers who join together their starting states and their share of the pool."""
+    def _admit(self, newcomers: Sequence[tuple[str, datetime, date | None]],
+               known: Mapping[str, float] | None = None) -> None:
+        """Give newcomers who join together their starting states and their share of the pool;
+        one who joins with a ``known`` rating starts from it (its peak too, where the system
+        keeps one), the rest of their state as the system gives a newcomer."""
         if not newcomers:
             return
         share = 0.0
@@ -314,4 +321,9 @@ class _Engine:
         if rule is not None:
             share, self.pool = starting_pool.share(self.pool, len(newcomers), rule.cap)
         for name, when, birth in newcomers:
-            self.table.add(name, self.system.newcomer(when, birth, share))
+            state = self.system.newcomer(when, birth, share)
+            if known and name in known:
+                rating = known[name]
+                state = replace(state, rating=rating,
+                                peak=None if state.peak is None else rating)
+            self.table.add(name, state)

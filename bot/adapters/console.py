@@ -67,7 +67,8 @@ class Console:
             except Refusal as refusal:
                 return render(refusal)
         try:
-            ctx = Context(self.service, self.caller, self.limiter, operator_channel)
+            # the operator's own terminal: what only a member may see shows here
+            ctx = Context(self.service, self.caller, self.limiter, operator_channel, alone=True)
             reply = await intake.command(ctx, lambda: parse(line), line.split()[0].lstrip("/"))
         except Exception:
             log.exception("console command failed: %r", line)

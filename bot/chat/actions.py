@@ -26,7 +26,16 @@ from enum import Enum, StrEnum
 from bot.chat.commands import Answer, press_correction
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
-from bot.service.results import GameResult, Leaderboard, Notice, Preview, Result
+from bot.service.results import (
+    GameResult,
+    Leaderboard,
+    Notice,
+    Preview,
+    PuzzleInvite,
+    PuzzlePost,
+    PuzzleShown,
+    Result,
+)
 
 #: leaderboard rows per page
 PAGE = 20
@@ -34,7 +43,7 @@ PAGE = 20
 #: contain ":"), then the game, challenge, claim, action, member or page number. Discord's
 #: template for the custom ids of old messages too, so it only grows; a chat's data not matching
 #: it is not ours.
-ID_PATTERN = r"(?P<kind>[gcxtkums]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
+ID_PATTERN = r"(?P<kind>[gcxtkumsp]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
 _ID = re.compile(ID_PATTERN)
 
 
@@ -49,6 +58,7 @@ class Group(StrEnum):
     UNDO = "u"
     MERGE = "m"
     SYSTEM = "s"
+    PUZZLE = "p"
 
 
 #: the groups whose buttons name a game or challenge by its number in the club (``#3``)
@@ -65,6 +75,9 @@ class Emphasis(Enum):
 
 #: the verb of a page button (its id names the ladder instead)
 SHOW = "show"
+#: the verbs of a problem's buttons: have it delivered privately, answer it
+SOLVE = "solve"
+ANSWER = "answer"
 #: the choice under every preview: apply it, or cancel it
 _APPLY_OR_CANCEL = {"apply": ("button_apply", Emphasis.PRIMARY),
                     "cancel": ("button_cancel", Emphasis.SECONDARY)}
@@ -81,6 +94,10 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
     **{group: _APPLY_OR_CANCEL for group in _PREVIEWS},
     Group.CLAIM: {"approve": ("button_approve", Emphasis.PRIMARY),
                   "decline": ("button_decline", Emphasis.SECONDARY)},
+    # a problem (by its id; 0: the one closest to the presser's rating): solve it privately,
+    # or answer the one shown (Discord opens a form to type the answer in)
+    Group.PUZZLE: {SOLVE: ("button_solve", Emphasis.PRIMARY),
+                   ANSWER: ("button_answer", Emphasis.PRIMARY)},
 }
 
 
@@ -179,6 +196,12 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
                  else Group.MERGE if answer.merge is not None
                  else Group.SYSTEM if answer.system is not None else Group.CORRECTION)
         return [_pair(group, "apply", "cancel", answer.game_id)]
+    if isinstance(answer, PuzzleInvite):
+        return [[Action.choice(Group.PUZZLE, SOLVE, answer.ref)]]
+    if isinstance(answer, PuzzlePost) and answer.card is not None:
+        return [[Action.choice(Group.PUZZLE, SOLVE, answer.card.ref)]]
+    if isinstance(answer, PuzzleShown):
+        return [[Action.choice(Group.PUZZLE, ANSWER, answer.card.ref)]]
     if isinstance(answer, Leaderboard) and page >= 0 and pages(answer) > 1:
         row = []
         if page > 0:
@@ -211,6 +234,8 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
         return await service.answer_challenge(caller, action.verb == "accept", ref), 0
     if action.group is Group.CLAIM and action.verb in ("approve", "decline"):
         return await service.claim(caller, action.verb, ref), 0
+    if action.group is Group.PUZZLE and action.verb == SOLVE:
+        return await service.serve_puzzle(caller, ref=ref or None), 0
     if action.group in _PREVIEWS and action.verb in _APPLY_OR_CANCEL:
         return await press_correction(service, caller, action.verb,
                                       **{_PREVIEWS[action.group]: ref}), 0

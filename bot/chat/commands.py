@@ -42,7 +42,8 @@ from bot.service.errors import Refusal
 from bot.service.identity import UserRef, Who
 from bot.service.moderation import MAX_AUDIT
 from bot.service.parsing import RESULTS
-from bot.service.results import Leaderboard, RatingHistory, Result
+from bot.service.puzzles import NewProblem
+from bot.service.results import Leaderboard, PuzzleInvite, RatingHistory, Result
 from bot.service.schedules import check_channel
 from bot.service.state import folded_name
 
@@ -79,6 +80,11 @@ class Context:
     #: an administrator's own language, which a club that has none adopts for good (a
     #: Telegram group: the Bot API tells no chat's language)
     administrator_language: str | None = None
+    #: the answer is seen by the caller alone (their private chat with the bot, an ephemeral
+    #: answer, the operator's console): where problems are shown and answered
+    alone: bool = False
+    #: the picture sent with the command, already kept in the picture store (its name)
+    picture: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -262,7 +268,69 @@ async def _rating(ctx: Context, words: Words) -> Result:
 
 
 async def _top(ctx: Context, words: Words) -> Result:
+    """``/top [LADDER]``; ``/top LADDER problems``: a puzzle ladder's problems, hardest first."""
+    if len(words.args) == 2 and words.args[1].casefold() == PROBLEMS:
+        return await ctx.service.problems(ctx.caller, words.args[0])
     return await ctx.service.leaderboard(ctx.caller, ladder_word(words))
+
+
+#: /top's word for a puzzle ladder's problems
+PROBLEMS = "problems"
+#: the options /puzzle reads itself (its prompt is free text, "=" and all); ``chat=`` names
+#: the club in a private chat, which the front-end reads before the command runs
+_PUZZLE_OPTIONS = ("ladder", "rating", "answers", "chat")
+
+
+def _leading_options(rest: list[str], options: dict[str, str]) -> None:
+    """Move /puzzle's ``key=value`` words at the front of ``rest`` into ``options``."""
+    while rest and "=" in rest[0] and rest[0].partition("=")[0].casefold() in _PUZZLE_OPTIONS:
+        key, _, value = rest.pop(0).partition("=")
+        if key.casefold() in options:
+            raise Refusal("option_twice", option=key.casefold())
+        options[key.casefold()] = value
+
+
+async def _puzzle(ctx: Context, words: Words) -> Result:
+    """``/puzzle [ladder=NAME]``: a problem to solve, privately (asked in a group: where to
+    solve it); ``/puzzle add ID [rating=N] answers=A|B PROMPT...`` (a moderator, privately): a
+    new problem, with the picture sent with the command if any."""
+    rest = list(words.args)
+    options: dict[str, str] = {}
+    if rest and rest[0].casefold() == "add":
+        if not ctx.alone:  # its answers would show in the group
+            raise Refusal("puzzle_add_private")
+        rest.pop(0)
+        _leading_options(rest, options)
+        if not rest:
+            raise Usage
+        code = rest.pop(0)
+        _leading_options(rest, options)
+        if "answers" not in options:
+            raise Usage
+        problem = NewProblem(code, " ".join(rest), options["answers"].split("|"), ctx.picture,
+                             options.get("rating"))
+        return await ctx.service.add_problem(ctx.caller, problem, options.get("ladder"))
+    _leading_options(rest, options)
+    if rest:
+        raise ExtraWord(rest[0])
+    unknown = [key for key in options if key not in ("ladder", "chat")]
+    if unknown:
+        raise UnknownOption(unknown[0])
+    ladder = options.get("ladder")
+    if not ctx.alone:
+        found = await ctx.service.puzzle_ladder(ctx.caller, ladder)
+        if found is not None:
+            return PuzzleInvite(found)
+    return await ctx.service.serve_puzzle(ctx.caller, ladder)
+
+
+async def _answer(ctx: Context, words: Words) -> Result:
+    """``/answer TEXT``: the answer to one's open problem, privately."""
+    if not words.args:
+        raise Usage
+    if not ctx.alone:
+        raise Refusal("answer_private")
+    return await ctx.service.answer_puzzle(ctx.caller, " ".join(words.args))
 
 
 async def _challenge(ctx: Context, words: Words) -> Result:
@@ -657,4 +725,7 @@ COMMANDS: dict[str, Command] = {
     "schedule": Command(_schedule, "help_schedule", "example_schedule",
                         options=("cron", "tz", "channel", "size", "ladder")),
     "digest": Command(_digest, "help_digest", "example_digest", options=_LADDER),
+    "puzzle": Command(_puzzle, "help_puzzle", "example_puzzle", text=True,
+                      also=("help_puzzle_add",)),
+    "answer": Command(_answer, "help_answer", "example_answer", text=True),
 }

@@ -538,7 +538,8 @@ MESSAGES: dict[str, str] = {
                          "have settled it. 1480 ±45 - where the ladder's system keeps a "
                          "deviation (glicko, glicko2, rs-go): the player's strength is likely "
                          "(about two times in three) within 45 points of the rating.",
-    "help_top": "/top [ladder] - the leaderboard",
+    "help_top": "/top [ladder] [problems] - the leaderboard (a puzzle ladder's problems, "
+                "hardest first)",
     "help_challenge": "/challenge @member [ladder=NAME] - challenge a member",
     "help_accept": "/accept [number] - accept a challenge",
     "help_decline": "/decline [number] - decline a challenge",
@@ -554,6 +555,10 @@ MESSAGES: dict[str, str] = {
     "help_h2h": "/h2h @member [ladder=NAME] - your record against a member",
     "help_pending": "/pending - what waits for you",
     "help_digest": "/digest [ladder] - what changed since the last scheduled post",
+    "help_puzzle": "/puzzle [ladder=NAME] - a problem to solve privately, against the clock",
+    "help_puzzle_add": "/puzzle add ID [rating=N] answers=A|B TEXT - add a problem, privately "
+                       "(moderators; a picture sent with it goes with it)",
+    "help_answer": "/answer TEXT - answer your open problem, privately",
     "help_claim": "/claim NAME - ask to be the imported player NAME (a moderator approves)",
     "help_claim_answer": "/claim approve|decline NAME - answer a member's claim of an imported "
                          "player",
@@ -641,6 +646,8 @@ MESSAGES: dict[str, str] = {
     "example_moderator": "/moderator add @bob",
     "example_schedule": "/schedule cron=\"0 9 * * MON\" tz=Europe/Berlin",
     "example_digest": "/digest blitz",
+    "example_puzzle": "/puzzle",
+    "example_answer": "/answer Qh7",
     "example_claim": "/claim Ann",
     # -- Telegram -------------------------------------------------------------------------------
     "telegram_sender_chat": "Commands work from your own account only: send this as yourself, "
@@ -745,6 +752,79 @@ MESSAGES: dict[str, str] = {
                                        "open_reports)",
     "about_language": "The club's language: en, he, ru, ja or fr",
     "about_moderator_role": "Discord: the role whose members moderate the club (or off)",
+    "about_normalise": "Puzzle ladders: how answers are compared: exact, case (any case) or "
+                       "san (chess moves)",
+    # -- rated puzzles (issue 34) ------------------------------------------------------------
+    "not_puzzle_ladder": "{ladder} is no puzzle ladder: its system is not tactics.",
+    "no_puzzle_ladder": "This club has no puzzle ladder yet. A moderator creates one: "
+                        "/ladder create {ladder} tactics",
+    "which_puzzle_ladder": "This club has several puzzle ladders ({ladders}): name one with "
+                           "ladder=NAME.",
+    "bad_problem_id": "A problem's id is 1 to 32 letters, digits, _ or - (not {text}).",
+    "problem_exists": "{ladder} has a problem {problem} already.",
+    "problem_prompt_missing": "A problem needs its text: /puzzle add ID answers=A|B TEXT",
+    "problem_prompt_too_long": "A problem's text is at most {limit} characters.",
+    "problem_answers_missing": "A problem needs at least one accepted answer: answers=A|B",
+    "problem_answers_too_long": "A problem takes at most {count} answers, each of at most "
+                                "{limit} characters.",
+    "bad_problem_rating": "A problem's rating is a number from {low} to {high} (not {text}).",
+    "bad_picture": "A problem's picture is a PNG, JPEG, GIF or WebP of at most {limit} MB.",
+    "unknown_problem": "There is no such problem on {ladder}.",
+    "problem_attempted": "You have tried {problem} already: each problem is tried once. "
+                         "/puzzle gives you another.",
+    "problem_revealed": "The solution of {problem} has been posted: it takes no more attempts. "
+                        "/puzzle gives you another.",
+    "no_problems_left": "You have tried every problem of {ladder}. New ones come as the "
+                        "moderators add them.",
+    "attempt_timed_out": "Time is up: your {minutes} minutes for {problem} ran out, and it "
+                         "counts as not solved. /puzzle gives you another.",
+    "no_open_attempt": "You have no problem to answer. Send /puzzle to get one.",
+    "puzzle_add_private": "Add problems in your private chat with me (on Discord: /puzzle, "
+                          "which only you see), so that nobody sees their answers.",
+    "answer_private": "Answer in your private chat with me, where your problem is: here "
+                      "everyone would see your answer.",
+    "setting_for_system": "{setting} is a setting of {system} ladders only.",
+    "bad_setting_choice": "{setting} takes {choices} (not {text}).",
+    "problem_added": "Problem {problem} added to {ladder}: {answers:answer|answers} accepted, "
+                     "starting rating {rating}.",
+    "problem_added_picture": "Problem {problem} added to {ladder} with its picture: "
+                             "{answers:answer|answers} accepted, starting rating {rating}.",
+    "problems_imported": "Added {problems:problem|problems} to {ladder}.",
+    # clubrating puzzles import: a bad row of the file, then why
+    "problem_file_row": "{file}, row {row}: {reason}",
+    "puzzle_invite": "Problems of {ladder} are solved privately: press the button, and I send "
+                     "you one in our private chat. You then have {minutes} minutes to answer.",
+    "puzzle_shown": "Problem {problem} ({ladder}, rating {rating}):\n{prompt}",
+    "puzzle_deadline": "Answer with /answer TEXT within {minutes:minute|minutes}. The clock "
+                       "started when I sent it.",
+    "puzzle_again": "Your problem is still open: {minutes:minute|minutes} left to answer with "
+                    "/answer TEXT.",
+    "attempt_solved": "Solved! {problem} in {seconds:.1f} s.",
+    "attempt_failed": "Not solved: {problem} ({seconds:.1f} s).",
+    "attempt_answers": "Accepted answers: {answers}",
+    "problems_title": "Problems of {ladder}, hardest first:",
+    "problems_empty": "{ladder} has no problems yet.",
+    "problem_row": "{rank}. {problem}  {rating}  {solved} of {attempts:attempt|attempts} "
+                   "solved",
+    "puzzle_post_solution": "Solution of {problem}: {answers}",
+    "puzzle_post_fastest": "Fastest: {solvers}",
+    "puzzle_post_nobody": "Nobody solved it ({attempts:attempt|attempts}).",
+    "puzzle_solver": "{name} {seconds:.1f} s",
+    "puzzle_post_problem": "Puzzle {problem} ({ladder}, rating {rating}):\n{prompt}",
+    "puzzle_post_how": "Press the button to solve it privately: your clock starts when I send "
+                       "it to you.",
+    "button_solve": "Solve privately",
+    "button_answer": "Answer",
+    "answer_form_title": "Your answer to {problem}",
+    "answer_form_label": "Answer",
+    "reason_time_up": "no answer within {minutes} min",
+    "reason_solution_shown": "its solution was posted",
+    # a private chat acting for a club: which one
+    "private_which_club": "You are in several clubs ({chats}): add chat=ID to say which.",
+    "private_not_moderator": "You are no moderator of the chat {chat}: its moderators add its "
+                             "problems.",
+    "private_no_puzzles": "None of your clubs has a puzzle ladder: send /register in your "
+                          "club's group first.",
 }
 
 

@@ -16,6 +16,7 @@ from bot.service import evaluating
 from bot.service.errors import Refusal
 from bot.service.results import (
     Audit,
+    AttemptResult,
     AuditLine,
     Digest,
     Evaluation,
@@ -27,7 +28,12 @@ from bot.service.results import (
     Notice,
     Pending,
     Preview,
+    ProblemBoard,
+    ProblemCard,
     Profile,
+    PuzzleInvite,
+    PuzzlePost,
+    PuzzleShown,
     RatingChange,
     ScheduleInfo,
 )
@@ -436,4 +442,63 @@ def _(answer: Digest) -> str:
         lines.append(text("digest_late", games=answer.late,
                           first=day(answer.late_from, answer.zone),
                           last=day(answer.late_to, answer.zone)))
+    return "\n".join(lines)
+
+
+# -- rated puzzles ----------------------------------------------------------------------------------
+
+
+def _card(card: ProblemCard, key: str) -> str:
+    return text(key, problem=card.problem, ladder=card.ladder, rating=f"{card.rating:.0f}",
+                prompt=card.prompt)
+
+
+@_render.register
+def _(answer: PuzzleShown) -> str:
+    lines = [_card(answer.card, "puzzle_shown")]
+    lines.append(text("puzzle_again" if answer.again else "puzzle_deadline",
+                      minutes=answer.minutes))
+    return "\n".join(lines)
+
+
+@_render.register
+def _(answer: PuzzleInvite) -> str:
+    from bot.service.puzzles import ATTEMPT_MINUTES
+    return text("puzzle_invite", ladder=answer.ladder, minutes=ATTEMPT_MINUTES)
+
+
+@_render.register
+def _(answer: AttemptResult) -> str:
+    lines = [text("attempt_solved" if answer.solved else "attempt_failed",
+                  problem=answer.problem, seconds=answer.seconds),
+             text("attempt_answers", answers=" | ".join(answer.answers))]
+    lines.extend(_change(c) for c in answer.changes)
+    return "\n".join(lines)
+
+
+@_render.register
+def _(answer: ProblemBoard) -> str:
+    if not answer.rows:
+        return text("problems_empty", ladder=answer.ladder)
+    lines = [text("problems_title", ladder=answer.ladder)]
+    lines.extend(text("problem_row", rank=rank, problem=row.problem,
+                      rating=f"{row.rating:.0f}", solved=row.solved, attempts=row.attempts)
+                 for rank, row in enumerate(answer.rows, start=1))
+    return "\n".join(lines)
+
+
+@_render.register
+def _(answer: PuzzlePost) -> str:
+    lines = []
+    if answer.revealed is not None:
+        lines.append(text("puzzle_post_solution", problem=answer.revealed,
+                          answers=" | ".join(answer.answers)))
+        if answer.solvers:
+            lines.append(text("puzzle_post_fastest", solvers=", ".join(
+                text("puzzle_solver", name=s.name, seconds=s.seconds) for s in answer.solvers)))
+        else:
+            lines.append(text("puzzle_post_nobody", attempts=answer.attempts))
+    if answer.card is not None:
+        lines.append(_card(answer.card, "puzzle_post_problem"))
+        lines.append(text("puzzle_post_how"))
     return "\n".join(lines)

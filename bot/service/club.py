@@ -13,14 +13,27 @@ from datetime import datetime, timedelta
 from bot.history import History as CsvHistory
 from bot.storage.repository import Repository
 
-from . import challenges, games, heavy, history_io, ladders, members, moderation, posting, view
+from . import (
+    challenges,
+    games,
+    heavy,
+    history_io,
+    ladders,
+    members,
+    moderation,
+    posting,
+    puzzles,
+    view,
+)
 from . import schedules as sched
 from .challenges import MAX_OPEN_CHALLENGES
 from .clock import Clock
 from .corrections import Corrections
 from .identity import Caller, Who
+from .errors import Refusal
 from .moderation import Correction
 from .results import (
+    AttemptResult,
     Audit,
     Digest,
     Evaluation,
@@ -31,7 +44,10 @@ from .results import (
     Notice,
     Pending,
     Preview,
+    ProblemBoard,
     Profile,
+    PuzzlePost,
+    PuzzleShown,
     RatingHistory,
     Result,
     ScheduleInfo,
@@ -338,6 +354,54 @@ class ClubService:
         caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR)
         await self._session.look(caller, lambda club, now: None)
         return self._session.unannounced(await self._session.club_id(platform, chat_id))
+
+    # -- rated puzzles -------------------------------------------------------------------------
+
+    async def add_problem(self, caller: Caller, problem: puzzles.NewProblem,
+                          ladder: str | None = None) -> Notice:
+        return await self._session.execute(caller, lambda club, now: puzzles.add(
+            club, now, caller, problem, ladder))
+
+    async def serve_puzzle(self, caller: Caller, ladder: str | None = None,
+                           ref: int | None = None) -> PuzzleShown:
+        return await self._session.execute(caller, lambda club, now: puzzles.serve(
+            club, now, caller, ladder, ref))
+
+    async def answer_puzzle(self, caller: Caller, typed: str,
+                            ladder: str | None = None) -> AttemptResult:
+        return await self._session.execute(caller, lambda club, now: puzzles.answer(
+            club, now, caller, typed, ladder))
+
+    async def problems(self, caller: Caller, ladder: str | None = None) -> ProblemBoard:
+        return await self._session.look(caller, lambda club, now: puzzles.board(club, ladder))
+
+    async def puzzle_ladder(self, caller: Caller, ladder: str | None = None) -> str | None:
+        """The name of the club's puzzle ladder that ``ladder`` (or no name) means, None when
+        there is none: where a /puzzle in a group sends its member."""
+        def look(club: view.Club, now: datetime) -> str | None:
+            try:
+                return puzzles.puzzle_ladder(club, ladder).name
+            except Refusal:
+                return None
+        return await self._session.look(caller, look)
+
+    async def puzzle_post(self, caller: Caller, ladder: str) -> PuzzlePost | None:
+        """A puzzle ladder's scheduled post (see :func:`bot.service.puzzles.post`)."""
+        return await self._session.execute(caller, lambda club, now: puzzles.post(
+            club, now, ladder))
+
+    async def import_problems(self, platform: str, chat_id: str,
+                              problems: Sequence[puzzles.NewProblem], ladder: str | None = None,
+                              actor: str = "import") -> Notice:
+        caller = Caller(platform, chat_id, actor, actor, moderator=True)
+        return await self._session.execute(caller, lambda club, now: puzzles.add_many(
+            club, now, problems, ladder, actor))
+
+    async def export_problems(self, platform: str, chat_id: str, ladder: str | None = None
+                              ) -> list[puzzles.NewProblem]:
+        caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        return await self._session.look(caller, lambda club, now: puzzles.exported(
+            club, ladder))
 
     # -- import and export ---------------------------------------------------------------------
 

@@ -66,6 +66,9 @@ class Kind(StrEnum):
     CLAIM_DECLINED = "claim_declined"
     HANDLE_CHANGED = "handle_changed"
     LANGUAGE_CHOSEN = "language_chosen"
+    PROBLEM_ADDED = "problem_added"
+    ATTEMPT_STARTED = "attempt_started"
+    PUZZLE_POSTED = "puzzle_posted"
 
 
 #: moderator actions that /undo can take back
@@ -289,6 +292,10 @@ class GameReported:
     played_at: str
     reported_by: str | None = None
     direct: bool = False
+    #: an attempt at a rated problem (``tactics``): the seconds it took, from the moment the
+    #: problem was delivered, and the answer as typed (None: none came in time)
+    seconds: float | None = field(default=None, metadata=_with("seconds"))
+    answer: str | None = field(default=None, metadata=_with("answer"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +422,56 @@ class HistoryImported:
     file: str
 
 
+# -- rated problems (seed 004) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemAdded:
+    """A moderator added the problem ``problem`` (its id in the ladder) to the ``tactics``
+    ladder ``ladder``: its ``prompt``, the ``answers`` accepted, a picture (the name of a file
+    in the club's picture store, None for none) and the ``rating`` it starts from (None: the
+    system's starting rating). The problem is rated like a member, under user key
+    :func:`problem_user`."""
+
+    KIND: ClassVar[Kind] = Kind.PROBLEM_ADDED
+    ladder: str
+    problem: str
+    prompt: str
+    answers: list[str]
+    image: str | None = None
+    rating: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptStarted:
+    """The problem ``problem`` of ``ladder`` was delivered to ``member``, privately: their
+    clock runs from this event's time. The attempt ends with a :class:`GameReported` that
+    carries its ``seconds``."""
+
+    KIND: ClassVar[Kind] = Kind.ATTEMPT_STARTED
+    ladder: str
+    problem: str
+    member: str
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzlePosted:
+    """The ladder's scheduled post showed ``problem`` to the group (None: none was left), and
+    the solution of ``revealed``, the problem of the post before (None: none), which takes no
+    attempts from then on."""
+
+    KIND: ClassVar[Kind] = Kind.PUZZLE_POSTED
+    ladder: str
+    problem: str | None
+    revealed: str | None
+
+
+def problem_user(ladder: str, problem: str) -> str:
+    """The user key a problem is rated under: no platform's user id, nor an imported name's
+    (``import:NAME``), has this form."""
+    return f"problem:{ladder}:{problem.casefold()}"
+
+
 Event = (
     LadderCreated | SettingsChanged | MemberRegistered | PlayerJoined | PlayerRetired
     | PlayerReturned | PlayersMerged | ModeratorNamed | ModeratorRemoved | ChallengeIssued
@@ -422,7 +479,7 @@ Event = (
     | GameAutoConfirmed | GameDisputed | GameWithdrawn | GameCorrected | GameVoided
     | GameRestored | EventOpened | EventClosed | ActionUndone | ScheduleSet | SchedulePaused
     | ScheduleResumed | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
-    | HandleChanged | LanguageChosen
+    | HandleChanged | LanguageChosen | ProblemAdded | AttemptStarted | PuzzlePosted
 )
 
 #: the payload class of each kind (every member of :data:`Event`)
@@ -477,15 +534,30 @@ def decode(kind: str, data: dict[str, JsonValue]) -> Event:
 
 
 def _plain(cls: type) -> Callable[[object], dict[str, JsonValue]] | None:
-    """How a payload of ``cls`` whose keys are all written, its values as they are, becomes
-    its JSON object (:func:`_json`'s result, in one call: an import writes 100,000 of them);
-    None for the others."""
+    """How a payload of ``cls`` whose values are written as they are becomes its JSON object
+    (:func:`_json`'s result, in one call: an import writes 100,000 of them): every key, and
+    after them the keys of trailing fields written only when set (a game's ``seconds``); None
+    for the other classes."""
     fields = _FIELDS[cls]
-    if cls is GameCorrected or len(fields) < 2 or any(f.written_with for f in fields):
+    always = [f for f in fields if f.written_with is None]
+    optional = fields[len(always):]
+    if (cls is GameCorrected or len(always) < 2 or fields[:len(always)] != tuple(always)
+            or any(f.written_with != f.name for f in optional)):
         return None
-    keys = tuple(f.key for f in fields)
-    values = operator.attrgetter(*(f.name for f in fields))
-    return lambda payload: dict(zip(keys, values(payload), strict=True))
+    keys = tuple(f.key for f in always)
+    values = operator.attrgetter(*(f.name for f in always))
+    if not optional:
+        return lambda payload: dict(zip(keys, values(payload), strict=True))
+
+    def plain(payload: object) -> dict[str, JsonValue]:
+        data = dict(zip(keys, values(payload), strict=True))
+        for f in optional:
+            value = getattr(payload, f.name)
+            if value is not None:
+                data[f.key] = value
+        return data
+
+    return plain
 
 
 #: the payload classes :func:`_plain` writes
@@ -523,10 +595,11 @@ def new_event(event: Event, actor: str, at: datetime, reason: str = "") -> NewEv
 
 
 def plain_keys(cls: type[Event]) -> tuple[str, ...]:
-    """The JSON keys of ``cls``'s fields in order, for a class whose keys are all written and
-    values stored as they are (most: not ``GameCorrected``, nor one with a key written only
+    """The JSON keys of ``cls``'s fields that are always written, in order, for a class whose
+    values are stored as they are (most: not ``GameCorrected``, nor one with a key written only
     with another field): ``dict(zip(plain_keys(cls), values))`` is the data of
-    ``new_event(cls(*values), ...)``, made without the payload (an import makes 100,000)."""
+    ``new_event(cls(*values), ...)`` with its optional trailing fields unset, made without the
+    payload (an import makes 100,000)."""
     if cls not in _PLAIN:
         raise ValueError(f"{cls.__name__} is written field by field: use new_event")
-    return tuple(f.key for f in _FIELDS[cls])
+    return tuple(f.key for f in _FIELDS[cls] if f.written_with is None)

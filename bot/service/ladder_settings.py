@@ -39,6 +39,10 @@ _YES = ("yes", "true", "on")
 #: its catalogue in ``bot/chat/locales`` (the chat layer words every answer in them)
 LANGUAGES = ("en", "he", "ru", "ja", "fr")
 _NO = ("no", "false", "off")
+#: how a ``tactics`` ladder compares an answer with the accepted ones (``bot.service.answers``)
+NORMALISE_RULES = ("exact", "case", "san")
+#: the system whose ladders have problems to answer
+PUZZLE_SYSTEM = "tactics"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,8 @@ class LadderSettings:
     #: of those, how many may be against one opponent: a second report of a pair while the
     #: first waits is most often the same game twice (issue 31); never more than open_reports
     open_reports_per_opponent: int = 1
+    #: a puzzle ladder's rule for comparing answers (one of NORMALISE_RULES)
+    normalise: str = "case"
 
 
 class Type(StrEnum):
@@ -92,6 +98,8 @@ class Type(StrEnum):
     COUNT = "count"
     #: one of :data:`LANGUAGES`
     LANGUAGE = "language"
+    #: one of the setting's ``choices``
+    CHOICE = "choice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,10 @@ class Setting:
     at_most: str | None = None
     #: the club's, not a ladder's: kept on the main ladder, whichever ladder /set names
     club_wide: bool = False
+    #: the values a choice takes
+    choices: tuple[str, ...] = ()
+    #: the only rating system whose ladders have the setting (None: every ladder)
+    system: str | None = None
 
     @property
     def default(self) -> JsonValue:
@@ -134,6 +146,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("open_reports_per_opponent", Type.COUNT, "about_open_reports_per_opponent",
             limit=MAX_OPEN_REPORTS, at_most="open_reports"),
     Setting("language", Type.LANGUAGE, "about_language", fallback="en", club_wide=True),
+    Setting("normalise", Type.CHOICE, "about_normalise", choices=NORMALISE_RULES,
+            system=PUZZLE_SYSTEM),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
@@ -194,6 +208,11 @@ def parse(name: str, text: str) -> JsonValue:
             raise Refusal("bad_setting_yes_no", setting=name, text=text[:20])
         case Type.ZONE:
             return check_timezone(text)
+        case Type.CHOICE:
+            if value not in setting.choices:
+                raise Refusal("bad_setting_choice", setting=name, text=text[:20],
+                              choices=", ".join(setting.choices))
+            return value
         case Type.LANGUAGE:
             if value not in LANGUAGES:
                 raise Refusal("bad_language", text=text[:20], languages=", ".join(LANGUAGES))
@@ -233,6 +252,14 @@ def _count(setting: Setting, value: str, text: str) -> int:
         raise Refusal("bad_setting_count", setting=setting.name, text=text[:20],
                       limit=f"{setting.limit:g}")
     return int(value)
+
+
+def check_system(settings: LadderSettings, name: str) -> None:
+    """Refuse setting ``name`` on a ladder whose system has no use for it (answers to compare
+    on a ladder of games)."""
+    setting = _BY_NAME.get(name)
+    if setting is not None and setting.system not in (None, settings.system):
+        raise Refusal("setting_for_system", setting=name, system=setting.system)
 
 
 def check_against(settings: LadderSettings, name: str, value: JsonValue) -> None:
@@ -276,7 +303,8 @@ def _viewed(settings: LadderSettings, club_wide: bool) -> dict[str, str]:
     as /settings shows them; one left off shows its fallback (the default zone, English)."""
     fields: dict[str, str] = {}
     for setting in SETTINGS:
-        if setting.platform or setting.club_wide != club_wide:
+        if (setting.platform or setting.club_wide != club_wide
+                or setting.system not in (None, settings.system)):
             continue
         value: JsonValue = getattr(settings, setting.name)
         fields[setting.name] = (setting.fallback if setting.fallback is not None and not value

@@ -51,7 +51,8 @@ def leaderboard_at(
     moment = now - when if isinstance(when, timedelta) else when
     view.ratings(club, lad)
     frozen = timeline.freeze(club.ratings[lad.name], club.state)
-    names = {player_key(m): club.state.member(m).name for m in club.state.members}
+    names = {player_key(m): view.person_named(club.state, player_key(m))
+             for m in club.state.members}
     name, hide = lad.name, lad.settings.hide_provisional
 
     def board(deadline: heavy.Deadline) -> Leaderboard:
@@ -135,6 +136,7 @@ def set_setting(
     # the club's own settings live on its main ladder, whichever ladder the command names
     lad = view.ladder(club, None if club_wide else ladder)
     parsed = ladder_settings.parse(setting, value)
+    ladder_settings.check_system(lad.settings, setting)
     ladder_settings.check_against(lad.settings, setting, parsed)
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)
     return [event], lambda: Notice("club_setting_set" if club_wide else "setting_set", {

@@ -109,12 +109,13 @@ class _Derivation:
         # Everything the step is made of: a previewed correction cached under the same id can
         # never be mistaken for a later, different one.
         first_move = FIRST_MOVE[record.colour]
-        stamp = (a, b, record.score_a, record.handicap, record.played_at, first_move)
+        stamp = (a, b, record.score_a, record.handicap, record.played_at, first_move,
+                 record.seconds)
         cached = self.games.get(record.id)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        game = Game(a, b, record.score_a, record.played_at, record.handicap,
-                    first_move=first_move)
+        game = Game(a, b, record.score_a, record.played_at, record.handicap, record.seconds,
+                    first_move)
         self.games[record.id] = (stamp, game)
         return game
 
@@ -206,7 +207,7 @@ class _Derivation:
             if key in self.known:
                 return None
             self.known.add(key)
-            return Join(key, entry.at, member.birth_date)
+            return Join(key, entry.at, member.birth_date, entry.rating)
         if entry.kind is Kind.PLAYER_RETIRED:
             if key not in self.known or key in self.retired:
                 return None

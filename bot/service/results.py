@@ -309,9 +309,96 @@ class Digest:
     late_to: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ProblemCard:
+    """A problem as it is shown to solve, never with its answers: ``ref`` is its id (what a
+    button names it by), ``image`` the name of its picture in the club's picture store."""
+
+    ladder: str
+    problem: str
+    ref: int
+    prompt: str
+    rating: float
+    image: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleShown:
+    """A problem delivered to one member alone, who answers before ``deadline`` (the instant,
+    ISO, naive UTC; ``minutes`` from the delivery). ``again``: their open attempt, sent again
+    on the same clock."""
+
+    card: ProblemCard
+    deadline: str
+    minutes: int
+    again: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleInvite:
+    """Where a member solves problems privately (asked in a group): ``ref`` the problem a
+    button serves (0: the one closest to their rating)."""
+
+    ladder: str
+    ref: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptResult:
+    """A member's attempt ended: solved or not, in ``seconds``, rated at once (``changes``: the
+    member's rating, then the problem's). ``answers``: the problem's solution, shown to the
+    member now that their attempt has ended. ``game``: the attempt's number among the club's
+    games (what /correct and /void name it by)."""
+
+    ladder: str
+    problem: str
+    solved: bool
+    seconds: float
+    answers: list[str]
+    changes: list[RatingChange]
+    game: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemLine:
+    problem: str
+    rating: float
+    attempts: int
+    solved: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemBoard:
+    """A puzzle ladder's problems, hardest first, without their answers."""
+
+    ladder: str
+    rows: list[ProblemLine]
+
+
+@dataclass(frozen=True, slots=True)
+class Solver:
+    name: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzlePost:
+    """A puzzle ladder's scheduled post: the solution of the problem the post before showed
+    (``revealed``, its accepted ``answers``, its fastest ``solvers`` and how many tried), then
+    the next problem to solve (``card``), either one possibly missing."""
+
+    ladder: str
+    card: ProblemCard | None
+    revealed: str | None = None
+    answers: list[str] = field(default_factory=list)
+    solvers: list[Solver] = field(default_factory=list)
+    attempts: int = 0
+
+
 Result = (
     Notice | GameResult | Leaderboard | Profile | History | HeadToHead | Preview | Audit | Pending
-    | Evaluation | RatingHistory | Digest | ScheduleInfo
+    | Evaluation | RatingHistory | Digest | ScheduleInfo | PuzzleShown | PuzzleInvite
+    | AttemptResult | ProblemBoard | PuzzlePost
 )
 
 _TYPES: dict[str, type] = {
@@ -320,7 +407,8 @@ _TYPES: dict[str, type] = {
         Notice, RatingChange, GameLine, GameResult, Standing, Leaderboard, Profile, History,
         HeadToHead, Preview, AuditLine, Audit, Dispute, Pending, SystemScore, Evaluation,
         RatingPoint, RatingHistory,
-        DigestRow, Retiring, Digest, ScheduleInfo,
+        DigestRow, Retiring, Digest, ScheduleInfo, ProblemCard, PuzzleShown, PuzzleInvite,
+        AttemptResult, ProblemLine, ProblemBoard, Solver, PuzzlePost,
     )
 }
 

@@ -341,7 +341,10 @@ class Session:
 
     def _due(self, club: Club, now: datetime) -> list[NewEvent]:
         """What time has made due: the main ladder of a new club, auto-confirmations of
-        unanswered reports, retirements for inactivity."""
+        unanswered reports, attempts at problems whose time ran out, retirements for
+        inactivity."""
+        from .puzzles import timed_out  # (a use case module: it imports this one)
+
         state = club.state
         if not state.ladders:
             created = ev.LadderCreated(DEFAULT_LADDER, DEFAULT_SYSTEM, edition=EDITION)
@@ -356,6 +359,7 @@ class Session:
                     and now >= since + timedelta(hours=hours)):
                 due.append(ev.new_event(ev.GameAutoConfirmed(game.id), SYSTEM_ACTOR, now,
                                         automatic("reason_unanswered", hours=f"{hours:g}")))
+        due += timed_out(club, now)
         for ladder in state.ladders.values():
             days = ladder.settings.inactivity_days
             if days is not None:

@@ -57,6 +57,8 @@ class Member:
     #: the language the member reads what only they see in (``/set mylanguage``); None: their
     #: app's
     language: str | None = None
+    #: the record is a rated problem's (``tactics``), not a person's: no typed name finds it
+    problem: bool = False
 
 
 @dataclass(slots=True)
@@ -88,6 +90,10 @@ class GameRecord:
     #: when its confirmation period began, if not when it was reported: a restore of a report
     #: voided before it counted gives its opponent a fresh period to answer (issue 31)
     pending_since: datetime | None = None
+    #: an attempt at a problem (``tactics``): the seconds it took, and the answer typed (None:
+    #: the time ran out)
+    seconds: float | None = None
+    answer: str | None = None
 
     @property
     def counts(self) -> bool:
@@ -135,6 +141,38 @@ class Membership:
     at: datetime
     #: the event whose rating period it belongs to (imported histories), if any
     event: str | None = None
+    #: the rating a join starts from, when it is given (a rated problem's)
+    rating: float | None = None
+
+
+@dataclass(slots=True)
+class Problem:
+    """A rated problem of a ``tactics`` ladder (seed 004). ``id`` is its event's id, which is
+    also the id of the member record it is rated under; ``code`` is what people call it."""
+
+    id: int
+    ladder: str
+    code: str
+    prompt: str
+    answers: tuple[str, ...]
+    image: str | None
+    rating: float | None
+    added_at: datetime
+    #: when a scheduled post showed it to the group, and when a post showed its solution (from
+    #: then on it takes no attempts)
+    posted_at: datetime | None = None
+    revealed_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class Attempt:
+    """A member's one attempt at a problem: delivered at ``started_at``; ``game`` is the id of
+    the report that ended it (None while it is open)."""
+
+    member: int
+    problem: int
+    started_at: datetime
+    game: int | None = None
 
 
 @dataclass(slots=True)
@@ -156,6 +194,16 @@ class Ladder:
     #: the histories ``clubrating import`` appended, by fingerprint: when and from which file
     #: first
     imported: dict[str, tuple[datetime, str]] = field(default_factory=dict)
+    #: a ``tactics`` ladder's problems by their folded code, in the order they were added
+    problems: dict[str, Problem] = field(default_factory=dict)
+    #: every attempt at a problem, by (member id, problem id); the open ones by member id
+    attempts: dict[tuple[int, int], Attempt] = field(default_factory=dict)
+    open_attempts: dict[int, Attempt] = field(default_factory=dict)
+    #: the problem the latest scheduled post showed (its folded code), if any
+    posted: str | None = None
+
+    def problem(self, code: str) -> Problem | None:
+        return self.problems.get(code.casefold())
 
 
 #: a ladder's posting schedule unless its moderators set one: Mondays 09:00 (issue 6)
@@ -246,7 +294,8 @@ class ClubState:
         """The current members shown as ``name``, and those whose platform handle it is (case
         aside, and apostrophes: :func:`folded_name`): whom a typed name may mean."""
         wanted = folded_name(name)
-        current = [m for m in self.members.values() if m.id not in self.merged_into]
+        current = [m for m in self.members.values()
+                   if m.id not in self.merged_into and not m.problem]
         return ([m for m in current if folded_name(m.name) == wanted],
                 [m for m in current
                  if m.handle is not None and folded_name(m.handle) == wanted])
@@ -262,7 +311,7 @@ class ClubState:
         """The current members by the skeletons of their names and handles."""
         index: dict[str, Member] = {}
         for member in self.members.values():
-            if member.id in self.merged_into:
+            if member.id in self.merged_into or member.problem:
                 continue
             for shown in (member.name, member.handle):
                 if shown is not None:
@@ -388,6 +437,22 @@ class ClubState:
                 self.members[self.by_user[event.member]].handle = event.handle
             case events.LanguageChosen():
                 self.members[self.by_user[event.member]].language = event.language
+            case events.ProblemAdded():
+                self._on_problem_added(stored, event)
+            case events.AttemptStarted():
+                ladder = self.ladders[event.ladder]
+                problem = ladder.problems[event.problem.casefold()]
+                member = self.by_user[event.member]
+                attempt = Attempt(member, problem.id, stored.at)
+                ladder.attempts[(member, problem.id)] = attempt
+                ladder.open_attempts[member] = attempt
+            case events.PuzzlePosted():
+                ladder = self.ladders[event.ladder]
+                if event.revealed is not None:
+                    ladder.problems[event.revealed.casefold()].revealed_at = stored.at
+                if event.problem is not None:
+                    ladder.problems[event.problem.casefold()].posted_at = stored.at
+                ladder.posted = None if event.problem is None else event.problem.casefold()
             case events.ScheduleSet():
                 name, current = self._schedule_of(event.ladder)
                 self.schedules[name] = dataclasses.replace(
@@ -449,6 +514,20 @@ class ClubState:
             ladder.generation += 1
         ladder.settings = settings
 
+    def _on_problem_added(self, stored: StoredEvent, event: events.ProblemAdded) -> None:
+        """A problem is rated under a member record of its own (found by no typed name), which
+        joins its ladder with the rating it was given."""
+        user = events.problem_user(event.ladder, event.problem)
+        self.members[stored.id] = Member(stored.id, user, event.problem, None, stored.at,
+                                         problem=True)
+        self.by_user[user] = stored.id
+        rating = None if event.rating is None else float(event.rating)
+        ladder = self.ladders[event.ladder]
+        ladder.problems[event.problem.casefold()] = Problem(
+            stored.id, ladder.name, event.problem, event.prompt, tuple(event.answers),
+            event.image, rating, stored.at)
+        self._membership(stored, Kind.PLAYER_JOINED, ladder.name, stored.id, None, None, rating)
+
     def _on_member_registered(self, stored: StoredEvent, event: events.MemberRegistered) -> None:
         member = Member(
             id=stored.id,
@@ -464,14 +543,15 @@ class ClubState:
             self._membership(stored, Kind.PLAYER_JOINED, event.ladder, member.id, None, None)
 
     def _membership(self, stored: StoredEvent, kind: Kind, ladder_name: str, member: int,
-                    tournament: str | None, played_at: str | None) -> None:
+                    tournament: str | None, played_at: str | None,
+                    rating: float | None = None) -> None:
         ladder = self.ladders[ladder_name]
         ladder.inputs.append(("member", len(ladder.membership)))
         # An imported history keeps its own dates; a change made in the chat happens now.
         ladder.membership.append(Membership(
             stored.id, kind, member,
             stored.at if played_at is None else datetime.fromisoformat(played_at),
-            None if tournament is None else tournament.casefold(),
+            None if tournament is None else tournament.casefold(), rating,
         ))
 
     def _on_game_reported(self, stored: StoredEvent, event: events.GameReported) -> None:
@@ -494,12 +574,19 @@ class ClubState:
             reported_by=None if reporter is None else self.by_user.get(reporter),
             status=GameStatus.CONFIRMED if direct else GameStatus.PENDING,
             seq=stored.id if direct else None,
+            seconds=None if event.seconds is None else float(event.seconds),
+            answer=event.answer,
         )
         self.games[stored.id] = record
         if direct:
             ladder.inputs.append(("game", stored.id))
         else:
             self.open_reports[stored.id] = record
+        if event.seconds is not None:  # an attempt at a problem ends
+            attempt = ladder.attempts.get((record.player_a, record.player_b))
+            if attempt is not None and attempt.game is None:
+                attempt.game = stored.id
+                ladder.open_attempts.pop(attempt.member, None)
 
     def game(self, game_id: int) -> GameRecord | None:
         """A game by its event id."""
@@ -580,9 +667,13 @@ def latest_played(state: ClubState, games: Iterable[GameRecord]) -> dict[int, da
 
 
 def note_played(state: ClubState, latest: dict[int, datetime], game: GameRecord) -> None:
-    """Move ``game``'s players' latest dates in ``latest`` forward to its date (never back)."""
+    """Move ``game``'s players' latest dates in ``latest`` forward to its date (never back); a
+    problem (``tactics``) is no player whom inactivity retires, and has none."""
     for player in (game.player_a, game.player_b):
-        member = state.member(player).id
+        record = state.member(player)
+        if record.problem:
+            continue
+        member = record.id
         before = latest.get(member)
         if before is None or game.played_at > before:
             latest[member] = game.played_at

@@ -350,26 +350,34 @@ def profile(club: Club, ladder: Ladder, member: Member) -> Profile:
 def board(club: Club, ladder: Ladder) -> Leaderboard:
     """The ladder's ranking now."""
     return standings(ladder.name, ratings(club, ladder), system_of(club, ladder),
-                     lambda key: club.state.member(member_of_key(key)).name,
+                     lambda key: person_named(club.state, key),
                      ladder.settings.hide_provisional)
 
 
+def person_named(state: ClubState, key: str) -> str | None:
+    """The name of the member an engine key rates, None when it rates a problem (``tactics``
+    rates problems like members: they are no people, and rank on a board of their own)."""
+    member = state.member(member_of_key(key))
+    return None if member.problem else member.name
+
+
 def standings(
-    ladder: str, final: Checkpoint, system: RatingSystem, name_of: Callable[[str], str],
+    ladder: str, final: Checkpoint, system: RatingSystem, name_of: Callable[[str], str | None],
     hide_provisional: bool,
 ) -> Leaderboard:
-    """The ranking of ``final``'s active players (``name_of`` an engine key), best first;
-    provisional ones left out and counted when the ladder hides them."""
+    """The ranking of ``final``'s active players (``name_of`` an engine key; None: no person,
+    left out), best first; provisional ones left out and counted when the ladder hides them."""
     rows: list[tuple[float, str, PlayerState]] = []
     hidden = 0
     for key, state in final.players.items():
-        if state.status != "active":
+        name = name_of(key)
+        if state.status != "active" or name is None:
             continue
         provisional = system.is_provisional(state)
         if provisional and hide_provisional:
             hidden += 1
             continue
-        rows.append((state.rating, name_of(key), state))
+        rows.append((state.rating, name, state))
     rows.sort(key=lambda row: (-row[0], row[1].casefold()))
     ranked = [
         Standing(rank, name, state.rating, system.is_provisional(state),

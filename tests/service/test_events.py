@@ -126,6 +126,24 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     # /set mylanguage LANG, and off (issue 33)
     ("language_chosen", {"member": "tg:42", "language": "ru"}),
     ("language_chosen", {"member": "tg:42", "language": None}),
+    # rated problems: /puzzle add (with and without a picture and a rating), /puzzle, /answer,
+    # an attempt's end by time, the scheduled puzzle post
+    ("problem_added", {"ladder": "puzzles", "problem": "p1", "prompt": "White to move",
+                       "answers": ["Qh7", "Qh7#"], "image": None, "rating": None}),
+    ("problem_added", {"ladder": "puzzles", "problem": "p2", "prompt": "Mate in 2",
+                       "answers": ["Rd8"], "image": "3f2a.png", "rating": 1800.0}),
+    ("attempt_started", {"ladder": "puzzles", "problem": "p1", "member": "tg:42"}),
+    ("game_reported", {"ladder": "puzzles", "player_a": "tg:42",
+                       "player_b": "problem:puzzles:p1", "score_a": 1.0, "handicap": 0.0,
+                       "colour": None, "event": None, "played_at": "2026-11-20T10:00:12",
+                       "reported_by": "tg:42", "direct": True, "seconds": 12.0,
+                       "answer": "qh7"}),
+    ("game_reported", {"ladder": "puzzles", "player_a": "tg:42",
+                       "player_b": "problem:puzzles:p1", "score_a": 0.0, "handicap": 0.0,
+                       "colour": None, "event": None, "played_at": "2026-11-20T10:30:00",
+                       "reported_by": None, "direct": True, "seconds": 1800.0}),
+    ("puzzle_posted", {"ladder": "puzzles", "problem": "p2", "revealed": "p1"}),
+    ("puzzle_posted", {"ladder": "puzzles", "problem": None, "revealed": "p2"}),
 ]
 
 

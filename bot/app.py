@@ -37,6 +37,7 @@ from .service.clock import SystemClock
 from .service.club import ClubService
 from .storage.backends import describe, open_repository
 from .storage.errors import DatabaseUnavailable
+from .storage.pictures import PictureStore
 from .storage.repository import Repository
 
 if TYPE_CHECKING:
@@ -191,7 +192,8 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
     it. The heartbeat's file says which platforms are served from the start, and is gone once
     the bot stopped."""
     publishers = {front.platform: front.publisher for front in front_ends}
-    scheduler = PostScheduler(service, repository, publishers, SystemClock(), ChatPosts())
+    scheduler = PostScheduler(service, repository, publishers, SystemClock(), ChatPosts(),
+                              store=PictureStore(settings.data_dir))
     heartbeat.start(publishers)
     async with contextlib.AsyncExitStack() as running:
         running.callback(heartbeat.stop)
@@ -270,7 +272,7 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
     interactive = sys.stdin.isatty()
     posts = ConsolePublisher(sys.stdout)
     scheduler = PostScheduler(service, repository, {"console": posts}, SystemClock(),
-                              ChatPosts())
+                              ChatPosts(), store=PictureStore(settings.data_dir))
     heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
     heartbeat.start(())
     if interactive:

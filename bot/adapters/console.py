@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -20,7 +21,7 @@ from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Words
-from bot.scheduling.publishing import Picture
+from bot.scheduling.publishing import Button, Picture
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Preview
@@ -176,8 +177,13 @@ class ConsolePublisher:
         #: then starts on a line of its own and the prompt is shown again after it
         self.waiting: str | None = None
 
-    async def publish(self, chat_id: str, message: str, picture: Picture | None = None) -> None:
+    async def publish(self, chat_id: str, message: str, picture: Picture | None = None,
+                      buttons: Sequence[Button] = ()) -> None:
+        """Print a post; its buttons as their labels in brackets (the console has no buttons:
+        ``/puzzle`` does what "Solve privately" does)."""
         lines = [message]
+        if buttons:
+            lines.append("  ".join(f"[{button.label}]" for button in buttons))
         if picture is not None:
             path = (self._folder or Path.cwd()) / picture.filename
             await asyncio.to_thread(path.write_bytes, picture.png)

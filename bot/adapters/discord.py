@@ -49,7 +49,7 @@ from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Pointed, Words
 from bot.errors import ConfigError, StartupError
-from bot.scheduling.publishing import Picture, PostRefused
+from bot.scheduling.publishing import Button, Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
@@ -466,7 +466,8 @@ class DiscordPublisher:
                 return channel
         raise LookupError(f"no channel of guild {chat_id} where the bot may write")
 
-    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
+                      buttons: Sequence[Button] = ()) -> None:
         try:
             await self._publish(chat_id, text, picture)
         except (LookupError, discord.Forbidden, discord.NotFound) as refused:

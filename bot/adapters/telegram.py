@@ -15,7 +15,7 @@ import html
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -66,7 +66,7 @@ from bot.chat.presenter import cut, render
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Pointed, Words
 from bot.errors import ConfigError, StartupError
-from bot.scheduling.publishing import Picture, PostRefused
+from bot.scheduling.publishing import Button, Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.identity import UserRef
 from bot.service.results import (
@@ -539,7 +539,8 @@ class TelegramPublisher:
     def __init__(self, bot: Bot) -> None:
         self._bot = bot
 
-    async def publish(self, chat_id: str, message: str, picture: Picture | None = None) -> None:
+    async def publish(self, chat_id: str, message: str, picture: Picture | None = None,
+                      buttons: Sequence[Button] = ()) -> None:
         try:
             await self._publish(chat_id, message, picture)
         except Forbidden as refused:  # removed from the chat, blocked, no right to post

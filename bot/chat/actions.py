@@ -43,7 +43,8 @@ PAGE = 20
 #: contain ":"), then the game, challenge, claim, action, member or page number. Discord's
 #: template for the custom ids of old messages too, so it only grows; a chat's data not matching
 #: it is not ours.
-ID_PATTERN = r"(?P<kind>[gcxtkumsp]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)(?P<ref>[0-9]{1,18})"
+ID_PATTERN = (r"(?P<kind>[gcxtkumsp]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)"
+              r"(?P<ref>[0-9]{1,18})")
 _ID = re.compile(ID_PATTERN)
 
 

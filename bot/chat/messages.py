@@ -391,6 +391,14 @@ MESSAGES: dict[str, str] = {
     "said_game_recorded_draw": "{who} recorded game #{game} on {ladder}: {a} drew with "
                                "{b}{extra}",
     "said_game_confirmed": "{who} confirmed game #{game}",
+    "said_attempt_solved": "{member} solved {problem} on {ladder} in {seconds} s (game #{game})",
+    "said_attempt_failed": "{member} did not solve {problem} on {ladder} ({seconds} s, game "
+                           "#{game})",
+    "said_problem_added": "{who} added the problem {problem} to {ladder}",
+    "said_attempt_started": "{problem} of {ladder} was sent to {member}",
+    "said_puzzle_posted": "the {ladder} post showed {what}",
+    "part_puzzle_shown": "the problem {problem}",
+    "part_solution_shown": "the solution of {problem}",
     "said_game_auto_confirmed": "game #{game} counted by itself",
     "said_game_disputed": "{who} disputed game #{game}",
     "said_game_withdrawn": "{who} withdrew game #{game}",

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from bot.chat.actions import actions_for
 from bot.chat.language import writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import render
-from bot.scheduling.publishing import Picture
-from bot.service.results import Digest, Leaderboard, Notice
+from bot.scheduling.publishing import Button, Picture
+from bot.service.results import Digest, Leaderboard, Notice, PuzzlePost
 
 
 class ChatPosts:
@@ -19,6 +20,14 @@ class ChatPosts:
     def digest(self, digest: Digest, language: str | None) -> str:
         with writing_in(language):
             return render(digest)
+
+    def puzzle(self, post: PuzzlePost, club_chat: str, language: str | None
+               ) -> tuple[str, list[Button]]:
+        """A puzzle ladder's post, and its button to solve the new problem privately."""
+        with writing_in(language):
+            buttons = [Button(text(action.label), action.id, club_chat)
+                       for row in actions_for(post) for action in row]
+            return render(post), buttons
 
     def announcements(self, notices: Sequence[Notice], language: str | None) -> str:
         with writing_in(language):

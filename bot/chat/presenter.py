@@ -15,8 +15,8 @@ from bot.chat.messages import text
 from bot.service import evaluating
 from bot.service.errors import Refusal
 from bot.service.results import (
-    Audit,
     AttemptResult,
+    Audit,
     AuditLine,
     Digest,
     Evaluation,
@@ -445,7 +445,7 @@ def _(answer: Digest) -> str:
     return "\n".join(lines)
 
 
-# -- rated puzzles ----------------------------------------------------------------------------------
+# -- rated puzzles ---------------------------------------------------------------------------------
 
 
 def _card(card: ProblemCard, key: str) -> str:

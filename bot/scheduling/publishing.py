@@ -8,6 +8,7 @@ platform, so the scheduler knows nothing about any chat platform.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -19,6 +20,17 @@ class Picture:
     png: bytes
     filename: str
     caption: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A button under a post: its label, the id of the action a press runs
+    (:mod:`bot.chat.actions`), and the club's own chat it acts for (a post may go into another
+    chat, and a button that opens a private chat names the club)."""
+
+    label: str
+    action: str
+    club_chat: str
 
 
 class PostRefused(Exception):
@@ -33,4 +45,5 @@ class Publisher(Protocol):
 
     platform: str
 
-    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None: ...
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
+                      buttons: Sequence[Button] = ()) -> None: ...

@@ -29,13 +29,14 @@ from apscheduler.job import Job  # type: ignore[import-untyped]
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
-from bot.scheduling.publishing import Picture, PostRefused, Publisher
+from bot.scheduling.publishing import Button, Picture, PostRefused, Publisher
 from bot.service.clock import Clock
 from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.reasons import automatic
-from bot.service.results import Digest, Notice
+from bot.service.results import Digest, Notice, PuzzlePost
 from bot.service.schedules import Plan, due_post, previous_post
+from bot.storage.pictures import PictureStore
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,9 @@ class PostWords(Protocol):
 
     def announcements(self, notices: Sequence[Notice], language: str | None) -> str: ...
 
+    def puzzle(self, post: PuzzlePost, club_chat: str, language: str | None
+               ) -> tuple[str, list[Button]]: ...
+
     def paused(self, ladder: str, platform: str, channel: str, reason: str,
                language: str | None) -> str: ...
 
@@ -81,6 +85,7 @@ class PostScheduler:
         attempts: int = ATTEMPTS,
         backoff_seconds: float = BACKOFF_SECONDS,
         pictures: bool = True,
+        store: PictureStore | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.service = service
@@ -93,6 +98,8 @@ class PostScheduler:
         self.words = words
         #: the posts carry their leaderboard card
         self.pictures = pictures
+        #: where problems' pictures are kept (None: puzzle posts go without them)
+        self.store = store
         self.sleep = sleep
         self.plans: dict[tuple[int, str], Plan] = {}
         #: per ladder, the latest scheduled time already claimed (here or by another process)
@@ -222,7 +229,11 @@ class PostScheduler:
 
     async def _post(self, plan: Plan, when: datetime) -> None:
         """Make the claimed post: the digest since the previous scheduled time, with the
-        leaderboard card when pictures are on, in the club's language."""
+        leaderboard card when pictures are on, in the club's language; a puzzle ladder's
+        :meth:`_puzzle`."""
+        if plan.puzzles:
+            await self._puzzle(plan)
+            return
         try:
             language = await self.service.language(plan.platform, plan.chat_id)
             since = previous_post(plan, when) or plan.since
@@ -251,14 +262,43 @@ class PostScheduler:
         except PostRefused as refused:
             await self._refused(plan, refused)
 
+    async def _puzzle(self, plan: Plan) -> None:
+        """A puzzle ladder's post: the last problem's solution and the next problem, with its
+        picture and a button to solve it privately."""
+        try:
+            language = await self.service.language(plan.platform, plan.chat_id)
+            caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
+                            moderator=True)
+            post = await self.service.puzzle_post(caller, plan.ladder)
+            if post is None:
+                log.info("post of %s:%s %s: no problem to post", plan.platform, plan.chat_id,
+                         plan.ladder)
+                return
+            message, buttons = self.words.puzzle(post, plan.chat_id, language)
+            picture = None
+            if post.card is not None and post.card.image and self.store is not None:
+                try:
+                    picture = Picture(self.store.read(post.card.image), post.card.image)
+                except OSError:
+                    log.warning("post of %s:%s %s: the picture of %s is missing; text only",
+                                plan.platform, plan.chat_id, plan.ladder, post.card.problem)
+        except Exception:
+            log.exception("puzzle post of %s:%s %s failed", plan.platform, plan.chat_id,
+                          plan.ladder)
+            return
+        try:
+            await self._send(plan.platform, plan.target, message, picture, buttons)
+        except PostRefused as refused:
+            await self._refused(plan, refused)
+
     async def _send(self, platform: str, chat_id: str, message: str,
-                    picture: Picture | None) -> None:
+                    picture: Picture | None, buttons: Sequence[Button] = ()) -> None:
         """Publish, retrying with exponential backoff; a failure is logged, not raised, except
         the platform's refusal for good (:class:`PostRefused`), which no retry mends."""
         publisher = self.publishers[platform]
         for attempt in range(1, self.attempts + 1):
             try:
-                await publisher.publish(chat_id, message, picture)
+                await publisher.publish(chat_id, message, picture, buttons)
                 return
             except PostRefused:
                 raise

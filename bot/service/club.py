@@ -29,8 +29,9 @@ from . import schedules as sched
 from .challenges import MAX_OPEN_CHALLENGES
 from .clock import Clock
 from .corrections import Corrections
-from .identity import Caller, Who
 from .errors import Refusal
+from .ladder_settings import PUZZLE_SYSTEM
+from .identity import Caller, Who
 from .moderation import Correction
 from .results import (
     AttemptResult,
@@ -384,6 +385,20 @@ class ClubService:
             except Refusal:
                 return None
         return await self._session.look(caller, look)
+
+    async def puzzle_chats(self, platform: str, user: str) -> list[tuple[str, bool]]:
+        """The chats of ``user``'s clubs that have a puzzle ladder, each with whether the user
+        has an attempt open there: which club a private chat's /puzzle or /answer is for."""
+        found = []
+        for _, _, chat, state in await self._session.each_club(platform):
+            member = state.member_of_user(user)
+            if member is None:
+                continue
+            ladders = [lad for lad in state.ladders.values()
+                       if lad.settings.system == PUZZLE_SYSTEM]
+            if ladders:
+                found.append((chat, any(member.id in lad.open_attempts for lad in ladders)))
+        return found
 
     async def puzzle_post(self, caller: Caller, ladder: str) -> PuzzlePost | None:
         """A puzzle ladder's scheduled post (see :func:`bot.service.puzzles.post`)."""

@@ -441,6 +441,13 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
         case ev.ChallengeAccepted(challenge) | ev.ChallengeDeclined(challenge) \
                 | ev.ChallengeWithdrawn(challenge):
             params = {"challenge": state.number_of[challenge]}
+        case ev.GameReported(ladder=ladder, player_a=a, player_b=b, score_a=score_a,
+                             seconds=seconds) if seconds is not None:
+            # an attempt at a problem: the time it took, and the problem by its id
+            params = {"game": state.number_of[stored.id], "ladder": ladder,
+                      "member": _name(state, a), "problem": _name(state, b),
+                      "seconds": f"{seconds:g}"}
+            key = "said_attempt_solved" if score_a == 1.0 else "said_attempt_failed"
         case ev.GameReported(ladder, a, b, score_a, handicap, colour, event_name, _, _, direct):
             # the winner first, as a game's line says it
             first, second = (b, a) if score_a == 0.0 else (a, b)
@@ -513,6 +520,17 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
                       "language": language or Notice("part_app_language")}
         case ev.HandleChanged(member, handle):
             params = {"member": _name(state, member), "handle": handle}
+        case ev.ProblemAdded(ladder, problem):  # never its answers: /audit is read in the group
+            params = {"ladder": ladder, "problem": problem}
+        case ev.AttemptStarted(ladder, problem, member):
+            params = {"ladder": ladder, "problem": problem, "member": _name(state, member)}
+        case ev.PuzzlePosted(ladder, problem, revealed):
+            parts = []
+            if problem:
+                parts.append(Notice("part_puzzle_shown", {"problem": problem}))
+            if revealed:
+                parts.append(Notice("part_solution_shown", {"problem": revealed}))
+            params = {"ladder": ladder, "what": _joined("list_separator", parts)}
         case _:
             assert_never(event)
     return Notice(key, {"who": who, **params})

@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
 
 from .errors import Refusal
+from .ladder_settings import PUZZLE_SYSTEM
 from .ladder_settings import check_timezone as check_timezone  # the zone setting's reader
 from .state import DEFAULT_TIMEZONE, ClubState, Ladder
 
@@ -175,6 +176,8 @@ class Plan:
     size: int
     #: posts are due only after this time (the schedule set, resumed, or the ladder created)
     since: datetime | None
+    #: the ladder rates problems: its post is a puzzle (the last one's solution, a new one)
+    puzzles: bool = False
 
     @property
     def key(self) -> tuple[int, str]:
@@ -202,7 +205,7 @@ def plans_of(club_id: int, platform: str, chat_id: str, state: ClubState) -> lis
         plans.append(Plan(
             club_id, platform, chat_id, ladder.name, schedule.cron,
             timezone_of(ladder, schedule.timezone), schedule.channel, schedule.paused,
-            schedule.size, schedule.since,
+            schedule.size, schedule.since, ladder.settings.system == PUZZLE_SYSTEM,
         ))
     return plans
 

@@ -1,5 +1,6 @@
 """A fake Discord on 127.0.0.1 for tests: the REST API and the gateway that a real discord.py
-client needs, and the members' side (slash commands, button clicks).
+client needs, the CDN serving attachments, and the members' side (slash commands, with files
+too, button clicks, forms filled in).
 
     async with FakeDiscord() as dc:
         discord.http.Route.BASE = dc.api_base
@@ -9,13 +10,17 @@ client needs, and the members' side (slash commands, button clicks).
         await client.start(TOKEN)                      # (in a task)
         await dc.command(club, alice, "register")
         answer = await dc.output()                     # the bot's response
+        await dc.command(club, alice, "puzzle", {"image": dc.attachment("p.png", b"...")})
+        form = await dc.output()                       # kind "modal": the bot opened one
+        await dc.submit_modal(club, alice, form, {"answer": "e4"})
 
 What it checks as Discord does (a 400 "Invalid Form Body", noted in ``errors``): message content
 up to 2,000 characters, embed title 256, description 4,096, all embeds of a message 6,000, at
-most 10 embeds, 5 rows of 5 buttons, custom ids up to 100 characters, labels up to 80; an
-interaction answered twice ("already acknowledged", 40060); command names and descriptions when
-the command tree is synced. discord.py only parses answers whose Content-Type is exactly
-``application/json``, so every answer is sent that way.
+most 10 embeds, 5 rows of 5 buttons, custom ids up to 100 characters, labels up to 80; a
+modal's title up to 45 characters and 1 to 5 components; an interaction answered twice
+("already acknowledged", 40060); command names and descriptions when the command tree is
+synced. discord.py only parses answers whose Content-Type is exactly ``application/json``, so
+every answer is sent that way.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ import asyncio
 import contextlib
 import itertools
 import json
+import mimetypes
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import WSMsgType, web
 
@@ -43,6 +50,9 @@ ADMINISTRATOR = 1 << 3
 MEMBER_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES
 #: option types of application commands
 SUB_COMMAND, SUB_COMMAND_GROUP, STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE = range(1, 9)
+ATTACHMENT = 11
+#: component types: the layouts a modal's inputs sit in and the inputs
+ACTION_ROW, STRING_SELECT, TEXT_INPUT, TEXT_DISPLAY, LABEL = 1, 3, 4, 10, 18
 EPHEMERAL = 1 << 6
 _NAME = re.compile(r"^[-_\w]{1,32}$")
 _STAMP = "2024-03-01T19:00:00+00:00"
@@ -152,17 +162,71 @@ class Guild:
         }
 
 
+@dataclass(frozen=True)
+class Attachment:
+    """A file a member uploads with a slash command (an ATTACHMENT option), which the fake's
+    CDN serves at ``url`` and ``proxy_url``."""
+
+    id: int
+    filename: str
+    data: bytes
+    content_type: str | None
+    url: str
+    proxy_url: str
+
+    def payload(self) -> dict[str, Any]:
+        width_height = _png_size(self.data)
+        size = {"width": width_height[0], "height": width_height[1]} if width_height else {}
+        return {"id": str(self.id), "filename": self.filename, "size": len(self.data),
+                "url": self.url, "proxy_url": self.proxy_url,
+                "content_type": self.content_type, "ephemeral": True} | size
+
+
+@dataclass(frozen=True)
+class ModalInput:
+    """One input of a modal: a text input (type 4) or a string select (type 3)."""
+
+    custom_id: str
+    label: str  # the text input's own label, or that of the Label it sits in
+    type: int = TEXT_INPUT
+    style: int = 1  # 1 short, 2 paragraph
+    required: bool = True
+    value: str | None = None  # prefilled
+    placeholder: str | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    options: tuple[str, ...] = ()  # a select's values
+
+
+@dataclass
+class ShownModal:
+    """A modal (a form) the bot opened in answer to an interaction (callback type 9)."""
+
+    interaction_id: int
+    custom_id: str
+    title: str
+    inputs: list[ModalInput]
+    components: list[dict[str, Any]]  # as the bot sent them: action rows, labels, texts
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Each input's custom_id and label."""
+        return {i.custom_id: i.label for i in self.inputs}
+
+
 @dataclass
 class Output:
     """Something the bot said: an interaction's answer, an edit of the message whose button
-    was pressed, a follow-up, or a post in a channel."""
+    was pressed, a follow-up, a post in a channel, or a modal it opened."""
 
-    kind: str  # "reply" | "update" | "followup" | "post" | "autocomplete"
+    kind: str  # "reply" | "update" | "followup" | "post" | "autocomplete" | "modal"
     message: dict[str, Any]
     interaction_id: int | None = None
+    #: the files sent with it, (filename, bytes), as uploaded
     files: list[tuple[str, bytes]] = field(default_factory=list)
     allowed_mentions: dict[str, Any] | None = None
     choices: list[dict[str, Any]] = field(default_factory=list)
+    modal: ShownModal | None = None  # kind "modal"
 
     @property
     def message_id(self) -> int:
@@ -195,6 +259,13 @@ class Output:
                 for row in self.message.get("components") or []]
 
 
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    """A PNG's width and height, from its IHDR chunk (None: no PNG)."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return None
+
+
 def unescape(shown: str) -> str:
     shown = re.sub(r"```\n?", "", shown).replace("\u200b", "")
     return re.sub(r"\\([\\*_`~|>#\-\[\]()<:])", r"\1", shown).strip("\n")
@@ -211,6 +282,8 @@ class FakeDiscord:
         self.app = web.Application(client_max_size=32 * 1024 * 1024)
         self.app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
         self.app.router.add_get("/gateway", self._gateway)
+        for cdn in ("/attachments/", "/ephemeral-attachments/", "/media/"):
+            self.app.router.add_get(cdn + "{path:.+}", self._cdn)
         self._runner: web.AppRunner | None = None
         self.port = 0
         self._ids = itertools.count(1_000_000_000_000_000_000)
@@ -224,6 +297,10 @@ class FakeDiscord:
         self.interactions: dict[int, dict[str, Any]] = {}
         self.answered: set[int] = set()
         self.log: list[Output] = []
+        #: every modal the bot opened, in order
+        self.modals: list[ShownModal] = []
+        #: what the CDN serves, by path
+        self.cdn: dict[str, bytes] = {}
         self._outputs: asyncio.Queue[Output] = asyncio.Queue()
         #: (status, method, path, body) of every answer that was not a success
         self.errors: list[tuple[int, str, str, Any]] = []
@@ -241,11 +318,8 @@ class FakeDiscord:
     async def __aenter__(self) -> FakeDiscord:
         self._runner = web.AppRunner(self.app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self.port = int(self._runner.addresses[0][1])
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -300,6 +374,23 @@ class FakeDiscord:
         guild.members[user.id] = member
         return member
 
+    def attachment(self, filename: str, data: bytes, content_type: str | None = None
+                   ) -> Attachment:
+        """A file a member uploads, to give as an ATTACHMENT option of ``command``: served by
+        the fake's CDN (``discord.Attachment.read()`` gets exactly ``data``). ``content_type``
+        is guessed from the file name unless given."""
+        assert self.port, "the fake serves files once started (async with FakeDiscord())"
+        content_type = content_type or mimetypes.guess_type(filename)[0]
+        attachment_id = self.next_id()
+        url = self._serve(f"/ephemeral-attachments/{attachment_id}/{filename}", data)
+        proxy = self._serve(f"/media/ephemeral-attachments/{attachment_id}/{filename}", data)
+        return Attachment(attachment_id, filename, data, content_type, url, proxy)
+
+    def _serve(self, path: str, data: bytes) -> str:
+        """The CDN serves ``data`` at ``path`` from now on; returns its URL."""
+        self.cdn[path] = data
+        return self.url + quote(path)
+
     # -- what members do --------------------------------------------------------------------------
 
     def _synced(self, guild: Guild, name: str) -> dict[str, Any]:
@@ -332,6 +423,10 @@ class FakeDiscord:
                 value = str(value.id)
             elif kind == INTEGER:
                 value = int(value)
+            elif kind == ATTACHMENT:
+                assert isinstance(value, Attachment), f"{name}: make it with dc.attachment()"
+                resolved.setdefault("attachments", {})[str(value.id)] = value.payload()
+                value = str(value.id)
             options.append({"name": name, "type": kind, "value": value})
         missing = [o["name"] for o in schema if o.get("required") and o["name"] not in values]
         if missing:
@@ -359,9 +454,17 @@ class FakeDiscord:
         return payload
 
     async def command(self, guild: Guild, speaker: Member, name: str,
-                      subcommand: str | None = None, /, **values: Any) -> int:
+                      subcommand: str | dict[str, Any] | None = None,
+                      given: dict[str, Any] | None = None, /, **values: Any) -> int:
         """``speaker`` runs ``/name [subcommand] option:value ...``; returns the interaction id.
-        Members (``User`` options) are given as ``Member``s, roles as ``Role``s."""
+        Options are given as keywords or a dict (``given``, or in place of ``subcommand``).
+        Members (``User`` options) are given as ``Member``s, roles as ``Role``s, files
+        (``Attachment`` options) as ``dc.attachment(...)``: the option's value is then the
+        attachment's id and the attachment is in ``data.resolved.attachments``, as Discord
+        sends it."""
+        if isinstance(subcommand, dict):
+            subcommand, given = None, subcommand
+        values = (given or {}) | values
         synced = self._synced(guild, name)
         resolved: dict[str, dict[str, Any]] = {}
         schema = synced.get("options", [])
@@ -415,6 +518,55 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return int(payload["id"])
 
+    async def submit_modal(self, guild: Guild, member: Member, modal: ShownModal | Output | str,
+                           values: dict[str, str | list[str]] | None = None, /,
+                           **typed: str | list[str]) -> int:
+        """``member`` fills in a modal the bot opened (the record, its output, or its custom_id:
+        the latest opened with it) and submits it; returns the interaction id. ``values``: what
+        they typed, by input custom_id (a select's: a list); the others are sent as prefilled
+        (or empty). As Discord's client, it refuses a required input left empty and a value
+        outside an input's lengths. The submit (type 5) comes in the modal's layout, each input
+        as ``{type, custom_id, value}`` (a select: ``values``), with the message whose button
+        opened the modal, if any."""
+        shown = self._modal(modal)
+        given = (values or {}) | typed
+        known = {i.custom_id: i for i in shown.inputs}
+        unknown = sorted(set(given) - set(known))
+        assert not unknown, f"the modal has no input {unknown} (it has {sorted(known)})"
+        submitted = {key: self._typed(entry, given.get(key)) for key, entry in known.items()}
+        data = {"custom_id": shown.custom_id,
+                "components": _submitted(shown.components, submitted)}
+        opened = self.interactions[shown.interaction_id]
+        payload = self._interaction(5, guild, member, data, opened.get("message"))
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return int(payload["id"])
+
+    def _modal(self, modal: ShownModal | Output | str) -> ShownModal:
+        if isinstance(modal, Output):
+            assert modal.modal is not None, f"a {modal.kind!r} output, not a modal"
+            return modal.modal
+        if isinstance(modal, str):
+            shown = [m for m in self.modals if m.custom_id == modal]
+            assert shown, f"the bot opened no modal {modal!r}"
+            return shown[-1]
+        return modal
+
+    @staticmethod
+    def _typed(entry: ModalInput, value: str | list[str] | None) -> str | list[str]:
+        """What the member's client submits for ``entry`` (``value``: what they typed)."""
+        if entry.type != TEXT_INPUT:
+            chosen = list(value or [])
+            assert set(chosen) <= set(entry.options), f"{entry.custom_id}: no option {chosen}"
+            assert chosen or not entry.required, f"{entry.custom_id} is required"
+            return chosen
+        assert not isinstance(value, list), f"{entry.custom_id} is a text input: type a str"
+        text = (entry.value or "") if value is None else value
+        assert text or not entry.required, f"{entry.custom_id} is required"
+        low, high = entry.min_length or 0, entry.max_length or 4000
+        assert not text or low <= len(text) <= high, (
+            f"{entry.custom_id}: {len(text)} characters, not {low} to {high}")
+        return text
+
     async def redeliver(self, interaction_id: int) -> None:
         """The gateway sends an interaction a second time (as after a resumed session)."""
         await self.dispatch("INTERACTION_CREATE", self.interactions[interaction_id])
@@ -466,6 +618,15 @@ class FakeDiscord:
             if ws in self._sockets:
                 self._sockets.remove(ws)
         return ws
+
+    # -- the CDN --------------------------------------------------------------------------------
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        data = self.cdn.get(request.path)
+        if data is None:
+            return web.Response(status=404, text="404: Not Found")
+        content_type = mimetypes.guess_type(request.path)[0] or "application/octet-stream"
+        return web.Response(body=data, content_type=content_type)
 
     async def _ready(self, ws: web.WebSocketResponse) -> None:
         await self._send(ws, {"op": 0, "t": "READY", "d": {
@@ -544,8 +705,8 @@ class FakeDiscord:
         if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
             return self._post(request, int(parts[1]), body, files)
         if method == "GET" and parts[0] == "channels" and len(parts) == 2:
-            for guild in self.guilds.values():
-                for channel in guild.channels:
+            for server in self.guilds.values():
+                for channel in server.channels:
                     if channel.id == int(parts[1]):
                         return self._json(channel.payload())
         return self._error(request, 404, 0, f"404: Not Found ({method} {path})")
@@ -580,11 +741,14 @@ class FakeDiscord:
         if problem:
             return self._error(request, 400, 50035, f"Invalid Form Body: {problem}", data)
         message_id = self.next_id()
-        attachments = [{"id": str(self.next_id()), "filename": name, "size": len(content),
-                        "url": f"{self.url}/attachments/{message_id}/{name}",
-                        "proxy_url": f"{self.url}/attachments/{message_id}/{name}",
-                        "content_type": "image/png" if name.endswith(".png") else None}
-                       for name, content in files]
+        attachments = []
+        for name, content in files:  # served as Discord's CDN serves them
+            attachment_id = self.next_id()
+            path = f"/attachments/{channel_id}/{attachment_id}/{name}"
+            attachments.append({"id": str(attachment_id), "filename": name, "size": len(content),
+                                "url": self._serve(path, content),
+                                "proxy_url": self._serve(f"/media{path}", content),
+                                "content_type": mimetypes.guess_type(name)[0]})
         message = {
             "id": str(message_id), "channel_id": str(channel_id), "type": 0,
             "content": data.get("content") or "", "author": self.bot.payload(),
@@ -621,17 +785,23 @@ class FakeDiscord:
                                 "response_message_ephemeral": bool(
                                     (data.get("flags") or 0) & EPHEMERAL)}
         mentions = data.get("allowed_mentions")
+        message: dict[str, Any]
         if kind == 4:  # a message answering the interaction
-            message = self._message(request, channel, data, files, interaction=interaction_id)
-            if isinstance(message, web.Response):
-                return message
+            posted = self._message(request, channel, data, files, interaction=interaction_id)
+            if isinstance(posted, web.Response):
+                return posted
+            message = posted
             self.answered.add(interaction_id)
             self._record(Output("reply", message, interaction_id, files, mentions))
         elif kind == 7:  # the message whose button was pressed, edited
-            old = interaction["message"]
-            message = self._edit(int(old["id"]), data, files)
-            if isinstance(message, str):
-                return self._error(request, 400, 50035, f"Invalid Form Body: {message}", data)
+            old = interaction.get("message")
+            if old is None:
+                return self._error(request, 400, 50035,
+                                   "Invalid Form Body: no message to update", data)
+            edited = self._edit(int(old["id"]), data, files)
+            if isinstance(edited, str):
+                return self._error(request, 400, 50035, f"Invalid Form Body: {edited}", data)
+            message = edited
             self.answered.add(interaction_id)
             self._record(Output("update", message, interaction_id, files, mentions))
         elif kind == 8:  # autocomplete choices
@@ -642,6 +812,17 @@ class FakeDiscord:
         elif kind in (5, 6):
             self.answered.add(interaction_id)
             return self._json({"interaction": info})
+        elif kind == 9:  # a modal
+            problem = _modal_problem(data) if interaction["type"] in (2, 3) else (
+                "a modal answers a slash command or a component only")
+            if problem:
+                return self._error(request, 400, 50035, f"Invalid Form Body: {problem}", data)
+            self.answered.add(interaction_id)
+            shown = ShownModal(interaction_id, data["custom_id"], data["title"],
+                               _inputs(data["components"]), data["components"])
+            self.modals.append(shown)
+            self._record(Output("modal", {"id": "0"}, interaction_id, modal=shown))
+            return self._json({"interaction": info, "resource": {"type": 9}})
         else:
             return self._error(request, 400, 50035, f"unknown callback type {kind}")
         info["response_message_id"] = message["id"]
@@ -734,6 +915,86 @@ def _message_problem(data: dict[str, Any]) -> str | None:
             if len(button.get("custom_id") or "") > 100 or len(button.get("label") or "") > 80:
                 return "custom_id or label too long"
     return None
+
+
+def _modal_problem(data: dict[str, Any]) -> str | None:
+    """What Discord would refuse in a modal (None: nothing)."""
+    if not 1 <= len(data.get("title") or "") <= 45:
+        return "modal title not 1 to 45 characters"
+    if not 1 <= len(data.get("custom_id") or "") <= 100:
+        return "modal custom_id not 1 to 100 characters"
+    components = data.get("components") or []
+    if not 1 <= len(components) <= 5:
+        return "not 1 to 5 components in a modal"
+    for component in components:
+        if component.get("type") == ACTION_ROW:
+            inner = component.get("components") or []
+            if len(inner) != 1 or inner[0].get("type") != TEXT_INPUT:
+                return "a modal's action row holds one text input"
+            if not 1 <= len(inner[0].get("label") or "") <= 45:
+                return "text input label not 1 to 45 characters"
+        elif component.get("type") == LABEL:
+            if not 1 <= len(component.get("label") or "") <= 45:
+                return "label not 1 to 45 characters"
+            inner = [component.get("component") or {}]
+        elif component.get("type") == TEXT_DISPLAY:
+            continue
+        else:
+            return f"component type {component.get('type')} in a modal"
+        for entry in inner:
+            if not 1 <= len(entry.get("custom_id") or "") <= 100:
+                return "input custom_id not 1 to 100 characters"
+            if entry.get("type") == TEXT_INPUT and (
+                    len(entry.get("value") or "") > 4000
+                    or len(entry.get("placeholder") or "") > 100
+                    or not 0 <= entry.get("min_length", 0) <= 4000
+                    or not 1 <= entry.get("max_length", 4000) <= 4000):
+                return "text input value, placeholder or lengths out of range"
+    return None
+
+
+def _inputs(components: list[dict[str, Any]]) -> list[ModalInput]:
+    """The inputs of a modal's components, with their labels."""
+    inputs = []
+    for component in components:
+        label = component.get("label") or ""
+        inner = component.get("components") or [component.get("component") or {}]
+        for entry in inner:
+            if entry.get("type") == TEXT_INPUT:
+                inputs.append(ModalInput(
+                    entry["custom_id"], entry.get("label") or label, TEXT_INPUT,
+                    entry.get("style", 1), entry.get("required", True), entry.get("value"),
+                    entry.get("placeholder"), entry.get("min_length"), entry.get("max_length")))
+            elif entry.get("type") == STRING_SELECT:
+                inputs.append(ModalInput(
+                    entry["custom_id"], label, STRING_SELECT,
+                    required=entry.get("required", True) and entry.get("min_values", 1) > 0,
+                    options=tuple(o["value"] for o in entry.get("options") or [])))
+    return inputs
+
+
+def _submitted(components: list[dict[str, Any]], values: dict[str, str | list[str]]
+               ) -> list[dict[str, Any]]:
+    """A modal's components as Discord submits them: the same layout, each input with what
+    was typed or chosen (text displays are left out)."""
+    def answer(entry: dict[str, Any]) -> dict[str, Any]:
+        value = values[entry["custom_id"]]
+        key = "values" if isinstance(value, list) else "value"
+        kept = {k: entry[k] for k in ("id",) if k in entry}
+        return {"type": entry["type"], "custom_id": entry["custom_id"], key: value} | kept
+
+    submitted = []
+    for component in components:
+        kept = {k: component[k] for k in ("id",) if k in component}
+        inner = component.get("components") or [component.get("component") or {}]
+        if not all(f.get("custom_id") in values for f in inner):
+            continue  # a text display, or an input this fake does not fill in
+        if component.get("type") == ACTION_ROW:
+            submitted.append({"type": ACTION_ROW, "components": [answer(f) for f in inner]}
+                             | kept)
+        elif component.get("type") == LABEL:
+            submitted.append({"type": LABEL, "component": answer(inner[0])} | kept)
+    return submitted
 
 
 def _valid_command(command: dict[str, Any]) -> bool:

@@ -12,6 +12,8 @@ Answers follow the real API ({"ok": true, "result": ...} or {"ok": false, "error
 including some of its traps: editing without ``reply_markup`` removes the inline keyboard,
 an identical edit is "message is not modified", bad HTML is "can't parse entities", a long text
 is "message is too long", and the bot can't write first to a user without a private chat.
+Members can also send photos with a caption (``send(..., photo=...)``) and open the bot's deep
+links (``start_link``); link buttons show on an output as ``urls``.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class Output:
     parse_mode: str | None
     buttons: list[list[tuple[str, str | None]]]  # rows of (text, callback_data or url)
     size: int | None = None  # uploaded photo bytes
+    #: the link buttons, (text, url) in reading order (they are in ``buttons`` too)
+    urls: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def plain(self) -> str:
@@ -149,6 +153,27 @@ def _html_error(text: str) -> str | None:
 def _buttons(markup: Markup) -> list[list[tuple[str, str | None]]]:
     rows = (markup or {}).get("inline_keyboard", [])
     return [[(b["text"], b.get("callback_data", b.get("url"))) for b in row] for row in rows]
+
+
+def _message_id(message: int | Output) -> int:
+    return message if isinstance(message, int) else message.message_id
+
+
+def _urls(markup: Markup) -> list[tuple[str, str]]:
+    rows = (markup or {}).get("inline_keyboard", [])
+    return [(b["text"], b["url"]) for row in rows for b in row if "url" in b]
+
+
+def _callback_datas(markup: Markup) -> list[str]:
+    rows = (markup or {}).get("inline_keyboard", [])
+    return [b["callback_data"] for row in rows for b in row if "callback_data" in b]
+
+
+def _dimensions(data: bytes) -> tuple[int, int]:
+    """A PNG's width and height (from its IHDR chunk); anything else passes for 800 x 600."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return 800, 600
 
 
 def _decode(key: str, value: Any) -> Any:
@@ -322,12 +347,17 @@ class FakeTelegram:
         mention: User | Iterable[User] | None = None,
         topic: int | None = None,
         sender_chat: Chat | None = None,
+        photo: bytes | None = None,
     ) -> int:
         """Queue a text message from ``user``; returns its update_id. ``mention`` users get a
         text_mention entity on their full name (appended to the text when it is missing).
         ``topic``: sent in that forum topic, as Telegram sends it: with the topic's thread id,
         and answering the topic's creation message unless it answers another (``reply_to``).
-        ``sender_chat``: sent on behalf of that channel, from Telegram's shared channel user."""
+        ``sender_chat``: sent on behalf of that channel, from Telegram's shared channel user.
+        ``photo``: a photo (its bytes) with ``text`` as its caption, as Telegram sends it: no
+        ``text``, a ``caption`` with ``caption_entities`` (a /command in it is a bot_command),
+        and ``photo`` in two sizes, largest last. Only the largest downloads as these bytes
+        (getFile); the smaller is a thumbnail, other bytes."""
         chat = self._chat(chat)
         entities = [
             {"type": kind, "offset": _u16(text[: m.start()]), "length": _u16(m.group())}
@@ -341,14 +371,18 @@ class FakeTelegram:
             offset = _u16(text[: text.index(target.full_name)])
             entities.append({"type": "text_mention", "offset": offset,
                              "length": _u16(target.full_name), "user": target.api()})
-        message = self._store(chat, user, text=text, entities=entities or None)
+        if photo is None:
+            message = self._store(chat, user, text=text, entities=entities or None)
+        else:
+            message = self._store(chat, user, photo=self._photo_sizes(photo), caption=text or None,
+                                  caption_entities=entities or None)
         if sender_chat is not None:
             message["from"], message["sender_chat"] = dict(CHANNEL_BOT), sender_chat.api()
         if topic is not None:
             message |= {"message_thread_id": topic, "is_topic_message": True}
             reply_to = reply_to if reply_to is not None else topic
         if reply_to is not None:
-            replied = self.message(chat, getattr(reply_to, "message_id", reply_to))
+            replied = self.message(chat, _message_id(reply_to))
             assert replied is not None, f"no message {reply_to} in chat {chat.id}"
             message["reply_to_message"] = {k: v for k, v in replied.items()
                                            if k != "reply_to_message"}
@@ -361,14 +395,24 @@ class FakeTelegram:
         """Queue a callback_query for a button of a bot message; returns its update_id.
         ``strict``: the message must currently show a button with this callback_data."""
         chat = self._chat(chat)
-        message = self.message(chat, getattr(message_id, "message_id", message_id))
+        message = self.message(chat, _message_id(message_id))
         assert message is not None, f"no message {message_id} in chat {chat.id}"
-        datas = [d for row in _buttons(message.get("reply_markup")) for _, d in row]
+        datas = _callback_datas(message.get("reply_markup"))  # a url button opens its link
         assert not strict or data in datas, f"no button {data!r} on message, only {datas}"
         query_id = str(next(self._ids))
         self._queries[query_id] = {"id": query_id, "from": user.api(), "chat_instance":
                                    str(chat.id), "message": copy.deepcopy(message), "data": data}
         return self._enqueue(callback_query=self._queries[query_id])
+
+    async def start_link(self, user: User, url: str) -> int:
+        """``user`` opens the deep link ``https://t.me/<bot username>?start=<payload>``: Telegram
+        opens their private chat with the bot and sends ``/start <payload>`` there (a
+        bot_command entity over ``/start``); returns its update_id. The link must be one
+        Telegram accepts: this bot's username and a payload of 1-64 of ``A-Z a-z 0-9 _ -``."""
+        link = re.fullmatch(r"https://t\.me/([A-Za-z0-9_]+)\?start=([A-Za-z0-9_-]{1,64})", url)
+        assert link is not None, f"not a deep link Telegram opens with a start payload: {url!r}"
+        assert link[1].lower() == BOT_USERNAME.lower(), f"a link to @{link[1]}, not to this bot"
+        return await self.send(self.private(user), user, f"/start {link[2]}")
 
     async def redeliver(self, update_id: int) -> int:
         """Queue an earlier update again, same update_id (as after a crash before confirming)."""
@@ -420,12 +464,33 @@ class FakeTelegram:
         self._messages[chat.id, message_id] = message
         return message
 
+    def _file(self, data: bytes) -> str:
+        """Keep ``data`` as a new file (downloadable after getFile); returns its file_id."""
+        file_id = f"photo{next(self._ids)}"
+        self.files[file_id] = data
+        return file_id
+
+    def _photo_sizes(self, data: bytes) -> list[dict[str, Any]]:
+        """The PhotoSizes of a photo a member sends: a thumbnail (90 px on its longer side,
+        other bytes) and the photo itself, largest last, as Telegram lists them."""
+        width, height = _dimensions(data)
+        scale = 90 / max(width, height, 1)
+        thumbnail = b"thumbnail of " + data[:64]
+        sizes = []
+        for content, size in ((thumbnail, (round(width * scale) or 1, round(height * scale) or 1)),
+                              (data, (width, height))):
+            file_id = self._file(content)
+            sizes.append({"file_id": file_id, "file_unique_id": f"u{file_id}", "width": size[0],
+                          "height": size[1], "file_size": len(content)})
+        return sizes
+
     def _output(self, kind: str, message: dict[str, Any], parse_mode: str | None,
                 size: int | None = None) -> dict[str, Any]:
         text = message.get("text", message.get("caption"))
-        buttons = _buttons(message.get("reply_markup"))
+        markup = message.get("reply_markup")
         chat_id = message["chat"]["id"]
-        output = Output(kind, chat_id, message["message_id"], text, parse_mode, buttons, size)
+        output = Output(kind, chat_id, message["message_id"], text, parse_mode, _buttons(markup),
+                        size, _urls(markup))
         self._outputs.setdefault(chat_id, []).append(output)
         self._notify()
         return copy.deepcopy(message)
@@ -455,7 +520,12 @@ class FakeTelegram:
     @staticmethod
     def _markup(p: dict[str, Any]) -> Markup:
         markup = p.get("reply_markup")
-        return markup if isinstance(markup, dict) and "inline_keyboard" in markup else None
+        if not (isinstance(markup, dict) and "inline_keyboard" in markup):
+            return None
+        for url in (url for _, url in _urls(markup)):
+            if not re.match(r"(https?|tg)://\w", url):
+                raise ApiError(400, f"Bad Request: inline keyboard button URL '{url}' is invalid")
+        return markup
 
     def _new_bot_message(self, p: dict[str, Any], **fields: Any) -> dict[str, Any]:
         chat = self._target(p["chat_id"])
@@ -557,13 +627,13 @@ class FakeTelegram:
         caption, parse_mode, photo = p.get("caption"), p.get("parse_mode"), p["photo"]
         self._check_text(caption or "", parse_mode, 1024, "message caption")
         if isinstance(photo, bytes) or photo not in self.files:  # an upload (or a URL)
-            file_id = f"photo{next(self._ids)}"
-            self.files[file_id] = photo if isinstance(photo, bytes) else b""
+            file_id = self._file(photo if isinstance(photo, bytes) else b"")
         else:
             file_id = photo
         data = self.files[file_id]
-        size = {"file_id": file_id, "file_unique_id": f"u{file_id}", "width": 800,
-                "height": 600, "file_size": len(data)}
+        width, height = _dimensions(data)
+        size = {"file_id": file_id, "file_unique_id": f"u{file_id}", "width": width,
+                "height": height, "file_size": len(data)}
         message = self._new_bot_message(p, photo=[size], caption=caption)
         return self._output("photo", message, parse_mode, size=len(data))
 

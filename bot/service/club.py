@@ -30,8 +30,8 @@ from .challenges import MAX_OPEN_CHALLENGES
 from .clock import Clock
 from .corrections import Corrections
 from .errors import Refusal
-from .ladder_settings import PUZZLE_SYSTEM
 from .identity import Caller, Who
+from .ladder_settings import PUZZLE_SYSTEM
 from .moderation import Correction
 from .results import (
     AttemptResult,

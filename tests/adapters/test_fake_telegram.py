@@ -7,6 +7,7 @@ import datetime as dtm
 import html
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 import pytest
@@ -26,14 +27,18 @@ from telegram.ext import (
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
+    MessageHandler,
     TypeHandler,
+    filters,
 )
 
 from tests.fake_telegram import BOT_ID, TOKEN, FakeTelegram, plain
 
+App = Application[Any, Any, Any, Any, Any, Any]
 PHOTO = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
 KEYBOARD = InlineKeyboardMarkup(
-    [[InlineKeyboardButton("Win", callback_data="win"), InlineKeyboardButton("Loss", "loss")]]
+    [[InlineKeyboardButton("Win", callback_data="win"),
+      InlineKeyboardButton("Loss", callback_data="loss")]]
 )
 
 
@@ -77,7 +82,7 @@ async def tg() -> AsyncIterator[FakeTelegram]:
 
 
 @pytest.fixture
-async def app(tg: FakeTelegram) -> AsyncIterator[Application]:
+async def app(tg: FakeTelegram) -> AsyncIterator[App]:
     application = (
         ApplicationBuilder()
         .token(TOKEN)
@@ -101,11 +106,11 @@ async def app(tg: FakeTelegram) -> AsyncIterator[Application]:
     await application.shutdown()
 
 
-def seen_ids(app: Application) -> list[int]:
+def seen_ids(app: App) -> list[int]:
     return [update.update_id for update in app.bot_data.get("updates", [])]
 
 
-async def test_command_round_trip(tg: FakeTelegram, app: Application) -> None:
+async def test_command_round_trip(tg: FakeTelegram, app: App) -> None:
     alice = tg.user(1, "Alice", "alice")
     began = time.perf_counter()
     await tg.send(alice, alice, "/start")
@@ -124,7 +129,7 @@ async def test_command_round_trip(tg: FakeTelegram, app: Application) -> None:
     assert tg.errors == []
 
 
-async def test_button_press_edits_and_answers(tg: FakeTelegram, app: Application) -> None:
+async def test_button_press_edits_and_answers(tg: FakeTelegram, app: App) -> None:
     bob = tg.user(2, "Bob <3")
     chat = tg.private(bob)
     await tg.send(chat, bob, "/start")
@@ -140,7 +145,7 @@ async def test_button_press_edits_and_answers(tg: FakeTelegram, app: Application
         await tg.press(chat, bob, menu.message_id, "win")  # the keyboard is gone now
 
 
-async def test_send_photo_and_download(tg: FakeTelegram, app: Application) -> None:
+async def test_send_photo_and_download(tg: FakeTelegram, app: App) -> None:
     alice = tg.user(1, "Alice", "alice")
     club = tg.group(-1001, "Chess club", admins=[alice])
     await tg.send(club, alice, "/chart")
@@ -151,8 +156,88 @@ async def test_send_photo_and_download(tg: FakeTelegram, app: Application) -> No
     assert bytes(await file.download_as_bytearray()) == PHOTO
 
 
+async def test_a_members_photo_with_a_command_caption(tg: FakeTelegram, app: App) -> None:
+    got: list[tuple[bytes, str | None, list[tuple[str, str]]]] = []
+
+    async def photo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.message
+        assert message and message.photo
+        file = await message.photo[-1].get_file()
+        entities = [(e.type, text) for e, text in message.parse_caption_entities().items()]
+        got.append((bytes(await file.download_as_bytearray()), message.caption, entities))
+        await message.reply_text("stored")
+
+    app.add_handler(MessageHandler(filters.PHOTO, photo))
+    alice = tg.user(1, "Alice", "alice")
+    club = tg.group(-1001, "Chess club", admins=[alice])
+    image = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + (640).to_bytes(4, "big") + (
+        480).to_bytes(4, "big") + bytes(range(256)) * 4
+    await tg.send(club, alice, "/puzzle add p1 answers=e4 White to move", photo=image)
+    assert (await tg.reply(club)).text == "stored"
+    [(data, caption, entities)] = got
+    assert data == image
+    assert caption == "/puzzle add p1 answers=e4 White to move"
+    assert entities == [("bot_command", "/puzzle")]
+    message = app.bot_data["updates"][-1].message
+    assert message.text is None and message.entities == ()
+    small, large = message.photo
+    assert (large.width, large.height, large.file_size) == (640, 480, len(image))
+    assert (small.width, small.height) == (90, 68) and small.file_id != large.file_id
+    thumbnail = await (await app.bot.get_file(small.file_id)).download_as_bytearray()
+    assert bytes(thumbnail) != image  # only the largest size is the photo sent
+
+
+async def test_link_buttons_on_a_photo_and_a_deep_link(tg: FakeTelegram, app: App) -> None:
+    link = "https://t.me/clubrating_bot?start=p1-solve_2"
+    started: list[list[str]] = []
+
+    async def puzzle(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.message
+        keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Solve", url=link),
+                                          InlineKeyboardButton("Skip", callback_data="skip")]])
+        await update.message.reply_photo(PHOTO, caption="Puzzle <b>p1</b>",
+                                         parse_mode=ParseMode.HTML, reply_markup=keyboard)
+
+    async def deep(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        started.append(list(context.args or []))
+
+    app.add_handler(CommandHandler("puzzle", puzzle))
+    app.add_handler(CommandHandler("start", deep), group=1)
+    alice, bob = tg.user(1, "Alice", "alice"), tg.user(2, "Bob")
+    club = tg.group(-1001, "Chess club", admins=[alice])
+    await tg.send(club, alice, "/puzzle")
+    out = await tg.reply(club)
+    assert (out.kind, out.plain, out.size) == ("photo", "Puzzle p1", len(PHOTO))
+    assert out.urls == [("Solve", link)]
+    assert out.buttons == [[("Solve", link), ("Skip", "skip")]]
+    assert tg.message(club, out.message_id)["reply_markup"]["inline_keyboard"][0][1] == {  # type: ignore[index]
+        "text": "Skip", "callback_data": "skip"}
+    with pytest.raises(AssertionError, match="no button"):
+        await tg.press(club, bob, out, link)  # a link button sends no callback query
+    await tg.start_link(bob, out.urls[0][1])
+    assert (await tg.reply(bob)).plain == "Hello Bob & welcome"  # the start handler answered
+    for _ in range(100):
+        if started:
+            break
+        await asyncio.sleep(0.01)
+    message = app.bot_data["updates"][-1].message
+    assert (message.chat.id, message.chat.type, message.text) == (bob.id, "private",
+                                                                 "/start p1-solve_2")
+    assert [(e.type, text) for e, text in message.parse_entities().items()] == [
+        ("bot_command", "/start")]
+    assert started == [["p1-solve_2"]]
+    with pytest.raises(BadRequest, match="(?i)URL 'loss' is invalid"):
+        await app.bot.send_message(club.id, "x", reply_markup=InlineKeyboardMarkup(
+            [[InlineKeyboardButton("Loss", url="loss")]]))
+    for wrong in ("https://t.me/other_bot?start=p1", "https://t.me/clubrating_bot?start=a b",
+                  "https://t.me/clubrating_bot?start=" + "x" * 65, "t.me/clubrating_bot?start=x",
+                  "https://t.me/clubrating_bot?start="):
+        with pytest.raises(AssertionError):
+            await tg.start_link(bob, wrong)
+
+
 async def test_flood_surfaces_as_retry_after(
-    tg: FakeTelegram, app: Application, monkeypatch: pytest.MonkeyPatch
+    tg: FakeTelegram, app: App, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PTB_TIMEDELTA", "true")  # else RetryAfter warns about int seconds
     alice = tg.user(1, "Alice", "alice")
@@ -171,7 +256,7 @@ async def test_flood_surfaces_as_retry_after(
 
 
 async def test_redelivered_update_reaches_handler_again(
-    tg: FakeTelegram, app: Application
+    tg: FakeTelegram, app: App
 ) -> None:
     alice = tg.user(1, "Alice", "alice")
     first = await tg.send(alice, alice, "/start")
@@ -185,7 +270,7 @@ async def test_redelivered_update_reaches_handler_again(
 
 
 async def test_entities_and_replies_arrive_as_ptb_objects(
-    tg: FakeTelegram, app: Application
+    tg: FakeTelegram, app: App
 ) -> None:
     alice = tg.user(1, "Alice", "alice")
     bob = tg.user(2, "Bob", last_name="Stone")  # no username: only a text_mention finds him
@@ -207,7 +292,7 @@ async def test_entities_and_replies_arrive_as_ptb_objects(
     assert message.reply_to_message.text == "gg"
 
 
-async def test_chat_members_commands_and_errors(tg: FakeTelegram, app: Application) -> None:
+async def test_chat_members_commands_and_errors(tg: FakeTelegram, app: App) -> None:
     alice, bob, carol = tg.user(1, "Alice"), tg.user(2, "Bob"), tg.user(3, "Carol")
     club = tg.group(-1001, "Chess club", admins=[bob], creator=alice)
     assert isinstance(await app.bot.get_chat_member(club.id, alice.id), ChatMemberOwner)
@@ -274,7 +359,7 @@ async def test_long_polls_conflict_and_are_released_on_stop() -> None:
         assert await response.json() == {"ok": True, "result": []}
 
 
-async def test_shutdown_is_fast(tg: FakeTelegram, app: Application) -> None:
+async def test_shutdown_is_fast(tg: FakeTelegram, app: App) -> None:
     alice = tg.user(1, "Alice", "alice")
     await tg.send(alice, alice, "/start")
     await tg.reply(alice)

@@ -787,6 +787,8 @@ MESSAGES: dict[str, str] = {
     "attempt_timed_out": "Time is up: your {minutes} minutes for {problem} ran out, and it "
                          "counts as not solved. /puzzle gives you another.",
     "no_open_attempt": "You have no problem to answer. Send /puzzle to get one.",
+    "attempt_revealed": "The solution of {problem} was posted before your answer came: it "
+                        "counts as not solved. /puzzle gives you another.",
     "puzzle_add_private": "Add problems in your private chat with me (on Discord: /puzzle, "
                           "which only you see), so that nobody sees their answers.",
     "answer_private": "Answer in your private chat with me, where your problem is: here "

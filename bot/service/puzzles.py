@@ -292,9 +292,12 @@ def _ladder_of_open_attempt(club: Club, member: int, ladder: str | None) -> Ladd
     if latest is not None:
         lad, attempt = latest
         game = club.state.games.get(attempt.game) if attempt.game is not None else None
-        if game is not None and game.answer is None and game.score_a == 0.0:
-            raise Refusal("attempt_timed_out", problem=_problem_by_id(lad, attempt.problem).code,
-                          minutes=ATTEMPT_MINUTES)
+        if game is not None and game.answer is None and game.reported_by is None:
+            # ended by the bot: out of time, or its solution was posted first
+            code = _problem_by_id(lad, attempt.problem).code
+            if (game.seconds or 0.0) >= ATTEMPT_TIME.total_seconds():
+                raise Refusal("attempt_timed_out", problem=code, minutes=ATTEMPT_MINUTES)
+            raise Refusal("attempt_revealed", problem=code)
     raise Refusal("no_open_attempt")
 
 

@@ -197,7 +197,9 @@ def test_every_kind_of_event_has_its_sentence() -> None:
         "said_game_reported_draw", "said_game_recorded_draw",
         # a corrected result in words before and after, decisive or drawn (issue 31)
         "said_game_corrected_ww", "said_game_corrected_wd", "said_game_corrected_dw",
-        "said_game_corrected_dd"}
+        "said_game_corrected_dd",
+        # an attempt at a problem, solved or not (issue 34)
+        "said_attempt_solved", "said_attempt_failed"}
     assert keys <= set(MESSAGES)
     assert {k for k in MESSAGES if k.startswith("said_")} == keys
 

@@ -364,6 +364,15 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("alice", "/report @bob draw")
         chat.clock.advance(hours=49)  # confirms itself, then retires the idle
         await chat.as_("mod!", "/top")
+        # rated puzzles (issue 34): problems, attempts, one out of time, a puzzle post
+        await chat.as_("mod!", "/ladder create puzzles tactics",
+                       "/puzzle add p1 rating=1600 answers=Qh7|Qh7# White mates",
+                       "/puzzle add p2 answers=e4 The first move")
+        await chat.as_("alice", "/puzzle", "/answer qh7", "/puzzle")
+        chat.clock.advance(minutes=31)
+        await chat.as_("alice", "/top puzzles")
+        await chat.service.puzzle_post(Caller(console.PLATFORM, console.CHAT, "system",
+                                              "system", moderator=True), "puzzles")
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

@@ -21,8 +21,10 @@ from bot.history import (
     read_event_columns,
     read_events,
     read_players,
+    where,
     write_events,
 )
+from bot.history.problems import ProblemRow, read_problems, write_players, write_problems
 from bot.ops.backup import add_backup_parsers, backup_command
 from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
 from bot.ops.redaction import scrub
@@ -149,6 +151,9 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
     export.add_argument("--ladder", default=None)
     export.add_argument("--output", type=Path, default=None, help="file (default stdout)")
+    export.add_argument("--players", type=Path, default=None, metavar="FILE",
+                        help="also write PLAYERS.csv: a puzzle ladder's problems and their "
+                             "starting ratings (for clubrating replay --players)")
 
     load = commands.add_parser(
         "import", help="append a history from EVENTS.csv to a ladder",
@@ -162,6 +167,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="import the file even if the ladder has these rows from an "
                            "earlier import")
     load.add_argument("file", type=Path, metavar="FILE")
+    _puzzles_parser(commands)
     _schedule_parser(commands)
     add_backup_parsers(commands)
     add_migrate_db_parser(commands)
@@ -421,16 +427,17 @@ async def _reader(platform: str, chat_id: str) -> tuple[ClubService, Repository]
     return service, repository
 
 
-def _check_output(output: Path | None) -> None:
-    """``export --output``: a file in a folder that exists (checked before the database is
-    opened, so that a typing mistake costs nothing)."""
+def _check_output(output: Path | None, example: str = "EVENTS.csv",
+                  option: str = "--output") -> None:
+    """``export --output`` (and the like): a file in a folder that exists (checked before the
+    database is opened, so that a typing mistake costs nothing)."""
     if output is None:
         return
     if output.is_dir():
-        raise UsageError(f"--output {output} is a folder; name a file in it, e.g. "
-                         f"{output / 'EVENTS.csv'}")
+        raise UsageError(f"{option} {output} is a folder; name a file in it, e.g. "
+                         f"{output / example}")
     if not output.parent.is_dir():
-        raise UsageError(f"--output {output}: there is no folder {output.parent}")
+        raise UsageError(f"{option} {output}: there is no folder {output.parent}")
 
 
 def _write_output(output: Path, text: str) -> None:
@@ -445,14 +452,90 @@ async def export_command(args: argparse.Namespace) -> str:
     from bot.chat.presenter import render
     platform, chat_id = _chat(args.chat)
     _check_output(args.output)
+    _check_output(args.players, "PLAYERS.csv", "--players")
     service, repository = await _reader(platform, chat_id)
     try:
-        steps, names, labels = await service.export_history(platform, chat_id, args.ladder)
+        steps, names, labels, started = await service.export_history(platform, chat_id,
+                                                                     args.ladder)
     except Refusal as refusal:
         raise UsageError(render(refusal)) from None
     finally:
         await repository.close()
+    if args.players is not None:
+        _write_output(args.players, write_players(started))
     return write_events(steps, names, labels)
+
+
+def _puzzles_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    puzzles = commands.add_parser(
+        "puzzles", help="import or export a puzzle ladder's problems (PROBLEMS.csv)",
+        description="A puzzle ladder's problems as CSV: columns id, prompt, answers (separated "
+                    "by |), and optional image (a picture's path, from the file's folder) and "
+                    "rating.")
+    actions = puzzles.add_subparsers(dest="puzzles_action", required=True)
+    load = actions.add_parser("import", help="add the problems of a CSV file to the ladder "
+                                             "(all or none)")
+    load.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
+    load.add_argument("--ladder", default=None, help="the tactics ladder (default puzzles; "
+                                                     "created if the club has none)")
+    load.add_argument("file", type=Path, metavar="FILE")
+    write = actions.add_parser("export", help="write the ladder's problems, answers included")
+    write.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
+    write.add_argument("--ladder", default=None)
+    write.add_argument("--output", type=Path, default=None, help="file (default stdout)")
+
+
+async def puzzles_command(args: argparse.Namespace) -> str:
+    """``clubrating puzzles import|export``: import answers with the service's sentence,
+    export with the CSV text."""
+    from bot.chat.messages import text
+    from bot.chat.presenter import render
+    from bot.service.puzzles import NewProblem
+    from bot.storage.pictures import PictureError, PictureStore
+
+    from .app import open_service
+    platform, chat_id = _chat(args.chat)
+    if args.puzzles_action == "export":
+        _check_output(args.output, "PROBLEMS.csv")
+        service, repository = await _reader(platform, chat_id)
+        try:
+            problems = await service.export_problems(platform, chat_id, args.ladder)
+        except Refusal as refusal:
+            raise UsageError(render(refusal)) from None
+        finally:
+            await repository.close()
+        store = PictureStore(data_folder_named())
+        return write_problems([ProblemRow(
+            n, p.code, p.prompt, list(p.answers),
+            None if p.image is None else store.folder.resolve() / p.image, p.rating)
+            for n, p in enumerate(problems, start=1)])
+    rows = read_problems(args.file)
+    store = PictureStore(data_folder_named())
+    problems = []
+    for row in rows:
+        image = None
+        if row.image is not None:
+            try:
+                image = store.put(row.image.read_bytes())
+            except (OSError, PictureError) as error:
+                reason = getattr(error, "strerror", None) or str(error)
+                raise UsageError(f"{where(args.file.name, row.row, 'image')}: {row.image}: "
+                                 f"{reason}") from None
+        problems.append(NewProblem(row.id, row.prompt, row.answers, image, row.rating))
+    service, repository = await open_service(database_from_environment())
+    try:
+        answer = await service.import_problems(platform, chat_id, problems, args.ladder,
+                                               OPERATOR)
+    except Refusal as refusal:
+        row_number = refusal.params.pop("row", None)
+        shown = render(refusal)
+        if isinstance(row_number, int):  # the service counts the header as row 1
+            shown = text("problem_file_row", file=args.file.name, row=row_number - 1,
+                         reason=shown)
+        raise UsageError(shown) from None
+    finally:
+        await repository.close()
+    return render(answer)
 
 
 async def import_command(args: argparse.Namespace) -> str:
@@ -562,6 +645,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _write_output(args.output, csv_text)
         elif args.command == "import":
             sys.stdout.write(_run_async(import_command(args)) + "\n")
+        elif args.command == "puzzles":
+            written = _run_async(puzzles_command(args))
+            if args.puzzles_action == "export" and args.output is not None:
+                _write_output(args.output, written)
+            else:
+                sys.stdout.write(written if args.puzzles_action == "export"
+                                 else written + "\n")
         elif args.command == "schedule":
             sys.stdout.write(_run_async(schedule_command(args)) + "\n")
         elif args.command in ("backup", "restore"):

@@ -197,6 +197,10 @@ MESSAGES: dict[str, str] = {
     "import_name_invisible": "{file} row {row}, column {column}: {name!r} is no member's name "
                              "and cannot be a new one: it holds {char}, a character nobody "
                              "sees. Nothing was imported.",
+    "import_unknown_problem": "{file} row {row}, column {column}: {ladder} has no problem "
+                              "{name} (import its problems first: clubrating puzzles import).",
+    "import_problem_first": "{file} row {row}, column player_a: {name} is a problem; an "
+                            "attempt names the member first, then the problem.",
     "import_name_taken": "{file} row {row}, column {column}: {name!r} was imported before and "
                          "is now {member!r}; write {member!r} instead. Nothing was imported.",
     "import_duplicate": "{file} has the same rows as {earlier}, imported into {ladder} on "

@@ -11,36 +11,56 @@ from typing import NamedTuple
 
 from bot.history import History
 from bot.storage.repository import NewEvent
-from ratings_core.model import Step
+from ratings_core.model import Game, Join, Step, events_of
 from ratings_core.replay import ReplayError
 
 from . import events as ev
-from . import heavy, importing, timeline, view
+from . import heavy, importing, puzzles, timeline, view
 from . import parsing as parse
 from .errors import Refusal
 from .lookalike import skeletons
-from .ratings import player_key
+from .ratings import member_of_key, player_key
 from .results import Notice
 from .session import Decision
-from .state import DEFAULT_TIMEZONE, Kind
+from .state import DEFAULT_TIMEZONE, Kind, Ladder, Problem
 from .view import Club
+
+#: what a problem's id is written after in a history (EVENTS.csv, PLAYERS.csv): no member's
+#: name starts with it (:func:`bot.service.parsing.display_name`), so a problem and a member of
+#: the same name stay two players in a replay of the export
+PROBLEM_MARK = "@"
 
 
 class Export(NamedTuple):
-    """A ladder's effective history: its replay steps, engine keys -> display names, and each
-    step's event name (empty when it is no event)."""
+    """A ladder's effective history: its replay steps, engine keys -> display names, each
+    step's event name (empty when it is no event), and the starting ratings of its problems, by
+    their names as written (PLAYERS.csv: what ``clubrating replay --players`` starts them
+    from)."""
 
     steps: list[Step]
     names: dict[str, str]
     labels: list[str]
+    ratings: dict[str, float]
 
 
 def export(club: Club, ladder: str | None) -> Export:
+    """A puzzle ladder's problems are written with :data:`PROBLEM_MARK` before their ids, and
+    their joins are left out: the replay starts them from the ratings of PLAYERS.csv (those
+    given one, or the system's starting rating), as the bot did."""
     lad = view.ladder(club, ladder)
     view.ratings(club, lad)
     ratings = club.ratings[lad.name]
-    names = {player_key(m.id): m.name for m in club.state.members.values()}
-    return Export(list(ratings.steps), names, list(ratings.labels))
+    members = club.state.members
+    names = {player_key(m.id): PROBLEM_MARK + m.name if m.problem else m.name
+             for m in members.values()}
+    steps, labels = list(ratings.steps), list(ratings.labels)
+    if lad.problems:
+        kept = [(step, label) for step, label in zip(steps, labels, strict=True)
+                if not (isinstance(step, Join) and members[member_of_key(step.player)].problem)]
+        steps, labels = [step for step, _ in kept], [label for _, label in kept]
+    started = {PROBLEM_MARK + p.code: puzzles.starting_rating(club, lad, p.rating)
+               for p in lad.problems.values()}
+    return Export(steps, names, labels, started)
 
 
 def import_history(
@@ -61,11 +81,7 @@ def import_history(
     ratings = club.ratings[lad.name]
     assert ratings.system is not None and ratings.final is not None
     by_name = {m.name.casefold(): m for m in club.state.members.values()
-               if m.id not in club.state.merged_into}
-    if ratings.system.uses_seconds:
-        # The log keeps no solving times (nor does the chat report any): games stored
-        # without them would break every later rating of the ladder.
-        raise Refusal("system_cannot_rate", system=lad.settings.system)
+               if m.id not in club.state.merged_into and not m.problem}
     zone = lad.settings.timezone or DEFAULT_TIMEZONE
     # what the rows say, worked out once (a second of work for 100,000 rows)
     fingerprint = history.fingerprint() if history.steps else ""
@@ -80,7 +96,11 @@ def import_history(
     new_names: dict[str, str] = {}
     members_like = club.state.look_alikes()
     file = history.file
+    problems = _problems_named(club, lad, history)
     for name in importing.names_in(history.steps):
+        if name in problems:
+            keys[name] = player_key(problems[name].id)
+            continue
         member = by_name.get(name.casefold())
         if member is not None:
             keys[name] = player_key(member.id)
@@ -118,7 +138,8 @@ def import_history(
         raise Refusal("import_row", file=file, row=row,
                       column=history.column_of(position, error.event_index, problem),
                       problem=problem) from None
-    users = {name: (by_name[name.casefold()].user if name.casefold() in by_name
+    users = {name: (ev.problem_user(lad.name, problems[name].code) if name in problems
+                    else by_name[name.casefold()].user if name.casefold() in by_name
                     else f"import:{parse.display_name(name)}") for name in keys}
     opened: set[str] = {key for key in lad.tournaments}
     events.extend(importing.history_events(history.steps, labels, lad.name, users, actor, now,
@@ -129,6 +150,32 @@ def import_history(
     count = sum(1 for e in events if e.kind == Kind.GAME_REPORTED)
     return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
                                                "steps": len(history.steps)})
+
+
+def _problems_named(club: Club, ladder: Ladder, history: History) -> dict[str, Problem]:
+    """The ladder's problems that the history's attempts name (:data:`PROBLEM_MARK` and the
+    id, as the export writes them), by name; an attempt at a problem the ladder lacks, or a
+    problem in the member's column, is refused naming its row (import the problems first:
+    ``clubrating puzzles import``)."""
+    found: dict[str, Problem] = {}
+    if not ladder.problems:
+        return found
+    where = importing.first_seen(history)
+    for name in importing.names_in(history.steps):
+        if not name.startswith(PROBLEM_MARK):
+            continue
+        row, column = where[name]
+        problem = ladder.problem(name[len(PROBLEM_MARK):])
+        if problem is None:
+            raise Refusal("import_unknown_problem", file=history.file, row=row, column=column,
+                          name=name, ladder=ladder.name)
+        found[name] = problem
+    for position, step in enumerate(history.steps):
+        for k, event in enumerate(events_of(step)):
+            if isinstance(event, Game) and event.player_a in found:
+                raise Refusal("import_problem_first", file=history.file,
+                              row=history.row_of(position, k), name=event.player_a)
+    return found
 
 
 def _new_name(name: str, file: str, row: int, column: str) -> str:

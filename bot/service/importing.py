@@ -8,7 +8,7 @@ from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.history import History, cell_error
-from bot.storage.repository import NewEvent
+from bot.storage.repository import JsonValue, NewEvent
 from ratings_core.model import (
     COLOUR,
     Event,
@@ -177,11 +177,14 @@ def history_events(
     for step, label in zip(steps, labels, strict=True):
         if type(step) is Game:
             # GameReported's fields in order
-            out.append(NewEvent(reported, actor, now, dict(zip(keys, (
+            data: dict[str, JsonValue] = dict(zip(keys, (
                 ladder, users[step.player_a], users[step.player_b], step.score_a,
                 step.handicap, COLOUR[step.first_move], None, step.played_at.isoformat(), None,
                 True,
-            ), strict=True))))
+            ), strict=True))
+            if step.seconds is not None:  # an attempt at a problem keeps its time
+                data["seconds"] = step.seconds
+            out.append(NewEvent(reported, actor, now, data))
         else:
             out.extend(import_events(step, label, ladder, users, actor, now, opened))
     return out
@@ -196,6 +199,7 @@ def import_events(
             ladder=ladder, player_a=users[g.player_a], player_b=users[g.player_b],
             score_a=g.score_a, handicap=g.handicap, colour=COLOUR[g.first_move], event=event,
             played_at=g.played_at.isoformat(), reported_by=None, direct=True,
+            seconds=g.seconds,
         ), actor, now)
 
     def member(change: type[PlayerJoined | PlayerRetired | PlayerReturned],

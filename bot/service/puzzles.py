@@ -142,7 +142,7 @@ def add(club: Club, now: datetime, caller: Caller, new: NewProblem, ladder: str 
     added = checked(new, lad)
     return [ev.new_event(added, caller.user, now)], lambda: Notice("problem_added", {
         "problem": added.problem, "ladder": lad.name, "answers": len(added.answers),
-        "rating": f"{_starting(club, lad, added.rating):.0f}",
+        "rating": f"{starting_rating(club, lad, added.rating):.0f}",
         "picture": "yes" if added.image else "no"})
 
 
@@ -171,7 +171,7 @@ def add_many(club: Club, now: datetime, problems: Sequence[NewProblem], ladder: 
     return out, lambda: Notice("problems_imported", {"problems": len(problems), "ladder": name})
 
 
-def _starting(club: Club, ladder: Ladder, rating: float | None) -> float:
+def starting_rating(club: Club, ladder: Ladder, rating: float | None) -> float:
     """A problem's starting rating: the one it was given, else the system's for a newcomer."""
     if rating is not None:
         return rating
@@ -185,7 +185,7 @@ def _starting(club: Club, ladder: Ladder, rating: float | None) -> float:
 def card(club: Club, ladder: Ladder, problem: Problem) -> ProblemCard:
     """How ``problem`` is shown to solve: with its current rating, never its answers."""
     state = view.ratings(club, ladder).state(player_key(problem.id))
-    rating = state.rating if state is not None else _starting(club, ladder, problem.rating)
+    rating = state.rating if state is not None else starting_rating(club, ladder, problem.rating)
     return ProblemCard(ladder.name, problem.code, problem.id, problem.prompt, rating,
                        problem.image)
 
@@ -238,7 +238,7 @@ def _closest(club: Club, ladder: Ladder, member: int) -> Problem:
     added first among equals."""
     final = view.ratings(club, ladder)
     mine = final.state(player_key(member))
-    rating = mine.rating if mine is not None else _starting(club, ladder, None)
+    rating = mine.rating if mine is not None else starting_rating(club, ladder, None)
     open_ones = [p for p in ladder.problems.values()
                  if (member, p.id) not in ladder.attempts and p.revealed_at is None]
     if not open_ones:
@@ -246,7 +246,8 @@ def _closest(club: Club, ladder: Ladder, member: int) -> Problem:
 
     def distance(problem: Problem) -> tuple[float, int]:
         state = final.state(player_key(problem.id))
-        current = state.rating if state is not None else _starting(club, ladder, problem.rating)
+        current = (state.rating if state is not None
+                   else starting_rating(club, ladder, problem.rating))
         return abs(current - rating), problem.id
 
     return min(open_ones, key=distance)

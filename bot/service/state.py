@@ -584,7 +584,10 @@ class ClubState:
             self.open_reports[stored.id] = record
         if event.seconds is not None:  # an attempt at a problem ends
             attempt = ladder.attempts.get((record.player_a, record.player_b))
-            if attempt is not None and attempt.game is None:
+            if attempt is None:  # imported: tried, though never delivered here
+                ladder.attempts[(record.player_a, record.player_b)] = Attempt(
+                    record.player_a, record.player_b, record.played_at, stored.id)
+            elif attempt.game is None:
                 attempt.game = stored.id
                 ladder.open_attempts.pop(attempt.member, None)
 

@@ -179,7 +179,8 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
                                 api_base=settings.discord_api_base,
                                 gateway=settings.discord_gateway_url,
                                 sync_guild=settings.discord_guild_id,
-                                pulse=partial(pulse, "discord")))
+                                pulse=partial(pulse, "discord"),
+                                pictures=PictureStore(settings.data_dir)))
     return built
 
 

@@ -7,6 +7,12 @@ Buttons are dynamic items: their custom id names the stored game, challenge or l
 button pressed after a restart still works. Members with the Manage Server permission, and the
 holders of the role the club sets (``/set moderator_role``), are moderators. The interaction's
 id is the request id, so an interaction delivered twice changes nothing.
+
+Rated puzzles are solved in ephemeral messages, which only the solver sees: ``/puzzle`` (and
+the "Solve privately" button of a puzzle post) shows a problem, with its picture, and an Answer
+button; the button opens a form (a modal) whose text is the member's ``/answer``. A moderator
+adds problems with ``/puzzle add:ID``, the picture as an attachment option, kept in the
+club's :class:`~bot.storage.pictures.PictureStore`.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -43,7 +49,7 @@ from bot.adapters.discord_render import (
     refusal_text,
 )
 from bot.chat import actions, intake
-from bot.chat.commands import ChannelCheck, Context, no_other_channel, parse
+from bot.chat.commands import ChannelCheck, Context, execute, no_other_channel, parse
 from bot.chat.language import supported
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
@@ -53,7 +59,9 @@ from bot.scheduling.publishing import Button, Picture, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
-from bot.service.results import Notice
+from bot.service.puzzles import MAX_ANSWER
+from bot.service.results import Notice, PuzzleShown
+from bot.storage.pictures import MAX_BYTES, PictureError, PictureStore
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +69,14 @@ PLATFORM = "discord"
 #: how long a guild's moderator role is trusted before asking the service again
 ROLE_TTL_SECONDS = 60.0
 #: answers only the asker needs to see
-PERSONAL = {"pending", "help"}
+PERSONAL = {"pending", "help", "puzzle", "answer"}
+#: commands whose answer only the asker sees, which may show what no one else may see (a
+#: problem, an answer, a new problem's accepted answers): their Context is ``alone``
+ALONE = {"puzzle", "answer"}
+#: the custom id of the answer form's text input
+ANSWER_INPUT = "answer"
+#: the longest title and label Discord shows in a form
+FORM_TITLE_LIMIT = 45
 #: commands that may take longer than the 3 s Discord allows before an interaction is answered
 #: (a comparison of every rating system, drawing a picture): deferred first, answered after
 SLOW = {"evaluate", "chart", "card"}
@@ -117,6 +132,34 @@ class ClubButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
             await client.front.on_button(interaction, self.action_id)
 
 
+def answer_form(problem: str, ref: int) -> discord.ui.Modal:
+    """The form an Answer button opens: one line to type the answer to ``problem`` (id
+    ``ref``) in. Its custom id is the button's (``p:answer:REF``). discord.py does not keep it
+    (it is sent finished, and keeps a form by its custom id alone, which every solver of the
+    problem shares): :meth:`ClubClient.on_interaction` reads its submission, so a form opened
+    before a restart is still answered."""
+    form = discord.ui.Modal(
+        title=text("answer_form_title", problem=problem)[:FORM_TITLE_LIMIT],
+        custom_id=actions.Action.choice(actions.Group.PUZZLE, actions.ANSWER, ref).id,
+        timeout=None)
+    form.add_item(discord.ui.Label(
+        text=text("answer_form_label")[:FORM_TITLE_LIMIT],
+        component=discord.ui.TextInput(custom_id=ANSWER_INPUT, max_length=MAX_ANSWER)))
+    form.stop()
+    return form
+
+
+def _typed_in_form(data: Mapping[str, Any]) -> str:
+    """What the member typed in the answer form, from a submission's components (each input
+    in an action row or a label)."""
+    for component in data.get("components") or []:
+        inner = component.get("components") or [component.get("component") or {}]
+        for entry in inner:
+            if entry.get("custom_id") == ANSWER_INPUT:
+                return str(entry.get("value") or "")
+    return ""
+
+
 def view_for(answer: Answer, page: int = 0) -> discord.ui.View | None:
     """The buttons that go with an answer (``bot.chat.actions``), row by row, if any."""
     rows = actions.actions_for(answer, page)
@@ -157,6 +200,18 @@ class ClubClient(commands.Bot):
         self.sync_guild = sync_guild
         self._pulse = pulse
 
+    async def on_interaction(self, interaction: Interaction) -> None:
+        """A submitted answer form (:func:`answer_form`); every other interaction is the
+        command tree's or a button's."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        data = cast(Mapping[str, Any], interaction.data or {})
+        action = actions.Action.parse(str(data.get("custom_id") or ""))
+        if action is None or (action.group, action.verb) != (actions.Group.PUZZLE,
+                                                             actions.ANSWER):
+            return
+        await self.front.on_answer_form(interaction, _typed_in_form(data))
+
     async def on_socket_raw_receive(self, message: str) -> None:
         """Discord answered on the gateway (an event or a heartbeat's acknowledgement)."""
         if self._pulse is not None:
@@ -185,9 +240,13 @@ class DiscordFrontEnd:
     """Slash commands and buttons of one discord.py client, all calling one service."""
 
     def __init__(self, service: ClubService, limiter: RateLimiter,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 pictures: PictureStore | None = None) -> None:
         self.service = service
         self.limiter = limiter
+        #: where problems' pictures are kept (None: a problem's picture is neither taken nor
+        #: shown)
+        self.pictures = pictures
         self._monotonic = monotonic
         self._roles: dict[str, tuple[float, str | None]] = {}
         self._turns: dict[int, asyncio.Lock] = {}
@@ -263,23 +322,41 @@ class DiscordFrontEnd:
         await self._run(interaction, command, lambda: (command, typed))
 
     def _context(self, interaction: Interaction, caller: Caller,
-                  check: ChannelCheck = no_other_channel) -> Context:
+                 check: ChannelCheck = no_other_channel, alone: bool = False) -> Context:
         """Who asks in the interaction, and in which languages: what only they see (every
-        refusal here) in their app's locale, the rest in the club's, else the server's."""
+        refusal here) in their app's locale, the rest in the club's, else the server's.
+        ``alone``: the answer is ephemeral, seen by the caller alone."""
         return Context(self.service, caller, self.limiter, check,
                        own_language=supported(str(interaction.locale)), private_refusals=True,
-                       chat_language=supported(str(interaction.guild_locale or "")))
+                       chat_language=supported(str(interaction.guild_locale or "")),
+                       alone=alone)
 
-    async def _run(self, interaction: Interaction, command: str, read: intake.Read) -> None:
+    async def run_with_picture(self, interaction: Interaction, command: str,
+                               words: Sequence[str],
+                               attachment: discord.Attachment | None) -> None:
+        """Run a command whose words are ``words`` (already in the order the shared command
+        reads them) with a picture the member attached, if any: a new problem's."""
+        typed = Words(list(words), {})
+        await self._run(interaction, command, lambda: (command, typed), attachment)
+
+    async def _run(self, interaction: Interaction, command: str, read: intake.Read,
+                   attachment: discord.Attachment | None = None) -> None:
         if interaction.guild_id is None:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
             return
         async with self._turn(interaction.user.id):
             caller = await self.caller(interaction)
-            if command in SLOW:
-                await interaction.response.defer(thinking=True)
-            ctx = self._context(interaction, caller, _channel_check(interaction))
-            reply = await intake.command(ctx, read, command)
+            personal = command in PERSONAL
+            if command in SLOW or attachment is not None:
+                # drawn, or a picture downloaded first: longer than Discord waits for an answer
+                await interaction.response.defer(thinking=True, ephemeral=personal)
+            ctx = self._context(interaction, caller, _channel_check(interaction),
+                                alone=command in ALONE)
+            if attachment is None:
+                reply = await intake.command(ctx, read, command)
+            else:
+                reply = await intake.answer(
+                    ctx, command, lambda: self._with_picture(ctx, attachment, read))
             if reply is None:  # past the rate, and told so: nothing is sent
                 if interaction.response.is_done():  # the "thinking..." of a slow command
                     with contextlib.suppress(discord.HTTPException):
@@ -291,7 +368,42 @@ class DiscordFrontEnd:
                 return
             if command == "set":
                 self._roles.pop(caller.chat_id, None)
-            await self.answer(interaction, reply.answer, ephemeral=command in PERSONAL)
+            await self.answer(interaction, reply.answer, ephemeral=personal)
+
+    async def _with_picture(self, ctx: Context, attachment: discord.Attachment,
+                            read: intake.Read) -> Answer:
+        """The command ``read`` gives, run with the ``attachment`` kept as its picture."""
+        ctx.picture = await self._keep(attachment)
+        name, words = read()
+        return await execute(ctx, name, words)
+
+    async def _keep(self, attachment: discord.Attachment) -> str | None:
+        """Keep an attached picture in the picture store; its name. Refused when it is too
+        large (told by its size, before it is downloaded) or no picture (told by its bytes,
+        never by its name or the type the member's app gave it)."""
+        if self.pictures is None:
+            log.warning("no picture store: the picture %s is not kept", attachment.id)
+            return None
+        refused = Refusal("bad_picture", limit=MAX_BYTES // (1024 * 1024))
+        if attachment.size > MAX_BYTES:
+            raise refused
+        data = await attachment.read()
+        try:
+            return await asyncio.to_thread(self.pictures.put, data)
+        except PictureError:
+            raise refused from None
+
+    async def _problem_picture(self, answer: Answer) -> Picture | None:
+        """The picture of the problem an answer shows, if it has one and it is kept."""
+        if not isinstance(answer, PuzzleShown) or not answer.card.image or self.pictures is None:
+            return None
+        try:
+            png = await asyncio.to_thread(self.pictures.read, answer.card.image)
+        except OSError:
+            log.warning("the picture %s of problem %s is missing: shown without it",
+                        answer.card.image, answer.card.problem)
+            return None
+        return Picture(png, answer.card.image)
 
     async def run_line(self, interaction: Interaction, command: str,
                        arguments: str | None) -> None:
@@ -313,7 +425,7 @@ class DiscordFrontEnd:
                      ephemeral: bool = False) -> None:
         """The answer's messages: the first as the interaction's response, the rest as
         follow-ups; the buttons go with the last."""
-        shown = pieces(answer)
+        shown = pieces(answer, picture=await self._problem_picture(answer))
         view = view_for(answer)
         for n, piece in enumerate(shown):
             last = n == len(shown) - 1
@@ -366,6 +478,14 @@ class DiscordFrontEnd:
             return []
         return str(settings.params.get("ladders", "")).split(", ")
 
+    async def puzzle_ladder(self, interaction: Interaction) -> str | None:
+        """The club's puzzle ladder that no name means (``/top problems``), if any."""
+        if interaction.guild_id is None:
+            return None
+        caller = Caller(PLATFORM, str(interaction.guild_id), str(interaction.user.id),
+                        interaction.user.display_name)
+        return await self.service.puzzle_ladder(caller)
+
     # -- buttons ----------------------------------------------------------------------------------
 
     async def on_button(self, interaction: Interaction, action_id: str) -> None:
@@ -376,6 +496,10 @@ class DiscordFrontEnd:
         count against the rate limit as commands do."""
         if interaction.guild_id is None:
             await self._say(interaction, text("discord_guild_only"), ephemeral=True)
+            return
+        action = actions.Action.parse(action_id)
+        if action is not None and action.group is actions.Group.PUZZLE:
+            await self._on_problem_button(interaction, action)
             return
         async with self._turn(interaction.user.id):
             ctx = self._context(interaction, await self.caller(interaction))
@@ -395,6 +519,49 @@ class DiscordFrontEnd:
                 if not _answered_already(error):
                     raise
                 log.info("click %s was answered already (delivered twice)", interaction.id)
+
+    async def _on_problem_button(self, interaction: Interaction, action: actions.Action) -> None:
+        """A problem's button, answered to the presser alone; the message that carries it
+        (a puzzle post in the channel) is never changed. "Solve privately" shows them the
+        problem (the post's, or the one closest to their rating) with their clock started;
+        "Answer" opens the form to type their answer in, or, when another of their problems
+        is the open one, shows that problem again."""
+        async with self._turn(interaction.user.id):
+            caller = await self.caller(interaction)
+            ctx = self._context(interaction, caller, alone=True)
+            if action.verb == actions.ANSWER:
+                reply = await intake.answer(
+                    ctx, f"press:{action.id[:30]}",
+                    lambda: self.service.serve_puzzle(caller, ref=action.ref or None))
+            else:
+                reply = await intake.press(ctx, action.id)
+            if reply is None:  # past the rate, and told so: nothing is sent
+                return
+            shown = reply.answer
+            try:
+                if reply.refused:
+                    await self._say(interaction, refusal_text(str(shown)), ephemeral=True)
+                elif (action.verb == actions.ANSWER and isinstance(shown, PuzzleShown)
+                      and shown.card.ref == action.ref):
+                    await interaction.response.send_modal(
+                        answer_form(shown.card.problem, action.ref))
+                else:
+                    await self.answer(interaction, shown, ephemeral=True)
+            except discord.HTTPException as error:
+                if not _answered_already(error):
+                    raise
+                log.info("click %s was answered already (delivered twice)", interaction.id)
+
+    async def on_answer_form(self, interaction: Interaction, typed: str) -> None:
+        """A submitted answer form: the member's ``/answer`` with what they typed, answered
+        to them alone (a form delivered twice is answered once)."""
+        words = Words(typed.split(), {})
+        try:
+            await self._run(interaction, "answer", lambda: ("answer", words))
+        except discord.HTTPException as error:
+            if not _answered_already(error):
+                raise
+            log.info("form %s was answered already (delivered twice)", interaction.id)
 
 
 def _channel_check(interaction: Interaction) -> ChannelCheck:
@@ -469,32 +636,49 @@ class DiscordPublisher:
     async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
                       buttons: Sequence[Button] = ()) -> None:
         try:
-            await self._publish(chat_id, text, picture)
+            await self._publish(chat_id, text, picture, buttons)
         except (LookupError, discord.Forbidden, discord.NotFound) as refused:
             # No such channel any more, or the bot lost its right to see or post in it.
             raise PostRefused(str(refused)) from refused
 
-    async def _publish(self, chat_id: str, text: str, picture: Picture | None) -> None:
+    async def _publish(self, chat_id: str, text: str, picture: Picture | None,
+                       buttons: Sequence[Button]) -> None:
         channel = self._channel(chat_id)
         shown = pieces(text) if picture is None else pieces(picture)
         if picture is not None and text:
             shown[0].content = pieces(text)[0].content
-        for piece in shown:
-            await channel.send(**_message(piece, None))
+        view = _buttons_view(buttons)
+        for n, piece in enumerate(shown):
+            await channel.send(**_message(piece, view if n == len(shown) - 1 else None))
+
+
+def _buttons_view(buttons: Sequence[Button]) -> discord.ui.View | None:
+    """A post's buttons, in one row under its last message, coloured as their actions say."""
+    if not buttons:
+        return None
+    view = discord.ui.View(timeout=None)
+    for button in buttons:
+        action = actions.Action.parse(button.action)
+        style = STYLES[action.emphasis] if action is not None else discord.ButtonStyle.secondary
+        view.add_item(ClubButton(button.action, button.label, style))
+    return view
 
 
 class DiscordBot:
     """The Discord front-end as a process runs it: built first (so that its publisher is known
     before anything is scheduled), then started (logged in, slash commands synced, guilds
     received) and stopped. ``api_base`` and ``gateway`` point discord.py elsewhere
-    (:func:`point_discord_py_at`); ``sync_guild`` syncs the commands to that guild alone."""
+    (:func:`point_discord_py_at`); ``sync_guild`` syncs the commands to that guild alone;
+    ``pictures`` keeps and shows problems' pictures."""
 
     platform = PLATFORM
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str, *,
                  api_base: str | None = None, gateway: str | None = None,
-                 sync_guild: int | None = None, pulse: Callable[[], None] | None = None) -> None:
-        self.client = DiscordFrontEnd(service, limiter).client(sync_guild, pulse=pulse)
+                 sync_guild: int | None = None, pulse: Callable[[], None] | None = None,
+                 pictures: PictureStore | None = None) -> None:
+        self.client = DiscordFrontEnd(service, limiter, pictures=pictures).client(
+            sync_guild, pulse=pulse)
         self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
         self._token = token

@@ -22,10 +22,11 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.chat.commands import COMMANDS
+from bot.chat.commands import COMMANDS, PROBLEMS
 from bot.chat.language import DEFAULT_LANGUAGE, supported, writing_in
 from bot.chat.messages import text
 from bot.service import ladder_settings
+from bot.service.puzzles import DEFAULT_PUZZLE_LADDER, MAX_RATING, MIN_RATING
 
 if TYPE_CHECKING:
     from bot.adapters.discord import DiscordFrontEnd
@@ -115,10 +116,16 @@ class MemberCommands(_Commands):
         await self.front.run(interaction, "rating", [member], {"ladder": ladder})
 
     @app_commands.command(name="top", description=described("menu_top"))
-    @app_commands.describe(ladder=described("param_ladder"))
+    @app_commands.describe(ladder=described("param_ladder"), problems=described("help_top"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
-    async def top(self, interaction: Interaction, ladder: str | None = None) -> None:
-        await self.front.run(interaction, "top", [ladder])
+    async def top(self, interaction: Interaction, ladder: str | None = None,
+                  problems: bool | None = None) -> None:
+        if not problems:
+            await self.front.run(interaction, "top", [ladder])
+            return
+        # /top LADDER problems: a puzzle ladder's problems, hardest first
+        named = ladder or await self.front.puzzle_ladder(interaction) or DEFAULT_PUZZLE_LADDER
+        await self.front.run(interaction, "top", [named, PROBLEMS])
 
     @app_commands.command(name="challenge", description=described("menu_challenge"))
     @app_commands.describe(member=described("param_member"), ladder=described("param_ladder"))
@@ -198,6 +205,36 @@ class MemberCommands(_Commands):
     @app_commands.command(name="pending", description=described("menu_pending"))
     async def pending(self, interaction: Interaction) -> None:
         await self.front.run(interaction, "pending")
+
+    @app_commands.command(name="puzzle", description=described("help_puzzle"))
+    @app_commands.describe(ladder=described("help_puzzle"), add=described("help_puzzle_add"),
+                           answers=described("help_puzzle_add"),
+                           rating=described("help_puzzle_add"),
+                           prompt=described("help_puzzle_add"),
+                           image=described("help_puzzle_add"))
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def puzzle(self, interaction: Interaction, ladder: str | None = None,
+                     add: str | None = None, answers: str | None = None,
+                     rating: app_commands.Range[float, MIN_RATING, MAX_RATING] | None = None,
+                     prompt: str | None = None,
+                     image: discord.Attachment | None = None) -> None:
+        """``/puzzle``: a problem to solve, only the member sees it; ``/puzzle add:ID
+        answers:A|B prompt:TEXT [rating:N] [image:FILE]``: a moderator's new problem, as
+        ``/puzzle add ID [rating=N] answers=A|B TEXT`` reads it (what is given without ``add``
+        is refused by the shared command)."""
+        options = [f"{key}={value}" for key, value in
+                   (("ladder", ladder), ("rating", None if rating is None else f"{rating:g}"),
+                    ("answers", answers)) if value is not None]
+        words = ["add", *options, add] if add is not None else options
+        if prompt:
+            words.append(prompt)
+        await self.front.run_with_picture(interaction, "puzzle", words,
+                                          image if add is not None else None)
+
+    @app_commands.command(name="answer", description=described("help_answer"))
+    @app_commands.describe(text=described("help_answer"))
+    async def answer(self, interaction: Interaction, text: str) -> None:
+        await self.front.run(interaction, "answer", text.split())
 
     @app_commands.command(name="settings", description=described("menu_settings"))
     @app_commands.describe(ladder=described("param_ladder"))

@@ -71,8 +71,12 @@ def _in_table(shown: str) -> str:
     return discord.utils.escape_mentions(shown.replace("`", "`\u200b"))
 
 
-def pieces(answer: Answer, page: int = 0) -> list[Piece]:
-    """The messages that show an answer (most answers: one)."""
+def pieces(answer: Answer, page: int = 0, picture: Picture | None = None) -> list[Piece]:
+    """The messages that show an answer (most answers: one); with ``picture`` (a problem's),
+    one embed: the answer's text above the picture."""
+    if picture is not None and not isinstance(answer, Picture):
+        shown = answer if isinstance(answer, str) else render(answer)
+        return pieces(Picture(picture.png, picture.filename, shown))
     if isinstance(answer, Picture):
         embed = discord.Embed(description=harmless(answer.caption)[:DESCRIPTION_LIMIT] or None,
                               colour=_GREY)
@@ -103,7 +107,8 @@ def refusal_text(refusal: Refusal | str) -> str:
 
 #: the custom ids of the bot's buttons (their actions' ids, ``bot.chat.actions``):
 #: g:confirm|dispute:<game>, c:accept|decline:<challenge>, x:apply|cancel:<game>,
-#: t:<ladder>:<page>; unchanged, for the buttons of messages posted long ago
+#: t:<ladder>:<page>, p:solve|answer:<problem>; unchanged, for the buttons of messages posted
+#: long ago
 BUTTON_TEMPLATE = ID_PATTERN
 #: a button's colour: the yes of a choice green, the no red, paging grey
 STYLES = {

@@ -143,6 +143,9 @@ MESSAGES: dict[str, str] = {
     "correction_no_change": "Game #{game} already says {a} beat {b}: no change. The result "
                             "you give is {a}'s, shown first (/correct {game} loss: {b} won).",
     "correction_no_change_draw": "Game #{game} already says {a} drew with {b}: no change.",
+    "correction_no_change_attempt": "Game #{game} already says that: no change. The result you "
+                                    "give is {member}'s against the problem {problem} (win: "
+                                    "solved, loss: not solved).",
     "nothing_to_undo": "There is no moderator action to undo.",
     "ladder_in_use": "Ladder {ladder} has been played on since; its creation cannot be undone.",
     "not_in_ladder": "{name} has not played in the {ladder} ladder.",
@@ -299,6 +302,9 @@ MESSAGES: dict[str, str] = {
     # the club's own settings (language, moderator_role), whichever ladder was named
     "club_setting_set": "The club's {setting} is now {value}.",
     "settings": "Ladder {ladder}: system {system} ({params}); " + _LADDER_SETTINGS,
+    # a puzzle ladder's: how its answers are compared too (issue 34)
+    "settings_puzzles": "Ladder {ladder}: system {system} ({params}); answers compared: "
+                        "{normalise}; " + _LADDER_SETTINGS,
     "settings_past_edition": "Ladder {ladder}: system {system} ({params}), with the defaults "
                              "it was set up with (edition {edition}; /system {system} gives it "
                              "today's and re-rates every game); " + _LADDER_SETTINGS,
@@ -813,6 +819,9 @@ MESSAGES: dict[str, str] = {
                        "started when I sent it.",
     "puzzle_again": "Your problem is still open: {minutes:minute|minutes} left to answer with "
                     "/answer TEXT.",
+    # an attempt as a game's line shows it (/history, a correction)
+    "result_solved": "{member} solved {problem} ({seconds:.1f} s)",
+    "result_not_solved": "{member} did not solve {problem} ({seconds:.1f} s)",
     "attempt_solved": "Solved! {problem} in {seconds:.1f} s.",
     "attempt_failed": "Not solved: {problem} ({seconds:.1f} s).",
     "attempt_answers": "Accepted answers: {answers}",

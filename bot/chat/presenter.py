@@ -123,6 +123,9 @@ def rating_text(rating: float | None, provisional: bool, deviation: float | None
 
 
 def result_text(game: GameLine) -> str:
+    if game.seconds is not None:  # an attempt: the member first, then the problem
+        return text("result_solved" if game.score_a == 1.0 else "result_not_solved",
+                    member=game.player_a, problem=game.player_b, seconds=game.seconds)
     if game.score_a == 0.5:
         return text("result_draw", a=game.player_a, b=game.player_b)
     winner, loser = (

@@ -164,7 +164,9 @@ def settings(club: Club, ladder: str | None) -> Notice:
     params = preset_params(system_of(lad))
     described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
     past = s.edition != EDITION and s.system in PAST_EDITIONS.get(s.edition, {})
-    return Notice("settings_past_edition" if past else "settings", {
+    key = ("settings_past_edition" if past
+           else "settings_puzzles" if s.system == ladder_settings.PUZZLE_SYSTEM else "settings")
+    return Notice(key, {
         "ladder": lad.name, "system": s.system, "params": described, "edition": s.edition,
         **ladder_settings.view(s),
         **ladder_settings.club_view(view.ladder(club, None).settings),

@@ -110,7 +110,9 @@ def correct(
         # Read from the side shown first in the game's line as recorded: the winner, or
         # player_a of a draw (issue 31, ERRATA); stored as player_a's score, as ever.
         score = parse.score(correction.shown)
-        corrected.score_a = 1.0 - score if game.score_a == 0.0 else score
+        # an attempt's line always shows the member first ("alice did not solve p2")
+        attempt = game.seconds is not None
+        corrected.score_a = 1.0 - score if game.score_a == 0.0 and not attempt else score
         changes = replace(changes, score_a=corrected.score_a)
     if correction.handicap is not None:
         corrected.handicap = view.bounded_handicap(  # rs-go: in stones (issue 31)
@@ -134,6 +136,9 @@ def correct(
     if (correction.shown is not None and game.status is GameStatus.CONFIRMED
             and _same_game(was, becomes)):
         # "/correct 3 win" on "frank beat erin": the result it names is the one recorded
+        if attempt:
+            raise Refusal("correction_no_change_attempt", game=number, member=was.player_a,
+                          problem=was.player_b)
         first, second = ((was.player_b, was.player_a) if was.score_a == 0.0
                          else (was.player_a, was.player_b))
         raise Refusal("correction_no_change_draw" if was.score_a == 0.5

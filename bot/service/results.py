@@ -57,6 +57,8 @@ class GameLine:
     voided: bool = False
     zone: str = "UTC"
     colour: str | None = None
+    #: an attempt at a problem (player_b): the seconds it took
+    seconds: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

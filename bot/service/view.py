@@ -297,6 +297,7 @@ def line(club: Club, game: GameRecord) -> GameLine:
         voided=game.voided,
         zone=zone_of(state.ladders.get(game.ladder)),
         colour=game.colour,
+        seconds=game.seconds,
     )
 
 

@@ -50,7 +50,8 @@ def build_digest(
     moved: list[RatingChange] = []
     established, newcomers = [], []
     for key, new in now_players.items():
-        if new.status != "active":
+        # a puzzle ladder's problems are rated like members, but are no one's news
+        if new.status != "active" or state.member(member_of_key(key)).problem:
             continue
         old = before.state(key)
         if old is None:

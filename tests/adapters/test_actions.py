@@ -115,14 +115,14 @@ def test_the_limits_are_those_of_today() -> None:
     assert Action.parse("g:confirm:#" + "9" * 18) is not None
     # Discord's template for old messages' custom ids: today's, with the claims' group "k"
     # (issue 15) added, then the undos' group "u" and the "#" of numbered games and challenges,
-    # then the merges' group "m", then the /system previews' group "s" (issue 19), so every id
-    # it matched before it matches still.
-    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkums]):(?P<action>[a-z0-9_-]{1,32}):"
+    # then the merges' group "m", then the /system previews' group "s" (issue 19), then the
+    # problems' group "p" (issue 34), so every id it matched before it matches still.
+    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkumsp]):(?P<action>[a-z0-9_-]{1,32}):"
                                r"(?P<number>#?)(?P<ref>[0-9]{1,18})")
     for old in ("g:confirm:12", "c:accept:3", "x:apply:12", "k:approve:40", "t:main:2"):
         assert re.fullmatch(BUTTON_TEMPLATE, old), old
     for new in ("g:confirm:#3", "c:decline:#2", "x:cancel:#3", "u:apply:45", "m:apply:17",
-                "s:apply:52"):
+                "s:apply:52", "p:solve:0", "p:answer:17"):
         assert re.fullmatch(BUTTON_TEMPLATE, new), new
 
 

@@ -24,7 +24,8 @@ def _unchecked() -> None:
 def compare(
     ladder: str, current: str, steps: Sequence[Step], check: Callable[[], None] = _unchecked
 ) -> Evaluation:
-    """Every system that rates games between two players, scored on the last 30% of the
+    """Every system that rates games between two players (and the ladder's own, when it rates
+    puzzles: ``tactics``), scored on the last 30% of the
     ladder's history, best (lowest log-loss) first. Systems that cannot rate some game of the
     ladder (a handicap where the system has none) are left out; with fewer than ``MIN_GAMES``
     scored games no system is ranked. CPU-bound: run it in a worker thread; ``check`` is called
@@ -33,7 +34,9 @@ def compare(
     games = [game for step in steps for game in games_of(step)]
     scores = []
     scored = 0
-    for name in GAME_SYSTEMS:
+    # a puzzle ladder's own system (tactics) is weighed beside those that rate games
+    names = GAME_SYSTEMS if current in GAME_SYSTEMS else [*GAME_SYSTEMS, current]
+    for name in names:
         system = make_system(name)
         try:
             for game in games:

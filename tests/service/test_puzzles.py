@@ -186,3 +186,19 @@ async def test_the_puzzle_post_reveals_the_last_problem_and_shows_the_next(
     third = await chat.service.puzzle_post(SYSTEM, "puzzles")
     assert isinstance(third, PuzzlePost) and third.card is not None
     assert (third.revealed, third.solvers, third.card.problem) == ("p2", [], "p3")
+
+
+async def test_evaluate_weighs_the_puzzle_ladder_beside_the_game_systems(
+        chat: Transcript) -> None:
+    await chat.say("/as mod!")
+    for n in range(4, 21):
+        await chat.say(f"/puzzle add p{n} answers=x Problem {n}")
+    for member in ("ann", "ben", "cat", "dan", "eve", "fay"):  # 120 attempts, 36 scored
+        await chat.as_(member, "/register")
+        for n in range(20):
+            await chat.say("/puzzle")
+            chat.clock.advance(seconds=5 + 7 * n)
+            await chat.say("/answer x" if n % 3 else "/answer y")
+    evaluation = await chat.service.evaluate(SYSTEM, "puzzles")
+    assert evaluation.games >= 30
+    assert {"tactics", "club", "elo"} <= {score.system for score in evaluation.scores}

@@ -171,7 +171,8 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
 
         built.append(TelegramBot(service, limiter, settings.telegram_token,
                                  settings.telegram_base_url, telegram_webhook(settings),
-                                 pulse=partial(pulse, "telegram")))
+                                 pulse=partial(pulse, "telegram"),
+                                 pictures=PictureStore(settings.data_dir)))
     if settings.discord_token:
         from .adapters.discord import DiscordBot
 

@@ -6,6 +6,12 @@ or dispute a report, accept or decline a challenge, apply or cancel a correction
 the leaderboard).
 Group administrators are moderators. Every update's id is the request id, so a redelivered
 update changes nothing.
+
+Rated puzzles are solved in the member's private chat with the bot: a group's /puzzle (and a
+puzzle post) carries a link button that opens that chat with ``/start p<club chat>_<problem>``;
+there /puzzle, /answer and a moderator's /puzzle add (as text, or as a photo's caption) act for
+one of the member's clubs (``chat=ID`` says which where it is not clear). A problem's picture is
+kept in the :class:`~bot.storage.pictures.PictureStore` and shown as a photo.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from telegram import (
     Update,
 )
 from telegram import User as TelegramUser
-from telegram.constants import ChatType, ParseMode
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import (
     BadRequest,
     Forbidden,
@@ -58,7 +64,7 @@ from bot.adapters.outbox import Outbox
 from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.chat import intake
-from bot.chat.actions import Action, actions_for, page_of
+from bot.chat.actions import SOLVE, Action, Group, actions_for, page_of
 from bot.chat.commands import COMMANDS, Answer, Context, parse
 from bot.chat.language import DEFAULT_LANGUAGE, LANGUAGES, supported, writing_in
 from bot.chat.messages import text
@@ -68,6 +74,7 @@ from bot.chat.words import Pointed, Words
 from bot.errors import ConfigError, StartupError
 from bot.scheduling.publishing import Button, Picture, PostRefused
 from bot.service.club import Caller, ClubService
+from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.results import (
     Audit,
@@ -75,8 +82,10 @@ from bot.service.results import (
     History,
     Leaderboard,
     Preview,
+    PuzzleShown,
     Result,
 )
+from bot.storage.pictures import MAX_BYTES, PictureError, PictureStore
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +115,22 @@ CHANNEL_BOT = 136817688
 RETRIES = 3
 #: commands whose first argument is a member: a reply or a text mention can name them
 NAMES_A_MEMBER = {"rating", "challenge", "report", "history", "h2h", "retire", "return"}
+#: what a deep link may carry after ``?start=`` (Telegram's rule: 1-64 of these)
+START_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: a link's payload that serves a club's problem: ``p<club chat id>_<problem ref>`` (ref 0: the
+#: problem closest to the member's rating)
+SOLVE_PAYLOAD = re.compile(r"p(-?[0-9]{1,20})_([0-9]{1,18})")
+#: the commands of a private chat that act for one of the member's clubs
+FOR_A_CLUB = ("puzzle", "answer")
+#: the word that names that club (``chat=ID``), wherever it stands among the command's words
+CHAT_WORD = re.compile(r"(?<!\S)chat=(-?[0-9]{1,20})(?!\S)", re.IGNORECASE)
+#: a photo's caption that is a /puzzle command (python-telegram-bot's CommandHandler reads a
+#: message's text only, never a caption)
+PUZZLE_CAPTION = re.compile(r"^/puzzle(?:@(\w+))?(?:\s|$)", re.IGNORECASE)
+#: who runs a chat, as getChatMember says
+RUNS_THE_CHAT = (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+
 def _replied_member(message: Message) -> TelegramUser | None:
     """The member whose message ``message`` answers, if it answers one. In a forum topic every
     message carries the topic's creation message as the one it answers (Telegram threads them
@@ -163,16 +188,59 @@ def split_html(message: str, limit: int = TEXT_LIMIT) -> list[str]:
     return [f"<pre>{p}</pre>" if pre else p for p in pieces]
 
 
-def _button(action: Action) -> InlineKeyboardButton:
-    # The action's id is the callback data: Telegram gives it back when the button is pressed.
-    return InlineKeyboardButton(text(action.label), callback_data=action.id)
+def deep_link(bot_username: str | None, club_chat: str, ref: int) -> str | None:
+    """The link that opens the member's private chat with the bot and has it serve problem
+    ``ref`` of the club of ``club_chat`` there (``/start p<chat>_<ref>``); None when there is
+    no such link (the bot's username unknown, a chat id no payload can carry)."""
+    payload = f"p{club_chat}_{ref}"
+    if not bot_username or not START_PAYLOAD.fullmatch(payload):
+        return None
+    return f"https://t.me/{bot_username}?start={payload}"
 
 
-def keyboard(answer: Result | str, page: int = 0) -> InlineKeyboardMarkup | None:
+def _button(action: Action, label: str, bot_username: str | None,
+            club_chat: str | None) -> InlineKeyboardButton | None:
+    """An action's button: its id is the callback data, which Telegram gives back when the
+    button is pressed. A problem is solved privately: its Solve button is a link to the private
+    chat (none without the bot's username and the club's chat), and it is answered there with
+    /answer, so its Answer has no button."""
+    if action.group is Group.PUZZLE:
+        if action.verb != SOLVE or club_chat is None:
+            return None
+        url = deep_link(bot_username, club_chat, action.ref)
+        return None if url is None else InlineKeyboardButton(label, url=url)
+    return InlineKeyboardButton(label, callback_data=action.id)
+
+
+def _markup(rows: Sequence[Sequence[InlineKeyboardButton | None]]
+            ) -> InlineKeyboardMarkup | None:
+    shown = [[b for b in row if b is not None] for row in rows]
+    shown = [row for row in shown if row]
+    return InlineKeyboardMarkup(shown) if shown else None
+
+
+def keyboard(answer: Result | str, page: int = 0, bot_username: str | None = None,
+             club_chat: str | None = None) -> InlineKeyboardMarkup | None:
     """The buttons that go with an answer (``bot.chat.actions``) as an inline keyboard, if a
-    person would press rather than type."""
+    person would press rather than type; a problem's Solve button links to the bot's private
+    chat (``bot_username``) for the club of ``club_chat``."""
     rows = actions_for(answer, page)
-    return InlineKeyboardMarkup([[_button(a) for a in row] for row in rows]) if rows else None
+    return _markup([[_button(a, text(a.label), bot_username, club_chat) for a in row]
+                    for row in rows])
+
+
+def _username(bot: Bot) -> str | None:
+    """The bot's @username (known once the bot is initialised)."""
+    try:
+        return bot.username
+    except RuntimeError:
+        return None
+
+
+def _fits_caption(shown: str) -> bool:
+    """Whether ``shown`` (as the member reads it) fits in a photo's caption; Telegram counts
+    UTF-16 code units."""
+    return len(shown.encode("utf-16-le")) // 2 <= CAPTION_LIMIT
 
 
 class MemberOrderedUpdates(BaseUpdateProcessor):
@@ -247,16 +315,26 @@ class ClubApplication(Application):  # type: ignore[type-arg]
                      len(MENU), len(LANGUAGES))
 
 
+def _line(message: Message) -> str:
+    """What a member typed: a message's text, or the caption of their photo."""
+    return message.text if message.text is not None else message.caption or ""
+
+
 class TelegramFrontEnd:
     """Handlers for one python-telegram-bot ``Application``, all calling one service."""
 
     def __init__(self, service: ClubService, limiter: RateLimiter,
-                 monotonic: Callable[[], float] = time.monotonic):
+                 monotonic: Callable[[], float] = time.monotonic,
+                 pictures: PictureStore | None = None):
         self.service = service
         self.limiter = limiter
         self._monotonic = monotonic
         self._admins: dict[int, tuple[float, frozenset[int]]] = {}
         self.outbox = Outbox()
+        #: where problems' pictures are kept (None: problems take and show no pictures)
+        self.pictures = pictures
+        #: the bot of the Application built last (its @username makes the deep links)
+        self._bot: Bot | None = None
 
     def application(self, token: str, base_url: str | None = None,
                     flood_limits: BaseRateLimiter[int] | None = None,
@@ -282,6 +360,7 @@ class TelegramFrontEnd:
                 file_url_for(base_url)
             )
         app = builder.build()
+        self._bot = app.bot
         # An edited message is not sent again: only new messages are commands.
         new = filters.UpdateType.MESSAGE
         # One handler per command: python-telegram-bot takes /name and /name@this_bot (in any
@@ -289,6 +368,9 @@ class TelegramFrontEnd:
         for name in COMMANDS:
             app.add_handler(CommandHandler(name, partial(self.on_command, command=name),
                                            filters=new))
+        # A problem's picture comes as a photo whose caption is the /puzzle add command.
+        app.add_handler(MessageHandler(new & filters.PHOTO & filters.CaptionRegex(PUZZLE_CAPTION),
+                                       self.on_photo_command))
         # The first handler of a group that takes an update is the only one: what comes here is
         # a command the product does not have, or one for another bot.
         app.add_handler(MessageHandler(new & filters.COMMAND, self.on_other_command))
@@ -324,12 +406,15 @@ class TelegramFrontEnd:
     # -- messages ---------------------------------------------------------------------------------
 
     @staticmethod
-    def _words(message: Message, command: str) -> tuple[str, Words]:
-        """The command as typed and its words, with the members named by a text mention or
-        (for ``command``s whose first argument is a member) a reply carried by user id (never
-        turned into text that a member's name could match)."""
-        line, pointed = message.text or "", Pointed()
-        for entity in sorted(message.entities, key=lambda e: e.offset, reverse=True):
+    def _words(message: Message, command: str, for_a_club: bool = False) -> tuple[str, Words]:
+        """The command as typed (a message's text, or a photo's caption) and its words, with
+        the members named by a text mention or (for ``command``s whose first argument is a
+        member) a reply carried by user id (never turned into text that a member's name could
+        match). ``for_a_club``: a private chat's command acting for a club, without the
+        ``chat=ID`` word that named it."""
+        line, pointed = _line(message), Pointed()
+        entities = message.entities if message.text is not None else message.caption_entities
+        for entity in sorted(entities, key=lambda e: e.offset, reverse=True):
             if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
                 # Offsets count UTF-16 code units, as Telegram does.
                 encoded = line.encode("utf-16-le")
@@ -345,6 +430,8 @@ class TelegramFrontEnd:
             rest = f" {words[1]}" if len(words) > 1 else ""
             token = pointed.mark(UserRef(str(author.id), author.full_name))
             line = f"{words[0]} {token}{rest}"
+        if for_a_club:
+            line = CHAT_WORD.sub("", line, count=1)
         return parse(line, pointed)
 
     async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
@@ -389,14 +476,62 @@ class TelegramFrontEnd:
         if mine or chat.type == ChatType.PRIVATE:
             await self.on_command(update, context, name.lower())
 
+    async def on_photo_command(self, update: Update,
+                               context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A photo whose caption is /puzzle (a problem's picture, ``/puzzle add ...``): the
+        command, as if typed. In a group, /puzzle@other_bot is left to that bot; there the chat
+        layer refuses /puzzle add (its answers would show), and nothing is downloaded."""
+        message, chat = update.effective_message, update.effective_chat
+        if message is None or chat is None:
+            return
+        typed = PUZZLE_CAPTION.match(message.caption or "")
+        if typed is None:
+            return
+        addressee = typed[1] or ""
+        mine = addressee.casefold() in ("", (context.bot.username or "").casefold())
+        if mine or chat.type == ChatType.PRIVATE:
+            await self.on_command(update, context, "puzzle")
+
+    def _own_context(self, update: Update) -> Context:
+        """The context of a command in the sender's private chat with the bot, answered there
+        in their own language and counted against their rate in that chat."""
+        message, user = update.effective_message, update.effective_user
+        assert message is not None and user is not None
+        caller = Caller(PLATFORM, str(message.chat.id), str(user.id), user.full_name,
+                        request_id=f"update:{update.update_id}", handle=user.username)
+        return Context(self.service, caller, self.limiter,
+                       own_language=supported(user.language_code), private=True)
+
+    def _club_context(self, update: Update, club_chat: str, moderator: bool) -> Context:
+        """The context of a private chat's command acting for the club of ``club_chat``: the
+        member acts there as in its group, and the answer is theirs alone."""
+        user = update.effective_user
+        assert user is not None
+        caller = Caller(PLATFORM, club_chat, str(user.id), user.username or user.full_name,
+                        moderator, request_id=f"update:{update.update_id}",
+                        handle=user.username)
+        return Context(self.service, caller, self.limiter,
+                       own_language=supported(user.language_code), private=True,
+                       private_refusals=True, alone=True)
+
     async def _private(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
                        command: str) -> None:
-        """In a private chat: /rating and /history speak about the member's own standing in
-        each of their clubs; any other command says where the club's commands work. Each
-        counts against the member's rate limit (in this private chat), as in a club."""
+        """In a private chat: /start with a problem's link, /puzzle and /answer act for one of
+        the member's clubs (:meth:`_solve_link`, :meth:`_for_a_club`); /rating and /history
+        speak about the member's own standing in each of their clubs; any other command says
+        where the club's commands work. Each counts against the member's rate limit (in this
+        private chat), as in a club."""
         message, user = update.effective_message, update.effective_user
         assert message is not None and user is not None
         own = str(user.id)
+        if command == "start":
+            payload = SOLVE_PAYLOAD.fullmatch(" ".join(_line(message).split()[1:2]))
+            if payload is not None:
+                await self._solve_link(update, context, payload[1], int(payload[2]))
+                return
+        if command in FOR_A_CLUB:
+            await self._for_a_club(update, context, command)
+            return
 
         async def answer() -> str:
             if command not in ("rating", "history"):
@@ -413,13 +548,155 @@ class TelegramFrontEnd:
                 sections.append(text("private_club", club=title, profile=render(shown)))
             return "\n\n".join(sections) or text("private_none")
 
-        caller = Caller(PLATFORM, str(message.chat.id), own, user.full_name,
-                        request_id=f"update:{update.update_id}", handle=user.username)
-        reply = await intake.answer(
-            Context(self.service, caller, self.limiter,
-                    own_language=supported(user.language_code), private=True), command, answer)
+        reply = await intake.answer(self._own_context(update), command, answer)
         if reply is not None:
             self._reply(message, reply.answer)
+
+    # -- a private chat acting for a club: rated puzzles ---------------------------------------
+
+    async def _solve_link(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
+                          club_chat: str, ref: int) -> None:
+        """``/start p<club chat>_<ref>``, sent by a problem's link button: the club's problem
+        ``ref`` (0: the one closest to the member's rating) served here, as its button's press
+        would serve it. A link names any chat: it is acted on only for a club the member
+        belongs to (else: not a member), so no club is ever made for a link."""
+        user = update.effective_user
+        assert user is not None
+
+        async def member() -> str:
+            if club_chat not in await self.service.clubs_of(PLATFORM, str(user.id)):
+                raise Refusal("not_registered")
+            return club_chat
+
+        await self._act_for(update, context, "start", member, lambda ctx: intake.press(
+            ctx, Action.choice(Group.PUZZLE, SOLVE, ref).id))
+
+    async def _for_a_club(self, update: Update, context: ContextTypes.DEFAULT_TYPE,
+                          command: str) -> None:
+        """/puzzle, /answer and /puzzle add typed in a private chat, run for the club that
+        ``chat=ID`` names, else the one that is clear (:meth:`_puzzle_club`,
+        :meth:`_moderated_club`); a problem's picture (the photo whose caption is the
+        command) is downloaded and kept once its moderator is known."""
+        message, user = update.effective_message, update.effective_user
+        assert message is not None and user is not None
+        line = _line(message)
+        named = CHAT_WORD.search(line)
+        chat = named[1] if named is not None else None
+        adding = command == "puzzle" and [w.casefold() for w in line.split()[1:2]] == ["add"]
+        picture: str | None = None
+
+        async def club() -> str:
+            nonlocal picture
+            if not adding:
+                return await self._puzzle_club(str(user.id), chat)
+            found = await self._moderated_club(context, user.id, chat)
+            if message.photo:
+                picture = await self._keep_picture(context, message)
+            return found
+
+        def run(ctx: Context) -> Awaitable[intake.Reply | None]:
+            ctx.picture = picture  # kept while the club was found
+            return intake.command(ctx, lambda: self._words(message, command, for_a_club=True),
+                                  command)
+
+        await self._act_for(update, context, command, club, run, moderator=adding)
+
+    async def _act_for(self, update: Update, context: ContextTypes.DEFAULT_TYPE, label: str,
+                       club: Callable[[], Awaitable[str]],
+                       run: Callable[[Context], Awaitable[intake.Reply | None]],
+                       moderator: bool = False) -> None:
+        """Find the club a private chat's command acts for (``club``: its chat, or a refusal
+        answered here), counted against the member's rate in this chat; then ``run`` it there,
+        counted against their rate in that club, answered here. ``moderator``: the member
+        was found to run the club's group (else: asked)."""
+        message, user = update.effective_message, update.effective_user
+        assert message is not None and user is not None
+        found: str | None = None
+
+        async def find() -> str:
+            nonlocal found
+            found = await club()
+            return ""
+
+        reply = await intake.answer(self._own_context(update), label, find)
+        if reply is None:
+            return
+        if found is None:
+            self._reply(message, reply.answer)
+            return
+        if not moderator:
+            moderator = await self._is_admin(context, int(found), user.id)
+        done = await run(self._club_context(update, found, moderator))
+        if done is not None:
+            self._reply(message, done.answer)
+
+    async def _puzzle_club(self, user: str, named: str | None) -> str:
+        """The club a private /puzzle or /answer is for: the one ``named`` (a club of the
+        member's); else for /answer the one club where the member has a problem open, for
+        /puzzle the one club with a puzzle ladder (the one with a problem open among several)."""
+        if named is not None:
+            if named not in await self.service.clubs_of(PLATFORM, user):
+                raise Refusal("not_registered")
+            return named
+        chats = await self.service.puzzle_chats(PLATFORM, user)
+        if not chats:
+            raise Refusal("private_no_puzzles")
+        open_ones = [chat for chat, is_open in chats if is_open]
+        if len(open_ones) == 1:
+            return open_ones[0]
+        candidates = open_ones if len(open_ones) > 1 else [chat for chat, _ in chats]
+        if len(candidates) > 1:
+            raise Refusal("private_which_club", chats=", ".join(candidates))
+        return candidates[0]
+
+    async def _moderated_club(self, context: ContextTypes.DEFAULT_TYPE, user_id: int,
+                              named: str | None) -> str:
+        """The club a private /puzzle add is for, which the member must run (its group's
+        creator or an administrator, as Telegram says now): the one ``named``; else among their
+        clubs and the groups the bot saw them run, the one they run."""
+        if named is not None:
+            if not await self._runs(context, named, user_id):
+                raise Refusal("private_not_moderator", chat=named)
+            return named
+        candidates = list(await self.service.clubs_of(PLATFORM, str(user_id)))
+        candidates += [str(chat) for chat, (_, admins) in self._admins.items()
+                       if user_id in admins and str(chat) not in candidates]
+        if not candidates:
+            raise Refusal("private_no_puzzles")
+        run = [chat for chat in candidates if await self._runs(context, chat, user_id)]
+        if len(run) > 1:
+            raise Refusal("private_which_club", chats=", ".join(run))
+        if not run:
+            raise Refusal("private_not_moderator", chat=", ".join(candidates))
+        return run[0]
+
+    @staticmethod
+    async def _runs(context: ContextTypes.DEFAULT_TYPE, chat: str, user_id: int) -> bool:
+        """Whether user ``user_id`` is the creator or an administrator of ``chat`` (False for a
+        chat the bot cannot see)."""
+        try:
+            member = await context.bot.get_chat_member(int(chat), user_id)
+        except (TelegramError, ValueError):
+            return False
+        return member.status in RUNS_THE_CHAT
+
+    async def _keep_picture(self, context: ContextTypes.DEFAULT_TYPE, message: Message) -> str:
+        """The largest size of the message's photo, downloaded and kept in the picture store;
+        its name there."""
+        refused = Refusal("bad_picture", limit=MAX_BYTES // (1024 * 1024))
+        largest = max(message.photo, key=lambda size: size.width * size.height)
+        if self.pictures is None or (largest.file_size or 0) > MAX_BYTES:
+            raise refused
+        try:
+            found = await context.bot.get_file(largest.file_id)
+            data = bytes(await found.download_as_bytearray())
+        except TelegramError as error:
+            log.warning("could not download a problem's picture: %s", error.message)
+            raise refused from None
+        try:
+            return await asyncio.to_thread(self.pictures.put, data)
+        except PictureError:
+            raise refused from None
 
     async def _as_a_chat(self, update: Update, command: str) -> None:
         """A command sent on behalf of a chat: refused, and counted against that chat (keyed by
@@ -452,11 +729,38 @@ class TelegramFrontEnd:
         if isinstance(answer, Leaderboard):
             shown = page_of(answer, 0)
         pieces = split_html(as_html(shown))
-        markup = keyboard(answer)
+        # a group's answer links to the private chat for this club (a private chat's answers
+        # have no such buttons)
+        club = None if message.chat.type == ChatType.PRIVATE else str(message.chat_id)
+        markup = keyboard(answer, bot_username=self._username(), club_chat=club)
+        if isinstance(answer, PuzzleShown) and answer.card.image:
+            picture = await self._picture(answer.card.image)
+            if picture is not None:
+                fits = _fits_caption(render(answer))
+                await message.reply_photo(picture, caption=pieces[0] if fits else None,
+                                          parse_mode=ParseMode.HTML,
+                                          filename=answer.card.image,
+                                          reply_markup=markup if fits else None,
+                                          do_quote=False)
+                if fits:
+                    return
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
             await message.reply_text(piece, parse_mode=ParseMode.HTML,
                                      reply_markup=markup if last else None, do_quote=False)
+
+    def _username(self) -> str | None:
+        return None if self._bot is None else _username(self._bot)
+
+    async def _picture(self, name: str) -> bytes | None:
+        """A problem's picture from the store; None (and a warning) when it is gone."""
+        if self.pictures is None:
+            return None
+        try:
+            return await asyncio.to_thread(self.pictures.read, name)
+        except OSError:
+            log.warning("the picture %s of a problem is missing: shown without it", name)
+            return None
 
     # -- buttons ----------------------------------------------------------------------------------
 
@@ -472,6 +776,10 @@ class TelegramFrontEnd:
         if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
             with writing_in(supported(query.from_user.language_code)):
                 await self._answer_press(query, text("telegram_button_private")[:200])
+            return
+        action = Action.parse(query.data or "")
+        if action is not None and action.group is Group.PUZZLE:
+            await self._puzzle_press(query, action, str(chat.id))
             return
         # a refusal is an alert to the presser alone: in their own language
         ctx = Context(self.service, await self._caller(update, context), self.limiter,
@@ -491,6 +799,17 @@ class TelegramFrontEnd:
             self.outbox.put(message.chat_id,
                             partial(self._edit, message, reply.answer, reply.page))
 
+    async def _puzzle_press(self, query: CallbackQuery, action: Action, club_chat: str) -> None:
+        """A problem's button as a callback (a message posted before Solve became a link):
+        never served in the group, where everyone would see it; Solve opens the private chat
+        through the problem's link, anything else says where problems are answered."""
+        url = deep_link(self._username(), club_chat, action.ref) if action.verb == SOLVE else None
+        if url is not None:
+            await query.answer(url=url)
+            return
+        with writing_in(supported(query.from_user.language_code)):
+            await self._answer_press(query, text("answer_private")[:200])
+
     async def _answer_press(self, query: CallbackQuery, alert: str | None = None) -> None:
         """Stop the press's spinner, with an ``alert`` shown to the presser alone if any. A
         press delivered again (after a restart) was answered the first time: Telegram then
@@ -507,7 +826,8 @@ class TelegramFrontEnd:
         shown = page_of(answer, page) if isinstance(answer, Leaderboard) else answer
         try:
             await message.edit_text(split_html(as_html(shown))[0], parse_mode=ParseMode.HTML,
-                                    reply_markup=keyboard(answer, page))
+                                    reply_markup=keyboard(answer, page, self._username(),
+                                                          str(message.chat_id)))
         except BadRequest as error:
             # Two members pressed the same button: the message already shows the answer.
             if "not modified" not in error.message.lower():
@@ -531,8 +851,9 @@ _REFUSALS = re.compile(r"chat not found|not enough rights|have no rights|chat_wr
 class TelegramPublisher:
     """Posts unasked into Telegram chats (scheduled posts, announcements) with the
     Application's bot. A text of several lines (a digest) goes in a monospaced block; a picture
-    goes as a photo, with the text as its caption when it fits in one. A failed send raises:
-    the scheduler retries it."""
+    goes as a photo, with the text as its caption when it fits in one; the post's buttons go
+    under its last message (a problem's Solve: a link to the bot's private chat). A failed send
+    raises: the scheduler retries it."""
 
     platform = PLATFORM
 
@@ -542,7 +863,7 @@ class TelegramPublisher:
     async def publish(self, chat_id: str, message: str, picture: Picture | None = None,
                       buttons: Sequence[Button] = ()) -> None:
         try:
-            await self._publish(chat_id, message, picture)
+            await self._publish(chat_id, message, picture, self._keyboard(buttons))
         except Forbidden as refused:  # removed from the chat, blocked, no right to post
             raise PostRefused(refused.message) from refused
         except BadRequest as refused:
@@ -550,20 +871,35 @@ class TelegramPublisher:
                 raise
             raise PostRefused(refused.message) from refused
 
-    async def _publish(self, chat_id: str, message: str, picture: Picture | None) -> None:
+    def _keyboard(self, buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:
+        """A post's buttons in one row: each runs its action when pressed, a problem's Solve
+        links to the private chat for the button's club."""
+        username = _username(self._bot)
+        row = []
+        for button in buttons:
+            action = Action.parse(button.action)
+            if action is not None:
+                row.append(_button(action, button.label, username, button.club_chat))
+        return _markup([row])
+
+    async def _publish(self, chat_id: str, message: str, picture: Picture | None,
+                       markup: InlineKeyboardMarkup | None = None) -> None:
         # A channel may be named by its @username; every other chat by its number.
         target: int | str = chat_id if chat_id.startswith("@") else int(chat_id)
         escaped = html.escape(message, quote=False)
         body = f"<pre>{escaped}</pre>" if "\n" in message else escaped
         if picture is not None:
-            fits = len(message) <= CAPTION_LIMIT
+            fits = _fits_caption(message)
             caption = body if fits else html.escape(picture.caption, quote=False)
             await self._bot.send_photo(target, picture.png, caption=caption or None,
-                                       parse_mode=ParseMode.HTML, filename=picture.filename)
+                                       parse_mode=ParseMode.HTML, filename=picture.filename,
+                                       reply_markup=markup if fits else None)
             if fits:
                 return
-        for piece in split_html(body):
-            await self._bot.send_message(target, piece, parse_mode=ParseMode.HTML)
+        pieces = split_html(body)
+        for n, piece in enumerate(pieces):
+            await self._bot.send_message(target, piece, parse_mode=ParseMode.HTML,
+                                         reply_markup=markup if n == len(pieces) - 1 else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,8 +922,9 @@ class TelegramBot:
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str,
                  base_url: str | None = None, webhook: Webhook | None = None,
-                 pulse: Callable[[], None] = lambda: None) -> None:
-        self.front = TelegramFrontEnd(service, limiter)
+                 pulse: Callable[[], None] = lambda: None,
+                 pictures: PictureStore | None = None) -> None:
+        self.front = TelegramFrontEnd(service, limiter, pictures=pictures)
         # On a webhook every call Telegram answers (getWebhookInfo's own) says nothing of the
         # deliveries: the pulse is the watch's word alone (:meth:`_watch_webhook`).
         self.app = self.front.application(token, base_url,
@@ -674,4 +1011,4 @@ class TelegramBot:
 
 
 __all__ = ["TelegramBot", "TelegramFrontEnd", "TelegramPublisher", "Webhook", "file_url_for",
-           "split_html", "as_html", "keyboard"]
+           "split_html", "as_html", "keyboard", "deep_link"]

@@ -24,14 +24,14 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from tests.fake_discord import FakeDiscord, Output
 
-from .clubs import FRIDAY, DiscordClub
+from .clubs import FRIDAY, GUILD, DiscordClub
 
 #: a PNG's signature and header: what the bot's picture store and Discord look at
 PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR" + (8).to_bytes(4, "big")
@@ -49,14 +49,19 @@ async def club(tmp_path: Path) -> AsyncIterator[DiscordClub]:
 
 
 async def moved(club: DiscordClub, minutes: int) -> None:
-    """The clock set to ``minutes`` after FRIDAY, the bot's start (far enough from every
-    earlier instant of the test, a few real seconds each, for the margins below), once the
-    bot is connected again: across a jump of minutes discord.py finds the gateway silent for
-    longer than it waits and connects again, and an interaction sent meanwhile would be lost.
-    Until then the gateway sends an event no one handles, which wakes the bot's event loop."""
+    """The clock set to ``minutes`` after FRIDAY, the bot's start: far enough from every
+    earlier instant of the test (a few real seconds each) for the margins below."""
+    await jumped(club, FRIDAY + timedelta(minutes=minutes))
+
+
+async def jumped(club: DiscordClub, when: datetime) -> None:
+    """The clock set to ``when``, once the bot is connected again: across a jump of minutes
+    discord.py finds the gateway silent for longer than it waits and connects again, and an
+    interaction sent meanwhile would be lost. Until then the gateway sends an event no one
+    handles, which wakes the bot's event loop."""
     dc = club.dc
     dc.identified.clear()
-    club.clock.set(FRIDAY + timedelta(minutes=minutes))
+    club.clock.set(when)
     async with asyncio.timeout(60):
         while not dc.identified.is_set():
             await asyncio.sleep(CLOCK_READ)
@@ -189,3 +194,84 @@ async def journey(club: DiscordClub) -> None:
 
     # No message the channel could read ever held an accepted answer.
     assert leaked(dc.log) == []
+
+
+async def test_a_puzzle_post_is_solved_privately_and_its_solution_shown_after_the_attempts(
+        club: DiscordClub) -> None:
+    """The ladder posts a problem every hour: its "Solve privately" button answers each
+    presser alone and leaves the post as it was; the next post shows the solution, once the
+    attempts still open at it have ended as failures."""
+    bot = await club.bot().start()
+    try:
+        await club.say(club.ada, "ladder", "create", name="puzzles", system="tactics")
+        added = await club.say(club.ada, "puzzle", add="p1", answers="Qh7|Qxh7",
+                               prompt="White to play and mate in one",
+                               image=club.dc.attachment("mate.png", PNG))
+        assert added.ephemeral and "added" in added.plain, added.plain
+        added = await club.say(club.ada, "puzzle", add="p2", answers="Nf7", prompt="Fork")
+        assert added.ephemeral and "added" in added.plain, added.plain
+        await club.register(club.alice, club.bob)
+    finally:
+        assert await bot.stop() == 0
+    club.shell("schedule", "set", "--chat", f"discord:{GUILD}", "--ladder", "puzzles",
+               "--cron", "0 * * * *", "--tz", "UTC")
+
+    club.clock.set(FRIDAY.replace(minute=59, second=45))
+    bot = await club.bot().start()
+    try:
+        [post] = await club.next_posts(1)
+        assert post.plain.splitlines() == [
+            "Puzzle p1 (puzzles, rating 1500):", "White to play and mate in one",
+            "Press the button to solve it privately: your clock starts when I send it to "
+            "you."], post.plain
+        [(name, picture)] = post.files
+        assert picture == PNG and post.embeds[0]["image"]["url"] == f"attachment://{name}"
+        [[(label, solve)]] = post.buttons
+        assert label == "Solve privately" and re.fullmatch(r"p:solve:\d+", solve), solve
+        as_posted = dict(club.dc.messages[post.message_id])
+
+        # bob presses it, and solves p1 at once in the form of his own message's button
+        shown = await club.press(club.bob, post, solve)
+        assert (shown.kind, shown.ephemeral) == ("reply", True), shown
+        assert shown.plain.startswith("Problem p1 (puzzles, rating 1500):"), shown.plain
+        assert [(n, png) for n, png in shown.files] == [(name, PNG)]
+        [[(_, answer_button)]] = shown.buttons
+        form = await club.press(club.bob, shown, answer_button)
+        assert form.modal is not None
+        [field] = form.modal.labels
+        await club.dc.submit_modal(club.guild, club.bob, form, {field: "Qh7"})
+        solved = await club.dc.output(10.0)
+        # bob: 1500 - (-400) + 400 = 2300; p1: 1500 + (-400) - 400 = 700
+        assert solved.ephemeral and solved.plain.splitlines()[2:] == [
+            "bob: - -> 2300", "p1: 1500 -> 700"], solved.plain
+        # alice presses it at 19:40, and never answers
+        await jumped(club, FRIDAY.replace(hour=19, minute=40))
+        opened = await club.press(club.alice, post, solve)
+        assert opened.ephemeral and opened.plain.startswith("Problem p1 (puzzles, rating 700)")
+        assert club.dc.messages[post.message_id] == as_posted  # the post never changed
+
+        # 20:00: the next post shows p1's solution; alice's attempt, still open, ended first:
+        # a failure after some 20 minutes (+400), from alice's 1500 and p1's 700:
+        # alice: 700 - 400 - 400 = -100, not above 1500: kept
+        # p1:    1500 + 400 + 400 = 2300, not below 700: kept
+        await jumped(club, FRIDAY.replace(hour=19, minute=59, second=50))
+        [revealed] = await club.next_posts(1)
+        lines = revealed.plain.splitlines()
+        assert lines[0] == "Solution of p1: Qh7 | Qxh7", revealed.plain
+        assert re.fullmatch(r"Fastest: bob [0-3]\.\d s", lines[1]), revealed.plain
+        assert lines[2] == "Puzzle p2 (puzzles, rating 1500):", revealed.plain
+        late = await club.say(club.alice, "answer", text="Qh7")
+        assert (late.ephemeral, late.plain) == (True, (
+            "The solution of p1 was posted before your answer came: it counts as not solved. "
+            "/puzzle gives you another.")), late.plain
+        profile = await club.say(club.alice, "rating", ladder="puzzles")
+        assert profile.plain.startswith("alice (puzzles): -100, rank 2"), profile.plain
+        problems = await club.say(club.alice, "top", ladder="puzzles", problems=True)
+        assert problems.plain.splitlines()[1:] == [
+            "1. p1  2300  1 of 2 attempts solved",
+            "2. p2  1500  0 of 0 attempts solved"], problems.plain
+        # The solution reached the channel only in the post that showed it.
+        assert leaked(club.dc.log) == [revealed.plain]
+        assert club.dc.errors == []
+    finally:
+        assert await bot.stop() == 0

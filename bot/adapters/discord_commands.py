@@ -218,10 +218,10 @@ class MemberCommands(_Commands):
                      rating: app_commands.Range[float, MIN_RATING, MAX_RATING] | None = None,
                      prompt: str | None = None,
                      image: discord.Attachment | None = None) -> None:
-        """``/puzzle``: a problem to solve, only the member sees it; ``/puzzle add:ID
-        answers:A|B prompt:TEXT [rating:N] [image:FILE]``: a moderator's new problem, as
-        ``/puzzle add ID [rating=N] answers=A|B TEXT`` reads it (what is given without ``add``
-        is refused by the shared command)."""
+        # /puzzle: a problem to solve, which only the member sees; /puzzle add:ID answers:A|B
+        # prompt:TEXT [rating:N] [image:FILE]: a moderator's new problem, in the words of
+        # /puzzle add ID [rating=N] answers=A|B TEXT (what is given without add: refused by
+        # the shared command, as typed)
         options = [f"{key}={value}" for key, value in
                    (("ladder", ladder), ("rating", None if rating is None else f"{rating:g}"),
                     ("answers", answers)) if value is not None]

@@ -169,3 +169,28 @@ async def test_a_posts_solve_button_answers_the_presser_alone(bot: Running, club
     assert again.ephemeral and "still open" in again.plain
     assert bot.dc.messages[post.message_id] == before
     assert bot.dc.errors == []
+
+
+async def test_forms_of_one_problem_open_at_once_and_across_a_restart(
+        tmp_path: Path, dc: FakeDiscord, club: Club) -> None:
+    """Every solver's form of a problem has the same custom id (its button's): alice's and
+    bob's, open at once, are each answered for whoever submits it, and a form opened before
+    the bot restarted is answered after it."""
+    async with running_bot(tmp_path / "club.db", dc=dc) as bot:
+        bot.front.pictures = PictureStore(tmp_path)
+        await puzzle_club(bot, club)
+        forms = {}
+        for member in (club.alice, club.bob):
+            shown = await say(bot, club.guild, member, "puzzle")
+            [[(_, answer_id)]] = shown.buttons
+            forms[member.user.username] = await press(bot, club.guild, member, shown, answer_id)
+        assert forms["alice"].modal is not None and forms["bob"].modal is not None
+        assert forms["alice"].modal.custom_id == forms["bob"].modal.custom_id
+        [field] = forms["alice"].modal.labels
+        await bot.dc.submit_modal(club.guild, club.alice, forms["alice"], {field: "Qh7"})
+        assert (await bot.dc.output()).plain.startswith("Solved! p1")
+    async with running_bot(tmp_path / "club.db", dc=dc) as bot:
+        await bot.dc.submit_modal(club.guild, club.bob, forms["bob"], {field: "e4"})
+        failed = await bot.dc.output()
+        assert failed.ephemeral and failed.plain.startswith("Not solved: p1"), failed.plain
+    assert dc.errors == []

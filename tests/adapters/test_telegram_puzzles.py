@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,10 @@ from bot.adapters.telegram import (
     keyboard,
 )
 from bot.chat.messages import text
+from bot.chat.posts import ChatPosts
 from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
 from bot.scheduling.publishing import Button, Picture
+from bot.scheduling.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.service.results import ProblemCard, PuzzleInvite, PuzzleShown
@@ -293,3 +296,30 @@ async def test_a_puzzle_post_carries_its_link_under_its_photo_or_its_text(
     # without a picture
     await publisher.publish(str(GROUP), "Solution of p3: Qh7", None, [])
     assert (await bot.tg.reply(club.group)).buttons == []
+
+
+async def test_a_scheduled_puzzle_post_links_to_its_problem(
+        running: tuple[Running, PictureStore]) -> None:
+    """The scheduler's puzzle post through Telegram: the problem with its picture as a photo,
+    its Solve button a link naming that problem, which serves it privately."""
+    bot, store = running
+    club = Club(bot)
+    await club.founded(club.alice)
+    await club.private(club.ada, "/puzzle add p1 answers=x First", DIAGRAM)
+    await club.private(club.ada, "/puzzle add p2 rating=1500 answers=Nf7 Second")
+    scheduled = await say(bot, club.group, club.ada,
+                          '/schedule puzzles cron="0 18 * * FRI" tz=UTC')
+    assert "puzzles" in scheduled.plain, scheduled.plain
+    scheduler = PostScheduler(bot.service, bot.service._repository,  # noqa: SLF001
+                              {"telegram": TelegramPublisher(bot.app.bot)}, bot.clock,
+                              ChatPosts(), store=store)
+    bot.clock.current = datetime(2024, 3, 8, 18, 0)
+    await asyncio.gather(*await scheduler.poll())
+    post = await bot.tg.reply(club.group, 5.0)
+    assert post.kind == "photo" and post.size == len(DIAGRAM), post
+    assert post.plain.startswith("Puzzle p1 (puzzles, rating 1500):"), post.plain
+    [(label, url)] = post.urls
+    assert label == text("button_solve") and url.startswith(
+        f"https://t.me/{BOT_USERNAME}?start=p{GROUP}_") and not url.endswith("_0")
+    shown = await club.open_link(club.alice, url)
+    assert shown.kind == "photo" and shown.plain.startswith("Problem p1 (puzzles"), shown.plain

@@ -455,8 +455,8 @@ async def export_command(args: argparse.Namespace) -> str:
     _check_output(args.players, "PLAYERS.csv", "--players")
     service, repository = await _reader(platform, chat_id)
     try:
-        steps, names, labels, started = await service.export_history(platform, chat_id,
-                                                                     args.ladder)
+        steps, names, labels = await service.export_history(platform, chat_id, args.ladder)
+        started = await service.export_players(platform, chat_id, args.ladder)
     except Refusal as refusal:
         raise UsageError(render(refusal)) from None
     finally:

@@ -43,7 +43,7 @@ from bot.service.identity import UserRef, Who
 from bot.service.moderation import MAX_AUDIT
 from bot.service.parsing import RESULTS
 from bot.service.puzzles import NewProblem
-from bot.service.results import Leaderboard, PuzzleInvite, RatingHistory, Result
+from bot.service.results import Leaderboard, RatingHistory, Result
 from bot.service.schedules import check_channel
 from bot.service.state import folded_name
 
@@ -317,10 +317,8 @@ async def _puzzle(ctx: Context, words: Words) -> Result:
     if unknown:
         raise UnknownOption(unknown[0])
     ladder = options.get("ladder")
-    if not ctx.alone:
-        found = await ctx.service.puzzle_ladder(ctx.caller, ladder)
-        if found is not None:
-            return PuzzleInvite(found)
+    if not ctx.alone:  # never the problem where others read: where to solve it
+        return await ctx.service.puzzle_invite(ctx.caller, ladder)
     return await ctx.service.serve_puzzle(ctx.caller, ladder)
 
 

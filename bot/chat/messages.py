@@ -202,6 +202,8 @@ MESSAGES: dict[str, str] = {
                              "sees. Nothing was imported.",
     "import_unknown_problem": "{file} row {row}, column {column}: {ladder} has no problem "
                               "{name} (import its problems first: clubrating puzzles import).",
+    "import_not_a_problem": "{file} row {row}, column player_b: an attempt on the puzzle ladder "
+                            "{ladder} names one of its problems as @ID, not {name}.",
     "import_problem_first": "{file} row {row}, column player_a: {name} is a problem; an "
                             "attempt names the member first, then the problem.",
     "import_name_taken": "{file} row {row}, column {column}: {name!r} was imported before and "

@@ -47,6 +47,7 @@ from .results import (
     Preview,
     ProblemBoard,
     Profile,
+    PuzzleInvite,
     PuzzlePost,
     PuzzleShown,
     RatingHistory,
@@ -378,13 +379,18 @@ class ClubService:
 
     async def puzzle_ladder(self, caller: Caller, ladder: str | None = None) -> str | None:
         """The name of the club's puzzle ladder that ``ladder`` (or no name) means, None when
-        there is none: where a /puzzle in a group sends its member."""
+        there is none."""
         def look(club: view.Club, now: datetime) -> str | None:
             try:
                 return puzzles.puzzle_ladder(club, ladder).name
             except Refusal:
                 return None
         return await self._session.look(caller, look)
+
+    async def puzzle_invite(self, caller: Caller, ladder: str | None = None) -> PuzzleInvite:
+        """A member's /puzzle in a group: where to solve it (see :func:`puzzles.invite`)."""
+        return await self._session.look(caller, lambda club, now: puzzles.invite(
+            club, caller, ladder))
 
     async def puzzle_chats(self, platform: str, user: str) -> list[tuple[str, bool]]:
         """The chats of ``user``'s clubs that have a puzzle ladder, each with whether the user
@@ -425,6 +431,14 @@ class ClubService:
     ) -> history_io.Export:
         caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
         return await self._session.look(caller, lambda club, now: history_io.export(club, ladder))
+
+    async def export_players(
+        self, platform: str, chat_id: str, ladder: str | None = None
+    ) -> dict[str, float]:
+        """A puzzle ladder's problems' starting ratings, as the export names them."""
+        caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        return await self._session.look(
+            caller, lambda club, now: history_io.starting_ratings(club, ladder))
 
     async def import_history(
         self, platform: str, chat_id: str, history: CsvHistory, labels: list[str],

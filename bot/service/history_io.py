@@ -18,6 +18,7 @@ from . import events as ev
 from . import heavy, importing, puzzles, timeline, view
 from . import parsing as parse
 from .errors import Refusal
+from .ladder_settings import PUZZLE_SYSTEM
 from .lookalike import skeletons
 from .ratings import member_of_key, player_key
 from .results import Notice
@@ -32,21 +33,18 @@ PROBLEM_MARK = "@"
 
 
 class Export(NamedTuple):
-    """A ladder's effective history: its replay steps, engine keys -> display names, each
-    step's event name (empty when it is no event), and the starting ratings of its problems, by
-    their names as written (PLAYERS.csv: what ``clubrating replay --players`` starts them
-    from)."""
+    """A ladder's effective history: its replay steps, engine keys -> display names, and each
+    step's event name (empty when it is no event)."""
 
     steps: list[Step]
     names: dict[str, str]
     labels: list[str]
-    ratings: dict[str, float]
 
 
 def export(club: Club, ladder: str | None) -> Export:
     """A puzzle ladder's problems are written with :data:`PROBLEM_MARK` before their ids, and
-    their joins are left out: the replay starts them from the ratings of PLAYERS.csv (those
-    given one, or the system's starting rating), as the bot did."""
+    their joins are left out: the replay starts them from their ratings in PLAYERS.csv
+    (:func:`starting_ratings`), as the bot did."""
     lad = view.ladder(club, ladder)
     view.ratings(club, lad)
     ratings = club.ratings[lad.name]
@@ -58,9 +56,16 @@ def export(club: Club, ladder: str | None) -> Export:
         kept = [(step, label) for step, label in zip(steps, labels, strict=True)
                 if not (isinstance(step, Join) and members[member_of_key(step.player)].problem)]
         steps, labels = [step for step, _ in kept], [label for _, label in kept]
-    started = {PROBLEM_MARK + p.code: puzzles.starting_rating(club, lad, p.rating)
-               for p in lad.problems.values()}
-    return Export(steps, names, labels, started)
+    return Export(steps, names, labels)
+
+
+def starting_ratings(club: Club, ladder: str | None) -> dict[str, float]:
+    """The ratings a ladder's problems start from (the one given, else the system's), by their
+    names as :func:`export` writes them: PLAYERS.csv for ``clubrating replay --players``. A
+    ladder of games has none."""
+    lad = view.ladder(club, ladder)
+    return {PROBLEM_MARK + p.code: puzzles.starting_rating(club, lad, p.rating)
+            for p in lad.problems.values()}
 
 
 def import_history(
@@ -153,14 +158,20 @@ def import_history(
 
 
 def _problems_named(club: Club, ladder: Ladder, history: History) -> dict[str, Problem]:
-    """The ladder's problems that the history's attempts name (:data:`PROBLEM_MARK` and the
-    id, as the export writes them), by name; an attempt at a problem the ladder lacks, or a
-    problem in the member's column, is refused naming its row (import the problems first:
-    ``clubrating puzzles import``)."""
+    """A puzzle ladder's problems that the history's attempts name (:data:`PROBLEM_MARK` and
+    the id, as the export writes them), by name; an attempt at anything but a problem of the
+    ladder, or a problem in the member's column, is refused naming its row (import the
+    problems first: ``clubrating puzzles import``)."""
     found: dict[str, Problem] = {}
-    if not ladder.problems:
+    if ladder.settings.system != PUZZLE_SYSTEM:
         return found
     where = importing.first_seen(history)
+    for position, step in enumerate(history.steps):
+        for k, event in enumerate(events_of(step)):
+            if isinstance(event, Game) and not event.player_b.startswith(PROBLEM_MARK):
+                raise Refusal("import_not_a_problem", file=history.file,
+                              row=history.row_of(position, k), name=event.player_b,
+                              ladder=ladder.name)
     for name in importing.names_in(history.steps):
         if not name.startswith(PROBLEM_MARK):
             continue

@@ -41,6 +41,7 @@ from .results import (
     ProblemBoard,
     ProblemCard,
     ProblemLine,
+    PuzzleInvite,
     PuzzlePost,
     PuzzleShown,
     Solver,
@@ -97,6 +98,13 @@ def puzzle_ladder(club: Club, name: str | None) -> Ladder:
     if not puzzles:
         raise Refusal("no_puzzle_ladder", ladder=DEFAULT_PUZZLE_LADDER)
     raise Refusal("which_puzzle_ladder", ladders=", ".join(sorted(p.name for p in puzzles)))
+
+
+def invite(club: Club, caller: Caller, ladder: str | None) -> PuzzleInvite:
+    """Where a member asking in a group solves the ladder's problems: privately (the answer's
+    button opens their private chat with the bot)."""
+    view.me(club, caller)
+    return PuzzleInvite(puzzle_ladder(club, ladder).name)
 
 
 # -- adding problems ----------------------------------------------------------------------------

@@ -532,17 +532,31 @@ def test_a_look_alike_of_a_members_name_refuses_the_whole_file(
     assert export(capsys).endswith("\n2024-03-01T00:00:00,,ann,bob,1,0,game\n")
 
 
-async def test_a_ladder_rating_solving_times_refuses_an_import(
+async def test_a_puzzle_ladder_takes_attempts_at_its_own_problems_only(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The log keeps no solving times: tactics games imported without them would break every
-    # later rating of the ladder.
+    # Issue 34: the log keeps an attempt's seconds, and a puzzle ladder's attempts name its
+    # problems as the export writes them (@ID); an attempt at anything else is refused.
     async with open_club(db) as chat:
         assert "created" in await chat.as_("mod!", "/ladder create puzzles tactics")
+        await chat.say("/puzzle add p1 answers=Qh7 White mates")
     puzzles = write(tmp_path, "PUZZLES.csv", f"{HEADER},seconds\n2024-03-01,,ann,p1,1,,,20\n")
     count = stored_events(db)
     code, out, err = await asyncio.to_thread(run, capsys, "import", "--chat", CONSOLE,
                                              "--ladder", "puzzles", str(puzzles))
-    refusal = text("system_cannot_rate", system="tactics")
-    assert (code, out, err) == (2, "", f"clubrating: PUZZLES.csv: {refusal}\n")
+    refusal = text("import_not_a_problem", file="PUZZLES.csv", row=1, name="p1",
+                   ladder="puzzles")
+    assert (code, out, err) == (2, "", f"clubrating: {refusal}\n")
     assert stored_events(db) == count
+    unknown = write(tmp_path, "UNKNOWN.csv", f"{HEADER},seconds\n2024-03-01,,ann,@p9,1,,,20\n")
+    code, out, err = await asyncio.to_thread(run, capsys, "import", "--chat", CONSOLE,
+                                             "--ladder", "puzzles", str(unknown))
+    assert code == 2 and "puzzles has no problem @p9" in err
+    good = write(tmp_path, "GOOD.csv", f"{HEADER},seconds\n2024-03-01,,ann,'@p1,1,,,20\n")
+    code, out, err = await asyncio.to_thread(run, capsys, "import", "--chat", CONSOLE,
+                                             "--ladder", "puzzles", str(good))
+    assert (code, out) == (0, "Imported 1 game (1 entry) into puzzles.\n"), err
+    async with open_club(db) as chat:
+        # 20 s: adj = 125 log2(20/30) = -73.1; ann: 1500 + 73.1 + 400 = 1973.1
+        assert (await chat.as_("ann", "/rating @ann ladder=puzzles")).startswith(
+            "ann (puzzles): 1973, rank 1, 1 game")

@@ -49,6 +49,7 @@ from bot.scheduling.publishing import Picture
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
+from bot.service.puzzles import NewProblem
 from bot.service.results import GameResult, Notice
 from bot.storage.sqlite import SqliteRepository
 from tests import discord_harness, fake_discord
@@ -68,6 +69,10 @@ MATRIX: dict[str, str] = {
     "/help":                            "AAAAAA",
     "/start":                           "AAAAAA",
     "/digest":                          "AAAAAA",
+    # a problem of the puzzle ladder: privately where the front-end can, else where to solve
+    # it; members only (issue 34). /puzzle add is each front-end's (private chats).
+    "/puzzle":                          "DAAADD",
+    "/answer x":                        "DDDDDD",  # nobody has a problem open
     "/chart @alice":                    "AAAAAA",
     "/chart":                           "DAAADD",
     "/card":                            "AAAAAA",
@@ -247,7 +252,7 @@ SLASH_OPTIONS: dict[str, list[str]] = {
     "restore": ["number"], "merge": ["duplicate", "member"], "retire": ["member"],
     "return": ["member"], "event": ["name"], "ladder": ["name", "system"], "system": ["name"],
     "set": ["key", "value"], "settings": ["ladder"], "audit": ["entries"], "undo": [],
-    "moderator": ["member"],
+    "moderator": ["member"], "puzzle": ["ladder"], "answer": ["*text"],
 }
 #: a report naming both players: the moderator's report for someone else
 REPORT_FOR = ["player", "opponent", "result"]
@@ -435,6 +440,8 @@ async def club_a(runner: Runner) -> tuple[str, dict[str, int]]:
     for role in ("member", "participant", "opponent"):
         await service.register(who[role])
     await service.register(carl)
+    await service.create_ladder(mod, "puzzles", "tactics", {})
+    await service.add_problem(mod, NewProblem("p1", "White mates in one", ["Qh7"]))
     ids: dict[str, int] = {}
     confirmed = await service.report(who["participant"], "bob", "win")
     assert isinstance(confirmed, GameResult)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,10 +16,12 @@ import pytest
 
 from bot.chat.posts import ChatPosts
 from bot.chat.presenter import render
-from bot.scheduling.publishing import Picture, PostRefused
+from bot.scheduling.publishing import Button, Picture, PostRefused
 from bot.scheduling.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
+from bot.service.puzzles import NewProblem
+from bot.storage.pictures import PictureStore
 from bot.storage.sqlite import SqliteRepository
 
 FRIDAY = datetime(2024, 3, 1, 19, 0)
@@ -33,12 +35,16 @@ class Recorder:
         self.platform = platform
         self.failures = failures
         self.posts: list[tuple[str, str, Picture | None]] = []
+        #: the buttons under each post (a puzzle's), in the order of ``posts``
+        self.buttons: list[Sequence[Button]] = []
 
-    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
+                      buttons: Sequence[Button] = ()) -> None:
         if self.failures:
             self.failures -= 1
             raise ConnectionError("platform unreachable")
         self.posts.append((chat_id, text, picture))
+        self.buttons.append(buttons)
 
 
 class Refusing(Recorder):
@@ -48,10 +54,11 @@ class Refusing(Recorder):
         super().__init__()
         self.refused = refused
 
-    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
+                      buttons: Sequence[Button] = ()) -> None:
         if chat_id in self.refused:
             raise PostRefused("Forbidden: bot was kicked from the channel chat")
-        await super().publish(chat_id, text, picture)
+        await super().publish(chat_id, text, picture, buttons)
 
 
 class Stuck:
@@ -59,7 +66,8 @@ class Stuck:
 
     platform = "stuck"
 
-    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
+                      buttons: Sequence[Button] = ()) -> None:
         await asyncio.Event().wait()
 
 
@@ -380,3 +388,54 @@ async def test_claim_post_is_true_for_exactly_one_claimant(tmp_path: Path) -> No
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_puzzle_ladder_posts_a_problem_then_its_solution(tmp_path: Path) -> None:
+    """Issue 34: a puzzle ladder's post is a problem with its picture and a button to solve it
+    privately; the next one shows its solution and its fastest solver, then the next problem."""
+    clock = FakeClock(FRIDAY)
+    store = PictureStore(tmp_path)
+    picture = store.put(PIXEL)
+    repository = await SqliteRepository.open(tmp_path / "club.db")
+    service = ClubService(repository, clock)
+    recorder = Recorder()
+    scheduler = PostScheduler(service, repository, {"console": recorder}, clock, ChatPosts(),
+                              pictures=False, store=store)
+    try:
+        await service.create_ladder(mod(), "puzzles", "tactics", {})
+        await service.add_problem(mod(), NewProblem("p1", "White mates in one", ["Qh7"],
+                                                    picture))
+        await service.add_problem(mod(), NewProblem("p2", "Mate in two", ["Rd8"]))
+        await club_with_players(service)
+        await asyncio.gather(*await scheduler.poll())
+        clock.current = MONDAY_9
+        await asyncio.gather(*await scheduler.poll())
+        posts = [post for post in recorder.posts if post[1].startswith(("Puzzle", "Solution"))]
+        [(chat, text, shown)] = posts
+        assert text.splitlines() == [
+            "Puzzle p1 (puzzles, rating 1500):", "White mates in one",
+            "Press the button to solve it privately: your clock starts when I send it to you."]
+        assert shown is not None and shown.png == PIXEL and "Qh7" not in text
+        [buttons] = [b for b, post in zip(recorder.buttons, recorder.posts, strict=True)
+                     if post[1].startswith("Puzzle")]
+        assert [(b.label, b.action.rsplit(":", 1)[0], b.club_chat) for b in buttons] == [
+            ("Solve privately", "p:solve", "local")]
+        alice = Caller("console", "local", "alice", "alice")
+        await service.serve_puzzle(alice, ref=int(buttons[0].action.rsplit(":", 1)[1]))
+        clock.advance(seconds=12)
+        await service.answer_puzzle(alice, "qh7")
+        clock.current = datetime(2024, 3, 11, 9, 0)
+        await asyncio.gather(*await scheduler.poll())
+        text = recorder.posts[-1][1]
+        assert text.splitlines()[:3] == ["Solution of p1: Qh7", "Fastest: alice 12.0 s",
+                                         "Puzzle p2 (puzzles, rating 1500):"]
+    finally:
+        await scheduler.stop()
+        await repository.close()
+
+
+#: the smallest PNG there is: one transparent pixel
+PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6300010000050001"
+    "0d0a2db40000000049454e44ae426082")

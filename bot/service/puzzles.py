@@ -119,7 +119,9 @@ def checked(new: NewProblem, ladder: Ladder, taken: set[str] | None = None
         raise Refusal("bad_problem_id", text=code[:40])
     if ladder.problem(code) is not None or code.casefold() in (taken or set()):
         raise Refusal("problem_exists", problem=code, ladder=ladder.name)
-    prompt = " ".join(new.prompt.split()) if "\n" not in new.prompt else new.prompt.strip()
+    # a prompt of several lines (a diagram in a file's cell) keeps its lines; one typed in a
+    # chat command is one line of words
+    prompt = new.prompt.strip() if "\n" in new.prompt else " ".join(new.prompt.split())
     if not prompt:
         raise Refusal("problem_prompt_missing")
     if len(prompt) > MAX_PROMPT:

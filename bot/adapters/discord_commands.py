@@ -116,7 +116,7 @@ class MemberCommands(_Commands):
         await self.front.run(interaction, "rating", [member], {"ladder": ladder})
 
     @app_commands.command(name="top", description=described("menu_top"))
-    @app_commands.describe(ladder=described("param_ladder"), problems=described("help_top"))
+    @app_commands.describe(ladder=described("param_ladder"), problems=described("param_problems"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def top(self, interaction: Interaction, ladder: str | None = None,
                   problems: bool | None = None) -> None:
@@ -207,11 +207,12 @@ class MemberCommands(_Commands):
         await self.front.run(interaction, "pending")
 
     @app_commands.command(name="puzzle", description=described("help_puzzle"))
-    @app_commands.describe(ladder=described("help_puzzle"), add=described("help_puzzle_add"),
-                           answers=described("help_puzzle_add"),
-                           rating=described("help_puzzle_add"),
-                           prompt=described("help_puzzle_add"),
-                           image=described("help_puzzle_add"))
+    @app_commands.describe(ladder=described("param_puzzle_ladder"),
+                           add=described("param_problem_id"),
+                           answers=described("param_answers"),
+                           rating=described("param_problem_rating"),
+                           prompt=described("param_prompt"),
+                           image=described("param_image"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def puzzle(self, interaction: Interaction, ladder: str | None = None,
                      add: str | None = None, answers: str | None = None,
@@ -232,7 +233,7 @@ class MemberCommands(_Commands):
                                           image if add is not None else None)
 
     @app_commands.command(name="answer", description=described("help_answer"))
-    @app_commands.describe(text=described("help_answer"))
+    @app_commands.describe(text=described("param_answer"))
     async def answer(self, interaction: Interaction, text: str) -> None:
         await self.front.run(interaction, "answer", text.split())
 

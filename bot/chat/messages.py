@@ -772,6 +772,14 @@ MESSAGES: dict[str, str] = {
                                        "open_reports)",
     "about_language": "The club's language: en, he, ru, ja or fr",
     "about_moderator_role": "Discord: the role whose members moderate the club (or off)",
+    "param_puzzle_ladder": "The puzzle ladder (default: puzzles)",
+    "param_problem_id": "Moderators: add a problem with this id",
+    "param_answers": "The accepted answers, separated by |",
+    "param_problem_rating": "The problem's starting rating (default: the ladder's)",
+    "param_prompt": "The problem's text",
+    "param_image": "The problem's picture: PNG, JPEG, GIF or WebP, at most 5 MB",
+    "param_answer": "Your answer",
+    "param_problems": "A puzzle ladder's problems, hardest first",
     "about_normalise": "Puzzle ladders: how answers are compared: exact, case (any case) or "
                        "san (chess moves)",
     # -- rated puzzles (issue 34) ------------------------------------------------------------

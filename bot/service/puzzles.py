@@ -220,7 +220,8 @@ def serve(club: Club, now: datetime, caller: Caller, ladder: str | None, ref: in
     """Deliver the caller a problem: their open attempt again (same clock); else problem
     ``ref`` (a post's button), else the untried problem whose rating is closest to theirs."""
     me = view.me(club, caller)
-    lad = puzzle_ladder(club, ladder)
+    lad = _ladder_of_problem(club, ref) if ref and ladder is None else None
+    lad = lad or puzzle_ladder(club, ladder)
     open_attempt = lad.open_attempts.get(me.id)
     if open_attempt is not None:
         return [], lambda: _shown(club, lad, open_attempt, now, again=True)
@@ -240,6 +241,12 @@ def serve(club: Club, now: datetime, caller: Caller, ladder: str | None, ref: in
         return _shown(club, lad, lad.open_attempts[me.id], now, again=False)
 
     return [ev.new_event(started, caller.user, now)], shown
+
+
+def _ladder_of_problem(club: Club, ref: int) -> Ladder | None:
+    """The puzzle ladder of the problem with id ``ref`` (a button names no ladder)."""
+    return next((lad for lad in club.state.ladders.values()
+                 if any(p.id == ref for p in lad.problems.values())), None)
 
 
 def _closest(club: Club, ladder: Ladder, member: int) -> Problem:

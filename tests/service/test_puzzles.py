@@ -202,3 +202,17 @@ async def test_evaluate_weighs_the_puzzle_ladder_beside_the_game_systems(
     evaluation = await chat.service.evaluate(SYSTEM, "puzzles")
     assert evaluation.games >= 30
     assert {"tactics", "club", "elo"} <= {score.system for score in evaluation.scores}
+
+
+async def test_a_button_names_its_problem_whatever_the_ladder(chat: Transcript) -> None:
+    await chat.as_("mod!", "/ladder create tsumego tactics",
+                   "/puzzle add t1 ladder=tsumego answers=b2 Black lives")
+    alice = Caller(console.PLATFORM, console.CHAT, "alice", "alice")
+    # without a name, /puzzle means the ladder called puzzles
+    assert (await chat.as_("bob", "/puzzle")).startswith("Problem p1 (puzzles")
+    board = await chat.service.problems(alice, "tsumego")
+    assert [row.problem for row in board.rows] == ["t1"]
+    state = await chat.service._session.current(1)
+    ref = state.ladders["tsumego"].problems["t1"].id
+    shown = await chat.service.serve_puzzle(alice, ref=ref)  # what its Solve button does
+    assert (shown.card.ladder, shown.card.problem) == ("tsumego", "t1")

@@ -565,7 +565,7 @@ class TelegramFrontEnd:
 
         async def member() -> str:
             if club_chat not in await self.service.clubs_of(PLATFORM, str(user.id)):
-                raise Refusal("not_registered")
+                raise Refusal("private_not_member")
             return club_chat
 
         await self._act_for(update, context, "start", member, lambda ctx: intake.press(
@@ -636,7 +636,7 @@ class TelegramFrontEnd:
         /puzzle the one club with a puzzle ladder (the one with a problem open among several)."""
         if named is not None:
             if named not in await self.service.clubs_of(PLATFORM, user):
-                raise Refusal("not_registered")
+                raise Refusal("private_not_member")
             return named
         chats = await self.service.puzzle_chats(PLATFORM, user)
         if not chats:

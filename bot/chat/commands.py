@@ -264,7 +264,23 @@ async def _register(ctx: Context, words: Words) -> Result:
 
 
 async def _rating(ctx: Context, words: Words) -> Result:
-    return await ctx.service.profile(ctx.caller, optional_member(words), words.take("ladder"))
+    """``/rating [@member] [ladder=NAME]``; a word that names no member but a ladder is that
+    ladder (``/rating puzzles``: one's own rating there)."""
+    ladder = words.take("ladder")
+    who = optional_member(words)
+    try:
+        return await ctx.service.profile(ctx.caller, who, ladder)
+    except Refusal as refusal:
+        typed = words.args[0] if words.args else ""
+        if (refusal.key != "unknown_member" or ladder is not None or not isinstance(who, str)
+                or typed.startswith("@")):
+            raise
+        try:
+            return await ctx.service.profile(ctx.caller, None, typed)
+        except Refusal as other:
+            if other.key == "unknown_ladder":
+                raise refusal from None
+            raise
 
 
 async def _top(ctx: Context, words: Words) -> Result:

@@ -674,7 +674,9 @@ MESSAGES: dict[str, str] = {
                             "not as a channel or anonymously as the group.",
     "telegram_private": "Add me to your club's group and use the commands there; /help there "
                         "lists them. Here, /rating and /history show your standing in each of "
-                        "your clubs.",
+                        "your clubs, and /puzzle and /answer solve their problems.",
+    "private_not_member": "You are not a member of that club: send /register in its group "
+                          "first.",
     "private_none": "You are not a member of any club yet: send /register in your club's group.",
     "telegram_button_private": "Buttons work in your club's group only.",
     "private_club": "{club}: {profile}",

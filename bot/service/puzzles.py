@@ -150,10 +150,10 @@ def add(club: Club, now: datetime, caller: Caller, new: NewProblem, ladder: str 
     view.require_moderator(club, caller)
     lad = puzzle_ladder(club, ladder)
     added = checked(new, lad)
-    return [ev.new_event(added, caller.user, now)], lambda: Notice("problem_added", {
+    key = "problem_added_picture" if added.image else "problem_added"
+    return [ev.new_event(added, caller.user, now)], lambda: Notice(key, {
         "problem": added.problem, "ladder": lad.name, "answers": len(added.answers),
-        "rating": f"{starting_rating(club, lad, added.rating):.0f}",
-        "picture": "yes" if added.image else "no"})
+        "rating": f"{starting_rating(club, lad, added.rating):.0f}"})
 
 
 def add_many(club: Club, now: datetime, problems: Sequence[NewProblem], ladder: str | None,

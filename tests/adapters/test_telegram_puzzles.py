@@ -137,9 +137,8 @@ async def test_a_problems_picture_comes_as_the_photo_of_its_add_and_goes_with_it
     await club.founded(club.alice, club.bob)
     added = await club.private(club.ada, "/puzzle add p1 rating=1600 answers=Nf7 Black to "
                                "move", photo=DIAGRAM)
-    # (the service says problem_added, with or without a picture: problem_added_picture's
-    # sentence is not used yet)
-    assert added.plain.startswith("Problem p1 added to puzzles"), added.plain
+    assert added.plain == text("problem_added_picture", problem="p1", ladder="puzzles",
+                               answers=1, rating="1600")
     [kept] = store.folder.iterdir()
     assert kept.read_bytes() == DIAGRAM  # the largest size, not the thumbnail
     shown = await club.open_link(club.alice, LINK)
@@ -218,7 +217,7 @@ async def test_which_club_a_private_command_is_for(
     # a chat she is no member of is not hers to name
     await say(bot, other, club.bob, "/help")
     stranger = await club.private(club.bob, f"/puzzle chat={OTHER}")
-    assert stranger.plain == text("not_registered")
+    assert stranger.plain == text("private_not_member")
 
 
 async def test_a_link_serves_only_a_club_of_the_members(
@@ -229,9 +228,9 @@ async def test_a_link_serves_only_a_club_of_the_members(
     await club.private(club.ada, "/puzzle add p1 answers=x A problem")
     # bob is no member: the link does nothing for him; a link to a chat that is no club makes
     # no club
-    assert (await club.open_link(club.bob, LINK)).plain == text("not_registered")
+    assert (await club.open_link(club.bob, LINK)).plain == text("private_not_member")
     forged = f"https://t.me/{BOT_USERNAME}?start=p-100777_0"
-    assert (await club.open_link(club.alice, forged)).plain == text("not_registered")
+    assert (await club.open_link(club.alice, forged)).plain == text("private_not_member")
     assert [chat for _, _, chat in await bot.service._repository.clubs()] == [  # noqa: SLF001
         str(GROUP)]
     # a payload of no problem's link gets the private chat's answer

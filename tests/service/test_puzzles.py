@@ -74,6 +74,10 @@ async def test_fast_wrong_and_slow_attempts_move_members_and_problems(chat: Tran
         "3. p1  975  1 of 1 attempt solved"])
     assert (await chat.say("/rating @alice ladder=puzzles")).startswith(
         "alice (puzzles): 1275, rank 2, 2 games (1W 0D 1L)")
+    # a word that names a ladder and no member: one's own rating there
+    assert (await chat.as_("alice", "/rating puzzles")).startswith("alice (puzzles): 1275")
+    assert await chat.say("/rating nobody") == "There is no member called nobody. /top lists "\
+        "everyone."
 
 
 async def test_an_attempt_out_of_time_fails_at_its_deadline(chat: Transcript) -> None:

@@ -93,8 +93,9 @@ async def journey(club: DiscordClub) -> None:
     added = await club.say(club.ada, "puzzle", add="p1", answers="Qh7|Qxh7",
                            prompt="White to play and mate in one",
                            image=dc.attachment("mate.png", PNG))
-    assert (added.ephemeral, added.plain) == (True, "Problem p1 added to puzzles: 2 answers "
-                                                    "accepted, starting rating 1500."), added
+    assert (added.ephemeral, added.plain) == (True, "Problem p1 added to puzzles with its "
+                                                    "picture: 2 answers accepted, starting "
+                                                    "rating 1500."), added
     [kept] = (club.folder / "pictures").iterdir()
     assert kept.read_bytes() == PNG
     added = await club.say(club.ada, "puzzle", add="p2", answers="Nf7", rating=1800,

@@ -109,7 +109,8 @@ async def journey(club: TelegramClub) -> None:
                          None),
                         ("/puzzle add p3 rating=2000 answers=Nd5 White forks", None)):
         added = await private(club, ada, line, photo)
-        assert re.match(r"Problem p\d added to puzzles", added.plain), added.plain
+        assert re.match(r"Problem p\d added to puzzles(:| with its picture:)", added.plain), (
+            added.plain)
     [kept] = (club.folder / "pictures").iterdir()
     assert kept.read_bytes() == DIAGRAM
     downloads = len(tg.called("getFile"))

@@ -63,6 +63,7 @@ setup(
     cmdclass={"build_py": BuildWithCatalogues},
     packages=[*find_namespace_packages(include=["ratings_core*", "bot*"]), SCHEMA],
     package_dir={SCHEMA: "migrations"},
-    package_data={SCHEMA: ["*.sql"], "bot.chat": ["locales/*/LC_MESSAGES/*.mo"]},
+    package_data={SCHEMA: ["*.sql"], "bot.chat": ["locales/*/LC_MESSAGES/*.mo"],
+                  "bot.web": ["templates/*.html"]},
     ext_modules=_compiled_loops(),
 )

@@ -30,7 +30,7 @@ from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat
 from bot.ops.redaction import redact_in_logs
 from bot.scheduling.publishing import Publisher
 from bot.scheduling.scheduler import PostScheduler
-from bot.settings import Settings
+from bot.settings import Settings, database_from_environment
 
 from .adapters.console import ConsolePublisher, run_console
 from .service.clock import SystemClock
@@ -39,6 +39,7 @@ from .storage.backends import describe, open_repository
 from .storage.errors import DatabaseUnavailable
 from .storage.pictures import PictureStore
 from .storage.repository import Repository
+from .web.server import serve as public_site
 
 if TYPE_CHECKING:
     from .adapters.telegram import Webhook
@@ -210,6 +211,9 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
         backups = start_daily_backups(settings.database, settings.backups)
         if backups is not None:
             running.callback(backups.cancel)
+        if settings.web_listen is not None:
+            site = await public_site(service, settings.web_listen)
+            running.push_async_callback(site.cleanup)
         watched: dict[asyncio.Future[object], FrontEnd | None] = {
             asyncio.ensure_future(stop.wait()): None}
         watched |= {asyncio.ensure_future(front.failed()): front for front in front_ends}
@@ -279,6 +283,8 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
     heartbeat.start(())
     if interactive:
         await scheduler.start()
+    site = (None if settings.web_listen is None
+            else await public_site(service, settings.web_listen))
     console = asyncio.ensure_future(run_console(service, limiter, sys.stdin, sys.stdout,
                                                 interactive=interactive, posts=posts))
     stopped = asyncio.ensure_future(stop.wait())
@@ -289,5 +295,22 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
         for task in (console, stopped):
             task.cancel()
         await scheduler.stop()
+        if site is not None:
+            await site.cleanup()
     if console.done() and not console.cancelled():
         console.result()  # its own failure, if any
+
+
+async def run_web(listen: tuple[str, int]) -> None:
+    """``clubrating web``: the public web leaderboard alone, reading the database
+    ``CLUBRATING_DB`` names, until SIGTERM or SIGINT."""
+    stop = stop_on_signals()
+    service, repository = await open_service(database_from_environment())
+    try:
+        site = await public_site(service, listen)
+        try:
+            await stop.wait()
+        finally:
+            await site.cleanup()
+    finally:
+        await repository.close()

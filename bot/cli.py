@@ -48,7 +48,7 @@ from .errors import EXIT_CONFIG, ConfigError, StartupError
 from .service.errors import Refusal
 from .service.evaluating import MIN_GAMES
 from .service.parsing import system_params
-from .settings import data_folder_named, database_from_environment
+from .settings import WEB_LISTEN, data_folder_named, database_from_environment, listen_address
 from .storage.backends import is_postgres
 from .storage.errors import DatabaseUnavailable
 from .storage.sqlite_backup import BackupError
@@ -167,6 +167,13 @@ def _parser() -> argparse.ArgumentParser:
                       help="import the file even if the ladder has these rows from an "
                            "earlier import")
     load.add_argument("file", type=Path, metavar="FILE")
+    site = commands.add_parser(
+        "web", help="serve the public web leaderboard (reads only)",
+        description="Serve the ladders the clubs made public (/set public on) as web pages, "
+                    "JSON and CSV, reading the database CLUBRATING_DB names; never writes its "
+                    "log. Stops on SIGTERM or SIGINT.")
+    site.add_argument("--listen", default=WEB_LISTEN, metavar="HOST:PORT",
+                      help=f"address to listen on (default {WEB_LISTEN})")
     _puzzles_parser(commands)
     _schedule_parser(commands)
     add_backup_parsers(commands)
@@ -645,6 +652,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _write_output(args.output, csv_text)
         elif args.command == "import":
             sys.stdout.write(_run_async(import_command(args)) + "\n")
+        elif args.command == "web":
+            return web_command(args.listen)
         elif args.command == "puzzles":
             written = _run_async(puzzles_command(args))
             if args.puzzles_action == "export" and args.output is not None:
@@ -707,6 +716,14 @@ def healthcheck_command() -> int:
     healthy, line = health(data_folder_named())
     sys.stdout.write(line + "\n")
     return 0 if healthy else 1
+
+
+def web_command(listen: str) -> int:
+    """``clubrating web``: the public web leaderboard until stopped (exit 0)."""
+    from .app import run_web
+    address = listen_address(listen, "--listen", WEB_LISTEN)
+    _run_async(run_web(address))
+    return 0
 
 
 async def run() -> None:

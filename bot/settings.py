@@ -40,7 +40,7 @@ SECRETS = ("TELEGRAM_TOKEN", "DISCORD_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "CLUBRA
 PLAIN = ("CLUBRATING_DATA_DIR", "CLUBRATING_RATE_LIMIT", "CLUBRATING_BACKUP_DIR",
          "CLUBRATING_BACKUP_KEEP", "TELEGRAM_BASE_URL", "TELEGRAM_WEBHOOK_URL",
          "TELEGRAM_WEBHOOK_LISTEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
-         "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY")
+         "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY", "CLUBRATING_WEB_LISTEN")
 #: every environment variable the bot reads (the deployment files may name no other)
 VARIABLES = (*SECRETS, *(f"{name}_FILE" for name in SECRETS), *PLAIN)
 
@@ -77,6 +77,8 @@ class Settings:
     discord_gateway_url: str | None = None
     #: ``DISCORD_GUILD_ID``: sync the slash commands to this guild alone
     discord_guild_id: int | None = None
+    #: ``CLUBRATING_WEB_LISTEN``: serve the public web leaderboard there too (None: not)
+    web_listen: tuple[str, int] | None = None
 
     @property
     def backup_folder(self) -> Path:
@@ -114,6 +116,9 @@ class Settings:
         listen = checked(lambda: listen_address(environ.get("TELEGRAM_WEBHOOK_LISTEN")
                                                 or DEFAULT_LISTEN), ("0.0.0.0", 8443))
         guild = checked(lambda: guild_id(environ.get("DISCORD_GUILD_ID") or ""), None)
+        web = environ.get("CLUBRATING_WEB_LISTEN") or None
+        web_listen = None if web is None else checked(lambda: listen_address(
+            web, "CLUBRATING_WEB_LISTEN", WEB_LISTEN), None)
         if problems:
             raise ConfigError(*problems)
         return cls(
@@ -124,7 +129,7 @@ class Settings:
             telegram_webhook_secret=secret, telegram_webhook_listen=listen,
             discord_api_base=environ.get("DISCORD_API_BASE") or None,
             discord_gateway_url=environ.get("DISCORD_GATEWAY_URL") or None,
-            discord_guild_id=guild,
+            discord_guild_id=guild, web_listen=web_listen,
         )
 
 
@@ -271,13 +276,18 @@ def check_database_setting(target: str) -> None:
                            "check its owner and mode")
 
 
-def listen_address(text: str) -> tuple[str, int]:
-    """The value of ``TELEGRAM_WEBHOOK_LISTEN``: ``HOST:PORT`` (default 0.0.0.0:8443;
-    ``[::]:8443`` for IPv6)."""
+#: where the public web leaderboard listens unless told: this machine only
+WEB_LISTEN = "127.0.0.1:8080"
+
+
+def listen_address(text: str, name: str = "TELEGRAM_WEBHOOK_LISTEN",
+                   default: str = DEFAULT_LISTEN) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::]:8443`` for IPv6): the value of ``TELEGRAM_WEBHOOK_LISTEN``
+    (default 0.0.0.0:8443), of ``CLUBRATING_WEB_LISTEN`` or of ``clubrating web --listen``
+    (``name`` says which, and ``default`` its example)."""
     host, sep, port = text.strip().rpartition(":")
     if not sep or not port.isdigit() or not 0 < int(port) < 65536 or " " in host:
-        raise ConfigError(f"TELEGRAM_WEBHOOK_LISTEN must be HOST:PORT (e.g. {DEFAULT_LISTEN}), "
-                           f"not {text!r}")
+        raise ConfigError(f"{name} must be HOST:PORT (e.g. {default}), not {text!r}")
     return host.removeprefix("[").removesuffix("]") or "0.0.0.0", int(port)
 
 

@@ -22,6 +22,7 @@ from . import (
     members,
     moderation,
     posting,
+    public,
     puzzles,
     view,
 )
@@ -67,6 +68,8 @@ class ClubService:
         self._repository = repository
         self._session = Session(repository, clock)
         self._corrections = Corrections(self._session)
+        #: where each public slug was found last (club id, ladder): checked again at each use
+        self._public_at: dict[str, tuple[int, str]] = {}
 
     @property
     def clock(self) -> Clock:
@@ -300,8 +303,77 @@ class ClubService:
     async def set_setting(
         self, caller: Caller, setting: str, value: str, ladder: str | None = None
     ) -> Notice:
+        taken: frozenset[str] = frozenset()
+        if setting in ("public", "public_slug"):  # unique across every club (issue 35)
+            taken = await self._slugs_elsewhere(caller, ladder or DEFAULT_LADDER)
         return await self._session.execute(caller, lambda club, now: ladders.set_setting(
-            club, now, caller, setting, value, ladder))
+            club, now, caller, setting, value, ladder, taken))
+
+    async def _slugs_elsewhere(self, caller: Caller, ladder: str) -> frozenset[str]:
+        """The web addresses held by every ladder but ``ladder`` of the caller's club."""
+        own = await self._session.club_id(caller.platform, caller.chat_id)
+        return frozenset(public.taken_slugs(
+            (name, lad.settings) for club_id, _, _, state in await self._session.each_club()
+            for name, lad in state.ladders.items()
+            if not (club_id == own and name == ladder.casefold())))
+
+    # -- the public web leaderboard (reads only) ----------------------------------------------
+
+    async def public_ladders(self) -> list[public.PublicLadder]:
+        """Every club's public ladders."""
+        return [ladder for club_id in await self._session.club_ids()
+                for ladder in await self._session.read(club_id, public.listed)]
+
+    async def public_board(self, slug: str, now: datetime) -> public.PublicBoard | None:
+        """The board of the public ladder at ``slug`` (None: none is public there)."""
+        found = await self._public_ladder(slug)
+        if found is None:
+            return None
+        club_id, name = found
+        return await self._session.read(club_id, lambda club: public.board(
+            club, club.state.ladders[name], now))
+
+    async def public_profile(self, slug: str, player: str) -> public.PublicProfile | None:
+        found = await self._public_ladder(slug)
+        if found is None:
+            return None
+        club_id, name = found
+        return await self._session.read(club_id, lambda club: public.profile(
+            club, club.state.ladders[name], player))
+
+    async def public_history(self, slug: str) -> tuple[history_io.Export, int] | None:
+        """The effective history of the public ladder at ``slug`` (EVENTS.csv), and the id of
+        its club's last event."""
+        found = await self._public_ladder(slug)
+        if found is None:
+            return None
+        club_id, name = found
+        return await self._session.read(club_id, lambda club: (
+            history_io.export(club, name), club.state.last_id))
+
+    async def public_version(self, slug: str) -> int | None:
+        """The id of the last event of the club of the public ladder at ``slug`` (what its
+        pages are made of), None when no ladder is public there: read from the log now."""
+        found = await self._public_ladder(slug)
+        if found is None:
+            return None
+        return await self._session.read(found[0], lambda club: club.state.last_id)
+
+    async def _public_ladder(self, slug: str) -> tuple[int, str] | None:
+        """The club and ladder public at ``slug``, as the logs say now: the club found before
+        is read again first, every club only when it no longer has it."""
+        known = self._public_at.get(slug)
+        if known is not None and await self._session.read(
+                known[0], lambda club: _public_there(club, known[1], slug)):
+            return known
+        for club_id in await self._session.club_ids():
+            named = await self._session.read(club_id, lambda club: next(
+                (lad.name for s, lad in public.public_ladders(club) if s == slug), None))
+            if named is not None:
+                self._public_at[slug] = (club_id, named)
+                return club_id, named
+        self._public_at.pop(slug, None)
+        return None
 
     async def settings(self, caller: Caller, ladder: str | None = None) -> Notice:
         return await self._session.look(caller, lambda club, now: ladders.settings(club, ladder))
@@ -450,6 +522,12 @@ class ClubService:
         return await self._session.execute(caller, lambda club, now: history_io.import_history(
             club, now, history, labels, ladder, actor, deadline, allow_duplicates),
             off_loop=deadline)
+
+
+def _public_there(club: view.Club, ladder: str, slug: str) -> bool:
+    lad = club.state.ladders.get(ladder)
+    return (lad is not None and lad.settings.public
+            and public.slug_of(lad.name, lad.settings) == slug)
 
 
 __all__ = ["MAX_OPEN_CHALLENGES", "MAX_REASON", "SYSTEM_ACTOR", "Caller", "ClubService",

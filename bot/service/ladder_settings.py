@@ -13,6 +13,7 @@ not in the table.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,6 +44,8 @@ _NO = ("no", "false", "off")
 NORMALISE_RULES = ("exact", "case", "san")
 #: the system whose ladders have problems to answer
 PUZZLE_SYSTEM = "tactics"
+#: a public ladder's address: /l/SLUG
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +82,10 @@ class LadderSettings:
     open_reports_per_opponent: int = 1
     #: a puzzle ladder's rule for comparing answers (one of NORMALISE_RULES)
     normalise: str = "case"
+    #: the ladder's board is on the public web leaderboard (issue 35)
+    public: bool = False
+    #: its address there, /l/SLUG (None: the ladder's name)
+    public_slug: str | None = None
 
 
 class Type(StrEnum):
@@ -100,6 +107,8 @@ class Type(StrEnum):
     LANGUAGE = "language"
     #: one of the setting's ``choices``
     CHOICE = "choice"
+    #: a web address's last part: lower-case letters, digits, _ and -
+    SLUG = "slug"
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +157,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("language", Type.LANGUAGE, "about_language", fallback="en", club_wide=True),
     Setting("normalise", Type.CHOICE, "about_normalise", choices=NORMALISE_RULES,
             system=PUZZLE_SYSTEM),
+    Setting("public", Type.YES_NO, "about_public"),
+    Setting("public_slug", Type.SLUG, "about_public_slug", fallback="-"),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
@@ -208,6 +219,10 @@ def parse(name: str, text: str) -> JsonValue:
             raise Refusal("bad_setting_yes_no", setting=name, text=text[:20])
         case Type.ZONE:
             return check_timezone(text)
+        case Type.SLUG:
+            if not _SLUG.fullmatch(value):
+                raise Refusal("bad_public_slug", text=text[:40])
+            return value
         case Type.CHOICE:
             if value not in setting.choices:
                 raise Refusal("bad_setting_choice", setting=name, text=text[:20],

@@ -6,6 +6,7 @@ Each use case is a decision over the club's state (:mod:`bot.service.session`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import zlib
@@ -17,7 +18,7 @@ from ratings_core.model import Step
 from ratings_core.parameters import describe
 from ratings_core.systems import EDITION, PAST_EDITIONS, preset_params
 
-from . import evaluating, heavy, ladder_settings, moderation, timeline, view
+from . import evaluating, heavy, ladder_settings, moderation, public, timeline, view
 from . import events as ev
 from . import parsing as parse
 from .errors import Refusal
@@ -27,7 +28,7 @@ from .ratings import player_key, system_of
 from .reasons import automatic
 from .results import Evaluation, Leaderboard, Notice, Preview
 from .session import SYSTEM_ACTOR, Decision
-from .state import DEFAULT_LADDER
+from .state import DEFAULT_LADDER, Ladder
 from .view import Club
 
 #: ladders one club may have (the main one included): every ladder is replayed, charted and
@@ -125,9 +126,12 @@ def system_key(club: Club, changed: dict[str, JsonValue], ladder: str) -> int:
 
 
 def set_setting(
-    club: Club, now: datetime, caller: Caller, setting: str, value: str, ladder: str | None
+    club: Club, now: datetime, caller: Caller, setting: str, value: str, ladder: str | None,
+    taken: frozenset[str] = frozenset(),
 ) -> Decision[Notice]:
-    """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...)."""
+    """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...). ``taken``:
+    the web addresses (slugs) other ladders hold, in this club or any other; a ladder made
+    public, or given a slug, must not take one of them."""
     view.require_moderator(club, caller)
     if setting == "moderator_role":
         # Its holders are moderators: a moderator the platform did not make makes no more.
@@ -139,8 +143,29 @@ def set_setting(
     ladder_settings.check_system(lad.settings, setting)
     ladder_settings.check_against(lad.settings, setting, parsed)
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)
+    if setting in ("public", "public_slug"):
+        return [event], _public_answer(lad, setting, parsed, taken)
     return [event], lambda: Notice("club_setting_set" if club_wide else "setting_set", {
         "ladder": lad.name, "setting": setting, "value": ladder_settings.shown(parsed)})
+
+
+def _public_answer(ladder: Ladder, setting: str, value: JsonValue, taken: frozenset[str]
+                   ) -> Callable[[], Notice]:
+    """What ``/set public on|off`` and ``/set public_slug NAME`` answer: the ladder's web
+    address (``/l/SLUG``), once it is free (issue 35: slugs are unique across the bot)."""
+    settings = ladder.settings
+    slug = value if setting == "public_slug" else settings.public_slug
+    shown = public.slug_of(ladder.name, dataclasses.replace(
+        settings, public_slug=slug if isinstance(slug, str) else None))
+    public_now = settings.public if setting == "public_slug" else value is True
+    if setting == "public_slug" and shown in taken:
+        raise Refusal("public_slug_taken", slug=shown)
+    if setting == "public" and public_now and shown in taken:
+        raise Refusal("public_name_taken", ladder=ladder.name, slug=shown)
+    if not public_now:
+        key = "public_slug_set_private" if setting == "public_slug" else "public_off"
+        return lambda: Notice(key, {"ladder": ladder.name, "path": f"/l/{shown}"})
+    return lambda: Notice("public_on", {"ladder": ladder.name, "path": f"/l/{shown}"})
 
 
 def adopt_language(club: Club, now: datetime, language: str) -> Decision[str | None]:

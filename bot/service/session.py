@@ -107,6 +107,19 @@ class Session:
                 found.append((club_id, club_platform, chat_id, await self.current(club_id)))
         return found
 
+    async def club_ids(self) -> list[int]:
+        """Every club's id."""
+        return [club_id for club_id, _, _ in await self.repository.clubs()]
+
+    async def read(self, club_id: int, look: Callable[[Club], R]) -> R:
+        """``look`` at the club as its log says now, under its lock, writing nothing: nor what
+        time has made due (the public web pages read; only the chat's commands write)."""
+        async with self._locks.setdefault(club_id, asyncio.Lock()):
+            club = await self._load(club_id)
+            await self._refresh(club)
+            await self._sync_off_loop(club)
+            return look(club)
+
     async def current(self, club_id: int) -> ClubState:
         """The club's state with what other processes appended folded in."""
         async with self._locks.setdefault(club_id, asyncio.Lock()):

@@ -158,7 +158,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("normalise", Type.CHOICE, "about_normalise", choices=NORMALISE_RULES,
             system=PUZZLE_SYSTEM),
     Setting("public", Type.YES_NO, "about_public"),
-    Setting("public_slug", Type.SLUG, "about_public_slug", fallback="-"),
+    Setting("public_slug", Type.SLUG, "about_public_slug"),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
@@ -220,6 +220,8 @@ def parse(name: str, text: str) -> JsonValue:
         case Type.ZONE:
             return check_timezone(text)
         case Type.SLUG:
+            if value in _OFF[:2]:  # back to the ladder's name
+                return None
             if not _SLUG.fullmatch(value):
                 raise Refusal("bad_public_slug", text=text[:40])
             return value

@@ -41,14 +41,14 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
     assert names(everywhere=True) == ("auto_confirm_hours", "challenge_hours", "inactivity_days",
                                       "hide_provisional", "announce", "timezone",
                                       "open_reports", "open_reports_per_opponent", "language",
-                                      "normalise")
+                                      "normalise", "public", "public_slug")
     assert names() == (*names(everywhere=True), "moderator_role")
     assert names(everywhere=True) == parsing.SETTINGS
 
 
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
-        24.0, 48.0, None, False, False, None, 5, 1, None, "case", None]
+        24.0, 48.0, None, False, False, None, 5, 1, None, "case", False, None, None]
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 
@@ -76,9 +76,12 @@ def test_the_view_is_what_settings_showed() -> None:
             "timezone": s.timezone or state.DEFAULT_TIMEZONE,
             "open_reports": str(s.open_reports),
             "open_reports_per_opponent": str(s.open_reports_per_opponent),
+            # the web leaderboard's (issue 35)
+            "public": "no", "public_slug": "off",
         }
     assert [*view(LadderSettings()), *ladder_settings.club_view(LadderSettings())] == [
-        name for name in names(everywhere=True) if name != "normalise"]
+        name for name in names(everywhere=True) if name not in ("normalise", "language")
+    ] + ["language"]
     # a puzzle ladder's own setting shows on puzzle ladders alone (issue 34)
     assert view(LadderSettings(system="tactics"))["normalise"] == "case"
     assert ladder_settings.club_view(LadderSettings(language="ru")) == {"language": "ru"}
@@ -107,10 +110,10 @@ def test_the_view_is_what_settings_showed() -> None:
                                  "Europe/Berlin or UTC."),
     ("colour", "red", "There is no setting colour. Settings: auto_confirm_hours, "
                       "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
-                      "open_reports, open_reports_per_opponent, language, normalise."),
+                      "open_reports, open_reports_per_opponent, language, normalise, public, public_slug."),
     ("x" * 40, "1", f"There is no setting {'x' * 32}. Settings: auto_confirm_hours, "
                     "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
-                    "open_reports, open_reports_per_opponent, language, normalise."),
+                    "open_reports, open_reports_per_opponent, language, normalise, public, public_slug."),
     # issue 30: the caps on a member's waiting reports are whole numbers from 1 to 20
     ("open_reports", "0", "open_reports takes a whole number from 1 to 20 (not 0)."),
     ("open_reports", "21", "open_reports takes a whole number from 1 to 20 (not 21)."),
@@ -154,8 +157,8 @@ def test_the_cap_per_opponent_is_never_above_the_cap_per_member() -> None:
 def test_set_help_lists_the_settings_of_every_platform() -> None:
     assert text("help_set") == (
         "/set auto_confirm_hours|challenge_hours|inactivity_days|hide_provisional|announce"
-        "|timezone|open_reports|open_reports_per_opponent|language|normalise VALUE [ladder=NAME] - "
-        "change a "
+        "|timezone|open_reports|open_reports_per_opponent|language|normalise|public|public_slug "
+        "VALUE [ladder=NAME] - change a "
         "setting")
     for setting in SETTINGS:
         assert len(text(setting.help)) <= 100

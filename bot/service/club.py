@@ -351,13 +351,15 @@ class ClubService:
         return await self._session.read(club_id, lambda club: (
             history_io.export(club, name), club.state.last_id))
 
-    async def public_version(self, slug: str) -> int | None:
-        """The id of the last event of the club of the public ladder at ``slug`` (what its
-        pages are made of), None when no ladder is public there: read from the log now."""
+    async def public_version(self, slug: str) -> tuple[int, int] | None:
+        """The club of the public ladder at ``slug`` and the id of its last event (what its
+        pages are made of: a club's events may be numbered from 1, so both), None when no
+        ladder is public there: read from the log now."""
         found = await self._public_ladder(slug)
         if found is None:
             return None
-        return await self._session.read(found[0], lambda club: club.state.last_id)
+        club_id = found[0]
+        return club_id, await self._session.read(club_id, lambda club: club.state.last_id)
 
     async def _public_ladder(self, slug: str) -> tuple[int, str] | None:
         """The club and ladder public at ``slug``, as the logs say now: the club found before

@@ -6,7 +6,7 @@
 - Every request reads the club's log as it is then (:meth:`ClubService.public_version`): a
   ladder made private is not found from the next request on. An unknown and a private ladder
   get the same 404 page.
-- A page's ETag is the club's last event id and the day (its 7-day changes move with the
+- A page's ETag is the club, its last event id and the day (its 7-day changes move with the
   calendar); a request that names it in ``If-None-Match`` gets 304 and no body. Pages made are
   kept for their ETag, so a busy board is made once per change.
 """
@@ -72,7 +72,8 @@ class PublicSite:
         version = await self.service.public_version(slug)
         if version is None:
             return await self.not_found(request)
-        etag = f'"{version}-{self._now().date().isoformat()}"'
+        club, last = version
+        etag = f'"{club}-{last}-{self._now().date().isoformat()}"'
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
         if etag in (tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")):
             return web.Response(status=304, headers=headers)

@@ -69,8 +69,10 @@ def board(shown: PublicBoard) -> str:
                 "deviation": "" if row.deviation is None else f"±{row.deviation:.0f}",
                 "games": row.games, "record": f"{row.wins}–{row.draws}–{row.losses}",
                 "change": change, "trend": trend})
+        # the deviation's column only where the ladder's system keeps one
+        deviations = any(row.deviation is not None for row in shown.players)
         return _page("board.html", shown.language, title=words["title"], words=words,
-                     board={"slug": shown.slug, "players": rows})
+                     board={"slug": shown.slug, "players": rows, "deviations": deviations})
 
 
 def rating_svg(ratings: Sequence[float]) -> str:

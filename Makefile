@@ -34,3 +34,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/replay_csv.py --runs 3
 	$(BIN)/python bench/service.py --part correction
 	$(BIN)/python bench/flood.py
+	$(BIN)/python bench/web.py

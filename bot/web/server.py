@@ -7,8 +7,8 @@
   ladder made private is not found from the next request on. An unknown and a private ladder
   get the same 404 page.
 - A page's ETag is the club, its last event id and the day (its 7-day changes move with the
-  calendar); a request that names it in ``If-None-Match`` gets 304 and no body. Pages made are
-  kept for their ETag, so a busy board is made once per change.
+  calendar); a request that names it in ``If-None-Match`` gets 304 and no body. Each page's
+  latest making is kept for its ETag, so a busy board is made once per change.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ class PublicSite:
 
     def __init__(self, service: ClubService) -> None:
         self.service = service
-        self._made: OrderedDict[tuple[str, str], tuple[str, str]] = OrderedDict()
+        #: each page's latest making, by the page: its ETag, its body (encoded once) and its
+        #: content type; an older version is never asked for again, so none is kept
+        self._made: OrderedDict[str, tuple[str, bytes, str]] = OrderedDict()
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -77,18 +79,20 @@ class PublicSite:
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
         if etag in (tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")):
             return web.Response(status=304, headers=headers)
-        key = (f"{slug}/{kind}", etag)
+        key = f"{slug}/{kind}"
         made = self._made.get(key)
-        if made is None:
+        if made is None or made[0] != etag:
             found = await render()
             if found is None:
                 return await self.not_found(request)
-            made = self._made[key] = found
+            text, content_type = found
+            made = self._made[key] = (etag, text.encode("utf-8"), content_type)
             while len(self._made) > KEPT_PAGES:
                 self._made.popitem(last=False)
-        body, content_type = made
-        return web.Response(body=body.encode("utf-8"), headers={
-            **headers, "Content-Type": content_type})
+        else:
+            self._made.move_to_end(key)
+        _, body, content_type = made
+        return web.Response(body=body, headers={**headers, "Content-Type": content_type})
 
     async def board(self, request: web.Request) -> web.Response:
         slug = request.match_info["slug"]

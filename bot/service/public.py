@@ -105,18 +105,26 @@ def _language(club: Club) -> str | None:
 
 
 def _records(club: Club, ladder: Ladder) -> dict[int, list[int]]:
-    """Each member's wins, draws and losses on the ladder, in one pass over its games."""
+    """Each member's wins, draws and losses on the ladder: kept up to date from the appended
+    inputs, counted again from every game when the inputs changed otherwise (a correction, a
+    void, a merge), as :func:`view.last_played` is."""
+    built_for, generation, read, records = club.records.get(ladder.name, (None, -1, 0, {}))
+    if built_for is not ladder or generation != ladder.generation or read > len(ladder.inputs):
+        records = {}
+        games = [g for g in ladder.games.values() if g.counts]
+    else:
+        games = [club.state.games[ref] for kind, ref in ladder.inputs[read:]
+                 if kind == "game" and isinstance(ref, int) and ref in club.state.games
+                 and club.state.games[ref].counts]
     state = club.state
-    records: dict[int, list[int]] = {}
-    for game in ladder.games.values():
-        if not game.counts:
-            continue
+    for game in games:
         a, b = state.member(game.player_a).id, state.member(game.player_b).id
         if a == b:
             continue
         for member, score in ((a, game.score_a), (b, 1.0 - game.score_a)):
             record = records.setdefault(member, [0, 0, 0])
             record[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+    club.records[ladder.name] = (ladder, ladder.generation, len(ladder.inputs), records)
     return records
 
 

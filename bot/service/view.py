@@ -56,6 +56,9 @@ class Club:
     #: ladder, its generation and the number of its inputs they were built from
     played: dict[str, tuple[Ladder | None, int, int, dict[int, datetime]]] = field(
         default_factory=dict)
+    #: each ladder's wins, draws and losses by member (the public board's), built the same way
+    records: dict[str, tuple[Ladder | None, int, int, dict[int, list[int]]]] = field(
+        default_factory=dict)
 
 
 # -- ratings ------------------------------------------------------------------------------------

@@ -457,3 +457,25 @@ async def test_bad_slugs_are_refused(club: Transcript) -> None:
             "bad_public_slug", text=bad[:40]), bad
     assert await club.say("/set public_slug Night_Owls") == (
         "Ladder main will be at /l/night_owls once it is public (/set public on).")
+
+
+async def test_the_record_follows_new_games_corrections_and_voids(
+        club: Transcript, web: TestClient[Any, Any]) -> None:
+    """The W-D-L the board keeps up to date as games come, and counts again after a
+    correction or a void (its record of each member is kept between requests)."""
+    await founded(club, "alice", "bob")
+    await play(club, "/report @alice @bob win")
+    await club.say("/set public on")
+
+    async def records() -> dict[str, tuple[int, int, int]]:
+        return {r["player"]: (r["wins"], r["draws"], r["losses"]) for r in await board(web)}
+
+    assert await records() == {"alice": (1, 0, 0), "bob": (0, 0, 1)}
+    await play(club, "/report @bob @alice draw")
+    assert await records() == {"alice": (1, 1, 0), "bob": (0, 1, 1)}
+    await club.say("/as mod!")
+    await club.say("/correct 1 loss")  # alice beat bob -> bob beat alice
+    await club.say("/apply")
+    assert await records() == {"alice": (0, 1, 1), "bob": (1, 1, 0)}
+    await club.say("/void 2 a friendly")
+    assert await records() == {"alice": (0, 0, 1), "bob": (1, 0, 0)}

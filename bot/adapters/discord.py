@@ -69,7 +69,7 @@ PLATFORM = "discord"
 #: how long a guild's moderator role is trusted before asking the service again
 ROLE_TTL_SECONDS = 60.0
 #: answers only the asker needs to see
-PERSONAL = {"pending", "help", "puzzle", "answer"}
+PERSONAL = {"pending", "help", "puzzle", "answer", "link"}
 #: commands whose answer only the asker sees, which may show what no one else may see (a
 #: problem, an answer, a new problem's accepted answers): their Context is ``alone``
 ALONE = {"puzzle", "answer"}

@@ -81,6 +81,7 @@ from bot.service.results import (
     HeadToHead,
     History,
     Leaderboard,
+    Notice,
     Preview,
     PuzzleShown,
     Result,
@@ -320,6 +321,10 @@ def _line(message: Message) -> str:
     return message.text if message.text is not None else message.caption or ""
 
 
+#: answers the member alone may read, whatever chat asked: sent to their private chat
+PRIVATE_ANSWERS = frozenset({"link_code_chat", "link_code_member"})
+
+
 class TelegramFrontEnd:
     """Handlers for one python-telegram-bot ``Application``, all calling one service."""
 
@@ -459,8 +464,27 @@ class TelegramFrontEnd:
         # the first character a name cannot hold: /top-5 came to /top's handler, but is
         # answered as the unknown command it is.
         reply = await intake.command(ctx, lambda: self._words(message, command), command)
-        if reply is not None:
-            self._reply(message, reply.answer)
+        if reply is None:
+            return
+        if isinstance(reply.answer, Notice) and reply.answer.key in PRIVATE_ANSWERS:
+            await self._reply_privately(message, user_id, reply.answer, ctx)
+            return
+        self._reply(message, reply.answer)
+
+    async def _reply_privately(self, message: Message, user_id: int, answer: Notice,
+                               ctx: Context) -> None:
+        """An answer for the member alone (a link code): sent to their private chat with the
+        bot, the group told so; when the bot may not write there yet, the group is told to
+        open that chat first, and nothing else is shown."""
+        with writing_in(await intake.own_language(ctx)):
+            shown = render(answer)
+        try:
+            await message.get_bot().send_message(user_id, html.escape(shown, quote=False),
+                                                 parse_mode=ParseMode.HTML)
+        except Forbidden:
+            self._reply(message, Notice("link_open_private"))
+            return
+        self._reply(message, Notice("link_code_sent"))
 
     async def on_other_command(self, update: Update,
                                context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -338,6 +338,21 @@ async def _puzzle(ctx: Context, words: Words) -> Result:
     return await ctx.service.serve_puzzle(ctx.caller, ladder)
 
 
+async def _link(ctx: Context, words: Words) -> Result:
+    """``/link`` and ``/link me``: a code, shown to the caller alone; ``/link CODE [merge]``,
+    ``/link me CODE``: use one."""
+    args = list(words.args)
+    member = bool(args) and args[0].casefold() == "me"
+    if member:
+        args.pop(0)
+    if not args:
+        return await ctx.service.link_code(ctx.caller, member)
+    merge = len(args) == 2 and args[1].casefold() == "merge" and not member
+    if len(args) > (2 if merge else 1):
+        raise ExtraWord(args[-1])
+    return await ctx.service.link(ctx.caller, args[0], member, merge)
+
+
 async def _answer(ctx: Context, words: Words) -> Result:
     """``/answer TEXT``: the answer to one's open problem, privately."""
     if not words.args:
@@ -742,4 +757,5 @@ COMMANDS: dict[str, Command] = {
     "puzzle": Command(_puzzle, "help_puzzle", "example_puzzle", text=True,
                       also=("help_puzzle_add",)),
     "answer": Command(_answer, "help_answer", "example_answer", text=True),
+    "link": Command(_link, "help_link", "example_link", also=("help_link_me",)),
 }

@@ -130,6 +130,11 @@ async def _choose_language(ctx: Context) -> None:
     choose(language or ctx.chat_language)
 
 
+async def own_language(ctx: Context) -> str | None:
+    """The member's own language (what a front-end sends them privately is written in)."""
+    return await _own_language(ctx)
+
+
 async def _own_language(ctx: Context) -> str | None:
     """The member's own language: the one they chose (``/set mylanguage``), else their app's."""
     caller = ctx.caller

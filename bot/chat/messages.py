@@ -812,6 +812,38 @@ MESSAGES: dict[str, str] = {
     "web_lost": "lost",
     "web_missing_title": "Not found",
     "web_missing": "No public ladder or player is at this address.",
+    # -- one club on several chats (issue 35) ---------------------------------------------------
+    "link_code_chat": "Your link code: {code} (good for {minutes} minutes, once). A moderator "
+                      "of the other chat sends /link {code} there, and that chat joins this "
+                      "club.",
+    "link_code_member": "Your link code: {code} (good for {minutes} minutes, once). Send /link "
+                        "me {code} as your other account, in a chat of this club, and the two "
+                        "are one member.",
+    "link_code_sent": "I sent you the code in our private chat.",
+    "link_open_private": "Open a private chat with me first (press Start there), then send "
+                         "/link again: the code is shown to you alone.",
+    "link_code_unknown": "That code is unknown, used or expired. Ask for a new one with /link.",
+    "link_has_games": "This chat has {games:game|games} of its own: /link CODE merge would merge "
+                      "its history into the club.",
+    "link_merge_unavailable": "Merging a chat's own games into another club is not available "
+                              "yet: only a chat without games can join a club.",
+    "link_same_club": "This chat belongs to that club already.",
+    "link_me_same": "Those are one member already.",
+    "link_me_register": "Neither account is a member yet: /register with one of them first.",
+    "link_me_both_played": "{first} and {second} both have games: only an account without "
+                           "games can join another. A moderator's /merge joins two records.",
+    "chat_linked": "This chat is now part of the club: one ladder, one log. "
+                   "{members:member|members} joined from here.",
+    "member_linked": "Linked: both accounts are {name} now.",
+    "help_link": "/link [CODE [merge]] - link another chat to this club, or this one to the "
+                 "club of the code (moderators)",
+    "help_link_me": "/link me [CODE] - make your accounts on several platforms one member",
+    "example_link": "/link me",
+    "said_link_code_issued": "{who} asked for a code to link another chat",
+    "said_link_code_member": "{member} asked for a code to link another account",
+    "said_chat_linked": "{who} linked the {platform} chat {chat} to the club",
+    "said_chat_moved": "this chat joined the club #{club}",
+    "said_member_linked": "the account {identity} is {member} now",
     "param_puzzle_ladder": "The puzzle ladder (default: puzzles)",
     "param_problem_id": "Moderators: add a problem with this id",
     "param_answers": "The accepted answers, separated by |",

@@ -19,6 +19,7 @@ from . import (
     heavy,
     history_io,
     ladders,
+    linking,
     members,
     moderation,
     posting,
@@ -316,6 +317,49 @@ class ClubService:
             (name, lad.settings) for club_id, _, _, state in await self._session.each_club()
             for name, lad in state.ladders.items()
             if not (club_id == own and name == ladder.casefold())))
+
+    # -- one club on several chats (issue 35) ---------------------------------------------------
+
+    async def link_code(self, caller: Caller, member: bool = False) -> Notice:
+        """A one-time code to link another chat (a moderator's) or the caller's other identity
+        (``member``), for the caller alone to see."""
+        code = linking.new_code()
+        kind = linking.MEMBER if member else linking.CHAT
+        return await self._session.execute(caller, lambda club, now: linking.issue(
+            club, now, caller, kind, code))
+
+    async def link(self, caller: Caller, code: str, member: bool = False,
+                   merge: bool = False) -> Notice:
+        """``/link CODE``: the caller's chat joins the club that issued the code; ``/link me
+        CODE`` (``member``): the caller's identity and the code's become one member."""
+        if member:
+            return await self._session.execute(caller, lambda club, now: linking.link_member(
+                club, now, caller, code))
+        if merge:
+            raise Refusal("link_merge_unavailable")
+        digest = linking.code_hash(code)
+        now = self.clock.now()
+        issuing, done = None, False
+        for club_id, _, _, state in await self._session.each_club():
+            if linking.open_code(state, digest, linking.CHAT, now) is not None:
+                issuing = club_id
+            elif linking.joined_with(state, digest, caller.platform, caller.chat_id):
+                issuing, done = club_id, True  # joined, but the move was not written
+        if issuing is None:
+            raise Refusal("link_code_unknown")
+        own = await self._session.club_id(caller.platform, caller.chat_id)
+        if own == issuing and not done:
+            raise Refusal("link_same_club")
+        answer = Notice("chat_linked", {"members": 0})
+        if not done:
+            chat = await self._session.look(caller, lambda club, now: linking.joining(
+                club, caller))
+            answer = await self._session.execute(
+                caller, lambda club, now: linking.join(club, now, caller, code, chat),
+                club_id=issuing)
+        # The chat's own log says where it went: every process follows it from there.
+        await self._session.move(caller.platform, caller.chat_id, issuing, caller.user)
+        return answer
 
     # -- the public web leaderboard (reads only) ----------------------------------------------
 

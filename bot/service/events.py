@@ -69,6 +69,10 @@ class Kind(StrEnum):
     PROBLEM_ADDED = "problem_added"
     ATTEMPT_STARTED = "attempt_started"
     PUZZLE_POSTED = "puzzle_posted"
+    LINK_CODE_ISSUED = "link_code_issued"
+    CHAT_LINKED = "chat_linked"
+    CHAT_MOVED = "chat_moved"
+    MEMBER_LINKED = "member_linked"
 
 
 #: moderator actions that /undo can take back
@@ -466,6 +470,54 @@ class PuzzlePosted:
     revealed: str | None
 
 
+# -- one club on several chats (issue 35) -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LinkCodeIssued:
+    """A one-time code to link another chat to the club (``kind`` "chat", a moderator's
+    ``/link``) or another identity to ``member`` (``kind`` "member", ``/link me``; the
+    identity's platform user key): only the code's SHA-256 (``code``) is kept, and it is good
+    until ``expires_at`` (ISO), once."""
+
+    KIND: ClassVar[Kind] = Kind.LINK_CODE_ISSUED
+    kind: str
+    code: str
+    member: str | None
+    expires_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLinked:
+    """The chat ``chat_id`` of ``platform`` joined the club with the code ``code`` (its hash):
+    its commands act on this club from now on."""
+
+    KIND: ClassVar[Kind] = Kind.CHAT_LINKED
+    platform: str
+    chat_id: str
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMoved:
+    """Written into a chat's own log when it joined the club ``club`` (its id): a process that
+    still reads this log for the chat learns where the chat's club is now."""
+
+    KIND: ClassVar[Kind] = Kind.CHAT_MOVED
+    club: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemberLinked:
+    """The platform identity ``identity`` (a user key) is the member ``member`` (theirs) from
+    now on, by the code ``code``; a record the identity had (without games) is folded in."""
+
+    KIND: ClassVar[Kind] = Kind.MEMBER_LINKED
+    member: str
+    identity: str
+    code: str
+
+
 def problem_user(ladder: str, problem: str) -> str:
     """The user key a problem is rated under: no platform's user id, nor an imported name's
     (``import:NAME``), has this form."""
@@ -480,6 +532,7 @@ Event = (
     | GameRestored | EventOpened | EventClosed | ActionUndone | ScheduleSet | SchedulePaused
     | ScheduleResumed | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
     | HandleChanged | LanguageChosen | ProblemAdded | AttemptStarted | PuzzlePosted
+    | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

@@ -525,6 +525,16 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
                       "language": language or Notice("part_app_language")}
         case ev.HandleChanged(member, handle):
             params = {"member": _name(state, member), "handle": handle}
+        case ev.LinkCodeIssued(kind, _, member, _):  # never the code
+            params = {"member": _name(state, member) if member else ""}
+            if kind == "member":
+                key = "said_link_code_member"
+        case ev.ChatLinked(platform, chat_id, _):
+            params = {"platform": platform.title(), "chat": chat_id}
+        case ev.ChatMoved(club):
+            params = {"club": club}
+        case ev.MemberLinked(member, identity, _):
+            params = {"member": _name(state, member), "identity": identity}
         case ev.ProblemAdded(ladder, problem):  # never its answers: /audit is read in the group
             params = {"ladder": ladder, "problem": problem}
         case ev.AttemptStarted(ladder, problem, member):

@@ -76,10 +76,11 @@ class Session:
         self._forgot_at: datetime | None = None
 
     async def club_id(self, platform: str, chat_id: str) -> int:
+        """The chat's club: its own, created on first contact, or the one it joined."""
         key = (platform, chat_id)
         if key not in self._club_ids:
-            self._club_ids[key] = await self.repository.club_id(platform, chat_id,
-                                                                 self.clock.now())
+            own = await self.repository.club_id(platform, chat_id, self.clock.now())
+            self._club_ids[key] = await self._destination(own)
         return self._club_ids[key]
 
     async def known_club(self, platform: str, chat_id: str) -> int | None:
@@ -89,8 +90,30 @@ class Session:
             found = await self.repository.find_club(platform, chat_id)
             if found is None:
                 return None
-            self._club_ids[key] = found
+            self._club_ids[key] = await self._destination(found)
         return self._club_ids[key]
+
+    async def _destination(self, club_id: int) -> int:
+        """The club whose commands a chat's own club's run on: the club it joined (its log
+        says so: :class:`events.ChatMoved`), else itself."""
+        for _ in range(8):  # a club that joined another joins its club (a short chain)
+            moved = (await self.current(club_id)).moved_to
+            if moved is None:
+                return club_id
+            club_id = moved
+        return club_id
+
+    async def move(self, platform: str, chat_id: str, to: int, actor: str) -> None:
+        """The chat's commands act on club ``to`` from now on: its own club's log says so
+        (written once), for every process that reads it."""
+        own = await self.repository.club_id(platform, chat_id, self.clock.now())
+        async with self._locks.setdefault(own, asyncio.Lock()):
+            club = await self._load(own)
+            await self._refresh(club)
+            if club.state.moved_to != to:
+                marker = ev.new_event(ev.ChatMoved(to), actor, self.clock.now())
+                await self._commit(club, [marker], None, lambda: None)
+        self._club_ids[(platform, chat_id)] = to
 
     def unannounced(self, club_id: int) -> list[Notice]:
         """The announcements of auto-confirmed results since the last call, handed out once."""
@@ -99,17 +122,22 @@ class Session:
     async def each_club(
         self, platform: str | None = None
     ) -> list[tuple[int, str, str, ClubState]]:
-        """Every club's (id, platform, chat, state) as the log says now, one club at a time
-        under its lock (a state must not be kept: it changes with the next command)."""
+        """Every chat's (club id, platform, chat, state) as the log says now, one club at a
+        time under its lock (a state must not be kept: it changes with the next command); a
+        chat that joined a club, with that club."""
         found = []
         for club_id, club_platform, chat_id in await self.repository.clubs():
             if platform is None or club_platform == platform:
-                found.append((club_id, club_platform, chat_id, await self.current(club_id)))
+                state = await self.current(club_id)
+                if state.moved_to is not None:
+                    club_id = await self._destination(club_id)
+                    state = await self.current(club_id)
+                found.append((club_id, club_platform, chat_id, state))
         return found
 
     async def club_ids(self) -> list[int]:
-        """Every club's id."""
-        return [club_id for club_id, _, _ in await self.repository.clubs()]
+        """Every club's id (a club of several chats once)."""
+        return list(dict.fromkeys(club_id for club_id, _, _, _ in await self.each_club()))
 
     async def read(self, club_id: int, look: Callable[[Club], R]) -> R:
         """``look`` at the club as its log says now, under its lock, writing nothing: nor what
@@ -131,16 +159,17 @@ class Session:
 
     async def execute(
         self, caller: Caller, decide: Callable[[Club, datetime], Decision[R]],
-        off_loop: heavy.Deadline | None = None,
+        off_loop: heavy.Deadline | None = None, club_id: int | None = None,
     ) -> R:
         """Decide under the club's lock and carry the decision out. With ``off_loop`` the
-        decision is made in a worker thread, within that deadline (a heavy one: an import)."""
+        decision is made in a worker thread, within that deadline (a heavy one: an import).
+        ``club_id``: another club than the caller's chat's (the club a chat joins by /link)."""
         if off_loop is None:
-            return await self._locked(caller, lambda club_id: self._attempt(
-                club_id, caller, decide, off_loop))
+            return await self._locked(caller, lambda club: self._attempt(
+                club, caller, decide, off_loop), club_id)
         with collector.paused():
-            answer = await self._locked(caller, lambda club_id: self._attempt(
-                club_id, caller, decide, off_loop))
+            answer = await self._locked(caller, lambda club: self._attempt(
+                club, caller, decide, off_loop), club_id)
             collector.long_lived()  # before the collector goes on: what the import made stays
         return answer
 
@@ -164,8 +193,22 @@ class Session:
         thread outside the lock, within ``deadline``."""
         return await heavy.run(await self.look(caller, look), deadline)
 
-    async def _locked(self, caller: Caller, attempt: Callable[[int], Awaitable[R]]) -> R:
-        club_id = await self.club_id(caller.platform, caller.chat_id)
+    async def _locked(self, caller: Caller, attempt: Callable[[int], Awaitable[R]],
+                      club_id: int | None = None) -> R:
+        """``attempt`` on the caller's chat's club (or ``club_id``) under its lock. A chat that
+        joined another club since this process looked it up (its old log says so) is looked
+        up again."""
+        for _ in range(3):
+            try:
+                return await self._locked_once(caller, attempt, club_id)
+            except _Moved:
+                self._club_ids.pop((caller.platform, caller.chat_id), None)
+        raise RuntimeError(f"{caller.platform}:{caller.chat_id} keeps moving; giving up")
+
+    async def _locked_once(self, caller: Caller, attempt: Callable[[int], Awaitable[R]],
+                           club_id: int | None) -> R:
+        if club_id is None:
+            club_id = await self.club_id(caller.platform, caller.chat_id)
         async with self._locks.setdefault(club_id, asyncio.Lock()):
             for tries in range(3):
                 try:
@@ -208,6 +251,7 @@ class Session:
         """Decide on the state in memory. A write's transaction checks that nobody appended in
         between (else :class:`Conflict`); a read first folds what others appended."""
         club = await self._load(club_id)
+        _check_not_moved(club)
         await self._sync_off_loop(club)
         now = self.clock.now()
         due = self._due(club, now)
@@ -226,6 +270,7 @@ class Session:
         decision = await self._decided(decide, club, now, off_loop)
         if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
             # others wrote: answer from their state
+            _check_not_moved(club)
             decision = await self._decided(decide, club, now, off_loop)
         if isinstance(decision, Refusal):
             # A refusal stores nothing, so refused requests (a stranger's flood) never grow the
@@ -413,6 +458,15 @@ class Session:
             kept = self._unannounced.setdefault(club.id, [])
             kept.extend(notices)
             del kept[:-MAX_UNANNOUNCED]  # nobody collects them (no scheduler): keep the latest
+
+
+class _Moved(Exception):
+    """The chat's club was looked up before the chat joined another club."""
+
+
+def _check_not_moved(club: Club) -> None:
+    if club.state.moved_to is not None:
+        raise _Moved(club.state.moved_to)
 
 
 def _fold(club: Club, stored: Sequence[StoredEvent]) -> None:

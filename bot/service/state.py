@@ -116,6 +116,16 @@ class Challenge:
 
 
 @dataclass(slots=True)
+class LinkCode:
+    """A one-time link code, by the hash the log keeps (:class:`events.LinkCodeIssued`)."""
+
+    kind: str
+    member: str | None
+    expires_at: datetime
+    used: bool = False
+
+
+@dataclass(slots=True)
 class Claim:
     """A member's claim to be an imported record (``/claim NAME``), by the id of its event."""
 
@@ -241,6 +251,11 @@ class ClubState:
         self.challenges: dict[int, Challenge] = {}
         #: claims of imported records (``/claim``), open or answered
         self.claims: dict[int, Claim] = {}
+        #: link codes by their hashes; the chats linked to the club (platform, chat id); the
+        #: club this log's chat moved to (a log whose chat joined another club)
+        self.link_codes: dict[str, LinkCode] = {}
+        self.linked_chats: list[tuple[str, str]] = []
+        self.moved_to: int | None = None
         #: every game by id, and the reports still pending or disputed (what confirm and the
         #: sweep look through)
         self.games: dict[int, GameRecord] = {}
@@ -439,6 +454,17 @@ class ClubState:
                 self.members[self.by_user[event.member]].language = event.language
             case events.ProblemAdded():
                 self._on_problem_added(stored, event)
+            case events.LinkCodeIssued():
+                self.link_codes[event.code] = LinkCode(
+                    event.kind, event.member, datetime.fromisoformat(event.expires_at))
+            case events.ChatLinked():
+                self.link_codes[event.code].used = True
+                self.linked_chats.append((event.platform, event.chat_id))
+            case events.ChatMoved():
+                self.moved_to = event.club
+            case events.MemberLinked():
+                self.link_codes[event.code].used = True
+                self._on_member_linked(event)
             case events.AttemptStarted():
                 ladder = self.ladders[event.ladder]
                 problem = ladder.problems[event.problem.casefold()]
@@ -482,6 +508,19 @@ class ClubState:
                 raise ValueError(f"event {stored.id}: an undo is folded by ClubState.build")
             case _:
                 assert_never(event)
+
+    def _on_member_linked(self, event: events.MemberLinked) -> None:
+        """The identity names the member from now on; a record of its own (it has no games)
+        is folded into the member's, as by a merge."""
+        member = self.member(self.by_user[event.member])
+        own = self.by_user.get(event.identity)
+        if own is not None and self.member(own).id != member.id:
+            self.merged_into[self.member(own).id] = member.id
+            if own in self.moderators:
+                self.moderators.add(member.id)
+            for ladder in self.ladders.values():
+                ladder.generation += 1
+        self.by_user[event.identity] = member.id
 
     def _on_claim_approved(self, claim_id: int) -> None:
         """The claimant's platform user becomes the imported record's: it finds the record from

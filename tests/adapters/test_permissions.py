@@ -73,6 +73,9 @@ MATRIX: dict[str, str] = {
     # it; members only (issue 34). /puzzle add is each front-end's (private chats).
     "/puzzle":                          "DAAADD",
     "/answer x":                        "DDDDDD",  # nobody has a problem open
+    # a code to link another chat (moderators), or one's other account (anybody's own)
+    "/link":                            "DDDDAD",
+    "/link me":                         "AAAAAA",
     "/chart @alice":                    "AAAAAA",
     "/chart":                           "DAAADD",
     "/card":                            "AAAAAA",

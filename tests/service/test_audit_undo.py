@@ -199,7 +199,9 @@ def test_every_kind_of_event_has_its_sentence() -> None:
         "said_game_corrected_ww", "said_game_corrected_wd", "said_game_corrected_dw",
         "said_game_corrected_dd",
         # an attempt at a problem, solved or not (issue 34)
-        "said_attempt_solved", "said_attempt_failed"}
+        "said_attempt_solved", "said_attempt_failed",
+        # a member's code to link their other account (issue 35)
+        "said_link_code_member"}
     assert keys <= set(MESSAGES)
     assert {k for k in MESSAGES if k.startswith("said_")} == keys
 

@@ -144,6 +144,15 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
                        "reported_by": None, "direct": True, "seconds": 1800.0}),
     ("puzzle_posted", {"ladder": "puzzles", "problem": "p2", "revealed": "p1"}),
     ("puzzle_posted", {"ladder": "puzzles", "problem": None, "revealed": "p2"}),
+    # one club on several chats (issue 35): codes (their hashes), a chat joining, the marker
+    # in its own log, two accounts made one member
+    ("link_code_issued", {"kind": "chat", "code": "ab" * 32, "member": None,
+                          "expires_at": "2026-11-20T10:10:00"}),
+    ("link_code_issued", {"kind": "member", "code": "cd" * 32, "member": "tg:42",
+                          "expires_at": "2026-11-20T10:10:00"}),
+    ("chat_linked", {"platform": "discord", "chat_id": "9001", "code": "ab" * 32}),
+    ("chat_moved", {"club": 1}),
+    ("member_linked", {"member": "tg:42", "identity": "9101", "code": "cd" * 32}),
 ]
 
 
@@ -373,6 +382,15 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.as_("alice", "/top puzzles")
         await chat.service.puzzle_post(Caller(console.PLATFORM, console.CHAT, "system",
                                               "system", moderator=True), "puzzles")
+        # one club on several chats (issue 35): a Discord server joins, an account links
+        mod = Caller(console.PLATFORM, console.CHAT, "mod", "mod", moderator=True)
+        code = (await chat.service.link_code(mod)).params["code"]
+        assert isinstance(code, str)
+        await chat.service.link(Caller("discord", "9001", "d1", "d1", moderator=True), code)
+        alice = Caller(console.PLATFORM, console.CHAT, "alice", "alice")
+        mine = (await chat.service.link_code(alice, member=True)).params["code"]
+        assert isinstance(mine, str)
+        await chat.service.link(Caller("discord", "9001", "9101", "9101"), mine, member=True)
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

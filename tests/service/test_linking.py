@@ -1,0 +1,180 @@
+"""One club on several chats (issue 35): a Telegram group and a Discord server linked by a
+moderator's one-time code, members' two accounts made one, reports across the platforms."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.chat.presenter import render
+from bot.service import linking
+from bot.service.clock import FakeClock
+from bot.service.club import Caller, ClubService
+from bot.service.errors import Refusal
+from bot.service.results import GameResult, Notice
+from bot.storage.backends import open_repository
+from bot.storage.repository import Repository
+
+START = datetime(2026, 11, 20, 10, 0)
+GROUP, SERVER = ("telegram", "-1001"), ("discord", "9001")
+
+
+def code_of(answer: Notice) -> str:
+    code = answer.params["code"]
+    assert isinstance(code, str) and re.fullmatch(r"[A-Z2-7]{16}", code), code
+    return code
+
+
+def on(chat: tuple[str, str], user: str, moderator: bool = False) -> Caller:
+    return Caller(chat[0], chat[1], user, user, moderator)
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[tuple[ClubService, Repository, FakeClock]]:
+    repository = await open_repository(tmp_path / "club.db")
+    clock = FakeClock(START)
+    try:
+        yield ClubService(repository, clock), repository, clock
+    finally:
+        await repository.close()
+
+
+async def test_a_chat_without_games_joins_and_both_see_one_club(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    club, repository, _ = service
+    await club.register(on(GROUP, "11"), "alice")
+    await club.register(on(GROUP, "12"), "bob")
+    await club.register(on(SERVER, "9101"), "carol")  # the server's own member
+    await club.register(on(SERVER, "9102"), "alice")  # a name the group's club has
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    joined = await club.link(on(SERVER, "2", moderator=True), code)
+    assert render(joined) == ("This chat is now part of the club: one ladder, one log. "
+                              "2 members joined from here.")
+    # the server's own log says where it went, for any process
+    own = await repository.find_club(*SERVER)
+    assert own is not None and [e.kind for e in await repository.events(own)][-1] == "chat_moved"
+    # a report across the platforms, confirmed from the opponent's own chat
+    report = await club.report(on(SERVER, "9101"), "bob", "win")
+    assert isinstance(report, GameResult) and report.game.player_b == "bob"
+    await club.confirm(on(GROUP, "12"))
+    group_board = render(await club.leaderboard(on(GROUP, "11")))
+    assert group_board == render(await club.leaderboard(on(SERVER, "9101")))
+    assert "alice (Discord)" in group_board or "carol" in group_board
+    # the code was used once
+    with pytest.raises(Refusal) as again:
+        await club.link(on(("discord", "9002"), "3", moderator=True), code)
+    assert again.value.key == "link_code_unknown"
+
+
+async def test_codes_expire_and_only_moderators_link_chats(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    club, _, clock = service
+    await club.register(on(GROUP, "11"), "alice")
+    with pytest.raises(Refusal) as refused:
+        await club.link_code(on(GROUP, "11"))
+    assert refused.value.key == "moderators_only"
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    with pytest.raises(Refusal) as member:
+        await club.link(on(SERVER, "9101"), code)  # no moderator of the joining chat
+    assert member.value.key == "moderators_only"
+    clock.advance(minutes=11)
+    with pytest.raises(Refusal) as expired:
+        await club.link(on(SERVER, "2", moderator=True), code)
+    assert expired.value.key == "link_code_unknown"
+    with pytest.raises(Refusal) as own:
+        await club.link(on(GROUP, "1", moderator=True),
+                        code_of(await club.link_code(on(GROUP, "1", moderator=True))))
+    assert own.value.key == "link_same_club"
+
+
+async def test_a_chat_with_games_does_not_join(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    club, repository, _ = service
+    await club.register(on(SERVER, "9101"), "carol")
+    await club.register(on(SERVER, "9102"), "dan")
+    await club.report(on(SERVER, "2", moderator=True), "dan", "win", player="carol")
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    with pytest.raises(Refusal) as refused:
+        await club.link(on(SERVER, "2", moderator=True), code)
+    assert refused.value.key == "link_has_games"
+    with pytest.raises(Refusal) as merge:
+        await club.link(on(SERVER, "2", moderator=True), code, merge=True)
+    assert merge.value.key == "link_merge_unavailable"
+    own = await repository.find_club(*SERVER)
+    assert own is not None
+    assert "chat_moved" not in [e.kind for e in await repository.events(own)]
+
+
+async def test_two_accounts_become_one_member(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    club, _, clock = service
+    await club.register(on(GROUP, "11"), "alice")
+    await club.register(on(GROUP, "12"), "bob")
+    await club.report(on(GROUP, "1", moderator=True), "bob", "win", player="alice")
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    await club.link(on(SERVER, "2", moderator=True), code)
+    # alice on Discord (account 9101), never registered there: her code, used by her
+    # Telegram account
+    mine = code_of(await club.link_code(on(SERVER, "9101"), member=True))
+    assert render(await club.link(on(GROUP, "11"), mine, member=True)) == (
+        "Linked: both accounts are alice now.")
+    profile = render(await club.profile(on(SERVER, "9101")))
+    assert profile.startswith("alice (main): ") and "1 game" in profile
+    # her Discord account reports as alice; bob confirms on Telegram
+    await club.report(on(SERVER, "9101"), "bob", "draw")
+    await club.confirm(on(GROUP, "12"))
+    assert "2 games" in render(await club.profile(on(GROUP, "11")))
+    # two accounts that both played stay two
+    await club.register(on(SERVER, "9103"), "eve")
+    await club.report(on(SERVER, "2", moderator=True), "bob", "loss", player="eve")
+    clock.advance(minutes=1)
+    code = code_of(await club.link_code(on(SERVER, "9103"), member=True))
+    with pytest.raises(Refusal) as both:
+        await club.link(on(GROUP, "12"), code, member=True)
+    assert both.value.key == "link_me_both_played"
+    assert clock.now() < START + timedelta(hours=1)
+
+
+async def test_a_process_that_looked_the_chat_up_before_follows_it(
+        tmp_path: Path) -> None:
+    """Two services on one database (two processes): the second one knew the joining chat's
+    old club; its next command there acts on the club the chat joined."""
+    first_repo = await open_repository(tmp_path / "club.db")
+    second_repo = await open_repository(tmp_path / "club.db")
+    clock = FakeClock(START)
+    first, second = ClubService(first_repo, clock), ClubService(second_repo, clock)
+    try:
+        await first.register(on(GROUP, "11"), "alice")
+        await second.register(on(SERVER, "9101"), "carol")  # the second knows the server
+        code = code_of(await first.link_code(on(GROUP, "1", moderator=True)))
+        await first.link(on(SERVER, "2", moderator=True), code)
+        await second.register(on(SERVER, "9102"), "dan")  # written to the joined club
+        board = render(await first.leaderboard(on(GROUP, "11")))
+        members = await first.clubs_of("discord", "9102")
+        assert members == ["9001"], (board, members)
+    finally:
+        await first_repo.close()
+        await second_repo.close()
+
+
+async def test_a_link_sent_again_finishes_a_join_the_chat_was_not_told_of(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """The club wrote the join, then the process stopped before the chat's own log was told:
+    the same /link CODE finishes it (nothing is joined twice)."""
+    club, repository, _ = service
+    await club.register(on(GROUP, "11"), "alice")
+    await club.register(on(SERVER, "9101"), "carol")
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    moderator = on(SERVER, "2", moderator=True)
+    chat = await club._session.look(moderator, lambda c, now: linking.joining(c, moderator))
+    issuing = await club._session.club_id(*GROUP)
+    await club._session.execute(moderator, lambda c, now: linking.join(
+        c, now, moderator, code, chat), club_id=issuing)  # ... and no move
+    assert "alice" not in render(await club.leaderboard(on(SERVER, "9101")))  # its own club
+    await club.link(moderator, code)
+    assert "alice" in render(await club.leaderboard(on(SERVER, "9101")))
+    assert [e.kind for e in await repository.events(issuing)].count("chat_linked") == 1

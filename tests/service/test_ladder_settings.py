@@ -110,10 +110,12 @@ def test_the_view_is_what_settings_showed() -> None:
                                  "Europe/Berlin or UTC."),
     ("colour", "red", "There is no setting colour. Settings: auto_confirm_hours, "
                       "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
-                      "open_reports, open_reports_per_opponent, language, normalise, public, public_slug."),
+                      "open_reports, open_reports_per_opponent, language, normalise, public, "
+                      "public_slug."),
     ("x" * 40, "1", f"There is no setting {'x' * 32}. Settings: auto_confirm_hours, "
                     "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
-                    "open_reports, open_reports_per_opponent, language, normalise, public, public_slug."),
+                    "open_reports, open_reports_per_opponent, language, normalise, public, "
+                    "public_slug."),
     # issue 30: the caps on a member's waiting reports are whole numbers from 1 to 20
     ("open_reports", "0", "open_reports takes a whole number from 1 to 20 (not 0)."),
     ("open_reports", "21", "open_reports takes a whole number from 1 to 20 (not 21)."),

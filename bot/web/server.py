@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections import OrderedDict
@@ -100,10 +99,7 @@ class PublicSite:
 
         async def render() -> tuple[str, str] | None:
             shown = await self.service.public_board(slug, self._now())
-            if shown is None:
-                return None
-            # a thousand rows to escape: off the event loop, which serves the others meanwhile
-            return await asyncio.to_thread(pages.board, shown), _HTML
+            return None if shown is None else (pages.board(shown), _HTML)
 
         return await self._cached(request, slug, "board", render)
 

@@ -22,6 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from bot.chat.forward import Forwarder
 from bot.chat.posts import ChatPosts
 from bot.chat.ratelimit import RateLimiter
 from bot.errors import StartupError
@@ -167,13 +168,15 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
     their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). Each
     platform's library is imported only when it is asked for."""
     built: list[FrontEnd] = []
+    # a report against a member of another chat of the club is posted there (issue 35)
+    forward = Forwarder(service)
     if settings.telegram_token:
         from .adapters.telegram import TelegramBot
 
         built.append(TelegramBot(service, limiter, settings.telegram_token,
                                  settings.telegram_base_url, telegram_webhook(settings),
                                  pulse=partial(pulse, "telegram"),
-                                 pictures=PictureStore(settings.data_dir)))
+                                 pictures=PictureStore(settings.data_dir), forward=forward))
     if settings.discord_token:
         from .adapters.discord import DiscordBot
 
@@ -182,7 +185,8 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
                                 gateway=settings.discord_gateway_url,
                                 sync_guild=settings.discord_guild_id,
                                 pulse=partial(pulse, "discord"),
-                                pictures=PictureStore(settings.data_dir)))
+                                pictures=PictureStore(settings.data_dir), forward=forward))
+    forward.publishers = {front.platform: front.publisher for front in built}
     return built
 
 

@@ -49,7 +49,7 @@ from bot.adapters.discord_render import (
     refusal_text,
 )
 from bot.chat import actions, intake
-from bot.chat.commands import ChannelCheck, Context, execute, no_other_channel, parse
+from bot.chat.commands import ChannelCheck, Context, Forward, execute, no_other_channel, parse
 from bot.chat.language import supported
 from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
@@ -241,9 +241,11 @@ class DiscordFrontEnd:
 
     def __init__(self, service: ClubService, limiter: RateLimiter,
                  monotonic: Callable[[], float] = time.monotonic,
-                 pictures: PictureStore | None = None) -> None:
+                 pictures: PictureStore | None = None, forward: Forward | None = None) -> None:
         self.service = service
         self.limiter = limiter
+        #: posts into the club's chats on other platforms (a club of several chats)
+        self.forward = forward
         #: where problems' pictures are kept (None: a problem's picture is neither taken nor
         #: shown)
         self.pictures = pictures
@@ -329,7 +331,7 @@ class DiscordFrontEnd:
         return Context(self.service, caller, self.limiter, check,
                        own_language=supported(str(interaction.locale)), private_refusals=True,
                        chat_language=supported(str(interaction.guild_locale or "")),
-                       alone=alone)
+                       alone=alone, forward=self.forward)
 
     async def run_with_picture(self, interaction: Interaction, command: str,
                                words: Sequence[str],
@@ -676,9 +678,9 @@ class DiscordBot:
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str, *,
                  api_base: str | None = None, gateway: str | None = None,
                  sync_guild: int | None = None, pulse: Callable[[], None] | None = None,
-                 pictures: PictureStore | None = None) -> None:
-        self.client = DiscordFrontEnd(service, limiter, pictures=pictures).client(
-            sync_guild, pulse=pulse)
+                 pictures: PictureStore | None = None, forward: Forward | None = None) -> None:
+        self.client = DiscordFrontEnd(service, limiter, pictures=pictures,
+                                      forward=forward).client(sync_guild, pulse=pulse)
         self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
         self._token = token

@@ -65,7 +65,7 @@ from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.chat import intake
 from bot.chat.actions import SOLVE, Action, Group, actions_for, page_of
-from bot.chat.commands import COMMANDS, Answer, Context, parse
+from bot.chat.commands import COMMANDS, Answer, Context, Forward, parse
 from bot.chat.language import DEFAULT_LANGUAGE, LANGUAGES, supported, writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import cut, render
@@ -330,7 +330,7 @@ class TelegramFrontEnd:
 
     def __init__(self, service: ClubService, limiter: RateLimiter,
                  monotonic: Callable[[], float] = time.monotonic,
-                 pictures: PictureStore | None = None):
+                 pictures: PictureStore | None = None, forward: Forward | None = None):
         self.service = service
         self.limiter = limiter
         self._monotonic = monotonic
@@ -338,6 +338,8 @@ class TelegramFrontEnd:
         self.outbox = Outbox()
         #: where problems' pictures are kept (None: problems take and show no pictures)
         self.pictures = pictures
+        #: posts into the club's chats on other platforms (a club of several chats)
+        self.forward: Forward | None = forward
         #: the bot of the Application built last (its @username makes the deep links)
         self._bot: Bot | None = None
 
@@ -459,7 +461,8 @@ class TelegramFrontEnd:
         ctx = Context(self.service, caller, self.limiter,
                       lambda channel: check_channel(context.bot, user_id, channel),
                       own_language=supported(code),
-                      administrator_language=_adoptable(code) if caller.moderator else None)
+                      administrator_language=_adoptable(code) if caller.moderator else None,
+                      forward=self.forward)
         # The command is the whole first word, as on the console. Telegram's command ends at
         # the first character a name cannot hold: /top-5 came to /top's handler, but is
         # answered as the unknown command it is.
@@ -947,8 +950,8 @@ class TelegramBot:
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str,
                  base_url: str | None = None, webhook: Webhook | None = None,
                  pulse: Callable[[], None] = lambda: None,
-                 pictures: PictureStore | None = None) -> None:
-        self.front = TelegramFrontEnd(service, limiter, pictures=pictures)
+                 pictures: PictureStore | None = None, forward: Forward | None = None) -> None:
+        self.front = TelegramFrontEnd(service, limiter, pictures=pictures, forward=forward)
         # On a webhook every call Telegram answers (getWebhookInfo's own) says nothing of the
         # deliveries: the pulse is the watch's word alone (:meth:`_watch_webhook`).
         self.app = self.front.application(token, base_url,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Protocol
 
 from bot.chat.help import MEMBER_HELP, MODERATOR_HELP, command_help, listed
 from bot.chat.messages import text
@@ -43,7 +44,7 @@ from bot.service.identity import UserRef, Who
 from bot.service.moderation import MAX_AUDIT
 from bot.service.parsing import RESULTS
 from bot.service.puzzles import NewProblem
-from bot.service.results import Leaderboard, RatingHistory, Result
+from bot.service.results import GameResult, Leaderboard, RatingHistory, Result
 from bot.service.schedules import check_channel
 from bot.service.state import folded_name
 
@@ -85,10 +86,19 @@ class Context:
     alone: bool = False
     #: the picture sent with the command, already kept in the picture store (its name)
     picture: str | None = None
+    #: posts into the club's other chats (a club of several chats): None where there are none
+    forward: Forward | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.caller.platform, self.caller.chat_id, self.caller.user)
+
+
+class Forward(Protocol):
+    """Posts what a member must answer into their own chat of the club, when it is not the
+    chat they were named in (:class:`bot.chat.forward.Forwarder`)."""
+
+    async def report(self, caller: Caller, result: GameResult) -> None: ...
 
 
 #: what a command answers: a service result, a catalogue sentence, or a picture
@@ -389,8 +399,12 @@ async def _report(ctx: Context, words: Words) -> Result:
         player, opponent, result = words.who(0), words.who(1), words.args[2]
     else:
         raise Usage
-    return await ctx.service.report(ctx.caller, opponent, result, player=player,
+    reported = await ctx.service.report(ctx.caller, opponent, result, player=player,
                                         repeat=repeat, **options)
+    if (ctx.forward is not None and isinstance(reported, GameResult)
+            and reported.key == "reported"):
+        await ctx.forward.report(ctx.caller, reported)
+    return reported
 
 
 def _repeat(words: Words) -> bool:

@@ -361,6 +361,24 @@ class ClubService:
         await self._session.move(caller.platform, caller.chat_id, issuing, caller.user)
         return answer
 
+    async def elsewhere(self, caller: Caller, number: int) -> list[tuple[str, str]]:
+        """The chats of the club, other than the caller's, where the player of game
+        #``number`` who must answer it (the one who did not report it) is known: where to ask
+        them. None in a club of one chat."""
+        def look(club: view.Club, now: datetime) -> list[tuple[str, str]]:
+            state = club.state
+            game = state.game_numbered(number)
+            if game is None or not state.linked_chats:
+                return []
+            reporter = game.reported_by
+            other = game.player_b if reporter is None or state.member(reporter).id == \
+                state.member(game.player_a).id else game.player_a
+            here = f"{caller.platform}:{caller.chat_id}"
+            return sorted((platform, chat_id) for platform, _, chat_id in
+                          (chat.partition(":") for chat in state.chats_of(other))
+                          if f"{platform}:{chat_id}" != here)
+        return await self._session.look(caller, look)
+
     # -- the public web leaderboard (reads only) ----------------------------------------------
 
     async def public_ladders(self) -> list[public.PublicLadder]:

@@ -148,6 +148,9 @@ class MemberRegistered:
     ladder: str | None = field(default=None, metadata=_with("ladder"))
     birth_date: str | None = None
     handle: str | None = field(default=None, metadata=_with("ladder"))
+    #: the chat (``platform:chat id``) the member registered in, in a club of several chats
+    #: (issue 35): where they are asked to confirm a result; written only there
+    chat: str | None = field(default=None, metadata=_with("chat"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,6 +488,8 @@ class LinkCodeIssued:
     code: str
     member: str | None
     expires_at: str
+    #: the chat (``platform:chat id``) it was asked in
+    chat: str | None = field(default=None, metadata=_with("chat"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -516,6 +521,8 @@ class MemberLinked:
     member: str
     identity: str
     code: str
+    #: the chat (``platform:chat id``) the identity was linked from
+    chat: str | None = field(default=None, metadata=_with("chat"))
 
 
 def problem_user(ladder: str, problem: str) -> str:

@@ -46,6 +46,11 @@ def new_code() -> str:
     return base64.b32encode(secrets.token_bytes(CODE_BYTES)).decode("ascii")
 
 
+def chat_of(caller: Caller) -> str:
+    """A chat as the log names it: ``platform:chat id``."""
+    return f"{caller.platform}:{caller.chat_id}"
+
+
 def code_hash(code: str) -> str:
     """What the log keeps of a code (its SHA-256), as typed in any case, spaces aside."""
     return hashlib.sha256("".join(code.split()).upper().encode("ascii", "replace")).hexdigest()
@@ -57,7 +62,7 @@ def issue(club: Club, now: datetime, caller: Caller, kind: str, code: str) -> De
         view.require_moderator(club, caller)
     expires = now + timedelta(minutes=CODE_MINUTES)
     event = ev.LinkCodeIssued(kind, code_hash(code), caller.user if kind == MEMBER else None,
-                              expires.isoformat(timespec="seconds"))
+                              expires.isoformat(timespec="seconds"), chat_of(caller))
     return [ev.new_event(event, caller.user, now)], lambda: Notice(
         "link_code_member" if kind == MEMBER else "link_code_chat",
         {"code": code, "minutes": CODE_MINUTES})
@@ -122,8 +127,8 @@ def join(club: Club, now: datetime, caller: Caller, code: str, chat: JoiningChat
         if shown.casefold() in names:
             shown = (name + _TAKEN_SUFFIX.format(platform=caller.platform.title()))[:32]
         names.add(shown.casefold())
-        out.append(ev.new_event(ev.MemberRegistered(user, shown, DEFAULT_LADDER, None, handle),
-                                caller.user, now))
+        out.append(ev.new_event(ev.MemberRegistered(user, shown, DEFAULT_LADDER, None, handle,
+                                                    chat_of(caller)), caller.user, now))
         joined += 1
     for user in chat.moderators:
         out.append(ev.new_event(ev.ModeratorNamed(user), caller.user, now))
@@ -153,7 +158,9 @@ def link_member(club: Club, now: datetime, caller: Caller, code: str) -> Decisio
              else second)
     assert keeps is not None
     other = caller.user if keeps is first else found.member
-    event = ev.MemberLinked(keeps.user, other, digest)
+    # the chat the joining account is known in: the caller's, or the one the code came from
+    chat = chat_of(caller) if other == caller.user else found.chat
+    event = ev.MemberLinked(keeps.user, other, digest, chat)
     return [ev.new_event(event, caller.user, now)], lambda: Notice(
         "member_linked", {"name": keeps.name})
 

@@ -62,6 +62,8 @@ def register(
         # a number, is no handle); kept even when it is the display name, so that the session
         # finds it current (and writes no change for it).
         handle=caller.handle if valid_handle(caller.platform, caller.handle) else None,
+        # in a club of several chats, where the member is asked to confirm results (issue 35)
+        chat=f"{caller.platform}:{caller.chat_id}" if club.state.linked_chats else None,
     ), caller.user, now)
     return [event], lambda: Notice("registered", {"name": display, "ladder": DEFAULT_LADDER})
 

@@ -123,6 +123,8 @@ class LinkCode:
     member: str | None
     expires_at: datetime
     used: bool = False
+    #: the chat it was asked in (``platform:chat id``; None: written before it was kept)
+    chat: str | None = None
 
 
 @dataclass(slots=True)
@@ -256,6 +258,10 @@ class ClubState:
         self.link_codes: dict[str, LinkCode] = {}
         self.linked_chats: list[tuple[str, str]] = []
         self.moved_to: int | None = None
+        #: in a club of several chats, the chat (``platform:chat id``) each account is known
+        #: in, and the club's own chat (where its first link code was asked)
+        self.chat_of_user: dict[str, str] = {}
+        self.home_chat: str | None = None
         #: every game by id, and the reports still pending or disputed (what confirm and the
         #: sweep look through)
         self.games: dict[int, GameRecord] = {}
@@ -336,6 +342,21 @@ class ClubState:
 
     def ladder(self, name: str) -> Ladder | None:
         return self.ladders.get(name.casefold())
+
+    def chats_of(self, member_id: int) -> set[str]:
+        """The chats (``platform:chat id``) where a member of a club of several chats is
+        known, by every account of theirs: the one each registered or was linked in, else the
+        club's own chat. Empty in a club of one chat."""
+        if not self.linked_chats:
+            return set()
+        target = self.member(member_id).id
+        chats = set()
+        for user, record in self.by_user.items():
+            if self.member(record).id == target:
+                chat = self.chat_of_user.get(user, self.home_chat)
+                if chat is not None:
+                    chats.add(chat)
+        return chats
 
     def schedule(self, ladder: Ladder) -> Schedule:
         """The ladder's posting schedule: the one set for it, else the default since the
@@ -456,7 +477,10 @@ class ClubState:
                 self._on_problem_added(stored, event)
             case events.LinkCodeIssued():
                 self.link_codes[event.code] = LinkCode(
-                    event.kind, event.member, datetime.fromisoformat(event.expires_at))
+                    event.kind, event.member, datetime.fromisoformat(event.expires_at),
+                    chat=event.chat)
+                if event.kind == "chat" and self.home_chat is None and not self.linked_chats:
+                    self.home_chat = event.chat
             case events.ChatLinked():
                 self.link_codes[event.code].used = True
                 self.linked_chats.append((event.platform, event.chat_id))
@@ -465,6 +489,8 @@ class ClubState:
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)
+                if event.chat is not None:
+                    self.chat_of_user[event.identity] = event.chat
             case events.AttemptStarted():
                 ladder = self.ladders[event.ladder]
                 problem = ladder.problems[event.problem.casefold()]
@@ -578,6 +604,8 @@ class ClubState:
         )
         self.members[member.id] = member
         self.by_user[member.user] = member.id
+        if event.chat is not None:
+            self.chat_of_user[member.user] = event.chat
         if event.ladder is not None:  # registering in the chat joins the club's main ladder
             self._membership(stored, Kind.PLAYER_JOINED, event.ladder, member.id, None, None)
 

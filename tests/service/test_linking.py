@@ -178,3 +178,24 @@ async def test_a_link_sent_again_finishes_a_join_the_chat_was_not_told_of(
     await club.link(moderator, code)
     assert "alice" in render(await club.leaderboard(on(SERVER, "9101")))
     assert [e.kind for e in await repository.events(issuing)].count("chat_linked") == 1
+
+
+async def test_the_opponent_is_asked_where_they_are(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """Each account is known in the chat it registered or was linked in (the club's own chat
+    for those from before the first link): a report is to be answered there."""
+    club, _, _ = service
+    await club.register(on(GROUP, "12"), "bob")
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    await club.register(on(SERVER, "9101"), "carol")
+    await club.link(on(SERVER, "2", moderator=True), code)
+    await club.register(on(SERVER, "9102"), "dan")  # registered after the link, in the server
+    carol = await club.report(on(SERVER, "9101"), "bob", "win")
+    assert isinstance(carol, GameResult)
+    assert await club.elsewhere(on(SERVER, "9101"), carol.game.id) == [("telegram", "-1001")]
+    bob = await club.report(on(GROUP, "12"), "dan", "draw")
+    assert isinstance(bob, GameResult)
+    assert await club.elsewhere(on(GROUP, "12"), bob.game.id) == [("discord", "9001")]
+    dan = await club.report(on(SERVER, "9102"), "carol", "loss")  # both in the server
+    assert isinstance(dan, GameResult)
+    assert await club.elsewhere(on(SERVER, "9102"), dan.game.id) == []

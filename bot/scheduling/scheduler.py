@@ -101,9 +101,9 @@ class PostScheduler:
         #: where problems' pictures are kept (None: puzzle posts go without them)
         self.store = store
         self.sleep = sleep
-        self.plans: dict[tuple[int, str], Plan] = {}
+        self.plans: dict[tuple[int, str, str, str], Plan] = {}
         #: per ladder, the latest scheduled time already claimed (here or by another process)
-        self._handled: dict[tuple[int, str], datetime] = {}
+        self._handled: dict[tuple[int, str, str, str], datetime] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._scheduler: AsyncIOScheduler | None = None
 
@@ -156,11 +156,11 @@ class PostScheduler:
             if not plan.paused:
                 self._scheduler.add_job(
                     self.fire, plan.trigger, args=[plan.key],
-                    id=f"post:{plan.club_id}:{plan.ladder}", coalesce=True,
+                    id=f"post:{plan.club_id}:{plan.claimed_as}", coalesce=True,
                     max_instances=1, misfire_grace_time=MISFIRE_GRACE_SECONDS,
                 )
 
-    async def fire(self, key: tuple[int, str]) -> list[asyncio.Task[None]]:
+    async def fire(self, key: tuple[int, str, str, str]) -> list[asyncio.Task[None]]:
         """A cron job's wake-up: post the ladder's due post, if nobody did yet."""
         plan = self.plans.get(key)
         return [] if plan is None else await self.check([plan])
@@ -192,7 +192,8 @@ class PostScheduler:
             when = due_post(plan, now)
             if when is None or self._handled.get(plan.key) == when:
                 continue
-            claimed = await self.repository.claim_post(plan.club_id, plan.ladder, when, now)
+            claimed = await self.repository.claim_post(plan.club_id, plan.claimed_as, when,
+                                                       now)
             self._handled[plan.key] = when
             if claimed:
                 log.info("post of %s:%s %s scheduled for %s claimed", plan.platform,

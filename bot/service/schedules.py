@@ -178,10 +178,18 @@ class Plan:
     since: datetime | None
     #: the ladder rates problems: its post is a puzzle (the last one's solution, a new one)
     puzzles: bool = False
+    #: the club spans several chats (issue 35): each gets the post, claimed for it alone
+    linked: bool = False
 
     @property
-    def key(self) -> tuple[int, str]:
-        return (self.club_id, self.ladder)
+    def key(self) -> tuple[int, str, str, str]:
+        return (self.club_id, self.ladder, self.platform, self.chat_id)
+
+    @property
+    def claimed_as(self) -> str:
+        """What the post is claimed under (``Repository.claim_post``'s ladder): the ladder,
+        and in a club of several chats the chat too, so that each chat gets its post once."""
+        return f"{self.ladder} {self.platform}:{self.chat_id}" if self.linked else self.ladder
 
     @property
     def target(self) -> str:
@@ -198,14 +206,22 @@ def timezone_of(ladder: Ladder, schedule_timezone: str | None) -> str:
 
 
 def plans_of(club_id: int, platform: str, chat_id: str, state: ClubState) -> list[Plan]:
-    """Every ladder's plan (the default one for ladders without a schedule of their own)."""
+    """Every ladder's plan (the default one for ladders without a schedule of their own), for
+    the chat ``chat_id`` of the club. In a club of several chats every chat gets its ladders'
+    posts, into itself (a schedule's channel is the club's own chat's); a puzzle ladder's post
+    (which shows a solution and a new problem) is the club's own chat's alone."""
+    linked = bool(state.linked_chats)
+    own = not linked or f"{platform}:{chat_id}" == state.home_chat
     plans = []
     for ladder in state.ladders.values():
+        puzzles = ladder.settings.system == PUZZLE_SYSTEM
+        if puzzles and not own:
+            continue
         schedule = state.schedule(ladder)
         plans.append(Plan(
             club_id, platform, chat_id, ladder.name, schedule.cron,
-            timezone_of(ladder, schedule.timezone), schedule.channel, schedule.paused,
-            schedule.size, schedule.since, ladder.settings.system == PUZZLE_SYSTEM,
+            timezone_of(ladder, schedule.timezone), schedule.channel if own else None,
+            schedule.paused, schedule.size, schedule.since, puzzles, linked,
         ))
     return plans
 

@@ -149,7 +149,7 @@ async def test_the_cron_jobs_wake_up_posts_the_same_once(tmp_path: Path) -> None
         await bot.poll()  # reads the plans
         clock.current = MONDAY_9
         # what APScheduler calls at Monday 09:00
-        await asyncio.gather(*await bot.scheduler.fire((1, "main")))
+        await asyncio.gather(*await bot.scheduler.fire((1, "main", "console", "local")))
         await bot.poll()
         assert len(bot.recorder.posts) == 1
 
@@ -439,3 +439,36 @@ PIXEL = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6300010000050001"
     "0d0a2db40000000049454e44ae426082")
+
+
+async def test_each_chat_of_a_linked_club_gets_its_post_once(tmp_path: Path) -> None:
+    """Issue 35: a club of a Telegram group and a Discord server: the weekly post goes into
+    both, once each (a restart claims nothing twice); a puzzle ladder's post, which shows a
+    solution and a new problem, goes into the club's own chat alone."""
+    clock = FakeClock(FRIDAY)
+    repository = await SqliteRepository.open(tmp_path / "club.db")
+    service = ClubService(repository, clock)
+    telegram, discord = Recorder("telegram"), Recorder("discord")
+    scheduler = PostScheduler(service, repository, {"telegram": telegram, "discord": discord},
+                              clock, ChatPosts(), pictures=False)
+    group, server = ("telegram", "-1001"), ("discord", "9001")
+    try:
+        await club_with_players(service, group[1], group[0])
+        moderator = Caller(*group, "1", "1", moderator=True)
+        await service.create_ladder(moderator, "puzzles", "tactics", {})
+        await service.add_problem(moderator, NewProblem("p1", "White mates in one", ["Qh7"]))
+        code = (await service.link_code(moderator)).params["code"]
+        assert isinstance(code, str)
+        await service.link(Caller(*server, "2", "2", moderator=True), code)
+        await asyncio.gather(*await scheduler.poll())
+        clock.current = MONDAY_9
+        await asyncio.gather(*await scheduler.poll())
+        await asyncio.gather(*await scheduler.poll())
+        assert [(chat, text.splitlines()[0]) for chat, text, _ in telegram.posts] == [
+            ("-1001", "main ladder, changes since Mon, Feb 26 09:00 UTC"),
+            ("-1001", "Puzzle p1 (puzzles, rating 1500):")]
+        assert [(chat, text.splitlines()[0]) for chat, text, _ in discord.posts] == [
+            ("9001", "main ladder, changes since Mon, Feb 26 09:00 UTC")]
+    finally:
+        await scheduler.stop()
+        await repository.close()

@@ -86,13 +86,13 @@ async def test_a_running_bot_picks_the_shells_change_up(
     try:
         await service.register(Caller("telegram", "-1001234", "7", "alice"))
         await scheduler.poll()
-        assert scheduler.plans[(1, "main")].cron == "0 9 * * MON"
+        assert scheduler.plans[(1, "main", "telegram", "-1001234")].cron == "0 9 * * MON"
         # The operator, in a shell, while the bot runs.
         code = await asyncio.to_thread(main, ["schedule", "set", "--chat", CHAT, "--cron",
                                               "0 20 * * FRI", "--tz", "Asia/Tokyo"])
         assert code == 0
         await scheduler.poll()
-        plan = scheduler.plans[(1, "main")]
+        plan = scheduler.plans[(1, "main", "telegram", "-1001234")]
         assert (plan.cron, plan.timezone) == ("0 20 * * FRI", "Asia/Tokyo")
         friday_evening = next_fire(plan.trigger, clock.now())
         assert friday_evening is not None and friday_evening.weekday() == 4  # 20:00 JST

@@ -7,8 +7,9 @@ are worked out in a worker thread within a deadline (:mod:`bot.service.heavy`)."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from bot.history import History as CsvHistory
 from bot.storage.repository import Repository
@@ -57,8 +58,10 @@ from .results import (
     ScheduleInfo,
 )
 from .session import SYSTEM_ACTOR, Session
-from .state import DEFAULT_LADDER, DEFAULT_SYSTEM
+from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, Ladder
 from .view import MAX_REASON
+
+T = TypeVar("T")
 
 
 class ClubService:
@@ -388,40 +391,32 @@ class ClubService:
 
     async def public_board(self, slug: str, now: datetime) -> public.PublicBoard | None:
         """The board of the public ladder at ``slug`` (None: none is public there)."""
-        found = await self._public_ladder(slug)
-        if found is None:
-            return None
-        club_id, name = found
-        return await self._session.read(club_id, lambda club: public.board(
-            club, club.state.ladders[name], now))
+        return await self._read_public(slug, lambda club, lad: public.board(club, lad, now))
 
     async def public_profile(self, slug: str, player: str) -> public.PublicProfile | None:
-        found = await self._public_ladder(slug)
-        if found is None:
-            return None
-        club_id, name = found
-        return await self._session.read(club_id, lambda club: public.profile(
-            club, club.state.ladders[name], player))
+        return await self._read_public(slug, lambda club, lad: public.profile(
+            club, lad, player))
 
-    async def public_history(self, slug: str) -> tuple[history_io.Export, int] | None:
-        """The effective history of the public ladder at ``slug`` (EVENTS.csv), and the id of
-        its club's last event."""
-        found = await self._public_ladder(slug)
-        if found is None:
-            return None
-        club_id, name = found
-        return await self._session.read(club_id, lambda club: (
-            history_io.export(club, name), club.state.last_id))
+    async def public_history(self, slug: str) -> history_io.Export | None:
+        """The effective history of the public ladder at ``slug`` (EVENTS.csv)."""
+        return await self._read_public(slug, lambda club, lad: history_io.export(
+            club, lad.name))
 
     async def public_version(self, slug: str) -> tuple[int, int] | None:
         """The club of the public ladder at ``slug`` and the id of its last event (what its
         pages are made of: a club's events may be numbered from 1, so both), None when no
         ladder is public there: read from the log now."""
+        return await self._read_public(slug, lambda club, lad: (club.id, club.state.last_id))
+
+    async def _read_public(self, slug: str, look: Callable[[view.Club, Ladder], T]) -> T | None:
+        """``look`` at the public ladder at ``slug`` and its club, as the log says now (None:
+        no ladder is public there)."""
         found = await self._public_ladder(slug)
         if found is None:
             return None
-        club_id = found[0]
-        return club_id, await self._session.read(club_id, lambda club: club.state.last_id)
+        club_id, name = found
+        return await self._session.read(club_id, lambda club: look(
+            club, club.state.ladders[name]))
 
     async def _public_ladder(self, slug: str) -> tuple[int, str] | None:
         """The club and ladder public at ``slug``, as the logs say now: the club found before

@@ -44,8 +44,9 @@ _NO = ("no", "false", "off")
 NORMALISE_RULES = ("exact", "case", "san")
 #: the system whose ladders have problems to answer
 PUZZLE_SYSTEM = "tactics"
-#: a public ladder's address: /l/SLUG
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+#: a ladder's name, and a public ladder's web address (/l/SLUG), which defaults to its name:
+#: lower-case letters, digits, _ and -, starting with a letter or digit
+LADDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +223,7 @@ def parse(name: str, text: str) -> JsonValue:
         case Type.SLUG:
             if value in _OFF[:2]:  # back to the ladder's name
                 return None
-            if not _SLUG.fullmatch(value):
+            if not LADDER_NAME.fullmatch(value):
                 raise Refusal("bad_public_slug", text=text[:40])
             return value
         case Type.CHOICE:

@@ -34,7 +34,6 @@ from .view import Club
 #: ladders one club may have (the main one included): every ladder is replayed, charted and
 #: posted on its own, so their number bounds the work one club can make
 MAX_LADDERS = 20
-_LADDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 _EVENT_NAME = re.compile(r"^[\w-]{1,32}$")
 
 
@@ -70,7 +69,7 @@ def create_ladder(
     """A new ladder of the club with its own rating system."""
     view.require_moderator(club, caller)
     key = name.strip().casefold()
-    if not _LADDER_NAME.match(key):
+    if not ladder_settings.LADDER_NAME.match(key):
         raise Refusal("bad_ladder_name", limit=MAX_NAME)
     if key in club.state.ladders:
         raise Refusal("ladder_exists", ladder=key)

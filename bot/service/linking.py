@@ -29,7 +29,7 @@ from .errors import Refusal
 from .identity import Caller
 from .results import Notice
 from .session import Decision
-from .state import DEFAULT_LADDER, ClubState, LinkCode, Member
+from .state import DEFAULT_LADDER, ClubState, LinkCode
 from .view import Club
 
 #: how long a link code may be used
@@ -149,7 +149,7 @@ def link_member(club: Club, now: datetime, caller: Caller, code: str) -> Decisio
         raise Refusal("link_me_register")
     if first is not None and second is not None and first.id == second.id:
         raise Refusal("link_me_same")
-    played = {m.id: _games(state, m) for m in (first, second) if m is not None}
+    played = {m.id: view.games_count(club, m) for m in (first, second) if m is not None}
     if first is not None and second is not None and played[first.id] and played[second.id]:
         raise Refusal("link_me_both_played", first=first.name, second=second.name)
     # the identity with games (or the one registered, or the code's) keeps its record
@@ -164,7 +164,3 @@ def link_member(club: Club, now: datetime, caller: Caller, code: str) -> Decisio
     return [ev.new_event(event, caller.user, now)], lambda: Notice(
         "member_linked", {"name": keeps.name})
 
-
-def _games(state: ClubState, member: Member) -> int:
-    return sum(1 for g in state.games.values()
-               if member.id in (state.member(g.player_a).id, state.member(g.player_b).id))

@@ -28,7 +28,7 @@ from .results import (
     RatingPoint,
 )
 from .session import Decision
-from .state import DEFAULT_LADDER, Claim, GameStatus, Member
+from .state import DEFAULT_LADDER, Claim
 from .view import Club
 
 
@@ -302,13 +302,6 @@ def claim(
     return decide
 
 
-def _games(club: Club, member: Member) -> int:
-    """How many games (not withdrawn) ``member`` played or has waiting, on any ladder."""
-    state = club.state
-    return sum(1 for g in state.games.values() if g.status is not GameStatus.WITHDRAWN
-               and member.id in (state.member(g.player_a).id, state.member(g.player_b).id))
-
-
 def _request_claim(club: Club, now: datetime, caller: Caller, name: Who) -> Decision[Notice]:
     me = view.me(club, caller)
     record = view.member(club, name)
@@ -322,10 +315,10 @@ def _request_claim(club: Club, now: datetime, caller: Caller, name: Who) -> Deci
     if waiting is not None:
         raise Refusal("claim_waiting", name=club.state.member(waiting.record).name,
                       member=club.state.member(waiting.claimant).name)
-    if _games(club, me):
+    if view.games_count(club, me):
         raise Refusal("claim_has_games", member=me.name, name=record.name)
     event = ev.new_event(ev.ClaimRequested(record.user, me.user), caller.user, now)
-    games = _games(club, record)
+    games = view.games_count(club, record)
     return [event], lambda: Notice("claim_requested", {
         "claim": club.state.last_id, "member": me.name, "name": record.name, "games": games})
 

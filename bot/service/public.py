@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from . import timeline, view
 from .ladder_settings import LadderSettings
 from .ratings import player_key
-from .state import Ladder
+from .state import GameRecord, Ladder
 from .view import Club
 
 #: the board's rating change covers this many days
@@ -105,27 +105,19 @@ def _language(club: Club) -> str | None:
 
 
 def _records(club: Club, ladder: Ladder) -> dict[int, list[int]]:
-    """Each member's wins, draws and losses on the ladder: kept up to date from the appended
-    inputs, counted again from every game when the inputs changed otherwise (a correction, a
-    void, a merge), as :func:`view.last_played` is."""
-    built_for, generation, read, records = club.records.get(ladder.name, (None, -1, 0, {}))
-    if built_for is not ladder or generation != ladder.generation or read > len(ladder.inputs):
-        records = {}
-        games = [g for g in ladder.games.values() if g.counts]
-    else:
-        games = [club.state.games[ref] for kind, ref in ladder.inputs[read:]
-                 if kind == "game" and isinstance(ref, int) and ref in club.state.games
-                 and club.state.games[ref].counts]
+    """Each member's wins, draws and losses on the ladder, kept up to date between pages
+    (:func:`view.kept_up_to_date`)."""
     state = club.state
-    for game in games:
+
+    def count(records: dict[int, list[int]], game: GameRecord) -> None:
         a, b = state.member(game.player_a).id, state.member(game.player_b).id
         if a == b:
-            continue
+            return
         for member, score in ((a, game.score_a), (b, 1.0 - game.score_a)):
             record = records.setdefault(member, [0, 0, 0])
             record[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
-    club.records[ladder.name] = (ladder, ladder.generation, len(ladder.inputs), records)
-    return records
+
+    return view.kept_up_to_date(club.records, club, ladder, dict, count)
 
 
 def board(club: Club, ladder: Ladder, now: datetime, changes: bool = True) -> PublicBoard:
@@ -173,12 +165,11 @@ def profile(club: Club, ladder: Ladder, name: str) -> PublicProfile | None:
         opponent = club.state.member(game.player_b) if a.id == member.id else a
         history.append(PublicGame(game.played_at.isoformat(timespec="minutes"), opponent.name,
                                   score, after.get(game.played_at)))
-    wins = sum(1 for _, s in games if s == 1.0)
-    losses = sum(1 for _, s in games if s == 0.0)
+    wins, draws, losses = _records(club, ladder).get(member.id, [0, 0, 0])
     return PublicProfile(
         ladder.name, slug_of(ladder.name, ladder.settings), member.name, state.rating,
         system.is_provisional(state), system.shown_deviation(state), len(games), wins,
-        len(games) - wins - losses, losses, history, _language(club), view.zone_of(ladder))
+        draws, losses, history, _language(club), view.zone_of(ladder))
 
 
 def taken_slugs(ladders: Iterable[tuple[str, LadderSettings]]) -> set[str]:

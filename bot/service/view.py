@@ -8,9 +8,10 @@ say what was not found.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 from ratings_core.model import PlayerState
 from ratings_core.replay import Checkpoint
@@ -35,9 +36,9 @@ from .state import (
     DEFAULT_TIMEZONE,
     ClubState,
     GameRecord,
+    GameStatus,
     Ladder,
     Member,
-    latest_played,
     note_played,
 )
 
@@ -73,21 +74,37 @@ def last_played(club: Club, ladder: Ladder) -> Mapping[int, datetime]:
     """Each member's latest date of play on the ladder, by member id: the latest ``played_at``
     of their counting games, whatever their place in the rating order. Inactivity counts from
     it (issue 31, "Inactivity, one rule"): an imported game from a year ago, rated after
-    today's, never moves the date back. Kept up to date from the appended inputs; rebuilt when
-    the inputs changed otherwise (a correction, a void)."""
-    built_for, generation, read, latest = club.played.get(ladder.name, (None, -1, 0, {}))
-    # Another Ladder object (the state was built again, after an /undo) or generation: the
-    # inputs changed otherwise than by appending.
-    if built_for is not ladder or generation != ladder.generation or read > len(ladder.inputs):
-        latest = latest_played(club.state, ladder.games.values())
+    today's, never moves the date back."""
+    return kept_up_to_date(club.played, club, ladder, dict,
+                           lambda latest, game: note_played(club.state, latest, game))
+
+
+_T = TypeVar("_T")
+
+
+def kept_up_to_date(
+    cache: dict[str, tuple[Ladder | None, int, int, _T]], club: Club, ladder: Ladder,
+    empty: Callable[[], _T], add: Callable[[_T, GameRecord], object],
+) -> _T:
+    """A value made from the ladder's counting games (``add`` each to ``empty()``), kept in
+    ``cache`` with the ladder, its generation and how many of its inputs it was made from: the
+    games appended since are added to it; when the inputs changed otherwise (another Ladder
+    object, after an /undo; another generation: a correction, a void, a merge) it is made
+    again from every game."""
+    built_for, generation, read, value = cache.get(ladder.name, (None, -1, 0, None))
+    if (value is None or built_for is not ladder or generation != ladder.generation
+            or read > len(ladder.inputs)):
+        value = empty()
+        games: Iterable[GameRecord] = (g for g in ladder.games.values() if g.counts)
     else:
-        games = club.state.games
-        for kind, ref in ladder.inputs[read:]:
-            game = games.get(ref) if kind == "game" and isinstance(ref, int) else None
-            if game is not None and game.counts:
-                note_played(club.state, latest, game)
-    club.played[ladder.name] = (ladder, ladder.generation, len(ladder.inputs), latest)
-    return latest
+        known = club.state.games
+        games = (game for kind, ref in ladder.inputs[read:]
+                 if kind == "game" and isinstance(ref, int)
+                 and (game := known.get(ref)) is not None and game.counts)
+    for game in games:
+        add(value, game)
+    cache[ladder.name] = (ladder, ladder.generation, len(ladder.inputs), value)
+    return value
 
 
 def system_of(club: Club, ladder: Ladder) -> RatingSystem:
@@ -302,6 +319,14 @@ def line(club: Club, game: GameRecord) -> GameLine:
         colour=game.colour,
         seconds=game.seconds,
     )
+
+
+def games_count(club: Club, member: Member) -> int:
+    """How many games (not withdrawn) ``member`` played or has waiting, on any ladder: a
+    record with none may be folded into another (a claim, a linked account)."""
+    state = club.state
+    return sum(1 for g in state.games.values() if g.status is not GameStatus.WITHDRAWN
+               and member.id in (state.member(g.player_a).id, state.member(g.player_b).id))
 
 
 def games_of(

@@ -118,11 +118,8 @@ class PublicSite:
         slug = request.match_info["slug"]
 
         async def render() -> tuple[str, str] | None:
-            found = await self.service.public_history(slug)
-            if found is None:
-                return None
-            export, _ = found
-            return write_events(*export), "text/csv; charset=utf-8"
+            export = await self.service.public_history(slug)
+            return None if export is None else (write_events(*export), "text/csv; charset=utf-8")
 
         return await self._cached(request, slug, "csv", render)
 

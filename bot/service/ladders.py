@@ -12,6 +12,7 @@ import re
 import zlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot.storage.repository import JsonValue
 from ratings_core.model import Step
@@ -28,7 +29,7 @@ from .ratings import player_key, system_of
 from .reasons import automatic
 from .results import Evaluation, Leaderboard, Notice, Preview
 from .session import SYSTEM_ACTOR, Decision
-from .state import DEFAULT_LADDER, Ladder
+from .state import DEFAULT_LADDER, Ladder, LadderSettings
 from .view import Club
 
 #: ladders one club may have (the main one included): every ladder is replayed, charted and
@@ -152,16 +153,14 @@ def _public_answer(ladder: Ladder, setting: str, value: JsonValue, taken: frozen
                    ) -> Callable[[], Notice]:
     """What ``/set public on|off`` and ``/set public_slug NAME`` answer: the ladder's web
     address (``/l/SLUG``), once it is free (issue 35: slugs are unique across the bot)."""
-    settings = ladder.settings
-    slug = value if setting == "public_slug" else settings.public_slug
-    shown = public.slug_of(ladder.name, dataclasses.replace(
-        settings, public_slug=slug if isinstance(slug, str) else None))
-    public_now = settings.public if setting == "public_slug" else value is True
+    change: dict[str, Any] = {setting: value}  # the setting's reader checked the value
+    after: LadderSettings = dataclasses.replace(ladder.settings, **change)
+    shown = public.slug_of(ladder.name, after)
     if setting == "public_slug" and shown in taken:
         raise Refusal("public_slug_taken", slug=shown)
-    if setting == "public" and public_now and shown in taken:
+    if setting == "public" and after.public and shown in taken:
         raise Refusal("public_name_taken", ladder=ladder.name, slug=shown)
-    if not public_now:
+    if not after.public:
         key = "public_slug_set_private" if setting == "public_slug" else "public_off"
         return lambda: Notice(key, {"ladder": ladder.name, "path": f"/l/{shown}"})
     return lambda: Notice("public_on", {"ladder": ladder.name, "path": f"/l/{shown}"})

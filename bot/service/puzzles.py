@@ -343,13 +343,20 @@ def timed_out(club: Club, now: datetime) -> list[NewEvent]:
         for attempt in lad.open_attempts.values():
             deadline = attempt.started_at + ATTEMPT_TIME
             if now >= deadline:
-                problem = _problem_by_id(lad, attempt.problem)
-                user = club.state.members[attempt.member].user
-                ended = _ended(lad, user, problem, False, ATTEMPT_TIME.total_seconds(),
-                               deadline, None, None)
-                due.append(ev.new_event(ended, SYSTEM_ACTOR, now, automatic(
+                due.append(_failed(club, lad, attempt, deadline, now, automatic(
                     "reason_time_up", minutes=ATTEMPT_MINUTES)))
     return due
+
+
+def _failed(club: Club, ladder: Ladder, attempt: Attempt, at: datetime, now: datetime,
+            reason: str) -> NewEvent:
+    """The bot ends an open attempt as a failure at ``at`` (its deadline, or when the
+    problem's solution is shown), with the time taken until then."""
+    problem = _problem_by_id(ladder, attempt.problem)
+    user = club.state.members[attempt.member].user
+    ended = _ended(ladder, user, problem, False, _seconds(at - attempt.started_at), at, None,
+                   None)
+    return ev.new_event(ended, SYSTEM_ACTOR, now, reason)
 
 
 # -- what the ladder shows ----------------------------------------------------------------------
@@ -383,13 +390,8 @@ def post(club: Club, now: datetime, ladder: str) -> Decision[PuzzlePost | None]:
         return [], lambda: None
     out: list[NewEvent] = []
     if revealed is not None:
-        for attempt in lad.open_attempts.values():
-            if attempt.problem == revealed.id:
-                user = club.state.members[attempt.member].user
-                ended = _ended(lad, user, revealed, False, _seconds(now - attempt.started_at),
-                               now, None, None)
-                out.append(ev.new_event(ended, SYSTEM_ACTOR, now,
-                                        automatic("reason_solution_shown")))
+        out.extend(_failed(club, lad, attempt, now, now, automatic("reason_solution_shown"))
+                   for attempt in lad.open_attempts.values() if attempt.problem == revealed.id)
     out.append(ev.new_event(ev.PuzzlePosted(
         lad.name, None if upcoming is None else upcoming.code,
         None if revealed is None else revealed.code), SYSTEM_ACTOR, now))

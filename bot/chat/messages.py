@@ -804,6 +804,8 @@ MESSAGES: dict[str, str] = {
     "web_profile_summary": "Rating {rating}, {games:game|games}: {wins} won, {draws} drawn, "
                            "{losses} lost.",
     "web_recent": "Latest games",
+    # the rating chart's name, read out by a screen reader
+    "web_chart": "{player}'s rating, game by game",
     "web_when": "Date",
     "web_opponent": "Opponent",
     "web_result": "Result",

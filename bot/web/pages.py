@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import escape
 
 from bot.chat.language import RIGHT_TO_LEFT, writing_in
 from bot.chat.messages import text
@@ -75,9 +76,10 @@ def board(shown: PublicBoard) -> str:
                      board={"slug": shown.slug, "players": rows, "deviations": deviations})
 
 
-def rating_svg(ratings: Sequence[float]) -> str:
+def rating_svg(ratings: Sequence[float], label: str) -> str:
     """The ratings, one point per game, as an SVG line chart with its lowest and highest values
-    marked; an empty string for fewer than two points."""
+    marked and ``label`` read out for it (escaped here); an empty string for fewer than two
+    points."""
     if len(ratings) < 2:
         return ""
     low, high = min(ratings), max(ratings)
@@ -86,7 +88,7 @@ def rating_svg(ratings: Sequence[float]) -> str:
     points = " ".join(
         f"{MARGIN + inner_w * i / (len(ratings) - 1):.1f},"
         f"{MARGIN + inner_h * (high - r) / span:.1f}" for i, r in enumerate(ratings))
-    return (f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="rating chart" '
+    return (f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(label)}" '
             f'xmlns="http://www.w3.org/2000/svg">'
             f'<polyline fill="none" stroke="#2457c5" stroke-width="2" points="{points}"/>'
             f'<text x="4" y="{MARGIN - 8}" font-size="12" fill="#6b7385">{high:.0f}</text>'
@@ -109,7 +111,8 @@ def profile(shown: PublicProfile) -> str:
                    "result": results.get(game.score, ""),
                    "rating": "" if game.rating is None else f"{game.rating:.0f}"}
                   for game in shown.history[::-1][:10]]
-        chart = rating_svg([g.rating for g in shown.history if g.rating is not None])
+        chart = rating_svg([g.rating for g in shown.history if g.rating is not None],
+                           text("web_chart", player=shown.player))
         return _page("profile.html", shown.language, title=words["title"], words=words,
                      profile={"slug": shown.slug, "ladder": shown.ladder}, recent=recent,
                      chart=chart, json=player_path(shown.slug, shown.player) + ".json")

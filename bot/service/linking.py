@@ -11,8 +11,8 @@ identities on several platforms becoming one member.
   have games: the other joins that member.
 
 The log keeps only a code's SHA-256 (:func:`code_hash`), never the code. Each use case is a
-decision over a club's state (:mod:`bot.service.session`); nothing here draws a code (the
-facade does: :func:`new_code`) nor reads a clock.
+decision over a club's state (:mod:`bot.service.session`) that reads no clock and draws no
+random number: the facade draws each code (:func:`new_code`) and hands it in.
 """
 
 from __future__ import annotations

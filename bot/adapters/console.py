@@ -84,7 +84,8 @@ class Console:
         if isinstance(answer, Preview) and not answer.applied:
             hint = ("apply_hint_undo" if answer.undo is not None else
                     "apply_hint_merge" if answer.merge is not None else
-                    "apply_hint_system" if answer.system is not None else "apply_hint")
+                    "apply_hint_system" if answer.system is not None else
+                    "apply_hint_link" if answer.link is not None else "apply_hint")
             return render(answer) + "\n" + text(hint)
         return render(answer)
 

@@ -11,7 +11,7 @@ An action's id is what a chat stores with the button (Telegram's callback data, 
 id): ``g:confirm:#3`` (game #3), ``c:accept:#2`` (challenge #2), ``x:apply:#3`` (the correction
 of game #3), ``u:apply:45`` (the undo of action 45, as /audit numbers it), ``m:apply:17`` (the
 merge of member 17, by the id of its registration, into another), ``k:approve:40``,
-``t:main:2``. Messages posted long ago carry these ids, so they never change: a press after an
+``t:main:2``, ``l:apply:0`` (a chat's merge or unlink). Messages posted long ago carry these ids, so they never change: a press after an
 upgrade still works. Before games and challenges had numbers of their own, their buttons named
 them by their event's id, without ``#`` (``g:confirm:12``); such a press is ``legacy`` and is
 looked up by that id.
@@ -43,7 +43,7 @@ PAGE = 20
 #: contain ":"), then the game, challenge, claim, action, member or page number. Discord's
 #: template for the custom ids of old messages too, so it only grows; a chat's data not matching
 #: it is not ours.
-ID_PATTERN = (r"(?P<kind>[gcxtkumsp]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)"
+ID_PATTERN = (r"(?P<kind>[gcxtkumspl]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)"
               r"(?P<ref>[0-9]{1,18})")
 _ID = re.compile(ID_PATTERN)
 
@@ -60,6 +60,7 @@ class Group(StrEnum):
     MERGE = "m"
     SYSTEM = "s"
     PUZZLE = "p"
+    LINK = "l"
 
 
 #: the groups whose buttons name a game or challenge by its number in the club (``#3``)
@@ -85,7 +86,7 @@ _APPLY_OR_CANCEL = {"apply": ("button_apply", Emphasis.PRIMARY),
 #: the groups whose buttons apply or cancel a kept preview, and how the service names its ref
 #: (:meth:`ClubService.apply_correction`)
 _PREVIEWS = {Group.CORRECTION: "game", Group.UNDO: "undo", Group.MERGE: "merge",
-             Group.SYSTEM: "system"}
+             Group.SYSTEM: "system", Group.LINK: "link"}
 #: each group's verbs, with their label's message key and emphasis
 _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
     Group.GAME: {"confirm": ("button_confirm", Emphasis.PRIMARY),
@@ -195,7 +196,8 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
     if isinstance(answer, Preview) and not answer.applied:
         group = (Group.UNDO if answer.undo is not None
                  else Group.MERGE if answer.merge is not None
-                 else Group.SYSTEM if answer.system is not None else Group.CORRECTION)
+                 else Group.SYSTEM if answer.system is not None
+                 else Group.LINK if answer.link is not None else Group.CORRECTION)
         return [_pair(group, "apply", "cancel", answer.game_id)]
     if isinstance(answer, PuzzleInvite):
         return [[Action.choice(Group.PUZZLE, SOLVE, answer.ref)]]

@@ -363,6 +363,12 @@ async def _link(ctx: Context, words: Words) -> Result:
     return await ctx.service.link(ctx.caller, args[0], member, merge)
 
 
+async def _unlink(ctx: Context, words: Words) -> Result:
+    """``/unlink``: a preview of this chat leaving its club, for /apply or the buttons."""
+    at_most(words, 0)
+    return await ctx.service.unlink(ctx.caller)
+
+
 async def _answer(ctx: Context, words: Words) -> Result:
     """``/answer TEXT``: the answer to one's open problem, privately."""
     if not words.args:
@@ -489,18 +495,18 @@ async def _cancel(ctx: Context, words: Words) -> str:
 
 async def press_correction(service: ClubService, caller: Caller, action: str, *,
                            game: int | None = None, undo: int | None = None,
-                           merge: int | None = None, system: int | None = None
-                           ) -> Result | str:
+                           merge: int | None = None, system: int | None = None,
+                           link: int | None = None) -> Result | str:
     """The Apply or Cancel button under the preview of a correction of game #``game`` (or of an
     /undo of action ``undo``, of a /merge of member ``merge``, of a /system numbered
-    ``system``). The button of an older preview (of another game), or one pressed when nothing
-    waits, is refused."""
+    ``system``, of a chat's merge or unlink: ``link``). The button of an older preview (of
+    another game), or one pressed when nothing waits, is refused."""
     if action == "apply":
-        applied = await service.apply_correction(caller, game, undo, merge, system)
+        applied = await service.apply_correction(caller, game, undo, merge, system, link)
         if applied is None:
             raise Refusal("no_preview")
         return applied
-    cancelled = await service.cancel_correction(caller, game, undo, merge, system)
+    cancelled = await service.cancel_correction(caller, game, undo, merge, system, link)
     if cancelled is None:
         raise Refusal("no_preview")
     return text(cancelled.key, cancelled.params)
@@ -772,4 +778,5 @@ COMMANDS: dict[str, Command] = {
                       also=("help_puzzle_add",)),
     "answer": Command(_answer, "help_answer", "example_answer", text=True),
     "link": Command(_link, "help_link", "example_link", also=("help_link_me",)),
+    "unlink": Command(_unlink, "help_unlink", "example_unlink"),
 }

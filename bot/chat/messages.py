@@ -547,6 +547,7 @@ MESSAGES: dict[str, str] = {
     "apply_hint_undo": "Send /apply to undo it, or /cancel.",
     "apply_hint_merge": "Send /apply to merge them, or /cancel.",
     "apply_hint_system": "Send /apply to switch, or /cancel.",
+    "apply_hint_link": "Send /apply to do it, or /cancel.",
     "internal_error": "Something went wrong on our side; it has been logged. Nothing changed.",
     "help_title": "Commands:",
     "help_moderator_title": "Moderator commands:",
@@ -825,10 +826,32 @@ MESSAGES: dict[str, str] = {
     "link_open_private": "Open a private chat with me first (press Start there), then send "
                          "/link again: the code is shown to you alone.",
     "link_code_unknown": "That code is unknown, used or expired. Ask for a new one with /link.",
-    "link_has_games": "This chat has {games:game|games} of its own: /link CODE merge would merge "
-                      "its history into the club.",
-    "link_merge_unavailable": "Merging a chat's own games into another club is not available "
-                              "yet: only a chat without games can join a club.",
+    "link_has_games": "This chat has {games:game|games} of its own: /link CODE merge shows "
+                      "what merging its history into the club would change.",
+    "link_has_chats": "This chat's club spans several chats: send /unlink in a chat that "
+                      "joined it first.",
+    "link_merge_puzzles": "The ladder {ladder} rates problems: a chat with a puzzle ladder "
+                          "cannot merge its history into another club.",
+    "link_merge_bad": "The games of {ladder} cannot be rated by the club's ladder of that name: "
+                      "{problem}",
+    "link_merge_preview": "Merging this chat into the club (preview): {games:game|games} on "
+                          "{ladders}, rated among the club's by date, and "
+                          "{members:new member|new members}. Ratings that change:",
+    "chat_merged": "This chat is now part of the club: {games:game|games} merged, "
+                   "{members:member|members} joined from here. Ratings that changed:",
+    "link_merge_cancelled": "Cancelled: this chat stays a club of its own.",
+    "link_too_slow": "Merging took longer than {seconds} seconds and was stopped; nothing "
+                     "changed.",
+    "unlink_home": "This chat holds the club's history, so it cannot leave: send /unlink in "
+                   "the chat that should leave.",
+    "unlink_alone": "This chat is not linked to another chat.",
+    "unlink_preview": "Unlinking this chat (preview): the club keeps its "
+                      "{games:game|games} and {members:member|members}, and its other chats. "
+                      "This chat starts as an empty club of its own: /export first what you "
+                      "want to keep.",
+    "chat_unlinked": "This chat has left the club and starts empty. The club keeps its "
+                     "{games:game|games} and {members:member|members}.",
+    "unlink_cancelled": "Cancelled: this chat stays in the club.",
     "link_same_club": "This chat belongs to that club already.",
     "link_me_same": "Those are one member already.",
     "link_me_register": "Neither account is a member yet: /register with one of them first.",
@@ -841,10 +864,17 @@ MESSAGES: dict[str, str] = {
                  "club of the code (moderators)",
     "help_link_me": "/link me [CODE] - make your accounts on several platforms one member",
     "example_link": "/link me",
+    "help_unlink": "/unlink - this chat leaves the club it joined, after a preview "
+                   "(moderators)",
+    "example_unlink": "/unlink",
     "said_link_code_issued": "{who} asked for a code to link another chat",
     "said_link_code_member": "{member} asked for a code to link another account",
     "said_chat_linked": "{who} linked the {platform} chat {chat} to the club",
     "said_chat_moved": "this chat joined the club #{club}",
+    "said_chat_merging": "{who} linked the {platform} chat {chat} to the club with its games",
+    "said_history_merged": "{games:game|games} of the {platform} chat {chat} merged by date",
+    "said_chat_unlinked": "{who} unlinked the {platform} chat {chat} from the club",
+    "said_chat_returned": "this chat left the club #{club} and started empty",
     "said_member_linked": "the account {identity} is {member} now",
     "param_puzzle_ladder": "The puzzle ladder (default: puzzles)",
     "param_problem_id": "Moderators: add a problem with this id",

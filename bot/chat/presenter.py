@@ -269,6 +269,10 @@ def _(answer: HeadToHead) -> str:
 def _(answer: Preview) -> str:
     if answer.merge is not None:
         return _merge(answer, answer.merge)
+    if answer.link is not None:  # a chat joining with its games, or leaving: no game numbers
+        lines = [text(answer.link.key, answer.link.params)]
+        lines.extend(_change(c) for c in answer.changes)
+        return "\n".join(lines)
     if answer.system is not None:
         if answer.applied and not answer.changes:  # a ladder without games: made at once
             return text(answer.system.key, answer.system.params)

@@ -20,7 +20,6 @@ from . import (
     heavy,
     history_io,
     ladders,
-    linking,
     members,
     moderation,
     posting,
@@ -30,6 +29,7 @@ from . import (
 )
 from . import schedules as sched
 from .challenges import MAX_OPEN_CHALLENGES
+from .chats import Chats
 from .clock import Clock
 from .corrections import Corrections
 from .errors import Refusal
@@ -71,7 +71,8 @@ class ClubService:
     def __init__(self, repository: Repository, clock: Clock) -> None:
         self._repository = repository
         self._session = Session(repository, clock)
-        self._corrections = Corrections(self._session)
+        self._chats = Chats(self._session)
+        self._corrections = Corrections(self._session, self._chats)
         #: where each public slug was found last (club id, ladder): checked again at each use
         self._public_at: dict[str, tuple[int, str]] = {}
 
@@ -252,15 +253,15 @@ class ClubService:
 
     async def apply_correction(
         self, caller: Caller, game: int | None = None, undo: int | None = None,
-        merge: int | None = None, system: int | None = None,
+        merge: int | None = None, system: int | None = None, link: int | None = None,
     ) -> Result | None:
-        return await self._corrections.apply(caller, game, undo, merge, system)
+        return await self._corrections.apply(caller, game, undo, merge, system, link)
 
     async def cancel_correction(
         self, caller: Caller, game: int | None = None, undo: int | None = None,
-        merge: int | None = None, system: int | None = None,
+        merge: int | None = None, system: int | None = None, link: int | None = None,
     ) -> Notice | None:
-        return await self._corrections.cancel(caller, game, undo, merge, system)
+        return await self._corrections.cancel(caller, game, undo, merge, system, link)
 
     async def void(
         self, caller: Caller, game: int, reason: str = "", restore: bool = False
@@ -324,63 +325,17 @@ class ClubService:
     # -- one club on several chats (issue 35) ---------------------------------------------------
 
     async def link_code(self, caller: Caller, member: bool = False) -> Notice:
-        """A one-time code to link another chat (a moderator's) or the caller's other identity
-        (``member``), for the caller alone to see."""
-        code = linking.new_code()
-        kind = linking.MEMBER if member else linking.CHAT
-        return await self._session.execute(caller, lambda club, now: linking.issue(
-            club, now, caller, kind, code))
+        return await self._chats.link_code(caller, member)
 
     async def link(self, caller: Caller, code: str, member: bool = False,
-                   merge: bool = False) -> Notice:
-        """``/link CODE``: the caller's chat joins the club that issued the code; ``/link me
-        CODE`` (``member``): the caller's identity and the code's become one member."""
-        if member:
-            return await self._session.execute(caller, lambda club, now: linking.link_member(
-                club, now, caller, code))
-        if merge:
-            raise Refusal("link_merge_unavailable")
-        digest = linking.code_hash(code)
-        now = self.clock.now()
-        issuing, done = None, False
-        for club_id, _, _, state in await self._session.each_club():
-            if linking.open_code(state, digest, linking.CHAT, now) is not None:
-                issuing = club_id
-            elif linking.joined_with(state, digest, caller.platform, caller.chat_id):
-                issuing, done = club_id, True  # joined, but the move was not written
-        if issuing is None:
-            raise Refusal("link_code_unknown")
-        own = await self._session.club_id(caller.platform, caller.chat_id)
-        if own == issuing and not done:
-            raise Refusal("link_same_club")
-        answer = Notice("chat_linked", {"members": 0})
-        if not done:
-            chat = await self._session.look(caller, lambda club, now: linking.joining(
-                club, caller))
-            answer = await self._session.execute(
-                caller, lambda club, now: linking.join(club, now, caller, code, chat),
-                club_id=issuing)
-        # The chat's own log says where it went: every process follows it from there.
-        await self._session.move(caller.platform, caller.chat_id, issuing, caller.user)
-        return answer
+                   merge: bool = False) -> Notice | Preview:
+        return await self._chats.link(caller, code, member, merge)
+
+    async def unlink(self, caller: Caller) -> Preview:
+        return await self._chats.unlink(caller)
 
     async def elsewhere(self, caller: Caller, number: int) -> list[tuple[str, str]]:
-        """The chats of the club, other than the caller's, where the player of game
-        #``number`` who must answer it (the one who did not report it) is known: where to ask
-        them. None in a club of one chat."""
-        def look(club: view.Club, now: datetime) -> list[tuple[str, str]]:
-            state = club.state
-            game = state.game_numbered(number)
-            if game is None or not state.linked_chats:
-                return []
-            reporter = game.reported_by
-            other = game.player_b if reporter is None or state.member(reporter).id == \
-                state.member(game.player_a).id else game.player_a
-            here = f"{caller.platform}:{caller.chat_id}"
-            return sorted((platform, chat_id) for platform, _, chat_id in
-                          (chat.partition(":") for chat in state.chats_of(other))
-                          if f"{platform}:{chat_id}" != here)
-        return await self._session.look(caller, look)
+        return await self._chats.elsewhere(caller, number)
 
     # -- the public web leaderboard (reads only) ----------------------------------------------
 

@@ -13,7 +13,9 @@ back (``events.UNDOABLE``), so an Apply under one never takes another. A kept /s
 under minus its number (``ladders.system_key``: the id its change would have had, then six
 digits of the switch), which a kept preview of another kind might come to share: an Apply or
 Cancel that names a kept /system takes only a kept /system, and one that names anything else
-leaves a kept /system where it was.
+leaves a kept /system where it was. A chat's merge or unlink (``/link CODE merge``,
+``/unlink``) is kept by :mod:`bot.service.chats`, filed under 0; the same holds for it: an Apply
+or Cancel takes it only when it names one (a link) or none.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from . import heavy, ladders, members, moderation
+from . import chats, heavy, ladders, members, moderation
+from .chats import Chats
 from .identity import Caller, UserRef, Who
 from .moderation import Correction
 from .results import Notice, Preview, Result, decode
@@ -30,8 +33,9 @@ from .state import DEFAULT_LADDER
 
 
 class Corrections:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, chats: Chats) -> None:
         self._session = session
+        self._chats = chats
 
     async def correct(
         self, caller: Caller, game: int, correction: Correction, *, apply: bool = False,
@@ -72,22 +76,27 @@ class Corrections:
         return answer
 
     async def apply(self, caller: Caller, game: int | None, undo: int | None,
-                    merge: int | None = None, system: int | None = None) -> Result | None:
-        """Apply the caller's pending correction, undo, merge or /system (only if it is of game
-        #``game``, undoes action ``undo``, merges member ``merge`` or is the /system numbered
-        ``system`` when one is given: an older preview's button applies nothing); None when
-        there is none. The preview is taken away first, so that it is applied once however
-        often Apply is pressed; an update delivered again gets its first answer."""
+                    merge: int | None = None, system: int | None = None,
+                    link: int | None = None) -> Result | None:
+        """Apply the caller's pending correction, undo, merge, /system or chat's merge or
+        unlink (only if it is of game #``game``, undoes action ``undo``, merges member
+        ``merge``, is the /system numbered ``system`` or is a chat's (``link``) when one is
+        given: an older preview's button applies nothing); None when there is none. The
+        preview is taken away first, so that it is applied once however often Apply is
+        pressed; an update delivered again gets its first answer."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         repository = self._session.repository
         if caller.request_id is not None:
             stored = await repository.answer(club_id, caller.request_id)
             if stored is not None:
                 return decode(stored)
-        taken = await self._take(caller, club_id, game, undo, merge, system)
+        taken = await self._take(caller, club_id, game, undo, merge, system, link)
         if taken is None:
             return None
         key, kept = taken
+        chat = chats.kind_of(json.loads(kept))
+        if chat is not None:
+            return await self._chats.apply(caller, chat)
         switching = _system_of(kept)
         if switching is not None:
             name, params, ladder = switching
@@ -150,29 +159,39 @@ class Corrections:
             club, now, caller, system, params, ladder, apply=apply), off_loop=deadline)
 
     async def _take(self, caller: Caller, club_id: int, game: int | None, undo: int | None,
-                    merge: int | None, system: int | None) -> tuple[int, str] | None:
+                    merge: int | None, system: int | None, link: int | None
+                    ) -> tuple[int, str] | None:
         """Take the caller's kept preview (its key and JSON), only if it is the one the button
         or command names (any, when it names none). One of another kind that came to share its
         number is kept again, untouched, and None is the answer."""
         repository = self._session.repository
         taken = await repository.take_preview(club_id, caller.user,
-                                              _key(game, undo, merge, system))
-        named = (game, undo, merge, system) != (None, None, None, None)
-        if taken is None or not named or (_system_of(taken[1]) is None) == (system is None):
+                                              _key(game, undo, merge, system, link))
+        named = (game, undo, merge, system, link) != (None, None, None, None, None)
+        if taken is None or not named:
+            return taken
+        kept = json.loads(taken[1])
+        if ((_system_of(taken[1]) is None) == (system is None)
+                and (chats.kind_of(kept) is None) == (link is None)):
             return taken
         await repository.keep_preview(club_id, caller.user, *taken, self._session.clock.now())
         return None
 
     async def cancel(self, caller: Caller, game: int | None, undo: int | None,
-                     merge: int | None = None, system: int | None = None) -> Notice | None:
-        """Drop the caller's pending correction, undo, merge or /system (of game #``game``, of
-        action ``undo``, of member ``merge`` or numbered ``system`` when one is given): what was
-        cancelled, or None when there was none."""
+                     merge: int | None = None, system: int | None = None,
+                     link: int | None = None) -> Notice | None:
+        """Drop the caller's pending correction, undo, merge, /system or chat's merge or
+        unlink (of game #``game``, of action ``undo``, of member ``merge``, numbered ``system``
+        or a chat's (``link``) when one is given): what was cancelled, or None when there was
+        none."""
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
-        taken = await self._take(caller, club_id, game, undo, merge, system)
+        taken = await self._take(caller, club_id, game, undo, merge, system, link)
         if taken is None:
             return None
         key, kept = taken
+        chat = chats.kind_of(json.loads(kept))
+        if chat is not None:
+            return Notice("link_merge_cancelled" if chats.JOIN in chat else "unlink_cancelled")
         switching = _system_of(kept)
         if switching is not None:
             return Notice("system_cancelled", {"system": switching[0]})
@@ -188,9 +207,12 @@ class Corrections:
 
 
 def _key(game: int | None, undo: int | None, merge: int | None = None,
-         system: int | None = None) -> int | None:
+         system: int | None = None, link: int | None = None) -> int | None:
     """What a kept preview is filed under: its game's number, minus the undone action's id,
-    minus the duplicate's member id, or minus a /system's number."""
+    minus the duplicate's member id, minus a /system's number, or a chat's merge or unlink's
+    (:data:`chats.KEPT_AS`)."""
+    if link is not None:
+        return chats.KEPT_AS
     if system is not None:
         return -system
     if merge is not None:

@@ -73,6 +73,9 @@ class Kind(StrEnum):
     CHAT_LINKED = "chat_linked"
     CHAT_MOVED = "chat_moved"
     MEMBER_LINKED = "member_linked"
+    HISTORY_MERGED = "history_merged"
+    CHAT_UNLINKED = "chat_unlinked"
+    CHAT_RETURNED = "chat_returned"
 
 
 #: moderator actions that /undo can take back
@@ -495,12 +498,46 @@ class LinkCodeIssued:
 @dataclass(frozen=True, slots=True)
 class ChatLinked:
     """The chat ``chat_id`` of ``platform`` joined the club with the code ``code`` (its hash):
-    its commands act on this club from now on."""
+    its commands act on this club from now on. ``merge``: the chat brings its games, written
+    after this event and closed by :class:`HistoryMerged` (written only then)."""
 
     KIND: ClassVar[Kind] = Kind.CHAT_LINKED
     platform: str
     chat_id: str
     code: str
+    merge: bool | None = field(default=None, metadata=_with("merge"))
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryMerged:
+    """The history of the chat that joined with ``merge`` (the events since its
+    :class:`ChatLinked`) is complete: each ladder's rating inputs it brought are merged by time
+    with the club's own (``games``: how many games it brought)."""
+
+    KIND: ClassVar[Kind] = Kind.HISTORY_MERGED
+    platform: str
+    chat_id: str
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChatUnlinked:
+    """The chat ``chat_id`` of ``platform`` left the club (``/unlink``): its history stays
+    with the club, and the chat's commands act on a club of its own again."""
+
+    KIND: ClassVar[Kind] = Kind.CHAT_UNLINKED
+    platform: str
+    chat_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReturned:
+    """Written into a chat's own log when it left the club ``club`` (its id): the chat's club
+    is this one again, and starts empty (what came before this event is the past of a chat
+    that joined another club)."""
+
+    KIND: ClassVar[Kind] = Kind.CHAT_RETURNED
+    club: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,7 +576,8 @@ Event = (
     | GameRestored | EventOpened | EventClosed | ActionUndone | ScheduleSet | SchedulePaused
     | ScheduleResumed | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
     | HandleChanged | LanguageChosen | ProblemAdded | AttemptStarted | PuzzlePosted
-    | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked
+    | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked | HistoryMerged | ChatUnlinked
+    | ChatReturned
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

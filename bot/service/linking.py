@@ -5,7 +5,10 @@ identities on several platforms becoming one member.
   shown to them alone; a moderator of another chat (another platform, or the same) sends
   ``/link CODE`` there, and that chat's commands act on this club from then on. A chat without
   games joins at once, its registered members becoming members of the club (and its named
-  moderators its moderators); merging a chat that has games is refused for now.
+  moderators its moderators). A chat with games joins only by ``/link CODE merge``, previewed
+  first: its games are merged with the club's by time and every rating is replayed
+  (:func:`merge_join`). ``/unlink`` in a chat that joined splits it off again, previewed too:
+  the club keeps its history, and the chat starts as an empty club of its own (:func:`unlink`).
 - A member's ``/link me`` issues a code for their identity; ``/link me CODE`` sent by their
   other identity (in a chat of the same club) makes the two one member. At most one of them may
   have games: the other joins that member.
@@ -23,11 +26,17 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.storage.repository import NewEvent
+from ratings_core.model import Game, Step, events_of
+from ratings_core.replay import ReplayError
+
 from . import events as ev
-from . import view
+from . import history_io, importing, moderation, view
 from .errors import Refusal
 from .identity import Caller
-from .results import Notice
+from .ladder_settings import LadderSettings
+from .ratings import player_key
+from .results import Notice, Preview
 from .session import Decision
 from .state import DEFAULT_LADDER, ClubState, LinkCode
 from .view import Club
@@ -85,24 +94,54 @@ def joined_with(state: ClubState, digest: str, platform: str, chat_id: str) -> b
 
 
 @dataclass(frozen=True, slots=True)
+class BroughtLadder:
+    """A ladder of a chat that joins with its games: its settings, and its history as
+    ``clubrating export`` writes it (steps, their event names), players by user key."""
+
+    name: str
+    settings: LadderSettings
+    steps: list[Step]
+    labels: list[str]
+    users: dict[str, str]
+
+    @property
+    def games(self) -> int:
+        return sum(isinstance(event, Game) for step in self.steps for event in events_of(step))
+
+
+@dataclass(frozen=True, slots=True)
 class JoiningChat:
     """What a chat brings when it joins a club: its registered members (user key, name,
-    handle), its named moderators (user keys), and how many games it holds."""
+    handle, date of birth), its named moderators (user keys), how many games it holds, and,
+    when it merges them, its ladders' histories."""
 
-    members: list[tuple[str, str, str | None]]
+    members: list[tuple[str, str, str | None, str | None]]
     moderators: list[str]
     games: int
+    ladders: list[BroughtLadder]
 
 
-def joining(club: Club, caller: Caller) -> JoiningChat:
-    """The caller's chat as it would join another club; only its moderators may link it."""
+def joining(club: Club, caller: Caller, merge: bool = False) -> JoiningChat:
+    """The caller's chat as it would join another club (with its histories, to ``merge``);
+    only its moderators may link it, and only a chat that is a club of one chat."""
     view.require_moderator(club, caller)
     state = club.state
+    if state.linked_chats:
+        raise Refusal("link_has_chats")
     people = [m for m in state.members.values()
               if m.id not in state.merged_into and not m.problem]
-    return JoiningChat([(m.user, m.name, m.handle) for m in people],
-                       [state.members[m].user for m in state.moderators],
-                       len(state.games))
+    ladders = []
+    for ladder in state.ladders.values() if merge else ():
+        if ladder.problems:
+            raise Refusal("link_merge_puzzles", ladder=ladder.name)
+        exported = history_io.export(club, ladder.name)
+        users = {player_key(m.id): m.user for m in state.members.values()}
+        ladders.append(BroughtLadder(ladder.name, ladder.settings, exported.steps,
+                                     exported.labels, users))
+    return JoiningChat(
+        [(m.user, m.name, m.handle, m.birth_date.isoformat() if m.birth_date else None)
+         for m in people],
+        [state.members[m].user for m in state.moderators], len(state.games), ladders)
 
 
 def join(club: Club, now: datetime, caller: Caller, code: str, chat: JoiningChat
@@ -115,24 +154,109 @@ def join(club: Club, now: datetime, caller: Caller, code: str, chat: JoiningChat
         raise Refusal("link_code_unknown")
     if chat.games:
         raise Refusal("link_has_games", games=chat.games)
-    state = club.state
     out = [ev.new_event(ev.ChatLinked(caller.platform, caller.chat_id, digest), caller.user,
                         now)]
+    newcomers = _newcomers(club.state, caller, chat, now, DEFAULT_LADDER)
+    out += newcomers
+    out += _moderators(caller, chat, now)
+    return out, lambda: Notice("chat_linked", {"members": len(newcomers)})
+
+
+def merge_join(club: Club, now: datetime, caller: Caller, digest: str, chat: JoiningChat,
+               apply: bool) -> Decision[Preview]:
+    """The caller's chat joins this club with its games (the code's hash ``digest``): its
+    members become the club's (as :func:`join`), a ladder only it has comes with its system,
+    and each ladder's history is written after a :class:`~events.ChatLinked` marked ``merge``
+    and before a :class:`~events.HistoryMerged`, which merges it with the club's by time
+    (:func:`bot.service.state.merged_by_time`); the club's ladders keep their systems. Every
+    rating that would change is previewed; with ``apply`` it is done."""
+    state = club.state
+    if open_code(state, digest, CHAT, now) is None:
+        raise Refusal("link_code_unknown")
+    actor = caller.user
+    out = [ev.new_event(ev.ChatLinked(caller.platform, caller.chat_id, digest, merge=True),
+                        actor, now)]
+    newcomers = _newcomers(state, caller, chat, now, None)
+    out += newcomers
+    handles = {user: handle for user, _, handle, _ in chat.members if handle is not None}
+    out += [ev.new_event(ev.HandleChanged(user, handles[user]), actor, now)
+            for user in (e.data["user"] for e in newcomers) if isinstance(user, str)
+            and user in handles]
+    games = 0
+    for brought in chat.ladders:
+        ladder = state.ladder(brought.name)
+        if ladder is None:
+            settings = brought.settings
+            out.append(ev.new_event(ev.LadderCreated(brought.name, settings.system,
+                                                     dict(settings.params), settings.edition),
+                                    actor, now))
+        opened = set() if ladder is None else set(ladder.tournaments)
+        name = brought.name if ladder is None else ladder.name
+        out += importing.history_events(brought.steps, brought.labels, name, brought.users,
+                                        actor, now, opened)
+        games += brought.games
+    out.append(ev.new_event(ev.HistoryMerged(caller.platform, caller.chat_id, games), actor,
+                            now))
+    out += _moderators(caller, chat, now)
+    after = moderation.supposing_all(club, out)
+    for brought in chat.ladders:
+        ladder = after.state.ladder(brought.name)
+        assert ladder is not None
+        try:
+            view.ratings(after, ladder)
+        except ReplayError as error:
+            raise Refusal("link_merge_bad", ladder=ladder.name, problem=error.message) from None
+    sentence = Notice("chat_merged" if apply else "link_merge_preview",
+                      {"games": games, "members": len(newcomers),
+                       "ladders": ", ".join(b.name for b in chat.ladders)})
+    preview = Preview(0, moderation.moved(after, moderation.everyone(club)), applied=apply,
+                      link=sentence)
+    return (out if apply else []), lambda: preview
+
+
+def _newcomers(state: ClubState, caller: Caller, chat: JoiningChat, now: datetime,
+               ladder: str | None) -> list[NewEvent]:
+    """The registrations of the joining chat's members the club does not have (joining
+    ``ladder``): under their names, or with their platform after a name the club has."""
     names = {m.name.casefold() for m in state.members.values()}
-    joined = 0
-    for user, name, handle in chat.members:
+    out = []
+    for user, name, handle, birth in chat.members:
         if user in state.by_user:
             continue
         shown = name
         if shown.casefold() in names:
             shown = (name + _TAKEN_SUFFIX.format(platform=caller.platform.title()))[:32]
         names.add(shown.casefold())
-        out.append(ev.new_event(ev.MemberRegistered(user, shown, DEFAULT_LADDER, None, handle,
-                                                    chat_of(caller)), caller.user, now))
-        joined += 1
-    for user in chat.moderators:
-        out.append(ev.new_event(ev.ModeratorNamed(user), caller.user, now))
-    return out, lambda: Notice("chat_linked", {"members": joined})
+        out.append(ev.new_event(ev.MemberRegistered(
+            user, shown, ladder, birth, handle if ladder is not None else None,
+            chat_of(caller)), caller.user, now))
+    return out
+
+
+def _moderators(caller: Caller, chat: JoiningChat, now: datetime) -> list[NewEvent]:
+    """The joining chat's named moderators become the club's."""
+    return [ev.new_event(ev.ModeratorNamed(user), caller.user, now) for user in chat.moderators]
+
+
+def unlink(club: Club, now: datetime, caller: Caller, apply: bool) -> Decision[Preview]:
+    """The caller's chat, which joined the club, leaves it (a moderator's ``/unlink``): the
+    club keeps its whole history and its other chats; the chat's commands act on a club of its
+    own again, which starts empty. Previewed first; with ``apply`` it is done. The chat that
+    holds the club's log (where the club began) cannot leave it."""
+    view.require_moderator(club, caller)
+    state = club.state
+    here = (caller.platform, caller.chat_id)
+    if here not in state.linked_chats:
+        raise Refusal("unlink_home" if state.linked_chats else "unlink_alone")
+    games = sum(1 for g in state.games.values() if g.counts)
+    members = sum(1 for m in state.members.values()
+                  if m.id not in state.merged_into and not m.problem)
+    sentence = Notice("chat_unlinked" if apply else "unlink_preview",
+                      {"games": games, "members": members})
+    preview = Preview(0, [], applied=apply, link=sentence)
+    if not apply:
+        return [], lambda: preview
+    return [ev.new_event(ev.ChatUnlinked(*here), caller.user, now)], lambda: preview
 
 
 def link_member(club: Club, now: datetime, caller: Caller, code: str) -> Decision[Notice]:

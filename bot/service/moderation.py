@@ -10,11 +10,12 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import assert_never
 
-from bot.storage.repository import StoredEvent
+from bot.storage.repository import NewEvent, StoredEvent
 from ratings_core.replay import Checkpoint
 from ratings_core.system import RatingSystem
 
@@ -264,10 +265,15 @@ def _undo_changes(club: Club, target: StoredEvent) -> list[RatingChange]:
 def supposing(club: Club, event: ev.Event, actor: str, at: datetime) -> Club:
     """``club`` as it would be with ``event`` at the end of its log, nothing written (what a
     preview rates): the log folded again, with ratings of its own, replayed when asked."""
-    state = club.state
-    kind, data = ev.encode(event)
-    entry = StoredEvent(state.last_id + 1, kind, actor, at, data)
-    return Club(club.id, ClubState.build([*state.log, entry]))
+    return supposing_all(club, [ev.new_event(event, actor, at)])
+
+
+def supposing_all(club: Club, events: Sequence[NewEvent]) -> Club:
+    """``club`` as it would be with ``events`` at the end of its log (:func:`supposing`)."""
+    last = club.state.last_id
+    entries = [StoredEvent(last + n, e.kind, e.actor, e.at, e.data, e.reason)
+               for n, e in enumerate(events, 1)]
+    return Club(club.id, ClubState.build([*club.state.log, *entries]))
 
 
 def everyone(club: Club) -> dict[str, Checkpoint]:
@@ -529,9 +535,15 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"member": _name(state, member) if member else ""}
             if kind == "member":
                 key = "said_link_code_member"
-        case ev.ChatLinked(platform, chat_id, _):
+        case ev.ChatLinked(platform, chat_id, _, merge):
             params = {"platform": platform.title(), "chat": chat_id}
-        case ev.ChatMoved(club):
+            if merge:
+                key = "said_chat_merging"
+        case ev.HistoryMerged(platform, chat_id, games):
+            params = {"platform": platform.title(), "chat": chat_id, "games": games}
+        case ev.ChatUnlinked(platform, chat_id):
+            params = {"platform": platform.title(), "chat": chat_id}
+        case ev.ChatMoved(club) | ev.ChatReturned(club):
             params = {"club": club}
         case ev.MemberLinked(member, identity, _):
             params = {"member": _name(state, member), "identity": identity}

@@ -185,6 +185,9 @@ class Preview:
     outdated: bool = False
     #: a /correct of a game whose earlier preview (the caller's) it replaces (issue 31)
     replaces: bool = False
+    #: a chat joining a club with its games (``/link CODE merge``) or leaving it (``/unlink``),
+    #: issue 35: what it does, in a sentence
+    link: Notice | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,7 @@ class Session:
         key = (platform, chat_id)
         if key not in self._club_ids:
             own = await self.repository.club_id(platform, chat_id, self.clock.now())
-            self._club_ids[key] = await self._destination(own)
+            self._club_ids[key] = await self._destination(platform, chat_id, own)
         return self._club_ids[key]
 
     async def known_club(self, platform: str, chat_id: str) -> int | None:
@@ -90,15 +90,19 @@ class Session:
             found = await self.repository.find_club(platform, chat_id)
             if found is None:
                 return None
-            self._club_ids[key] = await self._destination(found)
+            self._club_ids[key] = await self._destination(platform, chat_id, found)
         return self._club_ids[key]
 
-    async def _destination(self, club_id: int) -> int:
+    async def _destination(self, platform: str, chat_id: str, club_id: int) -> int:
         """The club whose commands a chat's own club's run on: the club it joined (its log
-        says so: :class:`events.ChatMoved`), else itself."""
-        for _ in range(8):  # a club that joined another joins its club (a short chain)
+        says so: :class:`events.ChatMoved`), else itself. A chat that left the club it joined
+        (``/unlink``) while its own log was not told yet is told now."""
+        for hop in range(8):  # a club that joined another joins its club (a short chain)
             moved = (await self.current(club_id)).moved_to
             if moved is None:
+                return club_id
+            if hop == 0 and (platform, chat_id) in (await self.current(moved)).unlinked_chats:
+                await self.leave(platform, chat_id, SYSTEM_ACTOR)
                 return club_id
             club_id = moved
         return club_id
@@ -106,14 +110,29 @@ class Session:
     async def move(self, platform: str, chat_id: str, to: int, actor: str) -> None:
         """The chat's commands act on club ``to`` from now on: its own club's log says so
         (written once), for every process that reads it."""
+        await self._own_log_says(platform, chat_id, actor, lambda state: (
+            None if state.moved_to == to else ev.ChatMoved(to)))
+        self._club_ids[(platform, chat_id)] = to
+
+    async def leave(self, platform: str, chat_id: str, actor: str) -> None:
+        """The chat left the club it joined: its commands act on its own club again, which
+        starts empty (its own log says so, written once)."""
+        own = await self._own_log_says(platform, chat_id, actor, lambda state: (
+            None if state.moved_to is None else ev.ChatReturned(state.moved_to)))
+        self._club_ids[(platform, chat_id)] = own
+
+    async def _own_log_says(self, platform: str, chat_id: str, actor: str,
+                            marker: Callable[[ClubState], ev.Event | None]) -> int:
+        """Append ``marker`` (unless it gives None) to the chat's own club's log; its id."""
         own = await self.repository.club_id(platform, chat_id, self.clock.now())
         async with self._locks.setdefault(own, asyncio.Lock()):
             club = await self._load(own)
             await self._refresh(club)
-            if club.state.moved_to != to:
-                marker = ev.new_event(ev.ChatMoved(to), actor, self.clock.now())
-                await self._commit(club, [marker], None, lambda: None)
-        self._club_ids[(platform, chat_id)] = to
+            event = marker(club.state)
+            if event is not None:
+                await self._commit(club, [ev.new_event(event, actor, self.clock.now())], None,
+                                   lambda: None)
+        return own
 
     def unannounced(self, club_id: int) -> list[Notice]:
         """The announcements of auto-confirmed results since the last call, handed out once."""
@@ -130,7 +149,7 @@ class Session:
             if platform is None or club_platform == platform:
                 state = await self.current(club_id)
                 if state.moved_to is not None:
-                    club_id = await self._destination(club_id)
+                    club_id = await self._destination(club_platform, chat_id, club_id)
                     state = await self.current(club_id)
                 found.append((club_id, club_platform, chat_id, state))
         return found
@@ -164,12 +183,13 @@ class Session:
         """Decide under the club's lock and carry the decision out. With ``off_loop`` the
         decision is made in a worker thread, within that deadline (a heavy one: an import).
         ``club_id``: another club than the caller's chat's (the club a chat joins by /link)."""
+        routed = club_id is None
         if off_loop is None:
             return await self._locked(caller, lambda club: self._attempt(
-                club, caller, decide, off_loop), club_id)
+                club, caller, decide, off_loop, routed), club_id)
         with collector.paused():
             answer = await self._locked(caller, lambda club: self._attempt(
-                club, caller, decide, off_loop), club_id)
+                club, caller, decide, off_loop, routed), club_id)
             collector.long_lived()  # before the collector goes on: what the import made stays
         return answer
 
@@ -197,7 +217,7 @@ class Session:
                       club_id: int | None = None) -> R:
         """``attempt`` on the caller's chat's club (or ``club_id``) under its lock. A chat that
         joined another club since this process looked it up (its old log says so) is looked
-        up again."""
+        up again, and so is one that left the club it had joined."""
         for _ in range(3):
             try:
                 return await self._locked_once(caller, attempt, club_id)
@@ -246,12 +266,13 @@ class Session:
 
     async def _attempt(
         self, club_id: int, caller: Caller, decide: Callable[[Club, datetime], Decision[R]],
-        off_loop: heavy.Deadline | None,
+        off_loop: heavy.Deadline | None, routed: bool = True,
     ) -> R:
         """Decide on the state in memory. A write's transaction checks that nobody appended in
-        between (else :class:`Conflict`); a read first folds what others appended."""
+        between (else :class:`Conflict`); a read first folds what others appended. ``routed``:
+        the club is the caller's chat's (not one named: the club a chat joins)."""
         club = await self._load(club_id)
-        _check_not_moved(club)
+        _check_route(club, caller, routed)
         await self._sync_off_loop(club)
         now = self.clock.now()
         due = self._due(club, now)
@@ -270,7 +291,7 @@ class Session:
         decision = await self._decided(decide, club, now, off_loop)
         if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
             # others wrote: answer from their state
-            _check_not_moved(club)
+            _check_route(club, caller, routed)
             decision = await self._decided(decide, club, now, off_loop)
         if isinstance(decision, Refusal):
             # A refusal stores nothing, so refused requests (a stranger's flood) never grow the
@@ -461,12 +482,14 @@ class Session:
 
 
 class _Moved(Exception):
-    """The chat's club was looked up before the chat joined another club."""
+    """The chat's club was looked up before the chat joined another club, or left one."""
 
 
-def _check_not_moved(club: Club) -> None:
+def _check_route(club: Club, caller: Caller, routed: bool) -> None:
     if club.state.moved_to is not None:
         raise _Moved(club.state.moved_to)
+    if routed and (caller.platform, caller.chat_id) in club.state.unlinked_chats:
+        raise _Moved(club.id)
 
 
 def _fold(club: Club, stored: Sequence[StoredEvent]) -> None:

@@ -7,7 +7,8 @@ are left out of the fold, which is why an undo rebuilds the state from the whole
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+import heapq
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -195,7 +196,8 @@ class Ladder:
     membership: list[Membership] = field(default_factory=list)
     tournaments: dict[str, Tournament] = field(default_factory=dict)
     #: what the ratings are built from, in rating order: ("game", id), ("member", index into
-    #: membership) and ("close", tournament key); appended only, so it is always sorted
+    #: membership) and ("close", tournament key); appended, except where a chat's history is
+    #: merged in by time (:func:`merged_by_time`)
     inputs: list[tuple[str, int | str]] = field(default_factory=list)
     #: bumped whenever the rating inputs change in a way other than appending
     generation: int = 0
@@ -258,6 +260,10 @@ class ClubState:
         self.link_codes: dict[str, LinkCode] = {}
         self.linked_chats: list[tuple[str, str]] = []
         self.moved_to: int | None = None
+        #: the chats that left the club (``/unlink``) and have not joined again
+        self.unlinked_chats: set[tuple[str, str]] = set()
+        #: while a chat's history is being merged in: each ladder's inputs before it
+        self._merging_from: dict[str, int] | None = None
         #: in a club of several chats, the chat (``platform:chat id``) each account is known
         #: in, and the club's own chat (where its first link code was asked)
         self.chat_of_user: dict[str, str] = {}
@@ -350,11 +356,13 @@ class ClubState:
         if not self.linked_chats:
             return set()
         target = self.member(member_id).id
+        here = {f"{platform}:{chat_id}" for platform, chat_id in self.linked_chats}
+        here.add(self.home_chat or "")
         chats = set()
         for user, record in self.by_user.items():
             if self.member(record).id == target:
                 chat = self.chat_of_user.get(user, self.home_chat)
-                if chat is not None:
+                if chat in here:  # an account of a chat that left is asked nowhere
                     chats.add(chat)
         return chats
 
@@ -484,8 +492,20 @@ class ClubState:
             case events.ChatLinked():
                 self.link_codes[event.code].used = True
                 self.linked_chats.append((event.platform, event.chat_id))
+                self.unlinked_chats.discard((event.platform, event.chat_id))
+                if event.merge:
+                    self._merging_from = {name: len(ladder.inputs)
+                                          for name, ladder in self.ladders.items()}
+            case events.HistoryMerged():
+                self._on_history_merged()
             case events.ChatMoved():
                 self.moved_to = event.club
+            case events.ChatUnlinked():
+                chat = (event.platform, event.chat_id)
+                self.linked_chats.remove(chat)
+                self.unlinked_chats.add(chat)
+            case events.ChatReturned():
+                self._start_empty()
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)
@@ -534,6 +554,24 @@ class ClubState:
                 raise ValueError(f"event {stored.id}: an undo is folded by ClubState.build")
             case _:
                 assert_never(event)
+
+    def _on_history_merged(self) -> None:
+        """A merged chat's history is all in: each ladder's inputs it brought (those after the
+        marks its :class:`~events.ChatLinked` made) go among the club's own by time."""
+        marks, self._merging_from = self._merging_from or {}, None
+        for name, ladder in self.ladders.items():
+            mark = marks.get(name, 0)
+            if 0 < mark < len(ladder.inputs):
+                ladder.inputs = merged_by_time(ladder, ladder.inputs[:mark],
+                                               ladder.inputs[mark:])
+                ladder.generation += 1
+
+    def _start_empty(self) -> None:
+        """This log's chat left the club it had joined: it is a club of its own again, with
+        nothing in it; the log keeps what came before (the ids and numbers go on)."""
+        kept = {name: getattr(self, name) for name in (
+            "log", "last_id", "game_numbers", "challenge_numbers", "number_of")}
+        vars(self).update(vars(ClubState()), **kept)
 
     def _on_member_linked(self, event: events.MemberLinked) -> None:
         """The identity names the member from now on; a record of its own (it has no games)
@@ -747,3 +785,25 @@ def note_played(state: ClubState, latest: dict[int, datetime], game: GameRecord)
         before = latest.get(member)
         if before is None or game.played_at > before:
             latest[member] = game.played_at
+
+
+def merged_by_time(ladder: Ladder, own: list[tuple[str, int | str]],
+                   brought: list[tuple[str, int | str]]) -> list[tuple[str, int | str]]:
+    """Two runs of a ladder's rating inputs as one, by time (issue 35's merge of a chat's
+    history): each run keeps its order, and an input comes where the latest time of its run
+    so far falls among the other's (a game reported late, or an event's close, keeps its place
+    behind what came before it); at equal times the club's own come first."""
+    Input = tuple[str, int | str]
+
+    def timed(items: list[Input]) -> Iterator[tuple[datetime, Input]]:
+        latest = datetime.min
+        for item in items:
+            kind, ref = item
+            at = (ladder.games[ref].played_at if kind == "game" and isinstance(ref, int)
+                  else ladder.membership[ref].at if kind == "member" and isinstance(ref, int)
+                  else None)
+            if at is not None and at > latest:
+                latest = at
+            yield latest, item
+
+    return [item for _, item in heapq.merge(timed(own), timed(brought), key=lambda t: t[0])]

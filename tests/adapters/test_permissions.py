@@ -76,6 +76,7 @@ MATRIX: dict[str, str] = {
     # a code to link another chat (moderators), or one's other account (anybody's own)
     "/link":                            "DDDDAD",
     "/link me":                         "AAAAAA",
+    "/unlink":                          "DDDDDD",  # a club of one chat: nothing to leave
     "/chart @alice":                    "AAAAAA",
     "/chart":                           "DAAADD",
     "/card":                            "AAAAAA",

@@ -153,6 +153,13 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("chat_linked", {"platform": "discord", "chat_id": "9001", "code": "ab" * 32}),
     ("chat_moved", {"club": 1}),
     ("member_linked", {"member": "tg:42", "identity": "9101", "code": "cd" * 32}),
+    # a chat joining with its games (the marker that opens them, the one that merges them by
+    # date), a chat leaving, and the marker in its own log
+    ("chat_linked", {"platform": "telegram", "chat_id": "-1002", "code": "ef" * 32,
+                     "merge": True}),
+    ("history_merged", {"platform": "telegram", "chat_id": "-1002", "games": 2}),
+    ("chat_unlinked", {"platform": "discord", "chat_id": "9001"}),
+    ("chat_returned", {"club": 1}),
 ]
 
 

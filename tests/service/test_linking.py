@@ -15,7 +15,7 @@ from bot.service import linking
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
-from bot.service.results import GameResult, Notice
+from bot.service.results import GameResult, Leaderboard, Notice, Preview
 from bot.storage.backends import open_repository
 from bot.storage.repository import Repository
 
@@ -101,12 +101,131 @@ async def test_a_chat_with_games_does_not_join(
     with pytest.raises(Refusal) as refused:
         await club.link(on(SERVER, "2", moderator=True), code)
     assert refused.value.key == "link_has_games"
-    with pytest.raises(Refusal) as merge:
-        await club.link(on(SERVER, "2", moderator=True), code, merge=True)
-    assert merge.value.key == "link_merge_unavailable"
     own = await repository.find_club(*SERVER)
     assert own is not None
     assert "chat_moved" not in [e.kind for e in await repository.events(own)]
+
+
+GROUP2, CONTROL = ("telegram", "-1002"), ("telegram", "-1003")
+
+
+def ratings_of(board: Leaderboard) -> dict[str, tuple[float, int]]:
+    return {row.name: (row.rating, row.games) for row in board.rows}
+
+
+async def test_a_chat_with_games_merges_by_date_after_a_preview(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """Two Telegram groups where alice plays in both: merged, their games are rated in the
+    order they were played, exactly as one group that had all of them; the preview changes
+    nothing and names the ratings that move."""
+    club, repository, clock = service
+    for chat, people in ((GROUP, ("11", "alice", "12", "bob")),
+                         (GROUP2, ("11", "alice", "13", "carol")),
+                         (CONTROL, ("11", "alice", "12", "bob", "13", "carol"))):
+        for user, name in zip(people[::2], people[1::2], strict=True):
+            await club.register(on(chat, user), name)
+    games = [(GROUP, "alice", "win", "bob"), (GROUP2, "carol", "win", "alice"),
+             (GROUP, "bob", "win", "alice"), (GROUP2, "alice", "draw", "carol"),
+             (GROUP, "alice", "win", "bob")]
+    for chat, player, result, opponent in games:
+        clock.advance(days=1)
+        for where in (chat, CONTROL):  # the control group has every game, in order
+            await club.report(on(where, "1", moderator=True), opponent, result, player=player)
+    clock.advance(days=1)
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    moderator = on(GROUP2, "2", moderator=True)
+    before = ratings_of(await club.leaderboard(on(GROUP, "11")))
+    preview = await club.link(moderator, code, merge=True)
+    assert isinstance(preview, Preview) and not preview.applied
+    assert render(preview).splitlines()[0] == (
+        "Merging this chat into the club (preview): 2 games on main, rated among the club's "
+        "by date, and 1 new member. Ratings that change:")
+    assert {c.name for c in preview.changes} == {"alice", "bob", "carol"}
+    assert ratings_of(await club.leaderboard(on(GROUP, "11"))) == before  # nothing yet
+    applied = await club.apply_correction(moderator)
+    assert isinstance(applied, Preview) and applied.applied
+    merged = ratings_of(await club.leaderboard(on(GROUP, "11")))
+    assert merged == ratings_of(await club.leaderboard(on(CONTROL, "11")))
+    assert merged["alice"][1] == 5
+    assert ratings_of(await club.leaderboard(on(GROUP2, "13"))) == merged  # one club now
+    # the preview named exactly the ratings the merge made
+    assert {c.name: c.after for c in preview.changes} == {
+        name: rating for name, (rating, _) in merged.items()}
+    kinds = [e.kind for e in await repository.events(await club._session.club_id(*GROUP))]
+    assert kinds[-1] == "history_merged" and "chat_linked" in kinds
+    audit = render(await club.audit(on(GROUP, "1", moderator=True), 20))
+    assert "linked the Telegram chat -1002 to the club with its games" in audit
+    assert "2 games of the Telegram chat -1002 merged by date" in audit
+
+
+async def test_a_merge_is_cancelled_or_refused_and_changes_nothing(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    club, repository, _ = service
+    await club.register(on(GROUP2, "13"), "carol")
+    await club.register(on(GROUP2, "14"), "dan")
+    await club.report(on(GROUP2, "2", moderator=True), "dan", "win", player="carol")
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    with pytest.raises(Refusal) as stranger:
+        await club.link(on(GROUP2, "13"), code, merge=True)
+    assert stranger.value.key == "moderators_only"
+    moderator = on(GROUP2, "2", moderator=True)
+    await club.link(moderator, code, merge=True)
+    cancelled = await club.cancel_correction(moderator)
+    assert cancelled is not None and cancelled.key == "link_merge_cancelled"
+    assert await club.apply_correction(moderator) is None
+    issuing = await club._session.club_id(*GROUP)
+    assert "chat_linked" not in [e.kind for e in await repository.events(issuing)]
+    assert "carol" not in render(await club.leaderboard(on(GROUP, "1")))
+
+
+async def test_a_chat_that_joined_leaves_empty_and_the_club_keeps_its_history(
+        tmp_path: Path) -> None:
+    """/unlink in the chat that joined: a preview that changes nothing, then Apply; the club
+    keeps every game and member, the chat starts empty, a process that knew the route before
+    follows it, and the audit says so."""
+    first_repo = await open_repository(tmp_path / "club.db")
+    second_repo = await open_repository(tmp_path / "club.db")
+    clock = FakeClock(START)
+    club, second = ClubService(first_repo, clock), ClubService(second_repo, clock)
+    try:
+        await club.register(on(GROUP, "11"), "alice")
+        await club.register(on(SERVER, "9101"), "carol")
+        code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+        await club.link(on(SERVER, "2", moderator=True), code)
+        await club.report(on(SERVER, "9101"), "alice", "win")
+        await club.confirm(on(GROUP, "11"), 1)
+        await second.leaderboard(on(SERVER, "9101"))  # the second process knows the route
+        board = render(await club.leaderboard(on(GROUP, "11")))
+        with pytest.raises(Refusal) as home:
+            await club.unlink(on(GROUP, "1", moderator=True))
+        assert home.value.key == "unlink_home"
+        with pytest.raises(Refusal) as member:
+            await club.unlink(on(SERVER, "9101"))
+        assert member.value.key == "moderators_only"
+        moderator = on(SERVER, "2", moderator=True)
+        preview = await club.unlink(moderator)
+        assert render(preview) == (
+            "Unlinking this chat (preview): the club keeps its 1 game and 2 members, and its "
+            "other chats. This chat starts as an empty club of its own: /export first what "
+            "you want to keep.")
+        assert "carol" in render(await club.leaderboard(on(SERVER, "9101")))  # not yet
+        done = await club.apply_correction(moderator)
+        assert done is not None and render(done) == (
+            "This chat has left the club and starts empty. The club keeps its 1 game and 2 "
+            "members.")
+        assert render(await club.leaderboard(on(GROUP, "11"))) == board
+        for service in (club, second):
+            with pytest.raises(Refusal) as empty:
+                await service.profile(on(SERVER, "9101"))
+            assert empty.value.key == "not_registered", service
+        with pytest.raises(Refusal) as alone:
+            await club.unlink(moderator)
+        assert alone.value.key == "unlink_alone"
+        audit = render(await club.audit(on(GROUP, "1", moderator=True), 5))
+        assert "unlinked the Discord chat 9001 from the club" in audit
+    finally:
+        await first_repo.close()
+        await second_repo.close()
 
 
 async def test_two_accounts_become_one_member(

@@ -837,6 +837,12 @@ MESSAGES: dict[str, str] = {
     "chat_linked": "This chat is now part of the club: one ladder, one log. "
                    "{members:member|members} joined from here.",
     "member_linked": "Linked: both accounts are {name} now.",
+    # /set timezone|language in a chat that joined the club: that chat's own, not the club's
+    "chat_timezone_set": "This chat's own time zone is now {value}: its scheduled posts come "
+                         "and are dated in it. The club's ladders keep theirs.",
+    "chat_language_set": "This chat's own language is now {value}: what I say and post here "
+                         "is in it. The club keeps its language.",
+    "chat_setting_off": "This chat has no {setting} of its own now: it uses the club's again.",
     "help_link": "/link [CODE [merge]] - link another chat to this club, or this one to the "
                  "club of the code (moderators)",
     "help_link_me": "/link me [CODE] - make your accounts on several platforms one member",
@@ -846,6 +852,8 @@ MESSAGES: dict[str, str] = {
     "said_chat_linked": "{who} linked the {platform} chat {chat} to the club",
     "said_chat_moved": "this chat joined the club #{club}",
     "said_member_linked": "the account {identity} is {member} now",
+    "said_chat_setting_set": "{who} set the {platform} chat {chat}'s own {setting} to {value}",
+    "said_chat_setting_off": "{who} gave the {platform} chat {chat} the club's {setting} again",
     "param_puzzle_ladder": "The puzzle ladder (default: puzzles)",
     "param_problem_id": "Moderators: add a problem with this id",
     "param_answers": "The accepted answers, separated by |",

@@ -153,6 +153,10 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("chat_linked", {"platform": "discord", "chat_id": "9001", "code": "ab" * 32}),
     ("chat_moved", {"club": 1}),
     ("member_linked", {"member": "tg:42", "identity": "9101", "code": "cd" * 32}),
+    # a joined chat's own time zone and language (/set there), and back to the club's
+    ("chat_setting_set", {"chat": "discord:9001", "setting": "timezone",
+                          "value": "Asia/Tokyo"}),
+    ("chat_setting_set", {"chat": "discord:9001", "setting": "language", "value": None}),
 ]
 
 
@@ -391,6 +395,10 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         mine = (await chat.service.link_code(alice, member=True)).params["code"]
         assert isinstance(mine, str)
         await chat.service.link(Caller("discord", "9001", "9101", "9101"), mine, member=True)
+        # the server's own time zone, and its language back to the club's
+        server_mod = Caller("discord", "9001", "d1", "d1", moderator=True)
+        await chat.service.set_setting(server_mod, "timezone", "Asia/Tokyo")
+        await chat.service.set_setting(server_mod, "language", "off")
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

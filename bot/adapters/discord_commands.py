@@ -148,19 +148,25 @@ class MemberCommands(_Commands):
 
     @app_commands.command(name="report", description=described("menu_report"))
     @app_commands.describe(
-        opponent=described("param_opponent"), result=described("param_result"),
+        result=described("param_result"), opponent=described("param_opponent"),
         handicap=described("param_handicap"), colour=described("param_colour"),
         event=described("param_event"),
         ladder=described("param_ladder"),
         player=described("param_player"),
-        repeat=described("param_repeat"))
+        repeat=described("param_repeat"),
+        name=described("param_opponent_name"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
-    async def report(self, interaction: Interaction, opponent: discord.Member, result: Result,
+    async def report(self, interaction: Interaction, result: Result,
+                     opponent: discord.Member | None = None,
                      handicap: str | None = None, colour: Colour | None = None,
                      event: str | None = None, ladder: str | None = None,
-                     player: discord.Member | None = None, repeat: bool | None = None) -> None:
+                     player: discord.Member | None = None, repeat: bool | None = None,
+                     name: str | None = None) -> None:
+        # The opponent is picked among the server's members, or named: a member of the club
+        # known only in another chat of it (issue 35) has no account here to pick.
+        named = None if opponent is not None or not name else f"@{name.lstrip('@')}"
         await self.front.run(
-            interaction, "report", [player, opponent, result],
+            interaction, "report", [player, opponent or named, result],
             {"handicap": handicap, "colour": colour, "event": event, "ladder": ladder,
              "repeat": None if repeat is None else ("yes" if repeat else "no")})
 

@@ -11,10 +11,10 @@ An action's id is what a chat stores with the button (Telegram's callback data, 
 id): ``g:confirm:#3`` (game #3), ``c:accept:#2`` (challenge #2), ``x:apply:#3`` (the correction
 of game #3), ``u:apply:45`` (the undo of action 45, as /audit numbers it), ``m:apply:17`` (the
 merge of member 17, by the id of its registration, into another), ``k:approve:40``,
-``t:main:2``, ``l:apply:0`` (a chat's merge or unlink). Messages posted long ago carry these ids, so they never change: a press after an
-upgrade still works. Before games and challenges had numbers of their own, their buttons named
-them by their event's id, without ``#`` (``g:confirm:12``); such a press is ``legacy`` and is
-looked up by that id.
+``t:main:2``, ``l:apply:0`` (a chat's merge or unlink). Messages posted long ago carry these
+ids, so they never change: a press after an upgrade still works. Before games and challenges
+had numbers of their own, their buttons named them by their event's id, without ``#``
+(``g:confirm:12``); such a press is ``legacy`` and is looked up by that id.
 """
 
 from __future__ import annotations

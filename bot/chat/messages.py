@@ -741,6 +741,8 @@ MESSAGES: dict[str, str] = {
     "param_handicap": "Handicap in the system's unit, positive when the first player gives it",
     "param_colour": "Your colour (or player's)",
     "param_event": "The open event the game belongs to",
+    "param_opponent_name": "Or your opponent's name in the club, when they are not on this "
+                           "server",
     "param_player": "Moderators: the first player, to record a game between two members",
     "param_game": "The game's number",
     "param_game_optional": "The game's number (needed when several wait)",
@@ -860,6 +862,12 @@ MESSAGES: dict[str, str] = {
     "chat_linked": "This chat is now part of the club: one ladder, one log. "
                    "{members:member|members} joined from here.",
     "member_linked": "Linked: both accounts are {name} now.",
+    # /set timezone|language in a chat that joined the club: that chat's own, not the club's
+    "chat_timezone_set": "This chat's own time zone is now {value}: its scheduled posts come "
+                         "and are dated in it. The club's ladders keep theirs.",
+    "chat_language_set": "This chat's own language is now {value}: what I say and post here "
+                         "is in it. The club keeps its language.",
+    "chat_setting_off": "This chat has no {setting} of its own now: it uses the club's again.",
     "help_link": "/link [CODE [merge]] - link another chat to this club, or this one to the "
                  "club of the code (moderators)",
     "help_link_me": "/link me [CODE] - make your accounts on several platforms one member",
@@ -876,6 +884,8 @@ MESSAGES: dict[str, str] = {
     "said_chat_unlinked": "{who} unlinked the {platform} chat {chat} from the club",
     "said_chat_returned": "this chat left the club #{club} and started empty",
     "said_member_linked": "the account {identity} is {member} now",
+    "said_chat_setting_set": "{who} set the {platform} chat {chat}'s own {setting} to {value}",
+    "said_chat_setting_off": "{who} gave the {platform} chat {chat} the club's {setting} again",
     "param_puzzle_ladder": "The puzzle ladder (default: puzzles)",
     "param_problem_id": "Moderators: add a problem with this id",
     "param_answers": "The accepted answers, separated by |",

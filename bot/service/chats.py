@@ -16,6 +16,7 @@ game, undo, merge or /system is): ``{"join": code hash}`` in the joining chat's 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime
 
@@ -36,11 +37,13 @@ class Chats:
 
     async def link_code(self, caller: Caller, member: bool = False) -> Notice:
         """A one-time code to link another chat (a moderator's) or the caller's other identity
-        (``member``), for the caller alone to see."""
+        (``member``), for the caller alone to see. Its answer is not kept for a redelivery of
+        the update (which gets a code of its own): the database holds no code, only hashes."""
         code = linking.new_code()
         kind = linking.MEMBER if member else linking.CHAT
-        return await self._session.execute(caller, lambda club, now: linking.issue(
-            club, now, caller, kind, code))
+        unkept = dataclasses.replace(caller, request_id=None)
+        return await self._session.execute(unkept, lambda club, now: linking.issue(
+            club, now, unkept, kind, code))
 
     async def link(self, caller: Caller, code: str, member: bool = False,
                    merge: bool = False) -> Notice | Preview:

@@ -175,13 +175,16 @@ class ClubService:
         return None
 
     async def language(self, platform: str, chat_id: str) -> str | None:
-        """The language the club chose (``/set language``), None when it chose none or the
-        chat is no club (a private chat): nothing is created to answer."""
+        """The language spoken in the chat: its own, when it joined a club of several chats
+        and set one there, else the one the club chose (``/set language``); None when neither
+        chose one or the chat is no club (a private chat): nothing is created to answer."""
         club_id = await self._session.known_club(platform, chat_id)
         if club_id is None:
             return None
-        main = (await self._session.current(club_id)).ladder(DEFAULT_LADDER)
-        return None if main is None else main.settings.language
+        state = await self._session.current(club_id)
+        own = state.own_settings(platform, chat_id).language
+        main = state.ladder(DEFAULT_LADDER)
+        return own or (None if main is None else main.settings.language)
 
     async def name_moderator(self, caller: Caller, who: Who, named: bool) -> Notice:
         return await self._session.execute(
@@ -433,8 +436,9 @@ class ClubService:
         self, caller: Caller, ladder: str | None = None, since: datetime | None = None,
         *, scheduled: bool = False,
     ) -> Digest:
-        return await self._session.look(
-            caller, lambda club, now: posting.digest(club, now, ladder, since, scheduled))
+        return await self._session.look(caller, lambda club, now: posting.digest(
+            club, now, ladder, since, scheduled,
+            club.state.own_settings(caller.platform, caller.chat_id).timezone))
 
     async def due(self, platform: str, chat_id: str) -> list[Notice]:
         """Apply what time has made due now (for a scheduler); answers with the announcements

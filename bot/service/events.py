@@ -76,6 +76,7 @@ class Kind(StrEnum):
     HISTORY_MERGED = "history_merged"
     CHAT_UNLINKED = "chat_unlinked"
     CHAT_RETURNED = "chat_returned"
+    CHAT_SETTING_SET = "chat_setting_set"
 
 
 #: moderator actions that /undo can take back
@@ -97,6 +98,7 @@ UNDOABLE = frozenset(
         Kind.SCHEDULE_PAUSED,
         Kind.SCHEDULE_RESUMED,
         Kind.CLAIM_APPROVED,
+        Kind.CHAT_SETTING_SET,
     }
 )
 
@@ -562,6 +564,19 @@ class MemberLinked:
     chat: str | None = field(default=None, metadata=_with("chat"))
 
 
+@dataclass(frozen=True, slots=True)
+class ChatSettingSet:
+    """A chat that joined the club (``chat``: ``platform:chat id``) has its own ``setting``,
+    ``timezone`` or ``language`` (``bot.service.ladder_settings.CHAT_SETTINGS``), for its own
+    posts and what is said there: ``value``, or None to follow the club's (its ladders') again.
+    Not a ladder's: the chat's, for every ladder."""
+
+    KIND: ClassVar[Kind] = Kind.CHAT_SETTING_SET
+    chat: str
+    setting: str
+    value: str | None
+
+
 def problem_user(ladder: str, problem: str) -> str:
     """The user key a problem is rated under: no platform's user id, nor an imported name's
     (``import:NAME``), has this form."""
@@ -577,7 +592,7 @@ Event = (
     | ScheduleResumed | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
     | HandleChanged | LanguageChosen | ProblemAdded | AttemptStarted | PuzzlePosted
     | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked | HistoryMerged | ChatUnlinked
-    | ChatReturned
+    | ChatReturned | ChatSettingSet
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

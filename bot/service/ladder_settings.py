@@ -166,6 +166,10 @@ SETTINGS: tuple[Setting, ...] = (
             club_wide=True),
 )
 _BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+#: the settings a chat that joined a club of several chats has of its own (issue 35, ERRATA:
+#: "a linked chat may set its own timezone and language for its own posts"): /set there sets
+#: the chat's, for every ladder, and "off" gives it the club's again
+CHAT_SETTINGS = ("timezone", "language")
 
 
 def club_wide(name: str) -> bool:
@@ -243,6 +247,14 @@ def parse(name: str, text: str) -> JsonValue:
             if not (role.isascii() and role.isdigit() and len(role) <= 20):
                 raise bad
             return role
+
+
+def parse_own(name: str, text: str) -> str | None:
+    """A chat's own value of ``name`` (one of :data:`CHAT_SETTINGS`) from what a moderator
+    typed, read as the club's is (:func:`parse`); "off" (or "none"): the club's again (None)."""
+    if text.strip().casefold() in _OFF[:2]:
+        return None
+    return str(parse(name, text))
 
 
 def _number(setting: Setting, value: str, text: str) -> float | None:

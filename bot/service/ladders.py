@@ -19,7 +19,7 @@ from ratings_core.model import Step
 from ratings_core.parameters import describe
 from ratings_core.systems import EDITION, PAST_EDITIONS, preset_params
 
-from . import evaluating, heavy, ladder_settings, moderation, public, timeline, view
+from . import evaluating, heavy, ladder_settings, linking, moderation, public, timeline, view
 from . import events as ev
 from . import parsing as parse
 from .errors import Refusal
@@ -131,8 +131,12 @@ def set_setting(
 ) -> Decision[Notice]:
     """Change one of a ladder's settings (auto-confirm hours, challenge hours, ...). ``taken``:
     the web addresses (slugs) other ladders hold, in this club or any other; a ladder made
-    public, or given a slug, must not take one of them."""
+    public, or given a slug, must not take one of them. In a chat that joined the club, its
+    time zone and language are the chat's own (:func:`_own_setting`)."""
     view.require_moderator(club, caller)
+    if (setting in ladder_settings.CHAT_SETTINGS
+            and club.state.joined(caller.platform, caller.chat_id)):
+        return _own_setting(now, caller, setting, value)
     if setting == "moderator_role":
         # Its holders are moderators: a moderator the platform did not make makes no more.
         view.require_platform_moderator(caller)
@@ -147,6 +151,20 @@ def set_setting(
         return [event], _public_answer(lad, setting, parsed, taken)
     return [event], lambda: Notice("club_setting_set" if club_wide else "setting_set", {
         "ladder": lad.name, "setting": setting, "value": ladder_settings.shown(parsed)})
+
+
+def _own_setting(now: datetime, caller: Caller, setting: str, value: str) -> Decision[Notice]:
+    """``/set timezone|language VALUE`` in a chat that joined the club (issue 35: "each chat's
+    posting schedule is its own"): the chat's own value, for its posts and what is said there,
+    "off" for the club's again. It is the chat's for every ladder, whichever ladder the command
+    names, as the club's own settings are the club's; the club's own chat sets the ladders'
+    as ever, and club-wide times (a season's close) keep the ladders' zones."""
+    parsed = ladder_settings.parse_own(setting, value)
+    event = ev.new_event(ev.ChatSettingSet(linking.chat_of(caller), setting, parsed),
+                         caller.user, now)
+    if parsed is None:
+        return [event], lambda: Notice("chat_setting_off", {"setting": setting})
+    return [event], lambda: Notice(f"chat_{setting}_set", {"value": parsed})
 
 
 def _public_answer(ladder: Ladder, setting: str, value: JsonValue, taken: frozenset[str]

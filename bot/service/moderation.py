@@ -547,6 +547,13 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"club": club}
         case ev.MemberLinked(member, identity, _):
             params = {"member": _name(state, member), "identity": identity}
+        case ev.ChatSettingSet(chat, setting, value):
+            platform, _, chat_id = chat.partition(":")
+            params = {"platform": platform.title(), "chat": chat_id, "setting": setting}
+            if value is None:
+                key = "said_chat_setting_off"
+            else:
+                params["value"] = value
         case ev.ProblemAdded(ladder, problem):  # never its answers: /audit is read in the group
             params = {"ladder": ladder, "problem": problem}
         case ev.AttemptStarted(ladder, problem, member):

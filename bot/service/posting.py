@@ -61,16 +61,18 @@ def pause_schedule(
 
 
 def digest(
-    club: Club, now: datetime, ladder: str | None, since: datetime | None, scheduled: bool
+    club: Club, now: datetime, ladder: str | None, since: datetime | None, scheduled: bool,
+    chat_timezone: str | None = None,
 ) -> Digest:
     """The ladder's digest: its leaderboard's top with each rating's change, climbers and
     fallers, players who became established, newcomers, players close to retirement for
     inactivity and the number of games, since ``since``. Without ``since``: since the ladder's
     latest scheduled post time, or since the ladder began when there was none yet (the latest
-    post time is before it began, or the scheduler asks for its first post)."""
+    post time is before it began, or the scheduler asks for its first post). Its times are
+    the posts' of the chat it is for: ``chat_timezone``, a joined chat's own zone, if any."""
     lad = view.ladder(club, ladder)
     schedule = club.state.schedule(lad)
-    zone = sched.timezone_of(lad, schedule.timezone)
+    zone = sched.timezone_of(lad, schedule.timezone, chat_timezone)
     start = since
     if start is None and not scheduled:
         start = sched.latest_fire(sched.cron_trigger(schedule.cron, zone), None, now)

@@ -201,17 +201,23 @@ class Plan:
         return cron_trigger(self.cron, self.timezone)
 
 
-def timezone_of(ladder: Ladder, schedule_timezone: str | None) -> str:
-    return schedule_timezone or ladder.settings.timezone or DEFAULT_TIMEZONE
+def timezone_of(ladder: Ladder, schedule_timezone: str | None,
+                chat_timezone: str | None = None) -> str:
+    """The zone a ladder's posts are timed and dated in: a chat's own (one that joined a club
+    of several chats may set one for its posts, issue 35), else the schedule's, else the
+    ladder's timezone setting, else UTC."""
+    return chat_timezone or schedule_timezone or ladder.settings.timezone or DEFAULT_TIMEZONE
 
 
 def plans_of(club_id: int, platform: str, chat_id: str, state: ClubState) -> list[Plan]:
     """Every ladder's plan (the default one for ladders without a schedule of their own), for
     the chat ``chat_id`` of the club. In a club of several chats every chat gets its ladders'
     posts, into itself (a schedule's channel is the club's own chat's); a puzzle ladder's post
-    (which shows a solution and a new problem) is the club's own chat's alone."""
+    (which shows a solution and a new problem) is the club's own chat's alone, and a chat
+    that joined the club times its posts in its own zone when it set one."""
     linked = bool(state.linked_chats)
     own = not linked or f"{platform}:{chat_id}" == state.home_chat
+    zone = state.own_settings(platform, chat_id).timezone
     plans = []
     for ladder in state.ladders.values():
         puzzles = ladder.settings.system == PUZZLE_SYSTEM
@@ -220,7 +226,7 @@ def plans_of(club_id: int, platform: str, chat_id: str, state: ClubState) -> lis
         schedule = state.schedule(ladder)
         plans.append(Plan(
             club_id, platform, chat_id, ladder.name, schedule.cron,
-            timezone_of(ladder, schedule.timezone), schedule.channel if own else None,
+            timezone_of(ladder, schedule.timezone, zone), schedule.channel if own else None,
             schedule.paused, schedule.size, schedule.since, puzzles, linked,
         ))
     return plans

@@ -128,6 +128,19 @@ class LinkCode:
     chat: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """A chat's own settings in a club of several chats (:class:`events.ChatSettingSet`), for
+    its own posts and what is said there; None: the club's (its ladders')."""
+
+    timezone: str | None = None
+    language: str | None = None
+
+
+#: a chat that set none of its own (the club's own chat, every chat of a club of one chat)
+NO_CHAT_SETTINGS = ChatSettings()
+
+
 @dataclass(slots=True)
 class Claim:
     """A member's claim to be an imported record (``/claim NAME``), by the id of its event."""
@@ -268,6 +281,8 @@ class ClubState:
         #: in, and the club's own chat (where its first link code was asked)
         self.chat_of_user: dict[str, str] = {}
         self.home_chat: str | None = None
+        #: the settings of their own the chats that joined the club set, by ``platform:chat id``
+        self.chat_settings: dict[str, ChatSettings] = {}
         #: every game by id, and the reports still pending or disputed (what confirm and the
         #: sweep look through)
         self.games: dict[int, GameRecord] = {}
@@ -365,6 +380,15 @@ class ClubState:
                 if chat in here:  # an account of a chat that left is asked nowhere
                     chats.add(chat)
         return chats
+
+    def joined(self, platform: str, chat_id: str) -> bool:
+        """Whether the chat joined this club (``/link CODE``): not the club's own chat."""
+        return (platform, chat_id) in self.linked_chats
+
+    def own_settings(self, platform: str, chat_id: str) -> ChatSettings:
+        """The chat's own settings: what a chat that joined the club set for itself; none for
+        the club's own chat, nor in a club of one chat."""
+        return self.chat_settings.get(f"{platform}:{chat_id}", NO_CHAT_SETTINGS)
 
     def schedule(self, ladder: Ladder) -> Schedule:
         """The ladder's posting schedule: the one set for it, else the default since the
@@ -504,8 +528,13 @@ class ClubState:
                 chat = (event.platform, event.chat_id)
                 self.linked_chats.remove(chat)
                 self.unlinked_chats.add(chat)
+                self.chat_settings.pop(f"{event.platform}:{event.chat_id}", None)
             case events.ChatReturned():
                 self._start_empty()
+            case events.ChatSettingSet():
+                change: dict[str, Any] = {event.setting: event.value}  # checked when written
+                self.chat_settings[event.chat] = dataclasses.replace(
+                    self.chat_settings.get(event.chat, NO_CHAT_SETTINGS), **change)
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)

@@ -472,3 +472,45 @@ async def test_each_chat_of_a_linked_club_gets_its_post_once(tmp_path: Path) -> 
     finally:
         await scheduler.stop()
         await repository.close()
+
+
+async def test_each_chat_of_a_linked_club_posts_in_its_own_zone_and_language(
+        tmp_path: Path) -> None:
+    """Issue 35 (ERRATA): the Discord server that joined the Telegram group's club set its own
+    time zone and language: its weekly post comes at 18:00 Tokyo time, in Japanese, dated in
+    Tokyo; the group's at 18:00 London time, in English, as the ladder says."""
+    clock = FakeClock(FRIDAY)
+    repository = await SqliteRepository.open(tmp_path / "club.db")
+    service = ClubService(repository, clock)
+    telegram, discord = Recorder("telegram"), Recorder("discord")
+    scheduler = PostScheduler(service, repository, {"telegram": telegram, "discord": discord},
+                              clock, ChatPosts(), pictures=False)
+    group, server = ("telegram", "-1001"), ("discord", "9001")
+    try:
+        await club_with_players(service, group[1], group[0])
+        moderator = Caller(*group, "1", "1", moderator=True)
+        await service.set_schedule(moderator, cron="0 18 * * SUN")
+        await service.set_setting(moderator, "timezone", "Europe/London")
+        code = (await service.link_code(moderator)).params["code"]
+        assert isinstance(code, str)
+        server_moderator = Caller(*server, "2", "2", moderator=True)
+        await service.link(server_moderator, code)
+        await service.set_setting(server_moderator, "timezone", "Asia/Tokyo")
+        await service.set_setting(server_moderator, "language", "ja")
+        await asyncio.gather(*await scheduler.poll())
+        clock.current = datetime(2024, 3, 3, 8, 59)  # Sunday 17:59 in Tokyo
+        await asyncio.gather(*await scheduler.poll())
+        assert (telegram.posts, discord.posts) == ([], [])
+        clock.current = datetime(2024, 3, 3, 9, 0)  # 18:00 in Tokyo, 09:00 in London
+        await asyncio.gather(*await scheduler.poll())
+        assert telegram.posts == []
+        assert [(chat, text.splitlines()[0]) for chat, text, _ in discord.posts] == [
+            ("9001", "ラダー main、2月25日(日) 18:00 JST 以降の変化")]
+        clock.current = datetime(2024, 3, 3, 18, 0)  # 18:00 in London
+        await asyncio.gather(*await scheduler.poll())
+        assert [(chat, text.splitlines()[0]) for chat, text, _ in telegram.posts] == [
+            ("-1001", "main ladder, changes since Sun, Feb 25 18:00 GMT")]
+        assert len(discord.posts) == 1
+    finally:
+        await scheduler.stop()
+        await repository.close()

@@ -201,7 +201,10 @@ def test_every_kind_of_event_has_its_sentence() -> None:
         # an attempt at a problem, solved or not (issue 34)
         "said_attempt_solved", "said_attempt_failed",
         # a member's code to link their other account (issue 35)
-        "said_link_code_member"}
+        "said_link_code_member",
+        # a joined chat's own setting taken back to the club's, a chat joining with its games
+        # (issue 35)
+        "said_chat_setting_off", "said_chat_merging"}
     assert keys <= set(MESSAGES)
     assert {k for k in MESSAGES if k.startswith("said_")} == keys
 

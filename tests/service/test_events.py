@@ -160,6 +160,10 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("history_merged", {"platform": "telegram", "chat_id": "-1002", "games": 2}),
     ("chat_unlinked", {"platform": "discord", "chat_id": "9001"}),
     ("chat_returned", {"club": 1}),
+    # a joined chat's own time zone and language (/set there), and back to the club's
+    ("chat_setting_set", {"chat": "discord:9001", "setting": "timezone",
+                          "value": "Asia/Tokyo"}),
+    ("chat_setting_set", {"chat": "discord:9001", "setting": "language", "value": None}),
 ]
 
 
@@ -398,6 +402,21 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         mine = (await chat.service.link_code(alice, member=True)).params["code"]
         assert isinstance(mine, str)
         await chat.service.link(Caller("discord", "9001", "9101", "9101"), mine, member=True)
+        # the server's own time zone, and its language back to the club's
+        server_mod = Caller("discord", "9001", "d1", "d1", moderator=True)
+        await chat.service.set_setting(server_mod, "timezone", "Asia/Tokyo")
+        await chat.service.set_setting(server_mod, "language", "off")
+        # a group with a game merges into the club; the server leaves it again
+        group_mod = Caller("telegram", "-1002", "t1", "t1", moderator=True)
+        for user in ("t2", "t3"):
+            await chat.service.register(Caller("telegram", "-1002", user, user), f"g{user}")
+        await chat.service.report(group_mod, "gt3", "win", player="gt2")
+        code = (await chat.service.link_code(mod)).params["code"]
+        assert isinstance(code, str)
+        await chat.service.link(group_mod, code, merge=True)
+        await chat.service.apply_correction(group_mod)
+        await chat.service.unlink(server_mod)
+        await chat.service.apply_correction(server_mod)
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

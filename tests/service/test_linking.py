@@ -318,3 +318,86 @@ async def test_the_opponent_is_asked_where_they_are(
     dan = await club.report(on(SERVER, "9102"), "carol", "loss")  # both in the server
     assert isinstance(dan, GameResult)
     assert await club.elsewhere(on(SERVER, "9102"), dan.game.id) == []
+
+
+async def test_a_joined_chat_has_its_own_time_zone_and_language(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """Issue 35 (ERRATA): a chat that joined the club sets its own time zone and language for
+    its own posts; the club's own chat sets its ladders' as ever; "off" gives the joined chat
+    the club's again; each change is in /audit and /undo takes it back."""
+    club, repository, _ = service
+    group_mod, server_mod = on(GROUP, "1", moderator=True), on(SERVER, "2", moderator=True)
+    await club.register(on(GROUP, "11"), "alice")
+    await club.link(server_mod, code_of(await club.link_code(group_mod)))
+    assert render(await club.set_setting(group_mod, "timezone", "Europe/London")) == (
+        "timezone of main is now Europe/London.")
+    assert render(await club.set_setting(server_mod, "timezone", "Asia/Tokyo")) == (
+        "This chat's own time zone is now Asia/Tokyo: its scheduled posts come and are dated "
+        "in it. The club's ladders keep theirs.")
+    # the chat's, for every ladder, whichever one the command names
+    assert (await club.set_setting(server_mod, "language", "ja", ladder="main")).key == (
+        "chat_language_set")
+
+    async def zones() -> dict[str, str]:
+        return {plan.platform: plan.timezone for plan in await club.schedules()}
+
+    assert await zones() == {"telegram": "Europe/London", "discord": "Asia/Tokyo"}
+    assert (await club.language(*SERVER), await club.language(*GROUP)) == ("ja", None)
+    assert (await club.digest(on(SERVER, "2"))).zone == "Asia/Tokyo"
+    assert (await club.digest(on(GROUP, "11"))).zone == "Europe/London"
+    home = await repository.find_club(*GROUP)
+    assert home is not None
+    assert [e.data for e in await repository.events(home) if e.kind == "chat_setting_set"] == [
+        {"chat": "discord:9001", "setting": "timezone", "value": "Asia/Tokyo"},
+        {"chat": "discord:9001", "setting": "language", "value": "ja"}]
+    said = render(await club.audit(group_mod, 2))
+    assert "2 set the Discord chat 9001's own language to ja" in said, said
+    assert "2 set the Discord chat 9001's own timezone to Asia/Tokyo" in said, said
+
+    # off: the club's again (the club's own chat has no "off" for a zone: refused as before)
+    assert render(await club.set_setting(server_mod, "language", "off")) == (
+        "This chat has no language of its own now: it uses the club's again.")
+    assert await club.language(*SERVER) is None
+    assert "2 gave the Discord chat 9001 the club's language again" in render(
+        await club.audit(server_mod, 1))
+    with pytest.raises(Refusal) as refused:
+        await club.set_setting(group_mod, "timezone", "off")
+    assert refused.value.key == "bad_timezone"
+    with pytest.raises(Refusal) as bad:
+        await club.set_setting(server_mod, "timezone", "Mars/Olympus")
+    assert bad.value.key == "bad_timezone"
+    # /undo takes the latest back: the language off, then the zone
+    assert (await club.undo(server_mod)).applied
+    assert await club.language(*SERVER) == "ja"
+    await club.undo(server_mod)
+    await club.undo(server_mod)
+    assert await zones() == {"telegram": "Europe/London", "discord": "Europe/London"}
+    assert await club.language(*SERVER) is None
+
+
+async def test_in_a_club_of_one_chat_the_time_zone_is_the_ladders(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    club, repository, _ = service
+    moderator = on(GROUP, "1", moderator=True)
+    answer = await club.set_setting(moderator, "timezone", "Asia/Tokyo")
+    assert render(answer) == "timezone of main is now Asia/Tokyo."
+    assert [plan.timezone for plan in await club.schedules()] == ["Asia/Tokyo"]
+    own = await repository.find_club(*GROUP)
+    assert own is not None
+    assert "chat_setting_set" not in [e.kind for e in await repository.events(own)]
+
+
+async def test_no_code_is_kept_in_the_database(
+        service: tuple[ClubService, Repository, FakeClock], tmp_path: Path) -> None:
+    """The log keeps a code's hash; the answer that showed it is not kept for a redelivered
+    update (which gets a fresh code): no code can be read back from the database file."""
+    club, repository, _ = service
+    moderator = Caller(*GROUP, "1", "1", True, request_id="update-7")
+    code = code_of(await club.link_code(moderator))
+    again = code_of(await club.link_code(moderator))
+    assert again != code
+    club_id = await club._session.club_id(*GROUP)
+    assert await repository.answer(club_id, "update-7") is None
+    database = b"".join(path.read_bytes() for path in tmp_path.glob("club.db*"))
+    assert code.encode() not in database and again.encode() not in database
+    assert linking.code_hash(code).encode() in database

@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -236,5 +236,64 @@ async def test_a_telegram_group_and_a_discord_server_become_one_club(linked: Lin
         assert tg.tg.errors == [("sendMessage", 403, "Forbidden: bot can't initiate "
                                  "conversation with a user")]
         assert dc.dc.errors == [] and dc.dc.pending_outputs() == 0
+    finally:
+        assert await bot.stop() == 0
+
+
+async def test_each_chat_gets_its_weekly_post_in_its_own_zone_and_language(
+        linked: Linked) -> None:
+    """Issue 35 (ERRATA): "each chat's posting schedule is its own". The Telegram group's
+    ladder posts on Sundays at 18:00 in London; the Discord server that joined the club sets
+    its own time zone (Tokyo) and language (Japanese) there. Each chat gets its post at 18:00
+    in its own zone: the server's in Japanese, dated in Tokyo, the group's in English."""
+    tg, dc = linked.telegram, linked.discord
+    bot = await linked.bot().start()
+    try:
+        await tg.register(tg.alice, tg.bob)
+        await dc.register(dc.carol)
+        tg.tg.private(tg.ada)
+        assert await linked.in_group(tg.ada, "/link") == (
+            "I sent you the code in our private chat.")
+        code = code_in(tg.tg.outputs(tg.tg.private(tg.ada))[-1].plain)
+        assert (await linked.ephemeral(dc.ada, "link", arguments=code)).startswith(
+            "This chat is now part of the club")
+        # the club's own chat sets its ladder's schedule and zone, as in a club of one chat
+        assert (await linked.in_group(tg.ada, '/schedule cron="0 18 * * SUN"')).startswith(
+            "Schedule of main set")
+        assert await linked.in_group(tg.ada, "/set timezone Europe/London") == (
+            "timezone of main is now Europe/London.")
+        # the server's moderator sets the server's own, and is told it is the server's
+        zone = await linked.on_discord(dc.ada, "set", key="timezone", value="Asia/Tokyo")
+        assert zone.plain == (
+            "This chat's own time zone is now Asia/Tokyo: its scheduled posts come and are "
+            "dated in it. The club's ladders keep theirs."), zone.plain
+        language = await linked.on_discord(dc.ada, "set", key="language", value="ja")
+        assert language.plain == (  # said in it already
+            "このチャット独自の言語を ja にしました。ここでの返答と投稿はこの言語になります。"
+            "クラブの言語は変わりません。"), language.plain
+        assert (await linked.on_discord(dc.carol, "top")).plain.startswith("ラダー main")
+        assert (await linked.in_group(tg.bob, "/top")).startswith("main ladder")
+        said = len(tg.tg.outputs(tg.group))
+
+        # Sunday 18:00 in Tokyo (09:00 UTC): the server's post, in Japanese; none in the group
+        tg.clock.set(datetime(2026, 11, 22, 8, 59, 45))
+        [tokyo] = await dc.next_posts(1)
+        await bot.wait_log(r"post of discord:\d+ main scheduled for 2026-11-22T09:00:00 "
+                           r"claimed")
+        assert tokyo.plain.splitlines()[0] == "ラダー main、11月15日(日) 18:00 JST 以降の変化", (
+            tokyo.plain)
+        await asyncio.sleep(3)
+        assert len(tg.tg.outputs(tg.group)) == said
+
+        # Sunday 18:00 in London (18:00 UTC): the group's post, in English; none more there
+        tg.clock.set(datetime(2026, 11, 22, 17, 59, 45))
+        [london] = await tg.next_posts(1)
+        await bot.wait_log(r"post of telegram:-1001 main scheduled for 2026-11-22T18:00:00 "
+                           r"claimed")
+        assert london.plain.splitlines()[0] == (
+            "main ladder, changes since Sun, Nov 15 18:00 GMT"), london.plain
+        await asyncio.sleep(3)
+        assert dc.dc.errors == [] and dc.dc.pending_outputs() == 0
+        assert len(tg.tg.outputs(tg.group)) == said + 1
     finally:
         assert await bot.stop() == 0

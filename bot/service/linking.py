@@ -159,7 +159,8 @@ def join(club: Club, now: datetime, caller: Caller, code: str, chat: JoiningChat
     newcomers = _newcomers(club.state, caller, chat, now, DEFAULT_LADDER)
     out += newcomers
     out += _moderators(caller, chat, now)
-    return out, lambda: Notice("chat_linked", {"members": len(newcomers)})
+    joined = sum(e.kind == ev.Kind.MEMBER_REGISTERED for e in newcomers)
+    return out, lambda: Notice("chat_linked", {"members": joined})
 
 
 def merge_join(club: Club, now: datetime, caller: Caller, digest: str, chat: JoiningChat,
@@ -178,10 +179,6 @@ def merge_join(club: Club, now: datetime, caller: Caller, digest: str, chat: Joi
                         actor, now)]
     newcomers = _newcomers(state, caller, chat, now, None)
     out += newcomers
-    handles = {user: handle for user, _, handle, _ in chat.members if handle is not None}
-    out += [ev.new_event(ev.HandleChanged(user, handles[user]), actor, now)
-            for user in (e.data["user"] for e in newcomers) if isinstance(user, str)
-            and user in handles]
     games = 0
     for brought in chat.ladders:
         ladder = state.ladder(brought.name)
@@ -207,7 +204,8 @@ def merge_join(club: Club, now: datetime, caller: Caller, digest: str, chat: Joi
         except ReplayError as error:
             raise Refusal("link_merge_bad", ladder=ladder.name, problem=error.message) from None
     sentence = Notice("chat_merged" if apply else "link_merge_preview",
-                      {"games": games, "members": len(newcomers),
+                      {"games": games,
+                       "members": sum(e.kind == ev.Kind.MEMBER_REGISTERED for e in newcomers),
                        "ladders": ", ".join(b.name for b in chat.ladders)})
     preview = Preview(0, moderation.moved(after, moderation.everyone(club)), applied=apply,
                       link=sentence)
@@ -217,7 +215,9 @@ def merge_join(club: Club, now: datetime, caller: Caller, digest: str, chat: Joi
 def _newcomers(state: ClubState, caller: Caller, chat: JoiningChat, now: datetime,
                ladder: str | None) -> list[NewEvent]:
     """The registrations of the joining chat's members the club does not have (joining
-    ``ladder``): under their names, or with their platform after a name the club has."""
+    ``ladder``): under their names, or with their platform after a name the club has. Without
+    a ladder (their history brings their joins) a registration keeps no handle: each handle
+    follows as its own event."""
     names = {m.name.casefold() for m in state.members.values()}
     out = []
     for user, name, handle, birth in chat.members:
@@ -227,9 +227,11 @@ def _newcomers(state: ClubState, caller: Caller, chat: JoiningChat, now: datetim
         if shown.casefold() in names:
             shown = (name + _TAKEN_SUFFIX.format(platform=caller.platform.title()))[:32]
         names.add(shown.casefold())
-        out.append(ev.new_event(ev.MemberRegistered(
-            user, shown, ladder, birth, handle if ladder is not None else None,
-            chat_of(caller)), caller.user, now))
+        kept = handle if ladder is not None else None
+        out.append(ev.new_event(ev.MemberRegistered(user, shown, ladder, birth, kept,
+                                                    chat_of(caller)), caller.user, now))
+        if handle is not None and kept is None:
+            out.append(ev.new_event(ev.HandleChanged(user, handle), caller.user, now))
     return out
 
 

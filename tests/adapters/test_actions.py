@@ -116,13 +116,14 @@ def test_the_limits_are_those_of_today() -> None:
     # Discord's template for old messages' custom ids: today's, with the claims' group "k"
     # (issue 15) added, then the undos' group "u" and the "#" of numbered games and challenges,
     # then the merges' group "m", then the /system previews' group "s" (issue 19), then the
-    # problems' group "p" (issue 34), so every id it matched before it matches still.
-    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkumsp]):(?P<action>[a-z0-9_-]{1,32}):"
+    # problems' group "p" (issue 34), then a chat's merge or unlink "l" (issue 35), so every
+    # id it matched before it matches still.
+    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkumspl]):(?P<action>[a-z0-9_-]{1,32}):"
                                r"(?P<number>#?)(?P<ref>[0-9]{1,18})")
     for old in ("g:confirm:12", "c:accept:3", "x:apply:12", "k:approve:40", "t:main:2"):
         assert re.fullmatch(BUTTON_TEMPLATE, old), old
     for new in ("g:confirm:#3", "c:decline:#2", "x:cancel:#3", "u:apply:45", "m:apply:17",
-                "s:apply:52", "p:solve:0", "p:answer:17"):
+                "s:apply:52", "p:solve:0", "p:answer:17", "l:apply:0"):
         assert re.fullmatch(BUTTON_TEMPLATE, new), new
 
 
@@ -239,14 +240,16 @@ class Service:
 
     async def apply_correction(self, caller: Caller, game: int | None = None,
                                undo: int | None = None, merge: int | None = None,
-                               system: int | None = None) -> str:
-        self.calls.append(("apply_correction", game, undo, merge, system))
+                               system: int | None = None, link: int | None = None) -> str:
+        self.calls.append(("apply_correction", game, undo, merge, system, link))
         return "applied"
 
     async def cancel_correction(self, caller: Caller, game: int | None = None,
                                 undo: int | None = None, merge: int | None = None,
-                                system: int | None = None) -> Notice:
-        self.calls.append(("cancel_correction", game, undo, merge, system))
+                                system: int | None = None, link: int | None = None) -> Notice:
+        self.calls.append(("cancel_correction", game, undo, merge, system, link))
+        if link is not None:
+            return Notice("unlink_cancelled")
         if system is not None:
             return Notice("system_cancelled", {"system": "elo"})
         if merge is not None:
@@ -261,25 +264,27 @@ class Service:
     ("g:dispute:#12", [("dispute", 12)], 0),
     ("c:accept:#3", [("answer_challenge", True, 3)], 0),
     ("c:decline:#3", [("answer_challenge", False, 3)], 0),
-    ("x:apply:#12", [("apply_correction", 12, None, None, None)], 0),
-    ("x:cancel:#12", [("cancel_correction", 12, None, None, None)], 0),
-    ("u:apply:45", [("apply_correction", None, 45, None, None)], 0),
-    ("u:cancel:45", [("cancel_correction", None, 45, None, None)], 0),
-    ("m:apply:17", [("apply_correction", None, None, 17, None)], 0),
-    ("m:cancel:17", [("cancel_correction", None, None, 17, None)], 0),
-    ("s:apply:52", [("apply_correction", None, None, None, 52)], 0),
-    ("s:cancel:52", [("cancel_correction", None, None, None, 52)], 0),
+    ("x:apply:#12", [("apply_correction", 12, None, None, None, None)], 0),
+    ("x:cancel:#12", [("cancel_correction", 12, None, None, None, None)], 0),
+    ("u:apply:45", [("apply_correction", None, 45, None, None, None)], 0),
+    ("u:cancel:45", [("cancel_correction", None, 45, None, None, None)], 0),
+    ("m:apply:17", [("apply_correction", None, None, 17, None, None)], 0),
+    ("m:cancel:17", [("cancel_correction", None, None, 17, None, None)], 0),
+    ("s:apply:52", [("apply_correction", None, None, None, 52, None)], 0),
+    ("s:cancel:52", [("cancel_correction", None, None, None, 52, None)], 0),
+    ("l:apply:0", [("apply_correction", None, None, None, None, 0)], 0),
+    ("l:cancel:0", [("cancel_correction", None, None, None, None, 0)], 0),
     ("t:blitz:2", [("leaderboard", "blitz")], 2),
     # An old button names its game or challenge by its event's id: looked up, then numbered.
     ("g:confirm:40", [("number_of", 40), ("confirm", 3)], 0),
     ("g:dispute:40", [("number_of", 40), ("dispute", 3)], 0),
     ("c:accept:41", [("number_of", 41), ("answer_challenge", True, 2)], 0),
     ("c:decline:41", [("number_of", 41), ("answer_challenge", False, 2)], 0),
-    ("x:apply:40", [("number_of", 40), ("apply_correction", 3, None, None, None)], 0),
-    ("x:cancel:40", [("number_of", 40), ("cancel_correction", 3, None, None, None)], 0),
+    ("x:apply:40", [("number_of", 40), ("apply_correction", 3, None, None, None, None)], 0),
+    ("x:cancel:40", [("number_of", 40), ("cancel_correction", 3, None, None, None, None)], 0),
     # ... and an old preview's button naming no game was an undo's (of action 45).
-    ("x:apply:45", [("number_of", 45), ("apply_correction", None, 45, None, None)], 0),
-    ("x:cancel:45", [("number_of", 45), ("cancel_correction", None, 45, None, None)], 0),
+    ("x:apply:45", [("number_of", 45), ("apply_correction", None, 45, None, None, None)], 0),
+    ("x:cancel:45", [("number_of", 45), ("cancel_correction", None, 45, None, None, None)], 0),
 ])
 async def test_what_a_press_runs(pressed: str, calls: list[tuple[Any, ...]], page: int) -> None:
     service = Service()

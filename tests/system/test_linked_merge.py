@@ -5,7 +5,8 @@ Both chats have played: the Telegram group (alice beat bob, on Friday) and the D
 (carol beat alice's namesake, a little later). ``/link CODE`` alone is refused, naming the games;
 ``/link CODE merge`` previews what merging would change (only ada sees it, with Apply and
 Cancel), and ``/apply`` merges: the server's game is rated after the group's, by date, and
-both chats show one table. ``/unlink`` on the server then previews leaving, and its Apply
+both chats show one table, and a member of the server names one of the group in a report.
+``/unlink`` on the server then previews leaving, and its Apply
 button splits the server off: the club keeps every game, the server starts empty."""
 
 from __future__ import annotations
@@ -58,15 +59,28 @@ async def test_a_server_with_games_merges_into_the_club_and_leaves_again(
             "alice", "alice", "bob", "carol"]
         assert any("(Discord)" in line for line in telegram), telegram
 
-        # 5. /unlink on the server: a preview for all to read, with Apply and Cancel; Apply.
+        # 5. carol, on the server, reports a win over bob, who has no Discord account: she
+        # names him (Discord's member picker offers only the server's members); he is asked
+        # in the group, and confirms with its button there.
+        named = await linked.on_discord(dc.carol, "report", result="win", name="bob")
+        asked = "Game #3: carol beat bob. bob, please /confirm or /dispute."
+        assert named.plain.startswith(asked), named.plain
+        forwarded = await tg.tg.reply(tg.group, 10.0)
+        assert forwarded.plain.startswith(asked), forwarded.plain
+        confirmed = await tg.press(tg.bob, forwarded, button(forwarded, "Confirm"))
+        assert confirmed.plain.startswith("Game #3 confirmed: carol beat bob."), confirmed.plain
+        telegram, discord = await linked.boards()
+        assert telegram == discord
+
+        # 6. /unlink on the server: a preview for all to read, with Apply and Cancel; Apply.
         unlink = await linked.on_discord(dc.ada, "unlink")
         assert unlink.plain == (
-            "Unlinking this chat (preview): the club keeps its 2 games and 4 members, and its "
+            "Unlinking this chat (preview): the club keeps its 3 games and 4 members, and its "
             "other chats. This chat starts as an empty club of its own: /export first what "
             "you want to keep."), unlink.plain
         left = await dc.press(dc.ada, unlink, button(unlink, "Apply"))
         assert left.plain == ("This chat has left the club and starts empty. The club keeps "
-                              "its 2 games and 4 members."), left.plain
+                              "its 3 games and 4 members."), left.plain
         assert (await linked.in_group(tg.bob, "/top")).splitlines()[1:] == telegram
         empty = await linked.on_discord(dc.carol, "top")
         assert "carol" not in empty.plain and "alice" not in empty.plain, empty.plain

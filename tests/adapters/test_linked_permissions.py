@@ -18,7 +18,8 @@ The roles of the matrix, typing in A2 (and a few in A1):
 - ``a1_moderator``: mod, A1's platform moderator, who is no platform moderator of A2 and never
   registered: nobody there;
 - ``a1_named``: nina, a member A1's moderator named a moderator: the club's moderator in every
-  chat of it (but not one who changes who moderates);
+  chat of it (but not one who changes who moderates: names moderators, sets the moderator
+  role, links a chat);
 - ``a2_named``: fay, whom A2 named a moderator before it joined: :func:`bot.service.linking.join`
   makes her the club's;
 - ``other_club``: olga, a member of club B only.
@@ -95,11 +96,12 @@ IN_A2: dict[str, str] = {
     "/set challenge_hours 12":      MODERATORS,
     "/event open spring":           MODERATORS,
     "/ladder create blitz":         MODERATORS,
-    "/link":                        MODERATORS,
     "/audit":                       MODERATORS,
     "/schedule":                    MODERATORS,
     "/moderator add @dave":         PLATFORM,
     "/set moderator_role 5":        PLATFORM,
+    # linking a chat changes who moderates too (bot.service.linking.may_link)
+    "/link":                        PLATFORM,
     # the club's last change that can be undone is the join's naming of fay: a change of who
     # moderates, which only a platform moderator undoes
     "/undo":                        PLATFORM,

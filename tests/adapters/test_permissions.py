@@ -73,7 +73,8 @@ MATRIX: dict[str, str] = {
     # it; members only (issue 34). /puzzle add is each front-end's (private chats).
     "/puzzle":                          "DAAADD",
     "/answer x":                        "DDDDDD",  # nobody has a problem open
-    # a code to link another chat (moderators), or one's other account (anybody's own)
+    # a code to link another chat (the platform's moderators: PLATFORM_ONLY), or one's other
+    # account (anybody's own)
     "/link":                            "DDDDAD",
     "/link me":                         "AAAAAA",
     "/chart @alice":                    "AAAAAA",
@@ -122,7 +123,7 @@ MATRIX: dict[str, str] = {
 }
 #: what only the platform's own moderators may do (they change who moderates): a holder of the
 #: club's moderator role is refused them (issue 30)
-PLATFORM_ONLY = frozenset({"/moderator add @dave", "/set moderator_role 5"})
+PLATFORM_ONLY = frozenset({"/moderator add @dave", "/set moderator_role 5", "/link"})
 #: names of club A's people: nothing of them may show in club B
 CLUB_A_NAMES = ("alice", "bob", "dave", "carl")
 #: what members of club B can ask in their own club

@@ -236,3 +236,27 @@ async def test_only_the_platforms_moderators_link_chats(
         "This chat is now part of the club: one ladder, one log. 1 member joined from here.")
     # a member's own code is anybody's, named moderators' too
     assert code_of(await club.link_code(nina, member=True))
+
+
+async def test_a_chat_that_joined_a_club_shows_its_old_public_board_no_more(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """A chat's own ladder was public (its page read, so the service knew where); the chat
+    joins another club: its old club is gone from the web at once, and the address is the
+    club's it joined when that club makes its ladder public there."""
+    club, _, clock = service
+    own = ("telegram", "-1005")
+    await club.register(on(own, "21"), "xavier")
+    await club.set_setting(on(own, "2", moderator=True), "public", "on")
+    board = await club.public_board("main", clock.now())
+    assert board is not None and [row.player for row in board.players] == ["xavier"]
+    await club.register(on(GROUP, "11"), "alice")
+    await club.register(on(GROUP, "12"), "bob")
+    await club.report(on(GROUP, "1", moderator=True), "bob", "win", player="alice")
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    await club.link(on(own, "2", moderator=True), code)
+    assert await club.public_board("main", clock.now()) is None
+    assert await club.public_version("main") is None
+    await club.set_setting(on(GROUP, "1", moderator=True), "public", "on")
+    board = await club.public_board("main", clock.now())
+    assert board is not None
+    assert [row.player for row in board.players] == ["alice", "xavier", "bob"]

@@ -543,8 +543,10 @@ class ClubService:
 
 
 def _public_there(club: view.Club, ladder: str, slug: str) -> bool:
+    """Whether the club's ``ladder`` is still public at ``slug``: a club whose chat joined
+    another (issue 35) has no page of its own any more."""
     lad = club.state.ladders.get(ladder)
-    return (lad is not None and lad.settings.public
+    return (club.state.moved_to is None and lad is not None and lad.settings.public
             and public.slug_of(lad.name, lad.settings) == slug)
 
 

@@ -1,14 +1,16 @@
 """One club on several chats (issue 35): link codes, a chat joining a club, a member's
 identities on several platforms becoming one member.
 
-- A moderator's ``/link`` issues a one-time code (:data:`CODE_MINUTES` minutes, used once),
-  shown to them alone; a moderator of another chat (another platform, or the same) sends
-  ``/link CODE`` there, and that chat's commands act on this club from then on. A chat without
-  games joins at once, its registered members becoming members of the club (and its named
-  moderators its moderators). A chat with games joins only by ``/link CODE merge``, previewed
-  first: its games are merged with the club's by time and every rating is replayed
-  (:func:`merge_join`). ``/unlink`` in a chat that joined splits it off again, previewed too:
-  the club keeps its history, and the chat starts as an empty club of its own (:func:`unlink`).
+- A platform moderator's ``/link`` issues a one-time code (:data:`CODE_MINUTES` minutes, used
+  once), shown to them alone; a platform moderator of another chat (another platform, or the
+  same) sends ``/link CODE`` there, and that chat's commands act on this club from then on. A
+  chat without games joins at once, its registered members becoming members of the club (and
+  its named moderators its moderators). Linking changes who moderates, so that the club's
+  named moderators and the holders of its moderator role link no chat (:func:`may_link`). A
+  chat with games joins only by ``/link CODE merge``, previewed first: its games are merged
+  with the club's by time and every rating is replayed (:func:`merge_join`). ``/unlink`` in a
+  chat that joined splits it off again, previewed too: the club keeps its history, and the
+  chat starts as an empty club of its own (:func:`unlink`).
 - A member's ``/link me`` issues a code for their identity; ``/link me CODE`` sent by their
   other identity (in a chat of the same club) makes the two one member. At most one of them may
   have games: the other joins that member.
@@ -66,9 +68,10 @@ def code_hash(code: str) -> str:
 
 
 def issue(club: Club, now: datetime, caller: Caller, kind: str, code: str) -> Decision[Notice]:
-    """A link code: a moderator's for another chat, anybody's for their other identity."""
+    """A link code: a platform moderator's for another chat (linking one changes who
+    moderates: :func:`may_link`), anybody's for their other identity."""
     if kind == CHAT:
-        view.require_moderator(club, caller)
+        may_link(club, caller)
     expires = now + timedelta(minutes=CODE_MINUTES)
     event = ev.LinkCodeIssued(kind, code_hash(code), caller.user if kind == MEMBER else None,
                               expires.isoformat(timespec="seconds"), chat_of(caller))
@@ -121,10 +124,20 @@ class JoiningChat:
     ladders: list[BroughtLadder]
 
 
+def may_link(club: Club, caller: Caller) -> None:
+    """Whether the caller may link their chat with another: a chat that joins a club makes its
+    platform moderators and named moderators the club's, and the club's its own, so that, as
+    naming one, it is for the platform's own moderators alone (a moderator the club named, or
+    a holder of its moderator role, would else make more)."""
+    view.require_moderator(club, caller)
+    view.require_platform_moderator(caller)
+
+
 def joining(club: Club, caller: Caller, merge: bool = False) -> JoiningChat:
     """The caller's chat as it would join another club (with its histories, to ``merge``);
-    only its moderators may link it, and only a chat that is a club of one chat."""
-    view.require_moderator(club, caller)
+    only its platform moderators may link it (:func:`may_link`), and only a chat that is a club
+    of one chat."""
+    may_link(club, caller)
     state = club.state
     if state.linked_chats:
         raise Refusal("link_has_chats")

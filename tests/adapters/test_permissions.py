@@ -73,7 +73,8 @@ MATRIX: dict[str, str] = {
     # it; members only (issue 34). /puzzle add is each front-end's (private chats).
     "/puzzle":                          "DAAADD",
     "/answer x":                        "DDDDDD",  # nobody has a problem open
-    # a code to link another chat (moderators), or one's other account (anybody's own)
+    # a code to link another chat (the platform's moderators: PLATFORM_ONLY), or one's other
+    # account (anybody's own)
     "/link":                            "DDDDAD",
     "/link me":                         "AAAAAA",
     "/unlink":                          "DDDDDD",  # a club of one chat: nothing to leave
@@ -123,7 +124,7 @@ MATRIX: dict[str, str] = {
 }
 #: what only the platform's own moderators may do (they change who moderates): a holder of the
 #: club's moderator role is refused them (issue 30)
-PLATFORM_ONLY = frozenset({"/moderator add @dave", "/set moderator_role 5"})
+PLATFORM_ONLY = frozenset({"/moderator add @dave", "/set moderator_role 5", "/link"})
 #: names of club A's people: nothing of them may show in club B
 CLUB_A_NAMES = ("alice", "bob", "dave", "carl")
 #: what members of club B can ask in their own club
@@ -155,8 +156,9 @@ class Runner(Protocol):
     platform: str
     outcome: Outcome
 
-    async def new_club(self) -> str:
-        """A fresh chat; returns its id as the service knows it."""
+    async def new_club(self, moderator: str = "mod") -> str:
+        """A fresh chat, whose platform moderator is the person ``moderator``; returns its id
+        as the service knows it."""
         ...
 
     def caller(self, chat: str, role: str) -> Caller:
@@ -164,7 +166,8 @@ class Runner(Protocol):
         ...
 
     async def say(self, chat: str, role: str, line: str) -> str:
-        """Type ``line`` as ``role`` in ``chat``; the answer shown, as plain text."""
+        """Type ``line`` as ``role`` (or a person named so, not in PEOPLE) in ``chat``; the
+        answer shown, as plain text."""
         ...
 
 
@@ -190,10 +193,13 @@ class ConsoleRunner:
     platform: str = "console"
     outcome: Outcome = field(default_factory=Outcome)
     consoles: dict[str, Console] = field(default_factory=dict)
+    #: each chat's platform moderator (``/as NAME!``)
+    moderators: dict[str, str] = field(default_factory=dict)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
-    async def new_club(self) -> str:
+    async def new_club(self, moderator: str = "mod") -> str:
         chat = f"club{next(self.ids)}"
+        self.moderators[chat] = moderator
 
         class ChatConsole(Console):
             @property
@@ -204,12 +210,13 @@ class ConsoleRunner:
         return chat
 
     def caller(self, chat: str, role: str) -> Caller:
-        name = PEOPLE[role]
+        name = PEOPLE.get(role, role)
         return Caller(self.platform, chat, name, name, role == "moderator")
 
     async def say(self, chat: str, role: str, line: str) -> str:
         console = self.consoles[chat]
-        await console.handle(f"/as {PEOPLE[role]}{'!' if role == 'moderator' else ''}")
+        name = PEOPLE.get(role, role)
+        await console.handle(f"/as {name}{'!' if name == self.moderators[chat] else ''}")
         return await console.handle(line)
 
 
@@ -228,9 +235,9 @@ class TelegramRunner:
         self.users["oscar"] = self.bot.tg.user(199, "Oscar", "oscar")
         self.users["carl"] = self.bot.tg.user(198, "Carl", "carl")
 
-    async def new_club(self) -> str:
+    async def new_club(self, moderator: str = "mod") -> str:
         chat_id = -1000 - next(self.ids)
-        group = self.bot.tg.group(chat_id, f"Club {chat_id}", admins=[self.users["mod"]])
+        group = self.bot.tg.group(chat_id, f"Club {chat_id}", admins=[self.users[moderator]])
         self.chats[str(chat_id)] = group
         return str(chat_id)
 
@@ -240,7 +247,7 @@ class TelegramRunner:
                       handle=user.username)
 
     async def say(self, chat: str, role: str, line: str) -> str:
-        answer = await say(self.bot, self.chats[chat], self.users[PEOPLE[role]], line)
+        answer = await say(self.bot, self.chats[chat], self.users[PEOPLE.get(role, role)], line)
         return answer.plain
 
 
@@ -312,14 +319,14 @@ class DiscordRunner:
     def _finish(self, interaction_id: int) -> None:
         self.finished.setdefault(interaction_id, asyncio.Event()).set()
 
-    async def new_club(self) -> str:
+    async def new_club(self, moderator: str = "mod") -> str:
         dc = self.bot.dc
         guild_id = DISCORD_SERVERS + 1000 * next(self.ids)
         guild = dc.guild(guild_id, f"Club {guild_id}", owner=self.users["owner"])
         managers = dc.role(guild, guild_id + 1, "Managers", fake_discord.MANAGE_GUILD)
         referee = dc.role(guild, guild_id + 2, "Referee")
         for name, user in self.users.items():
-            if name == "mod":
+            if name == moderator:
                 dc.member(guild, user, referee if self.by_club_role else managers)
             elif name != "owner":
                 dc.member(guild, user)
@@ -340,7 +347,7 @@ class DiscordRunner:
     async def say(self, chat: str, role: str, line: str) -> str:
         dc = self.bot.dc
         guild = self.guilds[chat]
-        speaker = guild.members[self.users[PEOPLE[role]].id]
+        speaker = guild.members[self.users[PEOPLE.get(role, role)].id]
         seen = len(dc.log)
         interaction = await self._send(guild, speaker, line)
         await asyncio.wait_for(self.finished.setdefault(interaction, asyncio.Event()).wait(), 10)

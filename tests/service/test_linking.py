@@ -401,3 +401,62 @@ async def test_no_code_is_kept_in_the_database(
     database = b"".join(path.read_bytes() for path in tmp_path.glob("club.db*"))
     assert code.encode() not in database and again.encode() not in database
     assert linking.code_hash(code).encode() in database
+async def test_only_the_platforms_moderators_link_chats(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """Linking a chat changes who moderates the club (the joining chat's administrators and
+    named moderators become its moderators): like naming a moderator, it is for the platform's
+    own moderators alone (issue 30). A moderator the club named, or a holder of its moderator
+    role, issues no chat's code and joins no chat, else nina, named by the group, could make
+    her own group's people the club's moderators: the moderators she may not name."""
+    club, repository, _ = service
+    await club.register(on(GROUP, "11"), "alice")
+    await club.register(on(GROUP, "13"), "nina")
+    await club.name_moderator(on(GROUP, "1", moderator=True), "nina", True)
+    nina = on(GROUP, "13")
+    role_holder = Caller(*GROUP, "14", "14", role_moderator=True)
+    for caller in (nina, role_holder):
+        with pytest.raises(Refusal) as refused:
+            await club.link_code(caller)
+        assert refused.value.key == "platform_moderators_only"
+    # nina's own group, where she named sock a moderator; a code from the club's group
+    own = ("telegram", "-1005")
+    await club.register(on(own, "13"), "nina")
+    await club.register(on(own, "15"), "sock")
+    await club.name_moderator(on(own, "13", moderator=True), "sock", True)
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    for caller in (on(own, "15"), Caller(*own, "16", "16", role_moderator=True)):
+        with pytest.raises(Refusal) as refused:
+            await club.link(caller, code)
+        assert refused.value.key == "platform_moderators_only"
+    issuing = await repository.find_club(*GROUP)
+    assert issuing is not None
+    assert "chat_linked" not in [e.kind for e in await repository.events(issuing)]
+    # her group's administrator may, as he may name its moderators
+    assert render(await club.link(on(own, "17", moderator=True), code)) == (
+        "This chat is now part of the club: one ladder, one log. 1 member joined from here.")
+    # a member's own code is anybody's, named moderators' too
+    assert code_of(await club.link_code(nina, member=True))
+
+
+async def test_a_chat_that_joined_a_club_shows_its_old_public_board_no_more(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """A chat's own ladder was public (its page read, so the service knew where); the chat
+    joins another club: its old club is gone from the web at once, and the address is the
+    club's it joined when that club makes its ladder public there."""
+    club, _, clock = service
+    own = ("telegram", "-1005")
+    await club.register(on(own, "21"), "xavier")
+    await club.set_setting(on(own, "2", moderator=True), "public", "on")
+    board = await club.public_board("main", clock.now())
+    assert board is not None and [row.player for row in board.players] == ["xavier"]
+    await club.register(on(GROUP, "11"), "alice")
+    await club.register(on(GROUP, "12"), "bob")
+    await club.report(on(GROUP, "1", moderator=True), "bob", "win", player="alice")
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    await club.link(on(own, "2", moderator=True), code)
+    assert await club.public_board("main", clock.now()) is None
+    assert await club.public_version("main") is None
+    await club.set_setting(on(GROUP, "1", moderator=True), "public", "on")
+    board = await club.public_board("main", clock.now())
+    assert board is not None
+    assert [row.player for row in board.players] == ["alice", "xavier", "bob"]

@@ -51,11 +51,13 @@ class Linked:
     discord: DiscordClub
     started: float  # time.monotonic() when the clock was set to FRIDAY
 
-    def bot(self) -> Bot:
-        """``clubrating run`` (not started yet) on both fakes at once."""
+    def bot(self, **variables: str) -> Bot:
+        """``clubrating run`` (not started yet) on both fakes at once, with ``variables``
+        besides."""
         folder = self.telegram.folder
         env = environment(folder, self.telegram.clock, **telegram_variables(self.telegram.tg),
-                          **discord_variables(self.discord.dc), DISCORD_GUILD_ID=str(GUILD))
+                          **discord_variables(self.discord.dc), DISCORD_GUILD_ID=str(GUILD),
+                          **variables)
         return Bot(env, folder / "bot.log")
 
     def later(self, minutes: int) -> None:

@@ -105,6 +105,8 @@ IN_A2: dict[str, str] = {
     # the club's last change that can be undone is the join's naming of fay: a change of who
     # moderates, which only a platform moderator undoes
     "/undo":                        PLATFORM,
+    # a preview of the chat leaving the club: a moderator's, and it writes nothing yet
+    "/unlink":                      MODERATORS,
     # what members do: the members of club A, whichever chat they came from
     "/top":                         "AAAAAAAA",
     "/rating @alice":               "AAAAAAAA",
@@ -130,7 +132,7 @@ REFUSED_AS: dict[str, str] = {"/rating": "not_registered", "/history": "not_regi
                               "/pending": "not_registered", "/report @bob": "not_registered"}
 #: lines that write to club A's log when carried out
 WRITES = frozenset(line for line in IN_A2 if line.split()[0] not in (
-    "/correct", "/audit", "/schedule", "/top", "/rating", "/history", "/pending"))
+    "/correct", "/audit", "/schedule", "/top", "/rating", "/history", "/pending", "/unlink"))
 
 
 def refusal_key(runner: Runner, line: str, role: str) -> str:

@@ -147,13 +147,11 @@ async def test_a_telegram_group_and_a_discord_server_become_one_club(linked: Lin
             "  3. bob        1447?  1 game"],)
 
         # 5. A game across platforms: reported in one chat, confirmed in the other. On
-        # Discord, /report's opponent is a member picked in Discord's member picker (a
-        # required USER option: discord.py's ``discord.Member``), which offers the server's
-        # members alone; /report has no text option to name anyone by, so carol cannot name
-        # bob, who has no Discord account, from there. The other way works: on Telegram a
-        # typed @carol names the club's member carol (her handle, which came along from
-        # Discord). The report is posted into carol's chat too, with its buttons; she answers
-        # with /confirm there. A game reported on Discord and confirmed on Telegram follows
+        # Telegram a typed @carol names the club's member carol (her handle, which came along
+        # from Discord); on Discord the member picker offers the server's members alone, and
+        # /report's ``name`` option names one who is not there (test_linked_merge.py). The
+        # report is posted into carol's chat too, with its buttons; she answers with /confirm
+        # there. A game reported on Discord and confirmed on Telegram follows
         # in 6, once alice's accounts are one.
         reported = await linked.in_group(tg.bob, "/report @carol loss")
         asked = "Game #2: carol beat bob. carol, please /confirm or /dispute."

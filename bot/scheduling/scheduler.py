@@ -203,18 +203,18 @@ class PostScheduler:
 
     async def _sweep(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
         """Apply what time has made due in every club; post the announcements it earned into
-        the chat of the result's ladder."""
+        each chat of the club (its channel for the result's ladder, if it has one)."""
         tasks = []
-        clubs = {(p.platform, p.chat_id): p for p in plans}
-        targets = {(p.club_id, p.ladder): p.target for p in plans}
-        for (platform, chat_id), plan in clubs.items():
+        chats = {(p.platform, p.chat_id) for p in plans}
+        targets = {(p.platform, p.chat_id, p.ladder): p.target for p in plans}
+        for platform, chat_id in sorted(chats):
             notices = await self.service.due(platform, chat_id)
             if not notices:
                 continue
             by_target: dict[str, list[Notice]] = {}
             for notice in notices:
                 ladder = str(notice.params.get("ladder"))
-                target = targets.get((plan.club_id, ladder), chat_id)
+                target = targets.get((platform, chat_id, ladder), chat_id)
                 by_target.setdefault(target, []).append(notice)
             language = await self.service.language(platform, chat_id)
             for target, said in by_target.items():

@@ -393,7 +393,8 @@ class ClubService:
         return None
 
     async def settings(self, caller: Caller, ladder: str | None = None) -> Notice:
-        return await self._session.look(caller, lambda club, now: ladders.settings(club, ladder))
+        return await self._session.look(
+            caller, lambda club, now: ladders.settings(club, ladder, caller))
 
     async def set_event(
         self, caller: Caller, name: str, open_: bool, ladder: str | None = None
@@ -445,7 +446,8 @@ class ClubService:
         of results that auto-confirmed since the last call (on ladders that announce)."""
         caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR)
         await self._session.look(caller, lambda club, now: None)
-        return self._session.unannounced(await self._session.club_id(platform, chat_id))
+        return self._session.unannounced(await self._session.club_id(platform, chat_id),
+                                         platform, chat_id)
 
     # -- rated puzzles -------------------------------------------------------------------------
 

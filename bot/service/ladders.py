@@ -198,9 +198,13 @@ def adopt_language(club: Club, now: datetime, language: str) -> Decision[str | N
     return [event], lambda: language
 
 
-def settings(club: Club, ladder: str | None) -> Notice:
-    """A ladder's rating system, parameters and settings."""
+def settings(club: Club, ladder: str | None, caller: Caller) -> Notice:
+    """A ladder's rating system, parameters and settings; in a chat that joined a club of
+    several chats, its own time zone and language where it set them (issue 35)."""
     lad = view.ladder(club, ladder)
+    own = club.state.own_settings(caller.platform, caller.chat_id)
+    chats = {name: value for name, value in (("timezone", own.timezone),
+                                             ("language", own.language)) if value}
     s = lad.settings
     params = preset_params(system_of(lad))
     described = ", ".join(f"{k}={v}" for k, (v, _) in describe(params).items())
@@ -211,6 +215,7 @@ def settings(club: Club, ladder: str | None) -> Notice:
         "ladder": lad.name, "system": s.system, "params": described, "edition": s.edition,
         **ladder_settings.view(s),
         **ladder_settings.club_view(view.ladder(club, None).settings),
+        **chats,
         "ladders": ", ".join(sorted(club.state.ladders)),
     })
 

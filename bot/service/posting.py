@@ -36,13 +36,14 @@ def set_schedule(
     target = current.channel if channel is None else sched.check_channel(channel)
     rows = current.size if size is None else sched.check_size(size)
     event = ev.new_event(ev.ScheduleSet(lad.name, expr, zone, target, rows), caller.user, now)
-    return [event], lambda: view.schedule_info(club, lad, now, "schedule_set")
+    return [event], lambda: view.schedule_info(club, lad, now, "schedule_set", caller)
 
 
 def show_schedule(club: Club, now: datetime, caller: Caller, ladder: str | None) -> ScheduleInfo:
     """When and where the ladder's leaderboard is posted next."""
     view.require_moderator(club, caller)
-    return view.schedule_info(club, view.ladder(club, ladder), now, "schedule_shown")
+    return view.schedule_info(club, view.ladder(club, ladder), now, "schedule_shown",
+                              caller)
 
 
 def pause_schedule(
@@ -57,7 +58,7 @@ def pause_schedule(
     change = ev.SchedulePaused if paused else ev.ScheduleResumed
     event = ev.new_event(change(lad.name), caller.user, now, view.reason(reason))
     key = "schedule_paused" if paused else "schedule_resumed"
-    return [event], lambda: view.schedule_info(club, lad, now, key)
+    return [event], lambda: view.schedule_info(club, lad, now, key, caller)
 
 
 def digest(

@@ -71,7 +71,11 @@ class Session:
         self._locks: dict[int, asyncio.Lock] = {}
         self._club_ids: dict[tuple[str, str], int] = {}
         #: announcements of results that auto-confirmed, until :meth:`unannounced` hands them out
-        self._unannounced: dict[int, list[Notice]] = {}
+        #: the latest announcements of auto-confirmed results by club, numbered, and the number
+        #: each chat collected last (every chat of a club of several chats gets them)
+        self._unannounced: dict[int, list[tuple[int, Notice]]] = {}
+        self._announced: dict[tuple[int, str, str], int] = {}
+        self._announcements = 0
         #: when answers older than ANSWERS_KEPT were last removed (None: not yet, since start)
         self._forgot_at: datetime | None = None
 
@@ -134,9 +138,15 @@ class Session:
                                    lambda: None)
         return own
 
-    def unannounced(self, club_id: int) -> list[Notice]:
-        """The announcements of auto-confirmed results since the last call, handed out once."""
-        return self._unannounced.pop(club_id, [])
+    def unannounced(self, club_id: int, platform: str, chat_id: str) -> list[Notice]:
+        """The announcements of auto-confirmed results since the chat's last call, handed out
+        once to each chat of the club."""
+        key = (club_id, platform, chat_id)
+        seen = self._announced.get(key, 0)
+        kept = self._unannounced.get(club_id, [])
+        if kept:
+            self._announced[key] = kept[-1][0]
+        return [notice for number, notice in kept if number > seen]
 
     async def each_club(
         self, platform: str | None = None
@@ -477,8 +487,10 @@ class Session:
             games = [club.state.games[g] for g in ids if club.state.games[g].ladder == name]
             notices = view.announce(club, ladder, before, view.ratings(club, ladder), games)
             kept = self._unannounced.setdefault(club.id, [])
-            kept.extend(notices)
-            del kept[:-MAX_UNANNOUNCED]  # nobody collects them (no scheduler): keep the latest
+            for notice in notices:
+                self._announcements += 1
+                kept.append((self._announcements, notice))
+            del kept[:-MAX_UNANNOUNCED]  # each chat collects them, or none does: the latest
 
 
 class _Moved(Exception):

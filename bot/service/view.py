@@ -429,13 +429,20 @@ def challenge_notice(club: Club, challenge_id: int, key: str = "challenge") -> N
     })
 
 
-def schedule_info(club: Club, ladder: Ladder, now: datetime, key: str) -> ScheduleInfo:
-    """When and where the ladder's leaderboard is posted next."""
-    schedule = club.state.schedule(ladder)
-    zone = schedules.timezone_of(ladder, schedule.timezone)
+def schedule_info(club: Club, ladder: Ladder, now: datetime, key: str,
+                  caller: Caller) -> ScheduleInfo:
+    """When and where the ladder's leaderboard is posted next, in the caller's chat: a chat
+    that joined a club of several chats gets its posts itself, in its own zone if it set one
+    (:func:`schedules.plans_of`)."""
+    state = club.state
+    schedule = state.schedule(ladder)
+    joined = state.joined(caller.platform, caller.chat_id)
+    zone = schedules.timezone_of(ladder, schedule.timezone,
+                                 state.own_settings(caller.platform, caller.chat_id).timezone)
     upcoming = None if schedule.paused else schedules.next_fire(
         schedules.cron_trigger(schedule.cron, zone), now)
     return ScheduleInfo(
-        key, ladder.name, schedule.cron, zone, schedule.channel, schedule.paused,
+        key, ladder.name, schedule.cron, zone, None if joined else schedule.channel,
+        schedule.paused,
         schedule.size, None if upcoming is None else upcoming.isoformat(timespec="minutes"),
     )

@@ -344,6 +344,14 @@ async def test_a_joined_chat_has_its_own_time_zone_and_language(
     assert await zones() == {"telegram": "Europe/London", "discord": "Asia/Tokyo"}
     assert (await club.language(*SERVER), await club.language(*GROUP)) == ("ja", None)
     assert (await club.digest(on(SERVER, "2"))).zone == "Asia/Tokyo"
+    # /schedule there says when its own next post comes, in its zone
+    shown = await club.show_schedule(server_mod)
+    assert (shown.timezone, shown.channel) == ("Asia/Tokyo", None)
+    assert (await club.show_schedule(on(GROUP, "1", moderator=True))).timezone == (
+        "Europe/London")
+    # and /settings there shows them
+    assert "Asia/Tokyo" in render(await club.settings(server_mod))
+    assert "Asia/Tokyo" not in render(await club.settings(on(GROUP, "1", moderator=True)))
     assert (await club.digest(on(GROUP, "11"))).zone == "Europe/London"
     home = await repository.find_club(*GROUP)
     assert home is not None
@@ -460,3 +468,24 @@ async def test_a_chat_that_joined_a_club_shows_its_old_public_board_no_more(
     board = await club.public_board("main", clock.now())
     assert board is not None
     assert [row.player for row in board.players] == ["alice", "xavier", "bob"]
+
+
+async def test_every_chat_of_the_club_gets_the_announcements_once(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """A result that counted by itself earned an announcement (an upset): each chat of the
+    club collects it once, whichever asks first."""
+    club, _, clock = service
+    moderator = on(GROUP, "1", moderator=True)
+    await club.set_system(moderator, "shogi24", None, None)
+    await club.register(on(GROUP, "11"), "alice")
+    await club.register(on(GROUP, "12"), "dave")
+    code = code_of(await club.link_code(moderator))
+    await club.link(on(SERVER, "2", moderator=True), code)
+    for _ in range(9):  # the gap grows to 212
+        await club.report(moderator, "dave", "win", player="alice")
+    await club.set_setting(moderator, "announce", "yes")
+    await club.report(on(GROUP, "12"), "alice", "win")  # waits for alice
+    clock.advance(hours=49)
+    group, server = await club.due(*GROUP), await club.due(*SERVER)
+    assert [n.key for n in group] == ["announce_upset"] and server == group
+    assert await club.due(*GROUP) == [] and await club.due(*SERVER) == []

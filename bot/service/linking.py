@@ -115,8 +115,8 @@ class BroughtLadder:
 @dataclass(frozen=True, slots=True)
 class JoiningChat:
     """What a chat brings when it joins a club: its registered members (user key, name,
-    handle, date of birth), its named moderators (user keys), how many games it holds, and,
-    when it merges them, its ladders' histories."""
+    handle, date of birth), its named moderators (user keys), how many games it holds, and its
+    ladders (with their histories when it merges them)."""
 
     members: list[tuple[str, str, str | None, str | None]]
     moderators: list[str]
@@ -144,11 +144,14 @@ def joining(club: Club, caller: Caller, merge: bool = False) -> JoiningChat:
     people = [m for m in state.members.values()
               if m.id not in state.merged_into and not m.problem]
     ladders = []
-    for ladder in state.ladders.values() if merge else ():
+    users = {player_key(m.id): m.user for m in state.members.values()}
+    for ladder in state.ladders.values():
+        if not merge:  # its ladders alone, without games
+            ladders.append(BroughtLadder(ladder.name, ladder.settings, [], [], users))
+            continue
         if ladder.problems:
             raise Refusal("link_merge_puzzles", ladder=ladder.name)
         exported = history_io.export(club, ladder.name)
-        users = {player_key(m.id): m.user for m in state.members.values()}
         ladders.append(BroughtLadder(ladder.name, ladder.settings, exported.steps,
                                      exported.labels, users))
     return JoiningChat(
@@ -171,6 +174,7 @@ def join(club: Club, now: datetime, caller: Caller, code: str, chat: JoiningChat
                         now)]
     newcomers = _newcomers(club.state, caller, chat, now, DEFAULT_LADDER)
     out += newcomers
+    out += _ladders_only_it_has(club.state, caller, chat, now)
     out += _moderators(caller, chat, now)
     joined = sum(e.kind == ev.Kind.MEMBER_REGISTERED for e in newcomers)
     return out, lambda: Notice("chat_linked", {"members": joined})
@@ -192,14 +196,10 @@ def merge_join(club: Club, now: datetime, caller: Caller, digest: str, chat: Joi
                         actor, now)]
     newcomers = _newcomers(state, caller, chat, now, None)
     out += newcomers
+    out += _ladders_only_it_has(state, caller, chat, now)
     games = 0
     for brought in chat.ladders:
         ladder = state.ladder(brought.name)
-        if ladder is None:
-            settings = brought.settings
-            out.append(ev.new_event(ev.LadderCreated(brought.name, settings.system,
-                                                     dict(settings.params), settings.edition),
-                                    actor, now))
         opened = set() if ladder is None else set(ladder.tournaments)
         name = brought.name if ladder is None else ladder.name
         out += importing.history_events(brought.steps, brought.labels, name, brought.users,
@@ -246,6 +246,15 @@ def _newcomers(state: ClubState, caller: Caller, chat: JoiningChat, now: datetim
         if handle is not None and kept is None:
             out.append(ev.new_event(ev.HandleChanged(user, handle), caller.user, now))
     return out
+
+
+def _ladders_only_it_has(state: ClubState, caller: Caller, chat: JoiningChat, now: datetime
+                         ) -> list[NewEvent]:
+    """The joining chat's ladders the club has none of the same name of: they come along,
+    with their systems and parameters (one of the same name keeps the club's)."""
+    return [ev.new_event(ev.LadderCreated(b.name, b.settings.system, dict(b.settings.params),
+                                          b.settings.edition), caller.user, now)
+            for b in chat.ladders if state.ladder(b.name) is None]
 
 
 def _moderators(caller: Caller, chat: JoiningChat, now: datetime) -> list[NewEvent]:

@@ -489,3 +489,19 @@ async def test_every_chat_of_the_club_gets_the_announcements_once(
     group, server = await club.due(*GROUP), await club.due(*SERVER)
     assert [n.key for n in group] == ["announce_upset"] and server == group
     assert await club.due(*GROUP) == [] and await club.due(*SERVER) == []
+
+
+async def test_a_ladder_only_the_joining_chat_has_comes_along(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """ERRATA: the club keeps its ladders' systems; a ladder of the joining chat's that the
+    club has none of comes with its system and parameters."""
+    club, _, _ = service
+    group_mod, server_mod = on(GROUP, "1", moderator=True), on(SERVER, "2", moderator=True)
+    await club.create_ladder(server_mod, "blitz", "elo", {"k": "40"})
+    await club.set_system(server_mod, "glicko", None, None)  # the server's main: no games
+    await club.register(on(SERVER, "9101"), "carol")
+    await club.link(server_mod, code_of(await club.link_code(group_mod)))
+    blitz = render(await club.settings(group_mod, "blitz"))
+    assert "elo" in blitz and "k=40" in blitz, blitz
+    main = render(await club.settings(group_mod))
+    assert "glicko" not in main, main

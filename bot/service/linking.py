@@ -98,8 +98,9 @@ def joined_with(state: ClubState, digest: str, platform: str, chat_id: str) -> b
 
 @dataclass(frozen=True, slots=True)
 class BroughtLadder:
-    """A ladder of a chat that joins with its games: its settings, and its history as
-    ``clubrating export`` writes it (steps, their event names), players by user key."""
+    """A ladder of a chat that joins a club: its settings, and (when the chat merges its
+    games) its history as ``clubrating export`` writes it (steps, their event names), players
+    by user key."""
 
     name: str
     settings: LadderSettings

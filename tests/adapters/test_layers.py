@@ -15,7 +15,9 @@ BELOW = {
     "chat": {"charts", "scheduling", "service", "storage"},
     "charts": {"service", "scheduling"},
     "scheduling": {"service", "storage"},
-    "service": {"storage", "history", "ratings_core"},
+    "service": {"storage", "history", "ratings_core", "pairing"},
+    # club nights' pairings and standings: pure functions of a night, below the service
+    "pairing": set(),
     "storage": {"ratings_core"},
     "ops": {"service", "storage", "ratings_core"},
     "errors": set(),

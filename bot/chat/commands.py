@@ -369,6 +369,77 @@ async def _unlink(ctx: Context, words: Words) -> Result:
     return await ctx.service.unlink(ctx.caller)
 
 
+async def _night(ctx: Context, words: Words) -> Result:
+    """``/night open [MODE] [rounds=N] [ladder=NAME]``, ``/night close [ladder=NAME]``."""
+    if not words.args or words.args[0] not in ("open", "close"):
+        raise Usage
+    ladder = words.take("ladder")
+    if words.args[0] == "close":
+        at_most(words, 1)
+        return await ctx.service.close_night(ctx.caller, ladder)
+    at_most(words, 2)
+    rounds = words.take("rounds")
+    return await ctx.service.open_night(
+        ctx.caller, words.args[1] if len(words.args) == 2 else None,
+        None if rounds is None else number(rounds), ladder)
+
+
+def _entering(status: str) -> Callable[[Context, Words], Awaitable[Result]]:
+    """``/in``, ``/out``, ``/pause``: the caller's own, or a moderator's ``@member``."""
+    async def enter(ctx: Context, words: Words) -> Result:
+        return await ctx.service.enter_night(ctx.caller, status, optional_member(words),
+                                             words.take("ladder"))
+    return enter
+
+
+async def _pair(ctx: Context, words: Words) -> Result:
+    ladder = words.take("ladder")
+    at_most(words, 0)
+    return await ctx.service.pair_round(ctx.caller, ladder)
+
+
+async def _publish(ctx: Context, words: Words) -> Result:
+    ladder = words.take("ladder")
+    at_most(words, 0)
+    return await ctx.service.publish_round(ctx.caller, ladder)
+
+
+def _two_members(words: Words) -> tuple[Who, Who]:
+    """The two members a line names (``/swap @a @b``)."""
+    if len(words.args) != 2:
+        raise Usage
+    return words.who(0), words.who(1)
+
+
+async def _swap(ctx: Context, words: Words) -> Result:
+    ladder = words.take("ladder")
+    return await ctx.service.swap_players(ctx.caller, *_two_members(words), ladder)
+
+
+async def _forbid(ctx: Context, words: Words) -> Result:
+    ladder = words.take("ladder")
+    return await ctx.service.forbid_pair(ctx.caller, *_two_members(words), ladder)
+
+
+async def _bye(ctx: Context, words: Words) -> Result:
+    return await ctx.service.give_bye(ctx.caller, one_member(words), words.take("ladder"))
+
+
+async def _result(ctx: Context, words: Words) -> Result:
+    """``/result BOARD 1-0|0-1|½-½|1/2-1/2|+-|-+|=``."""
+    ladder = words.take("ladder")
+    if len(words.args) != 2:
+        raise Usage
+    return await ctx.service.board_result(ctx.caller, number(words.args[0]), words.args[1],
+                                          ladder)
+
+
+async def _standings(ctx: Context, words: Words) -> Result:
+    ladder = words.take("ladder")
+    at_most(words, 0)
+    return await ctx.service.night_standings(ctx.caller, ladder)
+
+
 async def _answer(ctx: Context, words: Words) -> Result:
     """``/answer TEXT``: the answer to one's open problem, privately."""
     if not words.args:
@@ -779,4 +850,15 @@ COMMANDS: dict[str, Command] = {
     "answer": Command(_answer, "help_answer", "example_answer", text=True),
     "link": Command(_link, "help_link", "example_link", also=("help_link_me",)),
     "unlink": Command(_unlink, "help_unlink", "example_unlink"),
+    "night": Command(_night, "help_night", "example_night", options=("rounds", "ladder")),
+    "in": Command(_entering("in"), "help_in", "example_in", options=_LADDER),
+    "out": Command(_entering("out"), "help_out", "example_out", options=_LADDER),
+    "pause": Command(_entering("paused"), "help_pause", "example_pause", options=_LADDER),
+    "pair": Command(_pair, "help_pair", "example_pair", options=_LADDER),
+    "publish": Command(_publish, "help_publish", "example_publish", options=_LADDER),
+    "result": Command(_result, "help_result", "example_result", options=_LADDER),
+    "swap": Command(_swap, "help_swap", "example_swap", options=_LADDER),
+    "forbid": Command(_forbid, "help_forbid", "example_forbid", options=_LADDER),
+    "bye": Command(_bye, "help_bye", "example_bye", options=_LADDER),
+    "standings": Command(_standings, "help_standings", "example_standings", options=_LADDER),
 }

@@ -25,6 +25,8 @@ from bot.service.results import (
     HeadToHead,
     History,
     Leaderboard,
+    NightRoundShown,
+    NightStandings,
     Notice,
     Pending,
     Preview,
@@ -324,6 +326,55 @@ def _merge(answer: Preview, merge: Notice) -> str:
     lines.extend(_change(c) for c in answer.changes)
     if not answer.changes:
         lines.append(text("no_change"))
+    return "\n".join(lines)
+
+
+@_render.register
+def _(answer: NightRoundShown) -> str:
+    """A round of a club night: ``Round 2 (preview)``, then ``Board 1: alice – bob`` a line
+    (with its handicap, its result and game, or why it is paired so), then ``Bye: carol``."""
+    lines = [text("night_round_preview" if answer.preview else "night_round",
+                  round=answer.round, ladder=answer.ladder)]
+    for board in answer.boards:
+        line = text("night_board", board=board.number, first=board.first, second=board.second)
+        if board.handicap:
+            line += " " + text("night_board_handicap", stones=board.handicap)
+        if board.result is not None:
+            line += " " + (text("night_board_result_game", result=board.result,
+                                game=board.game) if board.game is not None
+                           else board.result)
+        if board.reason:
+            line += " " + text("night_reason", why=text(f"night_reason_{board.reason}"))
+        lines.append(line)
+    if answer.bye is not None:
+        lines.append(text("night_bye", name=answer.bye))
+    if answer.rules:
+        lines.append(text("night_rules", rules=answer.rules))
+    return "\n".join(lines)
+
+
+def points(value: float) -> str:
+    """A night's points as players write them: ``4½``, ``½``, ``3``; other fractions (a
+    Sonneborn-Berger's quarters) as decimals."""
+    whole, rest = divmod(value, 1.0)
+    if rest == 0.0:
+        return f"{int(whole)}"
+    if rest == 0.5:
+        return f"{int(whole)}½" if whole else "½"
+    return f"{value:.2f}".rstrip("0")
+
+
+@_render.register
+def _(answer: NightStandings) -> str:
+    """A night's standings: place, name, points right after the name, then the tie-breaks."""
+    lines = [text("night_standings_final" if answer.final else "night_standings",
+                  rounds=answer.rounds, ladder=answer.ladder)]
+    labels = [text(f"tiebreak_{key}") for key in answer.tiebreaks]
+    for row in answer.rows:
+        breaks = ", ".join(f"{label} {points(value)}"
+                           for label, value in zip(labels, row.tiebreaks, strict=True))
+        lines.append(text("night_standing", place=row.place, name=row.name,
+                          points=points(row.points), tiebreaks=breaks))
     return "\n".join(lines)
 
 

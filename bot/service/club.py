@@ -22,6 +22,7 @@ from . import (
     ladders,
     members,
     moderation,
+    nights,
     posting,
     public,
     puzzles,
@@ -45,6 +46,8 @@ from .results import (
     HeadToHead,
     History,
     Leaderboard,
+    NightRoundShown,
+    NightStandings,
     Notice,
     Pending,
     Preview,
@@ -339,6 +342,57 @@ class ClubService:
 
     async def elsewhere(self, caller: Caller, number: int) -> list[tuple[str, str]]:
         return await self._chats.elsewhere(caller, number)
+
+    # -- club nights (issue 36) ----------------------------------------------------------------
+
+    async def open_night(self, caller: Caller, mode: str | None = None,
+                         rounds: int | None = None, ladder: str | None = None) -> Notice:
+        return await self._session.execute(caller, lambda club, now: nights.open_night(
+            club, now, caller, mode, rounds, ladder))
+
+    async def close_night(self, caller: Caller, ladder: str | None = None) -> NightStandings:
+        return await self._session.execute(caller, lambda club, now: nights.close_night(
+            club, now, caller, nights.ladder_of(club, ladder)))
+
+    async def enter_night(self, caller: Caller, status: str, who: Who | None = None,
+                          ladder: str | None = None) -> Notice:
+        """``/in``, ``/out`` or ``/pause`` (``status``), the caller's own or a moderator's."""
+        return await self._session.execute(caller, lambda club, now: nights.enter(
+            club, now, caller, status, who, nights.ladder_of(club, ladder)))
+
+    async def pair_round(self, caller: Caller, ladder: str | None = None) -> NightRoundShown:
+        return await self._session.execute(caller, lambda club, now: nights.pair(
+            club, now, caller, nights.ladder_of(club, ladder)))
+
+    async def publish_round(self, caller: Caller, ladder: str | None = None
+                            ) -> NightRoundShown:
+        return await self._session.execute(caller, lambda club, now: nights.publish(
+            club, now, caller, nights.ladder_of(club, ladder)))
+
+    async def swap_players(self, caller: Caller, first: Who, second: Who,
+                           ladder: str | None = None) -> NightRoundShown:
+        return await self._session.execute(caller, lambda club, now: nights.swap(
+            club, now, caller, first, second, nights.ladder_of(club, ladder)))
+
+    async def forbid_pair(self, caller: Caller, first: Who, second: Who,
+                          ladder: str | None = None) -> NightRoundShown | Notice:
+        return await self._session.execute(caller, lambda club, now: nights.forbid(
+            club, now, caller, first, second, nights.ladder_of(club, ladder)))
+
+    async def give_bye(self, caller: Caller, who: Who, ladder: str | None = None
+                       ) -> NightRoundShown:
+        return await self._session.execute(caller, lambda club, now: nights.give_bye(
+            club, now, caller, who, nights.ladder_of(club, ladder)))
+
+    async def board_result(self, caller: Caller, board: int, result: str,
+                           ladder: str | None = None) -> Notice:
+        return await self._session.execute(caller, lambda club, now: nights.result(
+            club, now, caller, board, result, nights.ladder_of(club, ladder)))
+
+    async def night_standings(self, caller: Caller, ladder: str | None = None
+                              ) -> NightStandings:
+        return await self._session.look(caller, lambda club, now: nights.standings(
+            club, caller, nights.ladder_of(club, ladder)))
 
     # -- the public web leaderboard (reads only) ----------------------------------------------
 

@@ -77,6 +77,13 @@ class Kind(StrEnum):
     CHAT_UNLINKED = "chat_unlinked"
     CHAT_RETURNED = "chat_returned"
     CHAT_SETTING_SET = "chat_setting_set"
+    NIGHT_OPENED = "night_opened"
+    NIGHT_ENTERED = "night_entered"
+    ROUND_PAIRED = "round_paired"
+    PAIR_FORBIDDEN = "pair_forbidden"
+    ROUND_PUBLISHED = "round_published"
+    BOARD_FORFEITED = "board_forfeited"
+    NIGHT_CLOSED = "night_closed"
 
 
 #: moderator actions that /undo can take back
@@ -99,6 +106,12 @@ UNDOABLE = frozenset(
         Kind.SCHEDULE_RESUMED,
         Kind.CLAIM_APPROVED,
         Kind.CHAT_SETTING_SET,
+        Kind.NIGHT_OPENED,
+        Kind.ROUND_PAIRED,
+        Kind.PAIR_FORBIDDEN,
+        Kind.ROUND_PUBLISHED,
+        Kind.BOARD_FORFEITED,
+        Kind.NIGHT_CLOSED,
     }
 )
 
@@ -308,6 +321,10 @@ class GameReported:
     #: problem was delivered, and the answer as typed (None: none came in time)
     seconds: float | None = field(default=None, metadata=_with("seconds"))
     answer: str | None = field(default=None, metadata=_with("answer"))
+    #: a club night's board (issue 36): the night (its opening's id), round and board
+    night: int | None = field(default=None, metadata=_with("night"))
+    round: int | None = field(default=None, metadata=_with("round"))
+    board: int | None = field(default=None, metadata=_with("board"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -577,6 +594,89 @@ class ChatSettingSet:
     value: str | None
 
 
+# -- club nights (issue 36) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NightOpened:
+    """A club night on ``ladder``: paired by ``mode`` (``bot.pairing.model.Mode``) over
+    ``rounds`` rounds (None: a round robin's, everyone once). The night is named by this
+    event's id."""
+
+    KIND: ClassVar[Kind] = Kind.NIGHT_OPENED
+    ladder: str
+    mode: str
+    rounds: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NightEntered:
+    """``member`` (a user key) checks in to the ladder's open night (``status`` "in"), leaves
+    it ("out": never paired again, kept in the standings) or sits the next round out
+    ("paused")."""
+
+    KIND: ClassVar[Kind] = Kind.NIGHT_ENTERED
+    ladder: str
+    member: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPaired:
+    """The next round of the ladder's open night as it will be published: its boards (each
+    ``[first, second, handicap]``, user keys, board 1 first), the player with the pairing bye,
+    each board's reason where it is not obvious (by board number, as text), the pairing
+    numbers given with it (user keys in order: the first round's, then late joiners'), and
+    the pairing rules' version where the engine has one. A round paired again (after
+    ``/swap``, ``/forbid`` or ``/bye``) replaces the one before it until it is published."""
+
+    KIND: ClassVar[Kind] = Kind.ROUND_PAIRED
+    ladder: str
+    round: int
+    boards: list[list[JsonValue]]
+    bye: str | None
+    reasons: dict[str, str]
+    numbers: list[str]
+    rules: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PairForbidden:
+    """Two members (user keys) are never paired on the ladder's night (``/forbid``)."""
+
+    KIND: ClassVar[Kind] = Kind.PAIR_FORBIDDEN
+    ladder: str
+    first: str
+    second: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPublished:
+    """The ladder's paired round is published: its boards are played from now on."""
+
+    KIND: ClassVar[Kind] = Kind.ROUND_PUBLISHED
+    ladder: str
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardForfeited:
+    """Board ``board`` of round ``round`` was not played: ``result`` "+-" (the first player
+    wins by forfeit) or "-+". Never rated."""
+
+    KIND: ClassVar[Kind] = Kind.BOARD_FORFEITED
+    ladder: str
+    round: int
+    board: int
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class NightClosed:
+    KIND: ClassVar[Kind] = Kind.NIGHT_CLOSED
+    ladder: str
+
+
 def problem_user(ladder: str, problem: str) -> str:
     """The user key a problem is rated under: no platform's user id, nor an imported name's
     (``import:NAME``), has this form."""
@@ -592,7 +692,8 @@ Event = (
     | ScheduleResumed | HistoryImported | ClaimRequested | ClaimApproved | ClaimDeclined
     | HandleChanged | LanguageChosen | ProblemAdded | AttemptStarted | PuzzlePosted
     | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked | HistoryMerged | ChatUnlinked
-    | ChatReturned | ChatSettingSet
+    | ChatReturned | ChatSettingSet | NightOpened | NightEntered | RoundPaired | RoundPublished
+    | BoardForfeited | NightClosed | PairForbidden
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

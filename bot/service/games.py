@@ -13,7 +13,7 @@ from ratings_core.model import Game
 from ratings_core.replay import Checkpoint
 
 from . import events as ev
-from . import ladder_settings, view
+from . import ladder_settings, nights, view
 from . import parsing as parse
 from .challenges import already_answered
 from .errors import Refusal
@@ -77,9 +77,14 @@ def report(
         if found is None or found.closed is not None:
             raise Refusal("no_open_event", event=event[:MAX_NAME])
         tournament = found.name
+    # a game between the two players of a board of the night's round is that board's
+    board = nights.board_of(club, lad, first.id, second.id)
+    night, played, on = (None, None, None) if board is None else (
+        board[0].id, board[1].number, board[2].number)
     new = ev.new_event(ev.GameReported(
         lad.name, first.user, second.user, score, points, side, tournament, now.isoformat(),
-        reported_by=caller.user if not direct else None, direct=direct,
+        reported_by=caller.user if not direct else None, direct=direct, night=night,
+        round=played, board=on,
     ), caller.user, now)
 
     def answer() -> GameResult:

@@ -554,6 +554,21 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
                 key = "said_chat_setting_off"
             else:
                 params["value"] = value
+        case ev.NightOpened(ladder, mode, rounds):
+            params = {"ladder": ladder, "mode": mode, "rounds": rounds or 0}
+        case ev.NightEntered(ladder, member, status):
+            params = {"ladder": ladder, "member": _name(state, member)}
+            key = {"in": "said_night_entered", "out": "said_night_left"}.get(
+                status, "said_night_paused")
+        case ev.RoundPaired(ladder, number) | ev.RoundPublished(ladder, number):
+            params = {"ladder": ladder, "round": number}
+        case ev.BoardForfeited(ladder, number, board, result):
+            params = {"ladder": ladder, "round": number, "board": board, "result": result}
+        case ev.NightClosed(ladder):
+            params = {"ladder": ladder}
+        case ev.PairForbidden(ladder, first, second):
+            params = {"ladder": ladder, "first": _name(state, first),
+                      "second": _name(state, second)}
         case ev.ProblemAdded(ladder, problem):  # never its answers: /audit is read in the group
             params = {"ladder": ladder, "problem": problem}
         case ev.AttemptStarted(ladder, problem, member):

@@ -400,10 +400,58 @@ class PuzzlePost:
     attempts: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class BoardLine:
+    """A board of a club night's round as shown: its number, players (the first is white in
+    chess, the left side of ``1-0``), McMahon's handicap, its result ("1-0", "0-1", "½-½", "+-",
+    "-+"; None while played) and the number of the game that made it, and the reason it is
+    paired so where that is not obvious (``bot.pairing`` reason ids)."""
+
+    number: int
+    first: str
+    second: str
+    handicap: int = 0
+    result: str | None = None
+    game: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NightRoundShown:
+    """A round of the ladder's club night: a preview (``/pair``) or published."""
+
+    ladder: str
+    round: int
+    preview: bool
+    boards: list[BoardLine]
+    bye: str | None = None
+    rules: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NightStanding:
+    place: int
+    name: str
+    points: float
+    tiebreaks: list[float]
+
+
+@dataclass(frozen=True, slots=True)
+class NightStandings:
+    """A club night's standings after ``rounds`` rounds (``final``: the night is closed): the
+    mode's tie-breaks by id (``bot.pairing.tiebreaks``), one row per player."""
+
+    ladder: str
+    rounds: int
+    final: bool
+    tiebreaks: list[str]
+    rows: list[NightStanding]
+
+
 Result = (
     Notice | GameResult | Leaderboard | Profile | History | HeadToHead | Preview | Audit | Pending
     | Evaluation | RatingHistory | Digest | ScheduleInfo | PuzzleShown | PuzzleInvite
-    | AttemptResult | ProblemBoard | PuzzlePost
+    | AttemptResult | ProblemBoard | PuzzlePost | NightRoundShown | NightStandings
 )
 
 _TYPES: dict[str, type] = {
@@ -413,7 +461,8 @@ _TYPES: dict[str, type] = {
         HeadToHead, Preview, AuditLine, Audit, Dispute, Pending, SystemScore, Evaluation,
         RatingPoint, RatingHistory,
         DigestRow, Retiring, Digest, ScheduleInfo, ProblemCard, PuzzleShown, PuzzleInvite,
-        AttemptResult, ProblemLine, ProblemBoard, Solver, PuzzlePost,
+        AttemptResult, ProblemLine, ProblemBoard, Solver, PuzzlePost, BoardLine,
+        NightRoundShown, NightStanding, NightStandings,
     )
 }
 

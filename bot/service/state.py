@@ -202,6 +202,63 @@ class Attempt:
 
 
 @dataclass(slots=True)
+class NightBoard:
+    """A board of a club night's round (issue 36): its players (member ids; ``first`` is
+    white in chess, the left side of ``1-0``), the handicap shown (McMahon's stones), the
+    games reported as this board's (their ids), and a forfeit ("+-" or "-+"), if any."""
+
+    number: int
+    first: int
+    second: int
+    handicap: int = 0
+    games: list[int] = field(default_factory=list)
+    forfeit: str | None = None
+
+
+@dataclass(slots=True)
+class NightRound:
+    """A round of a club night: paired (a preview) until it is published."""
+
+    number: int
+    boards: list[NightBoard]
+    bye: int | None
+    reasons: dict[int, str]
+    rules: str | None
+    published: bool = False
+
+
+@dataclass(slots=True)
+class ClubNight:
+    """A club night (issue 36), named by its opening's event id. ``entrants``: every member
+    who checked in, in that order, with their status ("in", "paused" or "out"); ``joined``:
+    the first round each could be paired in; ``paused``: the round each sits out;
+    ``numbers``: the pairing numbers (member ids in order); ``rounds``: the published rounds,
+    then at most one paired and not yet published."""
+
+    id: int
+    ladder: str
+    mode: str
+    rounds_wanted: int | None
+    opened_at: datetime
+    entrants: dict[int, str] = field(default_factory=dict)
+    joined: dict[int, int] = field(default_factory=dict)
+    paused: dict[int, int] = field(default_factory=dict)
+    numbers: list[int] = field(default_factory=list)
+    rounds: list[NightRound] = field(default_factory=list)
+    forbidden: set[frozenset[int]] = field(default_factory=set)
+    closed: bool = False
+
+    @property
+    def published(self) -> list[NightRound]:
+        return [r for r in self.rounds if r.published]
+
+    @property
+    def pending(self) -> NightRound | None:
+        """The round paired and not yet published, if any."""
+        return self.rounds[-1] if self.rounds and not self.rounds[-1].published else None
+
+
+@dataclass(slots=True)
 class Ladder:
     name: str
     settings: LadderSettings
@@ -228,6 +285,13 @@ class Ladder:
     open_attempts: dict[int, Attempt] = field(default_factory=dict)
     #: the problem the latest scheduled post showed (its folded code), if any
     posted: str | None = None
+    #: its club nights, oldest first (issue 36); the last is open until it is closed
+    nights: list[ClubNight] = field(default_factory=list)
+
+    @property
+    def night(self) -> ClubNight | None:
+        """The ladder's open club night, if any."""
+        return self.nights[-1] if self.nights and not self.nights[-1].closed else None
 
     def problem(self, code: str) -> Problem | None:
         return self.problems.get(code.casefold())
@@ -535,6 +599,30 @@ class ClubState:
                 change: dict[str, Any] = {event.setting: event.value}  # checked when written
                 self.chat_settings[event.chat] = dataclasses.replace(
                     self.chat_settings.get(event.chat, NO_CHAT_SETTINGS), **change)
+            case events.NightOpened():
+                self.ladders[event.ladder].nights.append(ClubNight(
+                    stored.id, event.ladder, event.mode, event.rounds, stored.at))
+            case events.NightEntered():
+                self._on_night_entered(event)
+            case events.RoundPaired():
+                self._on_round_paired(event)
+            case events.PairForbidden():
+                night = self.ladders[event.ladder].night
+                assert night is not None
+                night.forbidden.add(frozenset(self.member(self.by_user[u]).id
+                                              for u in (event.first, event.second)))
+            case events.RoundPublished():
+                night = self.ladders[event.ladder].night
+                assert night is not None and night.pending is not None
+                night.pending.published = True
+            case events.BoardForfeited():
+                night = self.ladders[event.ladder].night
+                assert night is not None
+                night.rounds[event.round - 1].boards[event.board - 1].forfeit = event.result
+            case events.NightClosed():
+                night = self.ladders[event.ladder].night
+                assert night is not None
+                night.closed = True
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)
@@ -583,6 +671,34 @@ class ClubState:
                 raise ValueError(f"event {stored.id}: an undo is folded by ClubState.build")
             case _:
                 assert_never(event)
+
+    def _on_night_entered(self, event: events.NightEntered) -> None:
+        """A member checks in (from the next round on), leaves, or sits the next round out."""
+        night = self.ladders[event.ladder].night
+        assert night is not None
+        member = self.member(self.by_user[event.member]).id
+        coming = len(night.published) + 1
+        if event.status == "paused":
+            night.paused[member] = coming
+        else:
+            night.entrants[member] = event.status
+            night.joined.setdefault(member, coming)
+            night.paused.pop(member, None)
+
+    def _on_round_paired(self, event: events.RoundPaired) -> None:
+        """A paired round replaces the one paired before it, until it is published."""
+        night = self.ladders[event.ladder].night
+        assert night is not None
+        member = self.by_user.__getitem__
+        boards = [NightBoard(n, member(str(first)), member(str(second)), int(str(handicap)))
+                  for n, (first, second, handicap) in enumerate(event.boards, 1)]
+        paired = NightRound(event.round, boards,
+                            None if event.bye is None else member(event.bye),
+                            {int(k): v for k, v in event.reasons.items()}, event.rules)
+        if night.pending is not None:
+            night.rounds.pop()
+        night.rounds.append(paired)
+        night.numbers = [member(user) for user in event.numbers]
 
     def _on_history_merged(self) -> None:
         """A merged chat's history is all in: each ladder's inputs it brought (those after the
@@ -712,6 +828,9 @@ class ClubState:
             answer=event.answer,
         )
         self.games[stored.id] = record
+        if event.night is not None and event.round is not None and event.board is not None:
+            night = next(n for n in ladder.nights if n.id == event.night)
+            night.rounds[event.round - 1].boards[event.board - 1].games.append(stored.id)
         if direct:
             ladder.inputs.append(("game", stored.id))
         else:

@@ -204,7 +204,9 @@ def test_every_kind_of_event_has_its_sentence() -> None:
         "said_link_code_member",
         # a joined chat's own setting taken back to the club's, a chat joining with its games
         # (issue 35)
-        "said_chat_setting_off", "said_chat_merging"}
+        "said_chat_setting_off", "said_chat_merging",
+        # a club night's check-ins: in, out, paused (issue 36)
+        "said_night_left", "said_night_paused"}
     assert keys <= set(MESSAGES)
     assert {k for k in MESSAGES if k.startswith("said_")} == keys
 

@@ -164,6 +164,22 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("chat_setting_set", {"chat": "discord:9001", "setting": "timezone",
                           "value": "Asia/Tokyo"}),
     ("chat_setting_set", {"chat": "discord:9001", "setting": "language", "value": None}),
+    # a club night (issue 36): opened, a check-in, a round paired and published, a board's game,
+    # a forfeit, closed
+    ("night_opened", {"ladder": "main", "mode": "swiss", "rounds": 4}),
+    ("night_opened", {"ladder": "main", "mode": "roundrobin", "rounds": None}),
+    ("night_entered", {"ladder": "main", "member": "tg:42", "status": "in"}),
+    ("round_paired", {"ladder": "main", "round": 1, "boards": [["tg:42", "tg:43", 0]],
+                      "bye": "tg:44", "reasons": {"1": "colour"},
+                      "numbers": ["tg:42", "tg:43", "tg:44"], "rules": None}),
+    ("pair_forbidden", {"ladder": "main", "first": "tg:42", "second": "tg:44"}),
+    ("round_published", {"ladder": "main", "round": 1}),
+    ("game_reported", {"ladder": "main", "player_a": "tg:42", "player_b": "tg:43",
+                       "score_a": 1.0, "handicap": 0.0, "colour": None, "event": None,
+                       "played_at": "2026-11-20T19:30:00", "reported_by": "tg:42",
+                       "direct": False, "night": 100, "round": 1, "board": 1}),
+    ("board_forfeited", {"ladder": "main", "round": 1, "board": 1, "result": "+-"}),
+    ("night_closed", {"ladder": "main"}),
 ]
 
 

@@ -1,0 +1,486 @@
+"""Club nights (issue 36): a moderator opens a night on a ladder, members check in, each round
+is paired (a preview), published and played, and the standings follow the boards' results.
+
+Everything is an event of the club's log (:mod:`bot.service.events`, ``night_*``,
+``round_*``, ``board_forfeited``), and a paired round is stored whole: a replay never pairs
+again, so it gives the same pairings. The pairing itself is :mod:`bot.pairing`'s, on a
+:class:`~bot.pairing.model.Night` made here from the ladder's state (:func:`night_of`).
+
+A game reported between the two players of a board of the published round, while the board has
+no result, is that board's (:func:`board_of`); a moderator's ``/result`` records one at once.
+A pairing bye or a forfeit is never rated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from bot import pairing
+from bot.pairing.model import Absence, Board, Mode, Night, Player, Result, Round, Settings, Status
+from bot.storage.repository import JsonValue, NewEvent
+
+from . import events as ev
+from . import members, view
+from .errors import Refusal
+from .identity import Caller, Who
+from .ratings import player_key
+from .results import BoardLine, NightRoundShown, NightStanding, NightStandings, Notice
+from .session import Decision
+from .state import ClubNight, GameRecord, GameStatus, Ladder, NightBoard, NightRound
+from .view import Club
+
+#: what ``/result`` reads, as typed, and the board's result it means (``=`` a draw)
+RESULTS = {"1-0": Result.FIRST_WINS, "0-1": Result.SECOND_WINS, "½-½": Result.DRAW,
+           "1/2-1/2": Result.DRAW, "=": Result.DRAW, "+-": Result.FIRST_FORFEIT_WIN,
+           "-+": Result.SECOND_FORFEIT_WIN}
+#: the most rounds a night may have
+MAX_ROUNDS = 30
+
+
+# -- opening and closing ---------------------------------------------------------------------
+
+
+def ladder_of(club: Club, typed: str | None) -> str | None:
+    """The ladder a night's command means: the one named, else the only ladder with an open
+    night, else the main one."""
+    if typed is not None:
+        return typed
+    open_on = [lad.name for lad in club.state.ladders.values() if lad.night is not None]
+    return open_on[0] if len(open_on) == 1 else None
+
+
+def open_night(club: Club, now: datetime, caller: Caller, mode: str | None, rounds: int | None,
+               ladder: str | None) -> Decision[Notice]:
+    """A moderator opens the ladder's night: ``swiss`` unless another mode is named (``mcmahon``
+    on a ladder whose system uses handicaps); every mode but ``roundrobin`` needs ``rounds``
+    (ERRATA)."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    if lad.night is not None:
+        raise Refusal("night_open_already", ladder=lad.name)
+    chosen = _mode(club, lad, mode)
+    if rounds is None and chosen is not Mode.ROUNDROBIN:
+        raise Refusal("night_rounds_needed", mode=chosen.value)
+    if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
+        raise Refusal("night_bad_rounds", limit=MAX_ROUNDS)
+    if chosen is Mode.FIDE_DUTCH:
+        from bot.pairing import dutch
+
+        if not dutch.available():
+            raise Refusal("night_fide_missing")
+    event = ev.NightOpened(lad.name, chosen.value, rounds)
+    return [ev.new_event(event, caller.user, now)], lambda: Notice("night_opened", {
+        "ladder": lad.name, "mode": chosen.value, "rounds": rounds or 0})
+
+
+def _mode(club: Club, ladder: Ladder, typed: str | None) -> Mode:
+    if typed is None:
+        return Mode.MCMAHON if _stones(club, ladder) is not None else Mode.SWISS
+    try:
+        return Mode(typed.casefold())
+    except ValueError:
+        raise Refusal("night_bad_mode", mode=typed[:20],
+                      modes=", ".join(m.value for m in Mode)) from None
+
+
+def _stones(club: Club, ladder: Ladder) -> float | None:
+    """The ladder's handicap limit in stones, where its system counts handicaps so (go): such
+    a ladder's nights pair by McMahon, without chess's colours."""
+    return view.system_of(club, ladder).max_handicap
+
+
+def close_night(club: Club, now: datetime, caller: Caller, ladder: str | None
+                ) -> Decision[NightStandings]:
+    """A moderator closes the ladder's night: its final standings."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    final = standings_of(club, lad, night, final=True)
+    return [ev.new_event(ev.NightClosed(lad.name), caller.user, now)], lambda: final
+
+
+def _open(ladder: Ladder) -> ClubNight:
+    night = ladder.night
+    if night is None:
+        raise Refusal("night_none", ladder=ladder.name)
+    return night
+
+
+# -- checking in -----------------------------------------------------------------------------
+
+
+def enter(club: Club, now: datetime, caller: Caller, status: str, who: Who | None,
+          ladder: str | None) -> Decision[Notice]:
+    """``/in``, ``/out``, ``/pause`` (the caller's own, or a moderator's for ``who``). A
+    newcomer who checks in is registered first. Joining is refused once half the rounds have
+    started (a round robin's: once its first has), and after the last round."""
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    out: list[NewEvent] = []
+    if who is not None:
+        view.require_moderator(club, caller)
+        member = view.member(club, who)
+    else:
+        member = club.state.member_of_user(caller.user)  # type: ignore[assignment]
+        if member is None:
+            if status != "in":
+                raise Refusal("not_registered")
+            registered, _ = members.register(club, now, caller, None, None)
+            out += registered
+            user, name = caller.user, str(registered[0].data["name"])
+            return [*out, ev.new_event(ev.NightEntered(lad.name, user, "in"), caller.user,
+                                       now)], lambda: Notice("night_in", {"name": name})
+    current = night.entrants.get(member.id)
+    started = len(night.published)
+    if status == "in":
+        if current == "in" and night.paused.get(member.id) is None:
+            raise Refusal("night_in_already", name=member.name)
+        if current is None:
+            _may_join(night, started)
+    elif current is None or current == "out":
+        raise Refusal("night_not_in", name=member.name)
+    event = ev.NightEntered(lad.name, member.user, status)
+    return [*out, ev.new_event(event, caller.user, now)], lambda: Notice(
+        f"night_{status}", {"name": member.name})
+
+
+def _may_join(night: ClubNight, started: int) -> None:
+    """A late player may join until half the rounds have started (a round robin: before its
+    first), never after the last."""
+    if night.mode == Mode.ROUNDROBIN and started:
+        raise Refusal("night_roundrobin_late")
+    total = night.rounds_wanted
+    if total is not None and started >= total:
+        raise Refusal("night_over")
+    if total is not None and started * 2 > total:
+        raise Refusal("night_too_late", rounds=started)
+
+
+# -- pairing ---------------------------------------------------------------------------------
+
+
+def pair(club: Club, now: datetime, caller: Caller, ladder: str | None
+         ) -> Decision[NightRoundShown]:
+    """A moderator's ``/pair``: the next round, previewed (stored as paired, not published). A
+    round is paired once the previous one has every result; a round paired and not published
+    is shown again rather than paired twice."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    if night.pending is not None:
+        raise Refusal("night_paired_already", round=night.pending.number)
+    if night.published:
+        playing = [b.number for b in night.published[-1].boards if _result(club, b) is None]
+        if playing:
+            raise Refusal("night_boards_playing", boards=", ".join(map(str, playing)),
+                          count=len(playing))
+    total = _total_rounds(night)
+    if total is not None and len(night.published) >= total:
+        raise Refusal("night_over")
+    event = _paired(club, lad, night)
+    shown = lambda: round_shown(club, lad, night, night.rounds[-1])  # noqa: E731
+    return [ev.new_event(event, caller.user, now)], shown
+
+
+def _total_rounds(night: ClubNight) -> int | None:
+    if night.rounds_wanted is not None:
+        return night.rounds_wanted
+    if night.mode == Mode.ROUNDROBIN and night.numbers:
+        count = len(night.numbers)
+        return count - 1 if count % 2 == 0 else count
+    return None
+
+
+def _paired(club: Club, ladder: Ladder, night: ClubNight, *,
+            forbid: frozenset[int] | None = None, bye: int | None = None) -> ev.RoundPaired:
+    """The next round as the night's mode pairs it, as the event that stores it; with a pair
+    never to meet (``forbid``: a /forbid) or a player given the bye (``bye``: a /bye) besides
+    what the night holds."""
+    numbers = list(night.numbers)
+    if not numbers:  # the first round: by rating, highest first, then name
+        ratings = _ratings(club, ladder)
+        state = club.state
+        numbers = sorted(night.entrants, key=lambda m: (-ratings.get(m, 0.0),
+                                                        state.members[m].name.casefold()))
+    numbers += [m for m in night.entrants if m not in numbers]  # late joiners, in order
+    seen = night_of(club, ladder, night, numbers)
+    if forbid is not None:
+        seen = dataclasses.replace(seen, forbidden=seen.forbidden | {
+            frozenset(player_key(m) for m in forbid)})
+    if bye is not None:  # paired without them: the bye is theirs
+        seen = dataclasses.replace(seen, players=tuple(
+            dataclasses.replace(p, status=Status.PAUSED) if p.key == player_key(bye) else p
+            for p in seen.players))
+    if len(pairing.model.eligible(seen)) < 2:
+        raise Refusal("night_too_few")
+    try:
+        proposed = pairing.pair(seen)
+    except pairing.model.NoPairing:
+        raise Refusal("night_no_pairing") from None
+    user = {player_key(m): club.state.members[m].user for m in numbers}
+    boards: list[list[JsonValue]] = [[user[b.first], user[b.second], b.handicap]
+                                     for b in proposed.boards]
+    given = proposed.bye if bye is None else player_key(bye)
+    return ev.RoundPaired(
+        ladder.name, len(night.published) + 1, boards, None if given is None else user[given],
+        {str(k): v for k, v in proposed.reasons.items()},
+        [club.state.members[m].user for m in numbers], proposed.rules)
+
+
+def _preview(club: Club, caller: Caller, ladder: str | None) -> tuple[Ladder, ClubNight,
+                                                                       NightRound]:
+    """A moderator's change of the round paired and not yet published."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    if night.pending is None:
+        raise Refusal("night_nothing_paired")
+    return lad, night, night.pending
+
+
+def swap(club: Club, now: datetime, caller: Caller, first: Who, second: Who,
+         ladder: str | None) -> Decision[NightRoundShown]:
+    """``/swap @a @b``: the two players change places in the paired round (a board's side, or
+    the bye); the reasons of the boards they leave go."""
+    lad, night, paired = _preview(club, caller, ladder)
+    a, b = view.member(club, first).id, view.member(club, second).id
+    seats = {m: n for n, board in enumerate(paired.boards, 1)
+             for m in (board.first, board.second)}
+    if paired.bye is not None:
+        seats[paired.bye] = 0
+    for member in (a, b):
+        if member not in seats:
+            raise Refusal("night_not_in_round", name=club.state.members[member].name)
+    if a == b:
+        raise Refusal("not_yourself")
+    other = {a: b, b: a}
+    users = club.state.members
+    boards: list[list[JsonValue]] = [
+        [users[other.get(x.first, x.first)].user, users[other.get(x.second, x.second)].user,
+         x.handicap] for x in paired.boards]
+    bye = None if paired.bye is None else users[other.get(paired.bye, paired.bye)].user
+    moved = {seats[a], seats[b]}
+    reasons = {str(n): why for n, why in paired.reasons.items() if n not in moved}
+    event = ev.RoundPaired(lad.name, paired.number, boards, bye, reasons,
+                           [users[m].user for m in night.numbers], paired.rules)
+    return [ev.new_event(event, caller.user, now)], lambda: round_shown(
+        club, lad, night, night.rounds[-1])
+
+
+def forbid(club: Club, now: datetime, caller: Caller, first: Who, second: Who,
+           ladder: str | None) -> Decision[NightRoundShown | Notice]:
+    """``/forbid @a @b``: the two never meet tonight; a round paired and not published is
+    paired again without their board."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    a, b = view.member(club, first), view.member(club, second)
+    if a.id == b.id:
+        raise Refusal("not_yourself")
+    out = [ev.new_event(ev.PairForbidden(lad.name, a.user, b.user), caller.user, now)]
+    if night.pending is None:
+        return out, lambda: Notice("night_forbidden", {"first": a.name, "second": b.name})
+    again = _paired(club, lad, night, forbid=frozenset((a.id, b.id)))
+    return [*out, ev.new_event(again, caller.user, now)], lambda: round_shown(
+        club, lad, night, night.rounds[-1])
+
+
+def give_bye(club: Club, now: datetime, caller: Caller, who: Who, ladder: str | None
+             ) -> Decision[NightRoundShown]:
+    """``/bye @member``: the paired round is paired again with the bye theirs (only where the
+    round has one: an odd number of players)."""
+    lad, night, paired = _preview(club, caller, ladder)
+    member = view.member(club, who)
+    if paired.bye is None:
+        raise Refusal("night_no_bye")
+    if member.id not in {m for b in paired.boards for m in (b.first, b.second)} | {paired.bye}:
+        raise Refusal("night_not_in_round", name=member.name)
+    again = _paired(club, lad, night, bye=member.id)
+    return [ev.new_event(again, caller.user, now)], lambda: round_shown(
+        club, lad, night, night.rounds[-1])
+
+
+def publish(club: Club, now: datetime, caller: Caller, ladder: str | None
+            ) -> Decision[NightRoundShown]:
+    """A moderator publishes the paired round: its boards are played from now on."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    paired = night.pending
+    if paired is None:
+        raise Refusal("night_nothing_paired")
+    event = ev.RoundPublished(lad.name, paired.number)
+    return [ev.new_event(event, caller.user, now)], lambda: round_shown(club, lad, night,
+                                                                         paired)
+
+
+def current_round(club: Club, caller: Caller, ladder: str | None) -> NightRoundShown:
+    """The round being played (or the one paired, to its moderators)."""
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    if night.pending is not None and view.is_moderator(club, caller):
+        return round_shown(club, lad, night, night.pending)
+    if not night.published:
+        raise Refusal("night_nothing_published")
+    return round_shown(club, lad, night, night.published[-1])
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+def board_of(club: Club, ladder: Ladder, first: int, second: int
+             ) -> tuple[ClubNight, NightRound, NightBoard] | None:
+    """The board of the ladder's published round where these two members play, while nothing
+    stands on it: a game reported between them is that board's."""
+    night = ladder.night
+    if night is None or not night.published:
+        return None
+    played = night.published[-1]
+    for board in played.boards:
+        if {board.first, board.second} == {first, second} and not _taken(club, board):
+            return night, played, board
+    return None
+
+
+def _taken(club: Club, board: NightBoard) -> bool:
+    """Whether a board has its result, or a report of it waits (a voided, disputed or withdrawn
+    one leaves it free)."""
+    return board.forfeit is not None or any(
+        club.state.games[g].status in (GameStatus.PENDING, GameStatus.CONFIRMED)
+        and not club.state.games[g].voided for g in board.games)
+
+
+def result(club: Club, now: datetime, caller: Caller, number: int, typed: str,
+           ladder: str | None) -> Decision[Notice]:
+    """A moderator's ``/result BOARD 1-0``: the board's result, counted at once (a forfeit is
+    recorded, never rated). A board that has one is refused: its game is corrected as any
+    game."""
+    view.require_moderator(club, caller)
+    lad = view.ladder(club, ladder)
+    night = _open(lad)
+    if not night.published:
+        raise Refusal("night_nothing_published")
+    played = night.published[-1]
+    if not 1 <= number <= len(played.boards):
+        raise Refusal("night_no_board", board=number, boards=len(played.boards))
+    board = played.boards[number - 1]
+    outcome = RESULTS.get(typed.strip())
+    if outcome is None:
+        raise Refusal("night_bad_result", text=typed[:20])
+    if _taken(club, board):
+        raise Refusal("night_board_has_result", board=number)
+    state = club.state
+    first, second = state.members[board.first], state.members[board.second]
+    if outcome.forfeit:
+        event: ev.Event = ev.BoardForfeited(lad.name, played.number, number, outcome.value)
+    else:
+        event = ev.GameReported(
+            lad.name, first.user, second.user, outcome.first_score, float(board.handicap),
+            None, None, now.isoformat(timespec="seconds"), None, True, night=night.id,
+            round=played.number, board=number)
+    return [ev.new_event(event, caller.user, now)], lambda: Notice("night_result", {
+        "board": number, "first": first.name, "second": second.name,
+        "result": outcome.value})
+
+
+def _result(club: Club, board: NightBoard) -> Result | None:
+    """A board's result: its forfeit, else its first game that counts, from the first
+    player's side."""
+    if board.forfeit is not None:
+        return Result(board.forfeit)
+    for game_id in board.games:
+        game = club.state.games[game_id]
+        if game.counts:
+            return _as_result(club, board, game)
+    return None
+
+
+def _as_result(club: Club, board: NightBoard, game: GameRecord) -> Result:
+    first = club.state.member(game.player_a).id == club.state.member(board.first).id
+    score = game.score_a if first else 1.0 - game.score_a
+    return {1.0: Result.FIRST_WINS, 0.0: Result.SECOND_WINS}.get(score, Result.DRAW)
+
+
+# -- what the pairing and the standings read --------------------------------------------------
+
+
+def _ratings(club: Club, ladder: Ladder) -> dict[int, float]:
+    """Each member's rating on the ladder now, by member id (a newcomer: the system's)."""
+    final = view.ratings(club, ladder)
+    system = view.system_of(club, ladder)
+    start = system.newcomer(ladder.created_at or datetime.min, None, 0.0).rating
+    out = {}
+    for member in club.state.members.values():
+        found = final.state(player_key(member.id))
+        out[member.id] = start if found is None else found.rating
+    return out
+
+
+def night_of(club: Club, ladder: Ladder, night: ClubNight, numbers: list[int] | None = None
+             ) -> Night:
+    """The night as :mod:`bot.pairing` reads it: its players by pairing number, its published
+    rounds with their results and absences, its forbidden pairs and rules."""
+    state = club.state
+    ratings = _ratings(club, ladder)
+    order = numbers if numbers is not None else night.numbers + [
+        m for m in night.entrants if m not in night.numbers]
+    coming = len(night.published) + 1
+    players = []
+    for n, member in enumerate(order, 1):
+        status = Status(night.entrants.get(member, "out"))
+        if status is Status.IN and night.paused.get(member) == coming:
+            status = Status.PAUSED
+        players.append(Player(player_key(member), state.members[member].name,
+                              ratings.get(member, 0.0), n, status,
+                              night.joined.get(member, 1)))
+    rounds = []
+    for played in night.published:
+        boards = tuple(Board(b.number, player_key(b.first), player_key(b.second),
+                             _result(club, b), b.handicap) for b in played.boards)
+        on_board = {m for b in played.boards for m in (b.first, b.second)}
+        absent = {player_key(m): (Absence.PAIRING_BYE if m == played.bye else Absence.ZERO)
+                  for m in order if m not in on_board}
+        rounds.append(Round(played.number, boards, absent))
+    stones = _stones(club, ladder)
+    settings = Settings(Mode(night.mode), night.rounds_wanted, colours=stones is None,
+                        handicap_limit=9 if stones is None else int(stones), seed=night.id)
+    forbidden = frozenset(frozenset(player_key(m) for m in pair) for pair in night.forbidden)
+    return Night(tuple(players), tuple(rounds), settings, forbidden)
+
+
+def round_shown(club: Club, ladder: Ladder, night: ClubNight, played: NightRound
+                ) -> NightRoundShown:
+    state = club.state
+    name = lambda m: state.member(m).name  # noqa: E731
+    boards = []
+    for b in played.boards:
+        found = _result(club, b)
+        game = next((state.games[g].number for g in b.games if state.games[g].counts), None)
+        boards.append(BoardLine(b.number, name(b.first), name(b.second), b.handicap,
+                                None if found is None else found.value, game,
+                                played.reasons.get(b.number)))
+    return NightRoundShown(ladder.name, played.number, not played.published, boards,
+                           None if played.bye is None else name(played.bye), played.rules)
+
+
+def standings_of(club: Club, ladder: Ladder, night: ClubNight, final: bool = False
+                 ) -> NightStandings:
+    seen = night_of(club, ladder, night)
+    names = {p.key: p.name for p in seen.players}
+    from bot.pairing import tiebreaks
+
+    rows = [NightStanding(s.place, names[s.key], s.points, list(s.tiebreaks))
+            for s in pairing.standings(seen)]
+    return NightStandings(ladder.name, len(night.published), final,
+                          list(tiebreaks.TIEBREAKS[seen.settings.mode]), rows)
+
+
+def standings(club: Club, caller: Caller, ladder: str | None) -> NightStandings:
+    """The open night's standings; without one, the last night's final standings."""
+    lad = view.ladder(club, ladder)
+    if lad.night is not None:
+        return standings_of(club, lad, lad.night)
+    if not lad.nights:
+        raise Refusal("night_none", ladder=lad.name)
+    return standings_of(club, lad, lad.nights[-1], final=True)

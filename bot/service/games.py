@@ -81,6 +81,8 @@ def report(
     board = nights.board_of(club, lad, first.id, second.id)
     night, played, on = (None, None, None) if board is None else (
         board[0].id, board[1].number, board[2].number)
+    if board is not None and tournament is None:  # a night rated as one event
+        tournament = nights.rated_event(lad, board[0])
     new = ev.new_event(ev.GameReported(
         lad.name, first.user, second.user, score, points, side, tournament, now.isoformat(),
         reported_by=caller.user if not direct else None, direct=direct, night=night,

@@ -36,6 +36,10 @@ RESULTS = {"1-0": Result.FIRST_WINS, "0-1": Result.SECOND_WINS, "½-½": Result.
            "-+": Result.SECOND_FORFEIT_WIN}
 #: the most rounds a night may have
 MAX_ROUNDS = 30
+#: the systems that rate a competition as one rating period (seed documents: the Quebec
+#: federation's rules, one period being one event; the Russian go rules, a tournament rated at
+#: its end): a night on their ladders is such an event, its games rated together at its close
+RATED_BY_EVENT = frozenset({"fqe", "rs-go"})
 
 
 # -- opening and closing ---------------------------------------------------------------------
@@ -69,9 +73,29 @@ def open_night(club: Club, now: datetime, caller: Caller, mode: str | None, roun
 
         if not dutch.available():
             raise Refusal("night_fide_missing")
-    event = ev.NightOpened(lad.name, chosen.value, rounds)
-    return [ev.new_event(event, caller.user, now)], lambda: Notice("night_opened", {
+    opened = [ev.new_event(ev.NightOpened(lad.name, chosen.value, rounds), caller.user, now)]
+    if lad.settings.system in RATED_BY_EVENT:
+        name = event_name(lad, len(lad.nights) + 1)
+        if name.casefold() in lad.tournaments:
+            raise Refusal("event_exists", event=name)
+        opened.append(ev.new_event(ev.EventOpened(lad.name, name), caller.user, now))
+    return opened, lambda: Notice("night_opened", {
         "ladder": lad.name, "mode": chosen.value, "rounds": rounds or 0})
+
+
+def event_name(ladder: Ladder, number: int) -> str:
+    """The rating event a night is on a ladder whose system rates by event: ``night-N``."""
+    return f"night-{number}"
+
+
+def rated_event(ladder: Ladder, night: ClubNight) -> str | None:
+    """The event a night's games are rated in, on a ladder that rates by event (None: each
+    game on its own)."""
+    if ladder.settings.system not in RATED_BY_EVENT:
+        return None
+    name = event_name(ladder, ladder.nights.index(night) + 1)
+    found = ladder.tournaments.get(name.casefold())
+    return None if found is None or found.closed is not None else found.name
 
 
 def _mode(club: Club, ladder: Ladder, typed: str | None) -> Mode:
@@ -97,7 +121,11 @@ def close_night(club: Club, now: datetime, caller: Caller, ladder: str | None
     lad = view.ladder(club, ladder)
     night = _open(lad)
     final = standings_of(club, lad, night, final=True)
-    return [ev.new_event(ev.NightClosed(lad.name), caller.user, now)], lambda: final
+    closed = [ev.new_event(ev.NightClosed(lad.name), caller.user, now)]
+    event = rated_event(lad, night)
+    if event is not None:  # its games are rated now, together
+        closed.append(ev.new_event(ev.EventClosed(lad.name, event), caller.user, now))
+    return closed, lambda: final
 
 
 def _open(ladder: Ladder) -> ClubNight:
@@ -310,9 +338,17 @@ def publish(club: Club, now: datetime, caller: Caller, ladder: str | None
     paired = night.pending
     if paired is None:
         raise Refusal("night_nothing_paired")
-    event = ev.RoundPublished(lad.name, paired.number)
-    return [ev.new_event(event, caller.user, now)], lambda: round_shown(club, lad, night,
-                                                                         paired)
+    out = [ev.new_event(ev.RoundPublished(lad.name, paired.number), caller.user, now)]
+    if night.mode == Mode.ROUNDROBIN:
+        # ERRATA: a player who left a round robin forfeits the games left in its table
+        for board in paired.boards:
+            gone = [night.entrants.get(m) == "out" for m in (board.first, board.second)]
+            if any(gone):
+                result = "-+" if gone[0] else "+-"
+                out.append(ev.new_event(ev.BoardForfeited(lad.name, paired.number,
+                                                          board.number, result),
+                                        caller.user, now))
+    return out, lambda: round_shown(club, lad, night, paired)
 
 
 def current_round(club: Club, caller: Caller, ladder: str | None) -> NightRoundShown:
@@ -377,8 +413,8 @@ def result(club: Club, now: datetime, caller: Caller, number: int, typed: str,
     else:
         event = ev.GameReported(
             lad.name, first.user, second.user, outcome.first_score, float(board.handicap),
-            None, None, now.isoformat(timespec="seconds"), None, True, night=night.id,
-            round=played.number, board=number)
+            None, rated_event(lad, night), now.isoformat(timespec="seconds"), None, True,
+            night=night.id, round=played.number, board=number)
     return [ev.new_event(event, caller.user, now)], lambda: Notice("night_result", {
         "board": number, "first": first.name, "second": second.name,
         "result": outcome.value})

@@ -11,7 +11,8 @@ An action's id is what a chat stores with the button (Telegram's callback data, 
 id): ``g:confirm:#3`` (game #3), ``c:accept:#2`` (challenge #2), ``x:apply:#3`` (the correction
 of game #3), ``u:apply:45`` (the undo of action 45, as /audit numbers it), ``m:apply:17`` (the
 merge of member 17, by the id of its registration, into another), ``k:approve:40``,
-``t:main:2``, ``l:apply:0`` (a chat's merge or unlink). Messages posted long ago carry these
+``t:main:2``, ``l:apply:0`` (a chat's merge or unlink), ``n:in:120`` (check in to night
+120). Messages posted long ago carry these
 ids, so they never change: a press after an upgrade still works. Before games and challenges
 had numbers of their own, their buttons named them by their event's id, without ``#``
 (``g:confirm:12``); such a press is ``legacy`` and is looked up by that id.
@@ -43,7 +44,7 @@ PAGE = 20
 #: contain ":"), then the game, challenge, claim, action, member or page number. Discord's
 #: template for the custom ids of old messages too, so it only grows; a chat's data not matching
 #: it is not ours.
-ID_PATTERN = (r"(?P<kind>[gcxtkumspl]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)"
+ID_PATTERN = (r"(?P<kind>[gcxtkumspln]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)"
               r"(?P<ref>[0-9]{1,18})")
 _ID = re.compile(ID_PATTERN)
 
@@ -61,6 +62,7 @@ class Group(StrEnum):
     SYSTEM = "s"
     PUZZLE = "p"
     LINK = "l"
+    NIGHT = "n"
 
 
 #: the groups whose buttons name a game or challenge by its number in the club (``#3``)
@@ -100,6 +102,8 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
     # or answer the one shown (Discord opens a form to type the answer in)
     Group.PUZZLE: {SOLVE: ("button_solve", Emphasis.PRIMARY),
                    ANSWER: ("button_answer", Emphasis.PRIMARY)},
+    # a club night's opening post: check in (its ref: the night, by its opening's id)
+    Group.NIGHT: {"in": ("button_in", Emphasis.PRIMARY)},
 }
 
 
@@ -199,6 +203,10 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
                  else Group.SYSTEM if answer.system is not None
                  else Group.LINK if answer.link is not None else Group.CORRECTION)
         return [_pair(group, "apply", "cancel", answer.game_id)]
+    if isinstance(answer, Notice) and answer.key.startswith("night_opened"):
+        night = answer.params.get("night")
+        if isinstance(night, int):
+            return [[Action.choice(Group.NIGHT, "in", night)]]
     if isinstance(answer, PuzzleInvite):
         return [[Action.choice(Group.PUZZLE, SOLVE, answer.ref)]]
     if isinstance(answer, PuzzlePost) and answer.card is not None:
@@ -239,6 +247,8 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
         return await service.claim(caller, action.verb, ref), 0
     if action.group is Group.PUZZLE and action.verb == SOLVE:
         return await service.serve_puzzle(caller, ref=ref or None), 0
+    if action.group is Group.NIGHT and action.verb == "in":
+        return await service.enter_night(caller, "in", night=ref), 0
     if action.group in _PREVIEWS and action.verb in _APPLY_OR_CANCEL:
         return await press_correction(service, caller, action.verb,
                                       **{_PREVIEWS[action.group]: ref}), 0

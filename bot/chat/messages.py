@@ -846,6 +846,8 @@ MESSAGES: dict[str, str] = {
                      "changed.",
     "night_opened": "Club night open on {ladder} ({mode}, {rounds:round|rounds}): check in "
                     "with /in.",
+    "night_opened_everyone": "Club night open on {ladder} ({mode}: everyone plays everyone "
+                             "once): check in with /in.",
     "night_open_already": "A club night is open on {ladder} already: /night close it first.",
     "night_rounds_needed": "Say how many rounds: /night open {mode} rounds=N.",
     "night_bad_rounds": "A night has 1 to {limit} rounds.",
@@ -878,6 +880,8 @@ MESSAGES: dict[str, str] = {
     "night_not_in_round": "{name} is not in the paired round.",
     "night_no_bye": "The paired round has no bye: every player has a board.",
     "said_pair_forbidden": "{who} forbade pairing {first} with {second} on {ladder}",
+    "night_closed": "That club night is closed.",
+    "button_in": "I'm in",
     "night_round_preview": "Round {round} (preview)",
     "night_round": "Round {round}",
     "night_board": "Board {board}: {first} – {second}",

@@ -355,10 +355,13 @@ class ClubService:
             club, now, caller, nights.ladder_of(club, ladder)))
 
     async def enter_night(self, caller: Caller, status: str, who: Who | None = None,
-                          ladder: str | None = None) -> Notice:
-        """``/in``, ``/out`` or ``/pause`` (``status``), the caller's own or a moderator's."""
+                          ladder: str | None = None, night: int | None = None) -> Notice:
+        """``/in``, ``/out`` or ``/pause`` (``status``), the caller's own or a moderator's; the
+        opening post's button names its ``night``."""
         return await self._session.execute(caller, lambda club, now: nights.enter(
-            club, now, caller, status, who, nights.ladder_of(club, ladder)))
+            club, now, caller, status, who,
+            nights.ladder_of(club, ladder) if night is None else nights.ladder_of_night(
+                club, night)))
 
     async def pair_round(self, caller: Caller, ladder: str | None = None) -> NightRoundShown:
         return await self._session.execute(caller, lambda club, now: nights.pair(

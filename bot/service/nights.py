@@ -54,6 +54,14 @@ def ladder_of(club: Club, typed: str | None) -> str | None:
     return open_on[0] if len(open_on) == 1 else None
 
 
+def ladder_of_night(club: Club, night: int) -> str:
+    """The ladder whose open night is ``night`` (a check-in button's); refused once it closed."""
+    for lad in club.state.ladders.values():
+        if lad.night is not None and lad.night.id == night:
+            return lad.name
+    raise Refusal("night_closed")
+
+
 def open_night(club: Club, now: datetime, caller: Caller, mode: str | None, rounds: int | None,
                ladder: str | None) -> Decision[Notice]:
     """A moderator opens the ladder's night: ``swiss`` unless another mode is named (``mcmahon``
@@ -79,8 +87,9 @@ def open_night(club: Club, now: datetime, caller: Caller, mode: str | None, roun
         if name.casefold() in lad.tournaments:
             raise Refusal("event_exists", event=name)
         opened.append(ev.new_event(ev.EventOpened(lad.name, name), caller.user, now))
-    return opened, lambda: Notice("night_opened", {
-        "ladder": lad.name, "mode": chosen.value, "rounds": rounds or 0})
+    return opened, lambda: Notice("night_opened" if rounds else "night_opened_everyone", {
+        "ladder": lad.name, "mode": chosen.value, "rounds": rounds or 0,
+        "night": lad.nights[-1].id})
 
 
 def event_name(ladder: Ladder, number: int) -> str:

@@ -116,14 +116,15 @@ def test_the_limits_are_those_of_today() -> None:
     # Discord's template for old messages' custom ids: today's, with the claims' group "k"
     # (issue 15) added, then the undos' group "u" and the "#" of numbered games and challenges,
     # then the merges' group "m", then the /system previews' group "s" (issue 19), then the
-    # problems' group "p" (issue 34), then a chat's merge or unlink "l" (issue 35), so every
-    # id it matched before it matches still.
-    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkumspl]):(?P<action>[a-z0-9_-]{1,32}):"
+    # problems' group "p" (issue 34), then a chat's merge or unlink "l" (issue 35), then a club
+    # night's check-in "n" (issue 36), so every id it matched before it matches still.
+    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkumspln]):(?P<action>[a-z0-9_-]{1,32}):"
                                r"(?P<number>#?)(?P<ref>[0-9]{1,18})")
     for old in ("g:confirm:12", "c:accept:3", "x:apply:12", "k:approve:40", "t:main:2"):
         assert re.fullmatch(BUTTON_TEMPLATE, old), old
     for new in ("g:confirm:#3", "c:decline:#2", "x:cancel:#3", "u:apply:45", "m:apply:17",
-                "s:apply:52", "p:solve:0", "p:answer:17", "l:apply:0"):
+                "s:apply:52", "p:solve:0", "p:answer:17", "l:apply:0",
+                "n:in:120"):
         assert re.fullmatch(BUTTON_TEMPLATE, new), new
 
 

@@ -241,6 +241,8 @@ class QuebecSystem(RatingSystem):
     """
 
     name = "fqe"
+    #: seed 003: one rating period is one event
+    rates_competitions = True
 
     def __init__(self, params: QuebecParams | None = None) -> None:
         self.params: QuebecParams = params if params is not None else QuebecParams()

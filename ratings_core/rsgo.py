@@ -524,6 +524,8 @@ class RussianGo(RatingSystem):
     #: handicap points take under the usual rules (Japanese and the EGF's); more is no game of
     #: go but a typing error (issue 31)
     max_handicap = 9.0
+    #: seed 001: a tournament's games are rated together, from the ratings held before it
+    rates_competitions = True
 
     def __init__(self, params: RussianGoParams | None = None) -> None:
         self.params: RussianGoParams = params if params is not None else RussianGoParams()

@@ -62,6 +62,9 @@ class RatingSystem(ABC):
     max_handicap: ClassVar[float | None] = None
     #: whether every game must carry its solving time in seconds
     uses_seconds: ClassVar[bool] = False
+    #: whether the system's rules rate a competition as one rating period (a club night is
+    #: then one event, its games rated together at its close; issue 36)
+    rates_competitions: ClassVar[bool] = False
     #: the preset's parameters: a frozen dataclass built with ``parameters.param`` fields
     params: ParameterSet
 

@@ -36,10 +36,6 @@ RESULTS = {"1-0": Result.FIRST_WINS, "0-1": Result.SECOND_WINS, "½-½": Result.
            "-+": Result.SECOND_FORFEIT_WIN}
 #: the most rounds a night may have
 MAX_ROUNDS = 30
-#: the systems that rate a competition as one rating period (seed documents: the Quebec
-#: federation's rules, one period being one event; the Russian go rules, a tournament rated at
-#: its end): a night on their ladders is such an event, its games rated together at its close
-RATED_BY_EVENT = frozenset({"fqe", "rs-go"})
 
 
 # -- opening and closing ---------------------------------------------------------------------
@@ -82,7 +78,7 @@ def open_night(club: Club, now: datetime, caller: Caller, mode: str | None, roun
         if not dutch.available():
             raise Refusal("night_fide_missing")
     opened = [ev.new_event(ev.NightOpened(lad.name, chosen.value, rounds), caller.user, now)]
-    if lad.settings.system in RATED_BY_EVENT:
+    if view.system_of(club, lad).rates_competitions:
         name = event_name(lad, len(lad.nights) + 1)
         if name.casefold() in lad.tournaments:
             raise Refusal("event_exists", event=name)
@@ -98,10 +94,9 @@ def event_name(ladder: Ladder, number: int) -> str:
 
 
 def rated_event(ladder: Ladder, night: ClubNight) -> str | None:
-    """The event a night's games are rated in, on a ladder that rates by event (None: each
-    game on its own)."""
-    if ladder.settings.system not in RATED_BY_EVENT:
-        return None
+    """The event a night's games are rated in, on a ladder whose system rates a competition as
+    one period (``rates_competitions``: the Quebec rules, the Russian go rules); None: each
+    game on its own. The night opened it (:func:`open_night`)."""
     name = event_name(ladder, ladder.nights.index(night) + 1)
     found = ladder.tournaments.get(name.casefold())
     return None if found is None or found.closed is not None else found.name

@@ -1,0 +1,135 @@
+"""Club nights (issue 36) as the console runs them in one process: a night opened, check-ins,
+each round paired, changed and published, results by report and by /result, the standings, a
+restart in the middle, and the refusals of bad input (each changes nothing)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.chat import Transcript, open_club
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[Transcript]:
+    async with open_club(tmp_path / "club.db", rate=None) as opened:
+        yield opened
+
+
+BOARD = re.compile(r"Board (\d+): (\w+) – (\w+)")
+
+
+def boards(shown: str) -> list[tuple[str, str]]:
+    """The pairs of a round as shown (first player first)."""
+    return [(m[2], m[3]) for m in BOARD.finditer(shown)]
+
+
+async def register(chat: Transcript, *names: str) -> None:
+    for name in names:
+        await chat.as_(name, "/register")
+
+
+async def test_an_evening_of_four_rounds(chat: Transcript) -> None:
+    await register(chat, "ann", "ben", "cid", "dan", "eve")
+    assert await chat.as_("ann", "/night open swiss rounds=3") == "Only moderators can do that."
+    assert await chat.as_("mod!", "/night open swiss") == (
+        "Say how many rounds: /night open swiss rounds=N.")
+    assert await chat.as_("mod!", "/night open swiss rounds=3") == (
+        "Club night open on main (swiss, 3 rounds): check in with /in.")
+    assert await chat.as_("mod!", "/night open swiss rounds=3") == (
+        "A club night is open on main already: /night close it first.")
+    for name in ("ann", "ben", "cid", "dan"):
+        assert await chat.as_(name, "/in") == f"{name} is in tonight."
+    assert await chat.as_("ann", "/in") == "ann is in tonight already."
+    assert await chat.as_("ann", "/pair") == "Only moderators can do that."
+    # round 1: equal ratings, so by name: ann, ben | cid, dan, top half against bottom half
+    preview = await chat.as_("mod!", "/pair")
+    assert preview.splitlines()[0] == "Round 1 (preview)"
+    assert {frozenset(p) for p in boards(preview)} == {frozenset(("ann", "cid")),
+                                                        frozenset(("ben", "dan"))}
+    assert await chat.as_("mod!", "/pair") == "Round 1 is paired already: /publish it."
+    published = await chat.as_("mod!", "/publish")
+    assert published.splitlines()[0] == "Round 1"
+    first_round = boards(published)
+    # a report between a board's players is that board's; a moderator's /result counts at once
+    (a1, b1), (a2, b2) = first_round
+    reported = await chat.as_(a1, f"/report @{b1} win")
+    assert reported.startswith("Game #1"), reported
+    assert await chat.as_("mod!", "/pair") == "Not yet: 2 boards are still playing (1, 2)."
+    await chat.as_(b1, "/confirm")
+    assert await chat.as_("mod!", "/result 2 9-9") == (
+        "A result is 1-0, 0-1, ½-½ (or 1/2-1/2, =), +- or -+, not 9-9.")
+    assert await chat.as_("mod!", "/result 3 1-0") == (
+        "There is no board 3: the round has 2 boards.")
+    assert await chat.as_("mod!", "/result 2 ½-½") == f"Board 2: {a2} ½-½ {b2}."
+    assert await chat.as_("mod!", "/result 2 1-0") == (
+        "Board 2 has its result already: /correct its game to change it.")
+    standings = await chat.as_("ann", "/standings")
+    lines = standings.splitlines()
+    assert lines[0] == "Standings on main after 1 round"
+    assert lines[1].startswith(f"1. {a1} 1  "), standings
+    assert any(line.startswith(f"2. {a2} ½") or line.startswith(f"2. {b2} ½")
+               for line in lines), standings
+    # eve joins late (round 2 of 3 has not started: allowed), with 0 points
+    assert await chat.as_("eve", "/in") == "eve is in tonight."
+    second = await chat.as_("mod!", "/pair")
+    assert "Bye: " in second, second
+    pairs = {frozenset(p) for p in boards(second)}
+    assert not pairs & {frozenset(p) for p in first_round}  # no rematch
+    await chat.as_("mod!", "/publish")
+    # too late now: half the rounds have started
+    await register(chat, "fay")
+    assert await chat.as_("fay", "/in") == (
+        "Too late to join: 2 rounds have started, half the night or more.")
+
+
+async def test_a_night_survives_a_restart(tmp_path: Path) -> None:
+    async with open_club(tmp_path / "club.db", rate=None) as chat:
+        await register(chat, "ann", "ben", "cid")
+        await chat.as_("mod!", "/night open swiss rounds=2")
+        for name in ("ann", "ben", "cid"):
+            await chat.as_(name, "/in")
+        before = await chat.as_("mod!", "/publish")
+        assert before == "No round is paired yet: /pair first."
+        paired = await chat.as_("mod!", "/pair")
+    async with open_club(tmp_path / "club.db", rate=None) as chat:
+        published = await chat.as_("mod!", "/publish")
+        assert published.splitlines()[1:] == paired.splitlines()[1:]
+        assert (await chat.as_("ann", "/standings")).startswith(
+            "Standings on main after 1 round")
+
+
+async def test_swap_forbid_and_bye_change_the_preview(chat: Transcript) -> None:
+    await register(chat, "ann", "ben", "cid", "dan", "eve")
+    await chat.as_("mod!", "/night open swiss rounds=3")
+    for name in ("ann", "ben", "cid", "dan", "eve"):
+        await chat.as_(name, "/in")
+    preview = await chat.as_("mod!", "/pair")
+    bye = re.search(r"Bye: (\w+)", preview)
+    assert bye is not None, preview
+    (first, second), _ = boards(preview)
+    swapped = await chat.as_("mod!", f"/swap @{first} @{bye[1]}")
+    assert f"Bye: {first}" in swapped and boards(swapped)[0][0] == bye[1], swapped
+    forbidden = await chat.as_("mod!", f"/forbid @{bye[1]} @{second}")
+    assert frozenset((bye[1], second)) not in {frozenset(p) for p in boards(forbidden)}
+    given = await chat.as_("mod!", "/bye @ann")
+    assert "Bye: ann" in given, given
+    assert await chat.as_("mod!", "/swap @ann @zed") == "zed is not a member of the club."
+
+
+async def test_closing_posts_the_final_standings(chat: Transcript) -> None:
+    await register(chat, "ann", "ben")
+    await chat.as_("mod!", "/night open swiss rounds=1")
+    await chat.as_("ann", "/in")
+    await chat.as_("ben", "/in")
+    await chat.as_("mod!", "/pair")
+    await chat.as_("mod!", "/publish")
+    await chat.as_("mod!", "/result 1 1-0")
+    final = await chat.as_("mod!", "/night close")
+    assert final.splitlines()[0] == "Final standings on main after 1 round", final
+    assert await chat.as_("ann", "/standings") == final
+    assert await chat.as_("mod!", "/pair") == (
+        "No club night is open on main: /night open starts one.")

@@ -175,6 +175,7 @@ def _parser() -> argparse.ArgumentParser:
     site.add_argument("--listen", default=WEB_LISTEN, metavar="HOST:PORT",
                       help=f"address to listen on (default {WEB_LISTEN})")
     _puzzles_parser(commands)
+    _night_parser(commands)
     _schedule_parser(commands)
     add_backup_parsers(commands)
     add_migrate_db_parser(commands)
@@ -473,6 +474,38 @@ async def export_command(args: argparse.Namespace) -> str:
     return write_events(steps, names, labels)
 
 
+def _night_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    night = commands.add_parser(
+        "night", help="write a club night as a FIDE TRF16 file",
+        description="A club night's players, rounds and results as FIDE TRF16, which "
+                    "federations' tools and pairing programs read.")
+    actions = night.add_subparsers(dest="night_action", required=True)
+    write = actions.add_parser("export", help="write the night (the latest, open or closed, "
+                                              "unless --night names one)")
+    write.add_argument("--chat", required=True, metavar="PLATFORM:CHAT_ID")
+    write.add_argument("--ladder", default=None)
+    write.add_argument("--night", type=int, default=None, metavar="N",
+                       help="the ladder's Nth night (default: the latest)")
+    write.add_argument("--output", type=Path, default=None, help="file (default stdout)")
+
+
+async def night_command(args: argparse.Namespace) -> str:
+    """``clubrating night export``: the night as TRF16 text."""
+    from bot.chat.presenter import render
+    from bot.pairing import trf
+    platform, chat_id = _chat(args.chat)
+    _check_output(args.output, "NIGHT.trf")
+    service, repository = await _reader(platform, chat_id)
+    try:
+        night, title, day = await service.night_export(platform, chat_id, args.ladder,
+                                                       args.night)
+    except Refusal as refusal:
+        raise UsageError(render(refusal)) from None
+    finally:
+        await repository.close()
+    return trf.write(night, title, day)
+
+
 def _puzzles_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     puzzles = commands.add_parser(
         "puzzles", help="import or export a puzzle ladder's problems (PROBLEMS.csv)",
@@ -661,6 +694,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 sys.stdout.write(written if args.puzzles_action == "export"
                                  else written + "\n")
+        elif args.command == "night":
+            written = _run_async(night_command(args))
+            if args.output is None:
+                sys.stdout.write(written)
+            else:
+                _write_output(args.output, written)
         elif args.command == "schedule":
             sys.stdout.write(_run_async(schedule_command(args)) + "\n")
         elif args.command in ("backup", "restore"):

@@ -881,6 +881,7 @@ MESSAGES: dict[str, str] = {
     "night_no_bye": "The paired round has no bye: every player has a board.",
     "said_pair_forbidden": "{who} forbade pairing {first} with {second} on {ladder}",
     "night_closed": "That club night is closed.",
+    "night_no_such": "There is no night {number}: the ladder has had {nights:night|nights}.",
     "button_in": "I'm in",
     "night_round_preview": "Round {round} (preview)",
     "night_round": "Round {round}",

@@ -8,10 +8,11 @@ are worked out in a worker thread within a deadline (:mod:`bot.service.heavy`)."
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import TypeVar
 
 from bot.history import History as CsvHistory
+from bot.pairing import model as pairing
 from bot.storage.repository import Repository
 
 from . import (
@@ -391,6 +392,14 @@ class ClubService:
                            ladder: str | None = None) -> Notice:
         return await self._session.execute(caller, lambda club, now: nights.result(
             club, now, caller, board, result, nights.ladder_of(club, ladder)))
+
+    async def night_export(self, platform: str, chat_id: str, ladder: str | None,
+                           number: int | None) -> tuple[pairing.Night, str, date]:
+        """A ladder's night (its ``number``th, else the latest) as :mod:`bot.pairing` reads it,
+        with its title and day, for ``clubrating night export``."""
+        caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        return await self._session.look(caller, lambda club, now: nights.exported(
+            club, ladder, number))
 
     async def night_standings(self, caller: Caller, ladder: str | None = None
                               ) -> NightStandings:

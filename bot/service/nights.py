@@ -14,7 +14,7 @@ A pairing bye or a forfeit is never rated.
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+from datetime import date, datetime
 
 from bot import pairing
 from bot.pairing.model import Absence, Board, Mode, Night, Player, Result, Round, Settings, Status
@@ -514,6 +514,20 @@ def standings_of(club: Club, ladder: Ladder, night: ClubNight, final: bool = Fal
             for s in pairing.standings(seen)]
     return NightStandings(ladder.name, len(night.published), final,
                           list(tiebreaks.TIEBREAKS[seen.settings.mode]), rows)
+
+
+def exported(club: Club, ladder: str | None, number: int | None
+             ) -> tuple[Night, str, date]:
+    """The ladder's ``number``th night (from 1; None: the latest, open or closed) as the
+    pairing reads it, its title (the ladder and the night) and the day it was opened."""
+    lad = view.ladder(club, ladder)
+    if not lad.nights:
+        raise Refusal("night_none", ladder=lad.name)
+    if number is not None and not 1 <= number <= len(lad.nights):
+        raise Refusal("night_no_such", number=number, nights=len(lad.nights))
+    chosen = lad.nights[-1 if number is None else number - 1]
+    shown = lad.nights.index(chosen) + 1
+    return night_of(club, lad, chosen), f"{lad.name} night {shown}", chosen.opened_at.date()
 
 
 def standings(club: Club, caller: Caller, ladder: str | None) -> NightStandings:

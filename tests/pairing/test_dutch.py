@@ -25,6 +25,7 @@ from bot.pairing.model import (
     Board,
     Mode,
     Night,
+    NoPairing,
     Pairing,
     Player,
     Result,
@@ -157,7 +158,7 @@ def test_a_forfeit_is_no_game_played_the_two_may_meet_again() -> None:
 
 def test_no_pairing_left_is_an_error_naming_the_night() -> None:
     night = night_of(players(2), Round(1, (Board(1, "m1", "m2", Result.DRAW),), {}), total=3)
-    with pytest.raises(ValueError, match="^night: no pairing of round 2"):
+    with pytest.raises(NoPairing, match="^night: no pairing of round 2"):
         dutch.pair(night)
 
 

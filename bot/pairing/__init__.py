@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 
+from . import tiebreaks
 from .model import Mode, Night, Pairing, Standing
 
 #: the module that pairs each mode
@@ -28,6 +29,4 @@ def pair(night: Night) -> Pairing:
 
 def standings(night: Night) -> list[Standing]:
     """The night's standings: points, then the mode's tie-breaks."""
-    from . import tiebreaks
-
     return tiebreaks.standings(night)

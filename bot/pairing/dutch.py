@@ -20,7 +20,8 @@ import tempfile
 from pathlib import Path
 
 from . import trf
-from .model import Absence, Board, Night, NoPairing, Pairing, eligible
+from .errors import ABSOLUTE, NoPairing
+from .model import Absence, Board, Night, Pairing, eligible
 
 #: the extra that brings py4swiss, as the error says it
 INSTALL = "pip install 'clubrating[fide]'"
@@ -103,8 +104,8 @@ def _engine_pairs(text: str, round_number: int) -> list[tuple[int, int]]:
     try:
         pairs = DutchEngine.generate_pairings(parsed)
     except PairingError as error:
-        raise NoPairing(f"night: no pairing of round {round_number} meets the FIDE Dutch "
-                        f"absolute criteria (C.04.3 C.1-C.3): {error}") from error
+        # no pairing of the round meets the absolute criteria (C.04.3 C.1-C.3)
+        raise NoPairing(ABSOLUTE) from error
     return [(int(pair_.white), int(pair_.black)) for pair_ in pairs]
 
 

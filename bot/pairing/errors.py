@@ -1,6 +1,6 @@
 """Why an engine gives no next round: the one error type of the pairing engines (issue 36).
 
-The service catches :class:`NoPairing` and refuses the moderator's ``/round`` with the message
+The service catches :class:`NoPairing` and refuses the moderator's ``/pair`` with the message
 its ``reason`` names; everything else an engine raises is a bug.
 """
 
@@ -13,8 +13,11 @@ FORBIDDEN = "forbidden"
 #: a round robin whose table is played through (``Settings.rounds`` rounds, or everyone once)
 COMPLETE = "complete"
 
+#: no pairing meets the FIDE Dutch system's absolute criteria (C.04.3 C.1-C.3)
+ABSOLUTE = "absolute_criteria"
+
 #: every reason a :class:`NoPairing` carries: message keys' last words, the chat says them
-REASONS = frozenset({TOO_FEW_PLAYERS, FORBIDDEN, COMPLETE})
+REASONS = frozenset({TOO_FEW_PLAYERS, FORBIDDEN, COMPLETE, ABSOLUTE})
 
 
 class NoPairing(Exception):

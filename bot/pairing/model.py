@@ -14,11 +14,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 
-class NoPairing(Exception):
-    """No pairing of the next round keeps the rules that may never give way (a pair forbidden
-    tonight, a second bye)."""
-
-
 class Mode(StrEnum):
     """How a night pairs its rounds (``/night open MODE``)."""
 

@@ -17,6 +17,8 @@ import dataclasses
 from datetime import date, datetime
 
 from bot import pairing
+from bot.pairing import errors, tiebreaks
+from bot.pairing.errors import NoPairing
 from bot.pairing.model import Absence, Board, Mode, Night, Player, Result, Round, Settings, Status
 from bot.storage.repository import JsonValue, NewEvent
 
@@ -211,8 +213,8 @@ def pair(club: Club, now: datetime, caller: Caller, ladder: str | None
     if total is not None and len(night.published) >= total:
         raise Refusal("night_over")
     event = _paired(club, lad, night)
-    shown = lambda: round_shown(club, lad, night, night.rounds[-1])  # noqa: E731
-    return [ev.new_event(event, caller.user, now)], shown
+    return [ev.new_event(event, caller.user, now)], lambda: round_shown(
+        club, lad, night, night.rounds[-1])
 
 
 def _total_rounds(night: ClubNight) -> int | None:
@@ -248,8 +250,10 @@ def _paired(club: Club, ladder: Ladder, night: ClubNight, *,
         raise Refusal("night_too_few")
     try:
         proposed = pairing.pair(seen)
-    except pairing.model.NoPairing:
-        raise Refusal("night_no_pairing") from None
+    except NoPairing as none:
+        raise Refusal({errors.TOO_FEW_PLAYERS: "night_too_few",
+                       errors.COMPLETE: "night_over"}.get(none.reason, "night_no_pairing")
+                      ) from None
     user = {player_key(m): club.state.members[m].user for m in numbers}
     boards: list[list[JsonValue]] = [[user[b.first], user[b.second], b.handicap]
                                      for b in proposed.boards]
@@ -492,7 +496,10 @@ def night_of(club: Club, ladder: Ladder, night: ClubNight, numbers: list[int] | 
 def round_shown(club: Club, ladder: Ladder, night: ClubNight, played: NightRound
                 ) -> NightRoundShown:
     state = club.state
-    name = lambda m: state.member(m).name  # noqa: E731
+
+    def name(member: int) -> str:
+        return state.member(member).name
+
     boards = []
     for b in played.boards:
         found = _result(club, b)
@@ -508,8 +515,6 @@ def standings_of(club: Club, ladder: Ladder, night: ClubNight, final: bool = Fal
                  ) -> NightStandings:
     seen = night_of(club, ladder, night)
     names = {p.key: p.name for p in seen.players}
-    from bot.pairing import tiebreaks
-
     rows = [NightStanding(s.place, names[s.key], s.points, list(s.tiebreaks))
             for s in pairing.standings(seen)]
     return NightStandings(ladder.name, len(night.published), final,

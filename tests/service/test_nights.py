@@ -117,7 +117,8 @@ async def test_swap_forbid_and_bye_change_the_preview(chat: Transcript) -> None:
     assert frozenset((bye[1], second)) not in {frozenset(p) for p in boards(forbidden)}
     given = await chat.as_("mod!", "/bye @ann")
     assert "Bye: ann" in given, given
-    assert await chat.as_("mod!", "/swap @ann @zed") == "zed is not a member of the club."
+    assert await chat.as_("mod!", "/swap @ann @zed") == (
+        "There is no member called zed. /top lists everyone.")
 
 
 async def test_closing_posts_the_final_standings(chat: Transcript) -> None:

@@ -608,21 +608,21 @@ class ClubState:
                 self._on_round_paired(event)
             case events.PairForbidden():
                 night = self.ladders[event.ladder].night
-                assert night is not None
-                night.forbidden.add(frozenset(self.member(self.by_user[u]).id
-                                              for u in (event.first, event.second)))
+                if night is not None:
+                    night.forbidden.add(frozenset(self.member(self.by_user[u]).id
+                                                  for u in (event.first, event.second)))
             case events.RoundPublished():
                 night = self.ladders[event.ladder].night
-                assert night is not None and night.pending is not None
-                night.pending.published = True
+                if night is not None and night.pending is not None:
+                    night.pending.published = True
             case events.BoardForfeited():
-                night = self.ladders[event.ladder].night
-                assert night is not None
-                night.rounds[event.round - 1].boards[event.board - 1].forfeit = event.result
+                board = self._board(event.ladder, None, event.round, event.board)
+                if board is not None:
+                    board.forfeit = event.result
             case events.NightClosed():
                 night = self.ladders[event.ladder].night
-                assert night is not None
-                night.closed = True
+                if night is not None:
+                    night.closed = True
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)
@@ -672,10 +672,23 @@ class ClubState:
             case _:
                 assert_never(event)
 
+    def _board(self, ladder: str, night: int | None, round_: int, number: int
+               ) -> NightBoard | None:
+        """Board ``number`` of round ``round_`` of the ladder's night ``night`` (None: the open
+        one), if it stands (an /undo may have taken back what made it)."""
+        nights = self.ladders[ladder].nights
+        found = (nights[-1] if nights and not nights[-1].closed else None) if night is None \
+            else next((n for n in nights if n.id == night), None)
+        if found is None or not 0 < round_ <= len(found.rounds):
+            return None
+        boards = found.rounds[round_ - 1].boards
+        return boards[number - 1] if 0 < number <= len(boards) else None
+
     def _on_night_entered(self, event: events.NightEntered) -> None:
         """A member checks in (from the next round on), leaves, or sits the next round out."""
         night = self.ladders[event.ladder].night
-        assert night is not None
+        if night is None:  # its opening was taken back (/undo)
+            return
         member = self.member(self.by_user[event.member]).id
         coming = len(night.published) + 1
         if event.status == "paused":
@@ -688,7 +701,8 @@ class ClubState:
     def _on_round_paired(self, event: events.RoundPaired) -> None:
         """A paired round replaces the one paired before it, until it is published."""
         night = self.ladders[event.ladder].night
-        assert night is not None
+        if night is None:  # its opening was taken back (/undo)
+            return
         member = self.by_user.__getitem__
         boards = [NightBoard(n, member(str(first)), member(str(second)), int(str(handicap)))
                   for n, (first, second, handicap) in enumerate(event.boards, 1)]
@@ -829,8 +843,9 @@ class ClubState:
         )
         self.games[stored.id] = record
         if event.night is not None and event.round is not None and event.board is not None:
-            night = next(n for n in ladder.nights if n.id == event.night)
-            night.rounds[event.round - 1].boards[event.board - 1].games.append(stored.id)
+            board = self._board(ladder.name, event.night, event.round, event.board)
+            if board is not None:
+                board.games.append(stored.id)
         if direct:
             ladder.inputs.append(("game", stored.id))
         else:

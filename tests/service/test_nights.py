@@ -134,3 +134,22 @@ async def test_closing_posts_the_final_standings(chat: Transcript) -> None:
     assert await chat.as_("ann", "/standings") == final
     assert await chat.as_("mod!", "/pair") == (
         "No club night is open on main: /night open starts one.")
+
+
+async def test_undo_takes_back_the_last_moderator_step(chat: Transcript) -> None:
+    await register(chat, "ann", "ben", "cid")
+    await chat.as_("mod!", "/night open swiss rounds=2")
+    for name in ("ann", "ben", "cid"):
+        await chat.as_(name, "/in")
+    await chat.as_("mod!", "/pair")
+    published = await chat.as_("mod!", "/publish")
+    undone = await chat.as_("mod!", "/undo")
+    assert "published round 1 on main" in undone, undone
+    assert (await chat.as_("mod!", "/publish")).splitlines() == published.splitlines()
+    for step in ("published round 1", "paired round 1", "opened a club night"):
+        assert step in await chat.as_("mod!", "/undo")
+    # the check-ins of a night taken back stay in the log, and change nothing
+    assert await chat.as_("ann", "/in") == (
+        "No club night is open on main: /night open starts one.")
+    assert (await chat.as_("mod!", "/night open swiss rounds=2")).startswith(
+        "Club night open on main")

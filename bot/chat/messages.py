@@ -890,6 +890,7 @@ MESSAGES: dict[str, str] = {
     "night_board_result_game": "{result} (game #{game})",
     "night_reason": "({why})",
     "night_reason_rematch_avoided": "rematch avoided",
+    "night_reason_rematch": "a rematch: no other pairing",
     "night_reason_score_group": "across score groups",
     "night_reason_colour": "for colours",
     "night_bye": "Bye: {name}",

@@ -13,7 +13,10 @@ from __future__ import annotations
 import importlib
 
 from . import tiebreaks
+from .errors import NoPairing
 from .model import Mode, Night, Pairing, Standing
+
+__all__ = ["ENGINES", "NoPairing", "pair", "standings"]
 
 #: the module that pairs each mode
 ENGINES = {Mode.SWISS: "swiss", Mode.NEAREST: "nearest", Mode.ROUNDROBIN: "roundrobin",

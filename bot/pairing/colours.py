@@ -23,8 +23,8 @@ NONE, MILD, STRONG, ABSOLUTE = 0, 1, 2, 3
 
 def histories(night: Night) -> dict[str, tuple[Colour, ...]]:
     """Each player's colours tonight, oldest first. A forfeited board gave no colour (the game
-    was not played: C.04.1 note to h, "unplayed games do not count for colours"); a board whose
-    result is not in yet did (the game is on)."""
+    was not played, and C.04.3 A.6 reads colours from the games played); a board whose result is
+    not in yet did (the game is on)."""
     played: dict[str, list[Colour]] = {p.key: [] for p in night.players}
     for round_ in night.rounds:
         for board in round_.boards:

@@ -23,8 +23,9 @@ The rules, in our words, most important first (each is a tier of
 7. *The lot*: a number from ``Settings.seed`` and the pair's keys, so that equal choices are
    settled by the seed and the same night always gives the same round.
 
-Boards are ordered by the higher score of the pair, then the better placed of the two
-(C.04.2 note: "the order of the boards").
+Boards are ordered by the higher score of the pair, then the better placed of the two (the
+order FIDE's general handling rules, C.04.2, give boards, less its middle step, the sum of the
+two scores).
 
 Departure from FIDE: C.04.1 f-g (colour difference and runs of a colour) are wishes here, not
 absolute rules, and the Dutch system's sequence of transpositions is replaced by one global

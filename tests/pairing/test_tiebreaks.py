@@ -117,3 +117,12 @@ def test_record_marks_what_was_chosen() -> None:
     assert [(e.opponent, e.points, e.voluntary, e.win) for e in entries["d"]] == [
         ("b", 0.0, False, False), (None, 1.0, False, True), (None, 0.0, True, False)]
     assert [(e.opponent, e.voluntary) for e in entries["c"]][2] == (None, False)
+
+
+def test_the_package_dispatches_by_mode() -> None:
+    from bot.pairing import NoPairing, pair
+
+    for mode in (Mode.SWISS, Mode.NEAREST, Mode.ROUNDROBIN, Mode.MCMAHON):
+        assert len(pair(night(FIVE, mode=mode)).boards) == 2
+        assert len(standings(night(FIVE, mode=mode))) == 5
+    assert issubclass(NoPairing, Exception)

@@ -66,8 +66,7 @@ MEMBER_HELP = [
     "help_register", "help_rating", "help_top", "help_challenge", "help_accept", "help_decline",
     "help_report", "help_confirm", "help_dispute", "help_withdraw", "help_history", "help_h2h",
     "help_pending", "help_chart", "help_card", "help_digest", "help_puzzle", "help_answer",
-    "help_claim", "help_link_me", "help_in", "help_out", "help_pause", "help_standings",
-    "help_help",
+    "help_claim", "help_link_me", "help_nights_member", "help_help",
     "help_as",
 ]
 MODERATOR_HELP = [
@@ -75,8 +74,7 @@ MODERATOR_HELP = [
     "help_merge", "help_retire", "help_return", "help_event", "help_ladder", "help_system",
     "help_set", "help_settings", "help_audit", "help_undo", "help_moderator", "help_schedule",
     "help_evaluate", "help_claim_answer", "help_puzzle_add", "help_link",
-    "help_unlink", "help_night", "help_pair", "help_swap", "help_forbid", "help_bye",
-    "help_publish", "help_result",
+    "help_unlink", "help_nights_moderator",
 ]
 #: help lines of what one front-end reads itself (no command of the table) -> its platform
 FRONT_END_ONLY = {"help_as": "console"}

@@ -959,6 +959,10 @@ MESSAGES: dict[str, str] = {
     "help_result": "/result BOARD 1-0|0-1|½-½|+-|-+ - a board's result, counted at once "
                    "(moderators; +- a forfeit win)",
     "example_result": "/result 2 1-0",
+    "help_nights_member": "/in, /out, /pause, /standings - a club night: check in, leave, sit a "
+                          "round out, the standings",
+    "help_nights_moderator": "/night open|close, /pair, /swap, /forbid, /bye, /publish, "
+                             "/result - run a club night (/help night tells more)",
     "help_swap": "/swap @a @b - two players change places in the paired round (moderators)",
     "example_swap": "/swap @alice @bob",
     "help_forbid": "/forbid @a @b - the two are never paired tonight (moderators)",

@@ -433,6 +433,13 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         await chat.service.apply_correction(group_mod)
         await chat.service.unlink(server_mod)
         await chat.service.apply_correction(server_mod)
+        # a club night (issue 36): check-ins, a forbidden pair, two rounds, a forfeit, a board's
+        # game, the close
+        await chat.as_("mod!", "/night open swiss rounds=2")
+        for user in ("alice", "bob", "carol"):
+            await chat.as_(user, "/in")
+        await chat.as_("mod!", "/forbid @alice @bob", "/pair", "/publish", "/result 1 +-",
+                       "/pair", "/publish", "/result 1 1-0", "/night close")
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

@@ -153,3 +153,58 @@ async def test_undo_takes_back_the_last_moderator_step(chat: Transcript) -> None
         "No club night is open on main: /night open starts one.")
     assert (await chat.as_("mod!", "/night open swiss rounds=2")).startswith(
         "Club night open on main")
+
+
+async def test_a_round_robin_plays_everyone_once_and_a_leaver_forfeits(
+        chat: Transcript) -> None:
+    await register(chat, "ann", "ben", "cid", "dan")
+    assert await chat.as_("mod!", "/night open roundrobin") == (
+        "Club night open on main (roundrobin: everyone plays everyone once): check in with "
+        "/in.")
+    for name in ("ann", "ben", "cid", "dan"):
+        await chat.as_(name, "/in")
+    met: set[frozenset[str]] = set()
+    for round_number in (1, 2, 3):
+        await chat.as_("mod!", "/pair")
+        published = await chat.as_("mod!", "/publish")
+        pairs = boards(published)
+        met |= {frozenset(p) for p in pairs}
+        if round_number == 1:
+            await register(chat, "eve")
+            assert await chat.as_("eve", "/in") == (
+                "A round robin takes nobody once its first round is paired.")
+            await chat.as_("dan", "/out")  # he forfeits the rest of his table
+            for n, _ in enumerate(pairs, 1):
+                await chat.as_("mod!", f"/result {n} 1-0")
+        else:
+            assert any("+-" in line or "-+" in line for line in published.splitlines()), \
+                published
+            for n, pair in enumerate(pairs, 1):
+                if "dan" not in pair:
+                    await chat.as_("mod!", f"/result {n} ½-½")
+    assert len(met) == 6  # everyone met everyone once
+    assert await chat.as_("mod!", "/pair") == "Every round of the night has been paired."
+    standings = await chat.as_("ann", "/standings")
+    assert "Sonneborn-Berger" in standings and "wins" in standings, standings
+
+
+async def test_a_go_night_pairs_by_mcmahon_and_is_rated_as_one_event(chat: Transcript) -> None:
+    await chat.as_("mod!", "/system rs-go")
+    await register(chat, "ann", "ben", "cid", "dan")
+    assert (await chat.as_("mod!", "/night open rounds=2")).startswith(
+        "Club night open on main (mcmahon, 2 rounds)")
+    for name in ("ann", "ben", "cid", "dan"):
+        await chat.as_(name, "/in")
+    await chat.as_("mod!", "/pair")
+    await chat.as_("mod!", "/publish")
+    top = await chat.as_("ann", "/top")
+    for n in (1, 2):
+        await chat.as_("mod!", f"/result {n} 1-0")
+    assert await chat.as_("ann", "/top") == top  # rated with the night, at its close
+    await chat.as_("mod!", "/pair")
+    await chat.as_("mod!", "/publish")
+    for n in (1, 2):
+        await chat.as_("mod!", f"/result {n} 0-1")
+    final = await chat.as_("mod!", "/night close")
+    assert "SOS" in final, final
+    assert await chat.as_("ann", "/top") != top

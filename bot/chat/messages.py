@@ -993,6 +993,7 @@ MESSAGES: dict[str, str] = {
     "param_image": "The problem's picture: PNG, JPEG, GIF or WebP, at most 5 MB",
     "param_answer": "Your answer",
     "param_problems": "A puzzle ladder's problems, hardest first",
+    "about_night_bye_points": "Club nights: what a pairing bye scores: 1, 0.5 or 0",
     "about_normalise": "Puzzle ladders: how answers are compared: exact, case (any case) or "
                        "san (chess moves)",
     # -- rated puzzles (issue 34) ------------------------------------------------------------

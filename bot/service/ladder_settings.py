@@ -87,6 +87,12 @@ class LadderSettings:
     public: bool = False
     #: its address there, /l/SLUG (None: the ladder's name)
     public_slug: str | None = None
+    #: what a pairing bye scores in the ladder's club nights (issue 36): 1, 0.5 or 0
+    night_bye_points: str = "1"
+
+
+#: what a club night's pairing bye may score (issue 36)
+NIGHT_BYE_POINTS = ("1", "0.5", "0")
 
 
 class Type(StrEnum):
@@ -160,6 +166,8 @@ SETTINGS: tuple[Setting, ...] = (
             system=PUZZLE_SYSTEM),
     Setting("public", Type.YES_NO, "about_public"),
     Setting("public_slug", Type.SLUG, "about_public_slug"),
+    Setting("night_bye_points", Type.CHOICE, "about_night_bye_points",
+            choices=NIGHT_BYE_POINTS),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",

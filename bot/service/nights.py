@@ -487,7 +487,9 @@ def night_of(club: Club, ladder: Ladder, night: ClubNight, numbers: list[int] | 
                   for m in order if m not in on_board}
         rounds.append(Round(played.number, boards, absent))
     stones = _stones(club, ladder)
-    settings = Settings(Mode(night.mode), night.rounds_wanted, colours=stones is None,
+    settings = Settings(Mode(night.mode), night.rounds_wanted,
+                        bye_points=float(ladder.settings.night_bye_points),
+                        colours=stones is None,
                         handicap_limit=9 if stones is None else int(stones), seed=night.id)
     forbidden = frozenset(frozenset(player_key(m) for m in pair) for pair in night.forbidden)
     return Night(tuple(players), tuple(rounds), settings, forbidden)

@@ -208,3 +208,16 @@ async def test_a_go_night_pairs_by_mcmahon_and_is_rated_as_one_event(chat: Trans
     final = await chat.as_("mod!", "/night close")
     assert "SOS" in final, final
     assert await chat.as_("ann", "/top") != top
+
+
+async def test_a_bye_scores_what_the_ladder_says(chat: Transcript) -> None:
+    await register(chat, "ann", "ben", "cid")
+    assert "0.5" in await chat.as_("mod!", "/set night_bye_points 0.5")
+    await chat.as_("mod!", "/night open swiss rounds=1")
+    for name in ("ann", "ben", "cid"):
+        await chat.as_(name, "/in")
+    bye = re.search(r"Bye: (\w+)", await chat.as_("mod!", "/pair"))
+    assert bye is not None
+    await chat.as_("mod!", "/publish")
+    standings = await chat.as_("ann", "/standings")
+    assert re.search(rf"\d\. {bye[1]} ½ ", standings), standings

@@ -221,3 +221,19 @@ async def test_a_bye_scores_what_the_ladder_says(chat: Transcript) -> None:
     await chat.as_("mod!", "/publish")
     standings = await chat.as_("ann", "/standings")
     assert re.search(rf"\d\. {bye[1]} ½ ", standings), standings
+
+
+async def test_the_worked_evening_of_the_docs_is_what_the_bot_says(chat: Transcript) -> None:
+    """docs/club-night.md's evening, typed again: every answer as the page shows it."""
+    page = (Path(__file__).parents[2] / "docs" / "club-night.md").read_text(encoding="utf-8")
+    block = page.split("```\n")[1]
+    steps: list[tuple[str, str, list[str]]] = []
+    for line in block.splitlines():
+        said = re.match(r"^(\w+!?)> (.*)$", line)
+        if said:
+            steps.append((said[1], said[2], []))
+        else:
+            steps[-1][2].append(line)
+    await register(chat, "ann", "ben", "cid", "dan", "eve")
+    for who, line, answer in steps:
+        assert await chat.as_(who, line) == "\n".join(answer), line

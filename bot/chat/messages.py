@@ -859,6 +859,7 @@ MESSAGES: dict[str, str] = {
     "night_out": "{name} has left tonight's night: their games stay in the standings.",
     "night_paused": "{name} sits the next round out.",
     "night_in_already": "{name} is in tonight already.",
+    "night_left": "{name} has left tonight's night and is not paired again.",
     "night_not_in": "{name} is not in tonight's night.",
     "night_roundrobin_late": "A round robin takes nobody once its first round is paired.",
     "night_too_late": "Too late to join: {rounds:round has|rounds have} started, half the "

@@ -170,6 +170,8 @@ def enter(club: Club, now: datetime, caller: Caller, status: str, who: Who | Non
     if status == "in":
         if current == "in" and night.paused.get(member.id) is None:
             raise Refusal("night_in_already", name=member.name)
+        if current == "out":  # /out is for the night: never paired again
+            raise Refusal("night_left", name=member.name)
         if current is None:
             _may_join(night, started)
     elif current is None or current == "out":

@@ -174,6 +174,8 @@ async def test_a_round_robin_plays_everyone_once_and_a_leaver_forfeits(
             assert await chat.as_("eve", "/in") == (
                 "A round robin takes nobody once its first round is paired.")
             await chat.as_("dan", "/out")  # he forfeits the rest of his table
+            assert await chat.as_("dan", "/in") == (
+                "dan has left tonight's night and is not paired again.")
             for n, _ in enumerate(pairs, 1):
                 await chat.as_("mod!", f"/result {n} 1-0")
         else:

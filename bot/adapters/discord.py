@@ -77,6 +77,8 @@ ALONE = {"puzzle", "answer"}
 ANSWER_INPUT = "answer"
 #: the longest title and label Discord shows in a form
 FORM_TITLE_LIMIT = 45
+#: the rows of buttons Discord takes under one message
+MAX_ROWS = 5
 #: commands that may take longer than the 3 s Discord allows before an interaction is answered
 #: (a comparison of every rating system, drawing a picture): deferred first, answered after
 SLOW = {"evaluate", "chart", "card"}
@@ -119,7 +121,7 @@ class ClubButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
     @classmethod
     def of(cls, action: actions.Action, row: int | None = None) -> ClubButton:
         """The button of an action, labelled and coloured as it says."""
-        return cls(action.id, text(action.label), STYLES[action.emphasis], row)
+        return cls(action.id, actions.caption(action), STYLES[action.emphasis], row)
 
     @classmethod
     async def from_custom_id(cls, interaction: Interaction,
@@ -166,7 +168,9 @@ def view_for(answer: Answer, page: int = 0) -> discord.ui.View | None:
     if not rows:
         return None
     view = discord.ui.View(timeout=None)
-    for n, row in enumerate(rows):
+    # Discord takes five rows of buttons under a message: a club night's round of more boards
+    # has buttons for its first five still played (/result scores any board)
+    for n, row in enumerate(rows[:MAX_ROWS]):
         for action in row:
             view.add_item(ClubButton.of(action, n))
     return view
@@ -492,7 +496,8 @@ class DiscordFrontEnd:
 
     async def on_button(self, interaction: Interaction, action_id: str) -> None:
         """A press of the button whose custom id is ``action_id`` (one the template matched):
-        the presser acts and the message shows the outcome; a press by someone who
+        the presser acts and the message shows the outcome (a club night's post, whose buttons
+        many press, stays: the outcome is answered on its own); a press by someone who
         may not press it gets an answer only they see, and changes nothing. A server is a
         club: a press in a private message is refused, and no club is made for it. Presses
         count against the rate limit as commands do."""
@@ -512,8 +517,11 @@ class DiscordFrontEnd:
                 await self._say(interaction, refusal_text(str(reply.answer)),
                                 ephemeral=True)
                 return
-            piece = pieces(reply.answer, reply.page)[0]
             try:
+                if actions.stays(action):  # many press its buttons: answered on its own
+                    await self.answer(interaction, reply.answer)
+                    return
+                piece = pieces(reply.answer, reply.page)[0]
                 await interaction.response.edit_message(
                     content=piece.content, embed=piece.embed,
                     view=view_for(reply.answer, reply.page), allowed_mentions=NO_MENTIONS)

@@ -64,7 +64,7 @@ from bot.adapters.outbox import Outbox
 from bot.adapters.telegram_channels import check_channel
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.chat import intake
-from bot.chat.actions import SOLVE, Action, Group, actions_for, page_of
+from bot.chat.actions import SOLVE, Action, Group, actions_for, caption, page_of, stays
 from bot.chat.commands import COMMANDS, Answer, Context, Forward, parse
 from bot.chat.language import DEFAULT_LANGUAGE, LANGUAGES, supported, writing_in
 from bot.chat.messages import text
@@ -96,6 +96,9 @@ DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 TEXT_LIMIT = 4096
 #: and for a photo's caption
 CAPTION_LIMIT = 1024
+#: the most buttons Telegram takes under one message (more: "reply markup is too long"); a
+#: club night's round of more boards has buttons for its first ones (/result scores any board)
+MAX_BUTTONS = 100
 #: how long a chat's list of administrators is trusted before asking Telegram again
 ADMIN_TTL_SECONDS = 60.0
 #: seconds between long polls: under load one getUpdates then brings several updates instead of
@@ -225,8 +228,13 @@ def keyboard(answer: Result | str, page: int = 0, bot_username: str | None = Non
     """The buttons that go with an answer (``bot.chat.actions``) as an inline keyboard, if a
     person would press rather than type; a problem's Solve button links to the bot's private
     chat (``bot_username``) for the club of ``club_chat``."""
-    rows = actions_for(answer, page)
-    return _markup([[_button(a, text(a.label), bot_username, club_chat) for a in row]
+    rows, room = [], MAX_BUTTONS
+    for row in actions_for(answer, page):
+        room -= len(row)
+        if room < 0:
+            break
+        rows.append(row)
+    return _markup([[_button(a, caption(a), bot_username, club_chat) for a in row]
                     for row in rows])
 
 
@@ -792,10 +800,11 @@ class TelegramFrontEnd:
     # -- buttons ----------------------------------------------------------------------------------
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A button press: the presser acts; a press by someone who may not gets a short
-        answer and changes nothing. A group is a club: a press anywhere else (a private chat,
-        a channel) is refused, and no club is made for it. Presses count against the rate
-        limit as commands do."""
+        """A button press: the presser acts, and the message shows the outcome (a club
+        night's post, whose buttons many press, stays: the outcome is its reply); a press by
+        someone who may not gets a short answer and changes nothing. A group is a club: a
+        press anywhere else (a private chat, a channel) is refused, and no club is made for
+        it. Presses count against the rate limit as commands do."""
         query = update.callback_query
         chat = update.effective_chat
         if query is None or query.message is None or chat is None:
@@ -819,10 +828,15 @@ class TelegramFrontEnd:
         if reply.refused:
             await self._answer_press(query, str(reply.answer)[:200])
             return
-        # The press's spinner stops at once; the message is edited in its chat's turn.
+        # The press's spinner stops at once; the message is edited (or, where many press its
+        # buttons, answered) in its chat's turn.
         await self._answer_press(query)
         message = query.message
-        if isinstance(message, Message) and not isinstance(reply.answer, Picture):
+        if not isinstance(message, Message):
+            return
+        if stays(action):
+            self._reply(message, reply.answer)
+        elif not isinstance(reply.answer, Picture):
             self.outbox.put(message.chat_id,
                             partial(self._edit, message, reply.answer, reply.page))
 

@@ -12,7 +12,8 @@ id): ``g:confirm:#3`` (game #3), ``c:accept:#2`` (challenge #2), ``x:apply:#3`` 
 of game #3), ``u:apply:45`` (the undo of action 45, as /audit numbers it), ``m:apply:17`` (the
 merge of member 17, by the id of its registration, into another), ``k:approve:40``,
 ``t:main:2``, ``l:apply:0`` (a chat's merge or unlink), ``n:in:120`` (check in to night
-120). Messages posted long ago carry these
+120), ``n:draw:1200020003`` (a draw on board 3 of round 2 of night 120: :func:`board_ref`).
+Messages posted long ago carry these
 ids, so they never change: a press after an upgrade still works. Before games and challenges
 had numbers of their own, their buttons named them by their event's id, without ``#``
 (``g:confirm:12``); such a press is ``legacy`` and is looked up by that id.
@@ -21,15 +22,18 @@ had numbers of their own, their buttons named them by their event's id, without 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 
 from bot.chat.commands import Answer, press_correction
+from bot.chat.messages import text
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import (
     GameResult,
     Leaderboard,
+    NightRoundShown,
     Notice,
     Preview,
     PuzzleInvite,
@@ -82,6 +86,16 @@ SHOW = "show"
 #: the verbs of a problem's buttons: have it delivered privately, answer it
 SOLVE = "solve"
 ANSWER = "answer"
+#: the verbs of a board's buttons under a published round of a club night, and the result
+#: each records (the first player's score first, as /result reads it)
+BOARD_RESULTS = {"first": "1-0", "draw": "½-½", "second": "0-1"}
+#: a board button's ref is (night * ROUNDS + round) * BOARDS + board. A round is at most
+#: ``nights.MAX_ROUNDS`` (30) and a round's boards fewer than 10,000 (20,000 players), so each
+#: part reads back alone; the ref's 18 digits leave a night's id (its opening's event id) below
+#: 10**11, and a board beyond these bounds has no buttons (/result still scores it).
+ROUNDS = 1_000
+BOARDS = 10_000
+_LARGEST_NIGHT = 10**18 // (ROUNDS * BOARDS)
 #: the choice under every preview: apply it, or cancel it
 _APPLY_OR_CANCEL = {"apply": ("button_apply", Emphasis.PRIMARY),
                     "cancel": ("button_cancel", Emphasis.SECONDARY)}
@@ -102,8 +116,13 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
     # or answer the one shown (Discord opens a form to type the answer in)
     Group.PUZZLE: {SOLVE: ("button_solve", Emphasis.PRIMARY),
                    ANSWER: ("button_answer", Emphasis.PRIMARY)},
-    # a club night's opening post: check in (its ref: the night, by its opening's id)
-    Group.NIGHT: {"in": ("button_in", Emphasis.PRIMARY)},
+    # a club night's opening post: check in (its ref: the night, by its opening's id); a
+    # board of its published round: the first wins, a draw, the second wins (its ref:
+    # :func:`board_ref`)
+    Group.NIGHT: {"in": ("button_in", Emphasis.PRIMARY),
+                  "first": ("button_first_wins", Emphasis.NEUTRAL),
+                  "draw": ("button_draw", Emphasis.NEUTRAL),
+                  "second": ("button_second_wins", Emphasis.NEUTRAL)},
 }
 
 
@@ -112,9 +131,10 @@ class Action:
     """What one press does: ``verb`` on game or challenge #``ref`` (or on the correction of game
     #``ref``, the undo of action ``ref``, the merge of member ``ref``, claim ``ref``), or show
     page ``ref`` of ``ladder``'s leaderboard. A ``legacy`` ref is the id of the game's or
-    challenge's event. ``label`` (a message key) and ``emphasis`` say how the button looks; they
-    are not part of what it does (a page button's id does not say whether it pointed back or on,
-    so a parsed one has no label)."""
+    challenge's event. ``label`` (a message key, with its fields ``params``) and ``emphasis``
+    say how the button looks; they are not part of what it does (a page button's id does not
+    say whether it pointed back or on, so a parsed one has no label; a parsed board button's
+    label names its board again). :func:`caption` is the label as a front-end shows it."""
 
     group: Group
     verb: str
@@ -123,12 +143,23 @@ class Action:
     legacy: bool = False
     label: str = field(default="", compare=False)
     emphasis: Emphasis = field(default=Emphasis.NEUTRAL, compare=False)
+    params: Mapping[str, object] = field(default_factory=dict, compare=False)
 
     @classmethod
     def choice(cls, group: Group, verb: str, ref: int, legacy: bool = False) -> Action:
         """One of a pair of choices (confirm or dispute game #``ref``, ...)."""
         label, emphasis = _CHOICES[group][verb]
-        return cls(group, verb, ref, legacy=legacy, label=label, emphasis=emphasis)
+        params = ({"board": board_of_ref(ref)[2]} if group is Group.NIGHT
+                  and verb in BOARD_RESULTS else {})
+        return cls(group, verb, ref, legacy=legacy, label=label, emphasis=emphasis,
+                   params=params)
+
+    @classmethod
+    def board(cls, night: int, number: int, board: int, verb: str) -> Action | None:
+        """A button of board ``board`` of round ``number`` of night ``night`` (``verb``: one of
+        :data:`BOARD_RESULTS`); None where :func:`board_ref` cannot name the board."""
+        ref = board_ref(night, number, board)
+        return None if ref is None else cls.choice(Group.NIGHT, verb, ref)
 
     @classmethod
     def page(cls, ladder: str, page: int, label: str = "") -> Action:
@@ -162,6 +193,34 @@ class Action:
         if key not in _CHOICES[group]:
             return None
         return cls.choice(group, key, ref, legacy=group in NUMBERED and not numbered)
+
+
+def stays(action: Action | None) -> bool:
+    """Whether a press leaves the message it was pressed under as it was, and is answered in a
+    message of its own: a club night's buttons, which many press (each member checks in; each
+    board is scored by its players or a moderator). Every other button's message shows the
+    answer instead."""
+    return action is not None and action.group is Group.NIGHT
+
+
+def caption(action: Action) -> str:
+    """A button's label as every front-end shows it, in the language being written."""
+    return text(action.label, action.params)
+
+
+def board_ref(night: int, number: int, board: int) -> int | None:
+    """The ref of a board's buttons: night, round and board in one number (see
+    :data:`ROUNDS`), so a button never names another round's board; None beyond the bounds."""
+    if not (0 < night < _LARGEST_NIGHT and 0 < number < ROUNDS and 0 < board < BOARDS):
+        return None
+    return (night * ROUNDS + number) * BOARDS + board
+
+
+def board_of_ref(ref: int) -> tuple[int, int, int]:
+    """A board button's night, round and board, from its ref (:func:`board_ref`)."""
+    rest, board = divmod(ref, BOARDS)
+    night, number = divmod(rest, ROUNDS)
+    return night, number, board
 
 
 def read(pressed: str) -> Action:
@@ -207,6 +266,11 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
         night = answer.params.get("night")
         if isinstance(night, int):
             return [[Action.choice(Group.NIGHT, "in", night)]]
+    if isinstance(answer, NightRoundShown) and not answer.preview and answer.night is not None:
+        # one row a board still played, its three results
+        found = [[Action.board(answer.night, answer.round, line.number, verb)
+                  for verb in BOARD_RESULTS] for line in answer.boards if line.result is None]
+        return [[a for a in row if a is not None] for row in found if all(row)]
     if isinstance(answer, PuzzleInvite):
         return [[Action.choice(Group.PUZZLE, SOLVE, answer.ref)]]
     if isinstance(answer, PuzzlePost) and answer.card is not None:
@@ -249,6 +313,10 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
         return await service.serve_puzzle(caller, ref=ref or None), 0
     if action.group is Group.NIGHT and action.verb == "in":
         return await service.enter_night(caller, "in", night=ref), 0
+    if action.group is Group.NIGHT and action.verb in BOARD_RESULTS:
+        night, number, on = board_of_ref(ref)
+        return await service.board_button(caller, night, number, on,
+                                          BOARD_RESULTS[action.verb]), 0
     if action.group in _PREVIEWS and action.verb in _APPLY_OR_CANCEL:
         return await press_correction(service, caller, action.verb,
                                       **{_PREVIEWS[action.group]: ref}), 0

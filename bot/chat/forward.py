@@ -8,9 +8,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from bot.chat.actions import actions_for
+from bot.chat.actions import actions_for, caption
 from bot.chat.language import writing_in
-from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.scheduling.publishing import Button, Publisher
 from bot.service.club import Caller, ClubService
@@ -38,7 +37,7 @@ class Forwarder:
                 continue
             with writing_in(await self.service.language(platform, chat)):
                 shown = render(result)
-                buttons = [Button(text(action.label), action.id, chat)
+                buttons = [Button(caption(action), action.id, chat)
                            for row in actions_for(result) for action in row]
             try:
                 await publisher.publish(chat, shown, None, buttons)

@@ -884,6 +884,11 @@ MESSAGES: dict[str, str] = {
     "night_closed": "That club night is closed.",
     "night_no_such": "There is no night {number}: the ladder has had {nights:night|nights}.",
     "button_in": "I'm in",
+    # a board's buttons under a published round: its number, then the result each records
+    "button_first_wins": "{board}: 1-0",
+    "button_draw": "{board}: ½-½",
+    "button_second_wins": "{board}: 0-1",
+    "night_round_over": "Round {round} is over: its buttons count no more.",
     "night_round_preview": "Round {round} (preview)",
     "night_round": "Round {round}",
     "night_board": "Board {board}: {first} – {second}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from bot.chat.actions import actions_for
+from bot.chat.actions import actions_for, caption
 from bot.chat.language import writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import render
@@ -25,7 +25,7 @@ class ChatPosts:
                ) -> tuple[str, list[Button]]:
         """A puzzle ladder's post, and its button to solve the new problem privately."""
         with writing_in(language):
-            buttons = [Button(text(action.label), action.id, club_chat)
+            buttons = [Button(caption(action), action.id, club_chat)
                        for row in actions_for(post) for action in row]
             return render(post), buttons
 

@@ -393,6 +393,13 @@ class ClubService:
         return await self._session.execute(caller, lambda club, now: nights.result(
             club, now, caller, board, result, nights.ladder_of(club, ladder)))
 
+    async def board_button(self, caller: Caller, night: int, number: int, board: int,
+                           result: str) -> Notice | GameResult:
+        """A board's button under a published round (:func:`nights.press`): a moderator's
+        /result, or a player's report from their side."""
+        return await self._session.execute(caller, lambda club, now: nights.press(
+            club, now, caller, night, number, board, result))
+
     async def night_export(self, platform: str, chat_id: str, ladder: str | None,
                            number: int | None) -> tuple[pairing.Night, str, date]:
         """A ladder's night (its ``number``th, else the latest) as :mod:`bot.pairing` reads it,

@@ -25,9 +25,16 @@ from bot.storage.repository import JsonValue, NewEvent
 from . import events as ev
 from . import members, view
 from .errors import Refusal
-from .identity import Caller, Who
+from .identity import Caller, UserRef, Who
 from .ratings import player_key
-from .results import BoardLine, NightRoundShown, NightStanding, NightStandings, Notice
+from .results import (
+    BoardLine,
+    GameResult,
+    NightRoundShown,
+    NightStanding,
+    NightStandings,
+    Notice,
+)
 from .session import Decision
 from .state import ClubNight, GameRecord, GameStatus, Ladder, NightBoard, NightRound
 from .view import Club
@@ -430,6 +437,49 @@ def result(club: Club, now: datetime, caller: Caller, number: int, typed: str,
         "result": outcome.value})
 
 
+def press(club: Club, now: datetime, caller: Caller, night_id: int, number: int, board: int,
+          typed: str) -> Decision[Notice | GameResult]:
+    """A press of one of a board's buttons under a published round (the first wins, a draw,
+    the second wins: ``typed`` as /result reads it). A moderator's is their ``/result``,
+    counted at once; one of the board's two players' is their report of it from their side,
+    which the opponent confirms as any report; anyone else's is refused as ``/result`` is. The
+    button names its night, round and board: one of a night that closed, or of a round that is
+    over, is refused, so a button left above in the chat never scores a board of a later
+    round."""
+    lad = view.ladder(club, ladder_of_night(club, night_id))
+    night = _open(lad)
+    if not night.published or night.published[-1].number != number:
+        raise Refusal("night_round_over", round=number)
+    outcome = RESULTS.get(typed)
+    if outcome is None or outcome.forfeit:  # a button never records a forfeit
+        raise Refusal("night_bad_result", text=typed[:20])
+    if view.is_moderator(club, caller):
+        return result(club, now, caller, board, typed, lad.name)
+    played = night.published[-1]
+    if not 1 <= board <= len(played.boards):
+        raise Refusal("night_no_board", board=board, boards=len(played.boards))
+    on = played.boards[board - 1]
+    me = club.state.member_of_user(caller.user)
+    if me is None or me.id not in (on.first, on.second):
+        view.require_moderator(club, caller)  # refused: it is a moderator's /result
+    if _taken(club, on):
+        raise Refusal("night_board_has_result", board=board)
+    first = me is not None and me.id == on.first
+    mine = outcome.first_score if first else 1.0 - outcome.first_score
+    opponent = club.state.members[on.second if first else on.first]
+    stones = on.handicap if first else -on.handicap  # from the reporter's side, as /result's
+    # games imports this module (a report between a board's players is that board's)
+    from . import games
+
+    return games.report(club, now, caller, UserRef(opponent.user, opponent.name),
+                        _WORDS[mine], player=None, handicap=str(stones) if stones else None,
+                        colour=None, event=None, ladder=lad.name)
+
+
+#: a score from the reporter's side, as /report says it
+_WORDS = {1.0: "win", 0.5: "draw", 0.0: "loss"}
+
+
 def _result(club: Club, board: NightBoard) -> Result | None:
     """A board's result: its forfeit, else its first game that counts, from the first
     player's side."""
@@ -512,7 +562,8 @@ def round_shown(club: Club, ladder: Ladder, night: ClubNight, played: NightRound
                                 None if found is None else found.value, game,
                                 played.reasons.get(b.number)))
     return NightRoundShown(ladder.name, played.number, not played.published, boards,
-                           None if played.bye is None else name(played.bye), played.rules)
+                           None if played.bye is None else name(played.bye), played.rules,
+                           night.id)
 
 
 def standings_of(club: Club, ladder: Ladder, night: ClubNight, final: bool = False

@@ -418,7 +418,9 @@ class BoardLine:
 
 @dataclass(frozen=True, slots=True)
 class NightRoundShown:
-    """A round of the ladder's club night: a preview (``/pair``) or published."""
+    """A round of the ladder's club night: a preview (``/pair``) or published. ``night``: the
+    night's id (its opening's event id), which a published round's result buttons name; None
+    in an answer stored before they had it."""
 
     ladder: str
     round: int
@@ -426,6 +428,7 @@ class NightRoundShown:
     boards: list[BoardLine]
     bye: str | None = None
     rules: str | None = None
+    night: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,11 @@ from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import (
     Audit,
+    BoardLine,
     GameLine,
     GameResult,
     Leaderboard,
+    NightRoundShown,
     Notice,
     Pending,
     Preview,
@@ -369,3 +371,180 @@ async def test_a_page_press_answered_with_no_leaderboard_shows_page_0() -> None:
 
     answer, shown = await press(Empty(), CALLER, actions.read("t:main:3"))  # type: ignore[arg-type]
     assert (answer, shown) == (Notice("leaderboard_empty", {"ladder": "main"}), 0)
+
+
+# -- a club night's round: a board's three results (issue 36) --------------------------------
+
+
+def round_shown(night: int | None = 120, preview: bool = False, played: int = 3
+                ) -> NightRoundShown:
+    """Round 2 of night 120: ``played`` boards still played, then one that has its result."""
+    lines = [BoardLine(n, f"a{n}", f"b{n}") for n in range(1, played + 1)]
+    lines.append(BoardLine(played + 1, "c", "d", result="1-0", game=4))
+    return NightRoundShown("main", 2, preview, lines, night=night)
+
+
+def test_a_board_button_names_its_night_round_and_board() -> None:
+    draw = Action.board(120, 2, 3, "draw")
+    assert draw is not None and draw.id == "n:draw:1200020003"
+    assert actions.board_of_ref(draw.ref) == (120, 2, 3)
+    assert (draw.label, draw.params, draw.emphasis) == ("button_draw", {"board": 3},
+                                                       Emphasis.NEUTRAL)
+    for pressed, verb, label in [("n:first:1200020003", "first", "button_first_wins"),
+                                 ("n:draw:1200020003", "draw", "button_draw"),
+                                 ("n:second:1200020003", "second", "button_second_wins")]:
+        parsed = Action.parse(pressed)
+        assert parsed == Action(Group.NIGHT, verb, 1200020003) == Action.board(120, 2, 3, verb)
+        # parsed again, the button's label still names its board
+        assert parsed is not None and (parsed.label, parsed.params) == (label, {"board": 3})
+        assert parsed.id == pressed and re.fullmatch(BUTTON_TEMPLATE, pressed)
+    # the same board of another round, or of another night, is another button
+    assert len({Action.board(n, r, 3, "draw") for n in (120, 121) for r in (1, 2)}) == 4
+    # as large as the 18 digits take: a night's id below 10**11, 999 rounds, 9,999 boards
+    largest = Action.board(10**11 - 1, 999, 9_999, "first")
+    assert largest is not None and largest.id == "n:first:" + "9" * 18
+    assert actions.board_of_ref(largest.ref) == (10**11 - 1, 999, 9_999)
+    assert Action.parse(largest.id) == largest
+    for beyond in [(10**11, 1, 1), (1, 1_000, 1), (1, 1, 10_000), (0, 1, 1), (1, 0, 1),
+                   (1, 1, 0)]:
+        assert actions.board_ref(*beyond) is None, beyond
+    # a check-in stays what it was; a board's verbs are the night group's alone
+    assert Action.parse("n:in:120") == Action(Group.NIGHT, "in", 120)
+    assert Action.parse("n:in:120") is not None and Action.parse("n:in:120").params == {}
+    for other in ("g:first:1", "n:win:1200020003", "n:first:#1200020003", "x:draw:1"):
+        assert Action.parse(other) is None, other
+
+
+def test_a_button_s_caption_fills_its_label() -> None:
+    assert [actions.caption(a) for a in actions_for(round_shown(played=1))[0]] == [
+        "1: 1-0", "1: ½-½", "1: 0-1"]
+    assert actions.caption(Action.choice(Group.GAME, "confirm", 3)) == text("button_confirm")
+
+
+def test_a_published_round_has_a_row_for_each_board_still_played() -> None:
+    assert ids(actions_for(round_shown())) == [
+        [f"n:{verb}:120002000{n}" for verb in ("first", "draw", "second")] for n in (1, 2, 3)]
+    # a preview is not played yet; an answer stored before rounds named their night has none
+    assert actions_for(round_shown(preview=True)) == []
+    assert actions_for(round_shown(night=None)) == []
+    assert actions_for(round_shown(played=0)) == []
+    # a night too large for the ref keeps /result only
+    assert actions_for(round_shown(night=10**11)) == []
+    assert actions.stays(Action.board(120, 2, 1, "first"))
+    assert actions.stays(Action.choice(Group.NIGHT, "in", 120))
+    assert not actions.stays(Action.choice(Group.GAME, "confirm", 3))
+    assert not actions.stays(None)
+
+
+def test_telegram_and_discord_show_a_round_s_buttons_alike() -> None:
+    markup = keyboard(round_shown(played=2))
+    assert markup is not None
+    shown = [[(b.text, b.callback_data) for b in row] for row in markup.inline_keyboard]
+    assert shown == [[("1: 1-0", "n:first:1200020001"), ("1: ½-½", "n:draw:1200020001"),
+                      ("1: 0-1", "n:second:1200020001")],
+                     [("2: 1-0", "n:first:1200020002"), ("2: ½-½", "n:draw:1200020002"),
+                      ("2: 0-1", "n:second:1200020002")]]
+    view = view_for(round_shown(played=2))
+    assert view is not None
+    assert [[(b.item.label, b.custom_id) for b in view.children
+             if isinstance(b, ClubButton) and b.item.row == n] for n in (0, 1)] == shown
+
+
+def test_a_round_of_many_boards_keeps_to_each_platform_s_limit() -> None:
+    # Telegram takes 100 buttons under a message: 33 boards' rows; Discord five rows
+    many = round_shown(played=40)
+    markup = keyboard(many)
+    assert markup is not None and len(markup.inline_keyboard) == 33
+    view = view_for(many)
+    assert view is not None and len(view.children) == 15
+    assert [b.custom_id for b in view.children if isinstance(b, ClubButton)][-1] == (
+        "n:second:1200020005")
+
+
+class NightService(Service):
+    async def board_button(self, caller: Caller, night: int, number: int, board: int,
+                           result: str) -> str:
+        self.calls.append(("board_button", night, number, board, result))
+        return "scored"
+
+
+@pytest.mark.parametrize(("pressed", "call"), [
+    ("n:first:1200020003", ("board_button", 120, 2, 3, "1-0")),
+    ("n:draw:1200020003", ("board_button", 120, 2, 3, "½-½")),
+    ("n:second:1200020003", ("board_button", 120, 2, 3, "0-1")),
+])
+async def test_what_a_board_button_runs(pressed: str, call: tuple[Any, ...]) -> None:
+    service = NightService()
+    answer, _ = await press(service, CALLER, actions.read(pressed))  # type: ignore[arg-type]
+    assert (service.calls, answer) == ([call], "scored")
+
+
+async def test_a_board_button_is_the_moderator_s_result_and_a_player_s_report(
+        tmp_path: Path) -> None:
+    """Through the real service: a moderator's press counts at once, a player's is their
+    report from their own side (the opponent confirms it), anyone else's is refused, and a
+    button of a round that is over, or of a closed night, changes nothing."""
+    repository = await SqliteRepository.open(tmp_path / "club.db")
+    try:
+        service = ClubService(repository, FakeClock(datetime(2024, 3, 1, 19)))
+
+        def member(user: str, moderator: bool = False) -> Caller:
+            return Caller("telegram", "-1001", user, user, moderator)
+
+        mod = member("mod", moderator=True)
+        people = {name: member(name) for name in ("ann", "ben", "cid", "dan", "eve")}
+        for who in people.values():
+            await service.register(who)
+        opened = await service.open_night(mod, "swiss", 2)
+        for name in ("ann", "ben", "cid", "dan"):
+            await service.enter_night(people[name], "in")
+        await service.pair_round(mod)
+        first = await service.publish_round(mod)
+        assert first.night == opened.params["night"]
+        rows = actions_for(first)
+        assert len(rows) == 2
+        boards = {line.number: line for line in first.boards}
+
+        async def pressing(who: Caller, row: int, verb: str) -> Any:
+            [action] = [a for a in rows[row] if a.verb == verb]
+            return (await press(service, who, Action.parse(action.id) or action))[0]
+
+        async def refused(who: Caller, row: int, verb: str) -> tuple[str, dict[str, Any]]:
+            with pytest.raises(Refusal) as refusal:
+                await pressing(who, row, verb)
+            return refusal.value.key, refusal.value.params
+
+        # eve plays no board: a moderator's /result, refused
+        assert await refused(people["eve"], 0, "first") == ("moderators_only", {})
+        # board 1's second player says the first won: their report of a loss
+        one = boards[1]
+        reported = await pressing(people[one.second], 0, "first")
+        assert isinstance(reported, GameResult) and reported.key == "reported"
+        assert reported.game is not None
+        assert (reported.game.player_a, reported.game.player_b, reported.game.score_a) == (
+            one.second, one.first, 0.0)
+        assert reported.game.status == "pending"
+        # the board waits for the opponent: another press is refused, a moderator's too
+        assert await refused(people[one.first], 0, "draw") == (
+            "night_board_has_result", {"board": 1})
+        assert await refused(mod, 0, "second") == ("night_board_has_result", {"board": 1})
+        confirmed = await service.confirm(people[one.first], reported.game.id)
+        assert confirmed.game is not None and confirmed.game.status == "confirmed"
+        # a moderator's press is /result: counted at once
+        two = boards[2]
+        assert await pressing(mod, 1, "draw") == Notice("night_result", {
+            "board": 2, "first": two.first, "second": two.second, "result": "½-½"})
+        second = await service.pair_round(mod)
+        assert await refused(mod, 1, "first") == ("night_board_has_result", {"board": 2})
+        await service.publish_round(mod)
+        # round 1's buttons score no board of round 2
+        assert second.round == 2
+        assert await refused(mod, 0, "first") == ("night_round_over", {"round": 1})
+        assert await refused(people[second.boards[0].first], 0, "first") == (
+            "night_round_over", {"round": 1})
+        standings = await service.night_standings(mod)
+        assert sorted(row.points for row in standings.rows) == [0.0, 0.5, 0.5, 1.0]
+        await service.close_night(mod)
+        assert await refused(mod, 0, "first") == ("night_closed", {})
+    finally:
+        await repository.close()

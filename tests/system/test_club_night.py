@@ -115,3 +115,51 @@ async def test_a_fide_dutch_evening_is_paired_as_the_reference_pairs_it(
                           str(output))
     assert exported.returncode == 0, exported.stderr
     assert reference.check(output.read_text(encoding="utf-8"), tmp_path) == set()
+
+
+async def test_a_round_robin_and_a_go_night_with_a_restart_between_rounds(
+        tmp_path: Path) -> None:
+    """A round robin of four on the main ladder (everyone once, three rounds) and a McMahon
+    night on a go ladder (rs-go: its handicaps shown, rated as one event at the close)."""
+    env = environment(tmp_path, FakeClock(tmp_path, START))
+    names = ("ann", "ben", "cid", "dan")
+    async with console(env) as chat:
+        for name in names:
+            await chat.say(f"/as {name}")
+            await chat.say("/register")
+        await chat.say("/as mod!")
+        await chat.say("/ladder create go rs-go")
+        assert (await chat.say("/night open roundrobin")).startswith(
+            "Club night open on main (roundrobin: everyone plays everyone once)")
+        assert (await chat.say("/night open rounds=1 ladder=go")).startswith(
+            "Club night open on go (mcmahon, 1 round)")
+        for name in names:
+            assert await chat.say(f"/in @{name} ladder=main") == f"{name} is in tonight."
+            assert await chat.say(f"/in @{name} ladder=go") == f"{name} is in tonight."
+    met: set[frozenset[str]] = set()
+    for _ in range(3):
+        async with console(env) as chat:  # started again before every round
+            await chat.say("/as mod!")
+            preview = await chat.say("/pair ladder=main", 4)
+            published = await chat.say("/publish ladder=main", 4)
+            assert published.splitlines()[1:] == preview.splitlines()[1:]
+            assert published.splitlines()[-1].startswith("Paired by "), published
+            for number, first, second in BOARD.findall(published):
+                met.add(frozenset((first, second)))
+                assert (await chat.say(f"/result {number} 1-0 ladder=main")).startswith(
+                    f"Board {number}: ")
+    assert len(met) == 6
+    async with console(env) as chat:
+        await chat.say("/as mod!")
+        assert await chat.say("/pair ladder=main") == "Every round of the night has been paired."
+        go = await chat.say("/pair ladder=go", 3)
+        assert go.splitlines()[0] == "Round 1 (preview)", go
+        await chat.say("/publish ladder=go", 3)
+        for number in (1, 2):
+            await chat.say(f"/result {number} 1-0 ladder=go")
+        # rated with the night, as one event, at its close
+        assert await chat.say("/top go") == "Nobody is rated on go yet."
+        final = await chat.say("/night close ladder=go", 5)
+        assert final.splitlines()[0] == "Final standings on go after 1 round"
+        assert "SOS" in final
+        assert (await chat.say("/top go", 5)).splitlines()[0] == "go ladder"

@@ -1000,6 +1000,10 @@ MESSAGES: dict[str, str] = {
     "param_answer": "Your answer",
     "param_problems": "A puzzle ladder's problems, hardest first",
     "about_night_bye_points": "Club nights: what a pairing bye scores: 1, 0.5 or 0",
+    "about_night_tiebreaks": "Club nights: the tie-breaks in order, e.g. buchholz,wins (off: "
+                             "the mode's)",
+    "bad_setting_choices": "{setting} takes some of {choices}, comma-separated, each once "
+                           "(not {text}).",
     "about_normalise": "Puzzle ladders: how answers are compared: exact, case (any case) or "
                        "san (chess moves)",
     # -- rated puzzles (issue 34) ------------------------------------------------------------

@@ -103,7 +103,8 @@ class Settings:
     """A night's rules: its mode and number of rounds (None: a round robin's, everyone once),
     what a pairing bye scores, whether colours matter (chess: alternate and balance them),
     McMahon's band width (rating points a band spans) and bar (how many bands from the top
-    start level), the ladder's handicap limit, and the seed of the last tie-break."""
+    start level), the ladder's handicap limit, the seed of the last tie-break, and the
+    standings' tie-breaks where the ladder chose its own."""
 
     mode: Mode = Mode.SWISS
     rounds: int | None = None
@@ -113,6 +114,8 @@ class Settings:
     bar: int = 1
     handicap_limit: int = 9
     seed: int = 0
+    #: the tie-breaks, in order (``bot.pairing.tiebreaks`` ids); empty: the mode's own
+    tiebreaks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,10 @@ WINS = "wins"
 SOS = "sos"
 SOSOS = "sosos"
 
+#: every tie-break a night may be set to break ties by (a ladder's ``night_tiebreaks``); SOS
+#: and SOSOS sum the opponents' McMahon scores in a McMahon night, their points elsewhere
+ALL = (BUCHHOLZ_CUT1, BUCHHOLZ, SONNEBORN_BERGER, DIRECT_ENCOUNTER, WINS, SOS, SOSOS)
+
 #: each mode's tie-breaks, in the order they break ties
 TIEBREAKS: dict[Mode, tuple[str, ...]] = {
     Mode.SWISS: (BUCHHOLZ_CUT1, BUCHHOLZ, SONNEBORN_BERGER, DIRECT_ENCOUNTER),
@@ -179,7 +183,7 @@ def direct_encounter(night: Night, group: Sequence[str]) -> dict[str, float]:
 def standings(night: Night) -> list[Standing]:
     """The night's standings (see the module): every player of the night, best first."""
     mode = night.settings.mode
-    names = TIEBREAKS[mode]
+    names = night.settings.tiebreaks or TIEBREAKS[mode]
     entries = record(night)
     points: Mapping[str, float] = (mcmahon_scores(night) if mode is Mode.MCMAHON
                                    else scores(night))
@@ -190,10 +194,9 @@ def standings(night: Night) -> list[Standing]:
         SONNEBORN_BERGER: lambda k: sonneborn_berger(entries[k], points[k], adjusted),
         WINS: lambda k: float(wins(entries[k])),
     }
-    if mode is Mode.MCMAHON:
-        sos = {k: buchholz(entries[k], points[k], points) for k in entries}
-        per_player[SOS] = sos.__getitem__
-        per_player[SOSOS] = lambda k: buchholz(entries[k], sos[k], sos)
+    sos = {k: buchholz(entries[k], points[k], points) for k in entries}
+    per_player[SOS] = sos.__getitem__
+    per_player[SOSOS] = lambda k: buchholz(entries[k], sos[k], sos)
     keys = [p.key for p in night.players]
     values: dict[str, list[float]] = {k: [] for k in keys}
     for name in names:

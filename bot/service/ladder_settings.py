@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.pairing import tiebreaks
 from bot.storage.repository import JsonValue
 from ratings_core.systems import DEFAULT_SYSTEM as DEFAULT_SYSTEM  # re-exported
 
@@ -89,10 +90,15 @@ class LadderSettings:
     public_slug: str | None = None
     #: what a pairing bye scores in the ladder's club nights (issue 36): 1, 0.5 or 0
     night_bye_points: str = "1"
+    #: the tie-breaks of the ladder's club nights, in order, comma-separated (None: each
+    #: mode's own, ``bot.pairing.tiebreaks.TIEBREAKS``)
+    night_tiebreaks: str | None = None
 
 
 #: what a club night's pairing bye may score (issue 36)
 NIGHT_BYE_POINTS = ("1", "0.5", "0")
+#: the tie-breaks a ladder's club nights may be set to (``bot.pairing.tiebreaks``)
+ALL_TIEBREAKS = tiebreaks.ALL
 
 
 class Type(StrEnum):
@@ -116,6 +122,8 @@ class Type(StrEnum):
     CHOICE = "choice"
     #: a web address's last part: lower-case letters, digits, _ and -
     SLUG = "slug"
+    #: some of the setting's ``choices``, comma-separated, in order, each once; or off (None)
+    CHOICES = "choices"
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +176,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("public_slug", Type.SLUG, "about_public_slug"),
     Setting("night_bye_points", Type.CHOICE, "about_night_bye_points",
             choices=NIGHT_BYE_POINTS),
+    Setting("night_tiebreaks", Type.CHOICES, "about_night_tiebreaks", choices=ALL_TIEBREAKS),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
@@ -243,6 +252,15 @@ def parse(name: str, text: str) -> JsonValue:
                 raise Refusal("bad_setting_choice", setting=name, text=text[:20],
                               choices=", ".join(setting.choices))
             return value
+        case Type.CHOICES:
+            if value in _OFF[:2]:
+                return None
+            chosen = [part.strip() for part in value.split(",")]
+            if not chosen or any(c not in setting.choices for c in chosen) \
+                    or len(set(chosen)) < len(chosen):
+                raise Refusal("bad_setting_choices", setting=name, text=text[:60],
+                              choices=", ".join(setting.choices))
+            return ",".join(chosen)
         case Type.LANGUAGE:
             if value not in LANGUAGES:
                 raise Refusal("bad_language", text=text[:20], languages=", ".join(LANGUAGES))

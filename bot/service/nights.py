@@ -539,8 +539,10 @@ def night_of(club: Club, ladder: Ladder, night: ClubNight, numbers: list[int] | 
                   for m in order if m not in on_board}
         rounds.append(Round(played.number, boards, absent))
     stones = _stones(club, ladder)
+    chosen = ladder.settings.night_tiebreaks
     settings = Settings(Mode(night.mode), night.rounds_wanted,
                         bye_points=float(ladder.settings.night_bye_points),
+                        tiebreaks=tuple(chosen.split(",")) if chosen else (),
                         colours=stones is None,
                         handicap_limit=9 if stones is None else int(stones), seed=night.id)
     forbidden = frozenset(frozenset(player_key(m) for m in pair) for pair in night.forbidden)
@@ -573,7 +575,8 @@ def standings_of(club: Club, ladder: Ladder, night: ClubNight, final: bool = Fal
     rows = [NightStanding(s.place, names[s.key], s.points, list(s.tiebreaks))
             for s in pairing.standings(seen)]
     return NightStandings(ladder.name, len(night.published), final,
-                          list(tiebreaks.TIEBREAKS[seen.settings.mode]), rows)
+                          list(seen.settings.tiebreaks or tiebreaks.TIEBREAKS[seen.settings.mode]),
+                          rows)
 
 
 def exported(club: Club, ladder: str | None, number: int | None

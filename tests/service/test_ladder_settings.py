@@ -41,14 +41,16 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
     assert names(everywhere=True) == ("auto_confirm_hours", "challenge_hours", "inactivity_days",
                                       "hide_provisional", "announce", "timezone",
                                       "open_reports", "open_reports_per_opponent", "language",
-                                      "normalise", "public", "public_slug", "night_bye_points")
+                                      "normalise", "public", "public_slug", "night_bye_points",
+                                      "night_tiebreaks")
     assert names() == (*names(everywhere=True), "moderator_role")
     assert names(everywhere=True) == parsing.SETTINGS
 
 
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
-        24.0, 48.0, None, False, False, None, 5, 1, None, "case", False, None, "1", None]
+        24.0, 48.0, None, False, False, None, 5, 1, None, "case", False, None, "1", None,
+        None]
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 
@@ -79,7 +81,7 @@ def test_the_view_is_what_settings_showed() -> None:
             # the web leaderboard's (issue 35)
             "public": "no", "public_slug": "off",
             # a club night's bye (issue 36)
-            "night_bye_points": "1",
+            "night_bye_points": "1", "night_tiebreaks": "off",
         }
     assert [*view(LadderSettings()), *ladder_settings.club_view(LadderSettings())] == [
         name for name in names(everywhere=True) if name not in ("normalise", "language")
@@ -113,11 +115,11 @@ def test_the_view_is_what_settings_showed() -> None:
     ("colour", "red", "There is no setting colour. Settings: auto_confirm_hours, "
                       "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
                       "open_reports, open_reports_per_opponent, language, normalise, public, "
-                      "public_slug, night_bye_points."),
+                      "public_slug, night_bye_points, night_tiebreaks."),
     ("x" * 40, "1", f"There is no setting {'x' * 32}. Settings: auto_confirm_hours, "
                     "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
                     "open_reports, open_reports_per_opponent, language, normalise, public, "
-                    "public_slug, night_bye_points."),
+                    "public_slug, night_bye_points, night_tiebreaks."),
     # issue 30: the caps on a member's waiting reports are whole numbers from 1 to 20
     ("open_reports", "0", "open_reports takes a whole number from 1 to 20 (not 0)."),
     ("open_reports", "21", "open_reports takes a whole number from 1 to 20 (not 21)."),
@@ -131,6 +133,15 @@ def test_the_view_is_what_settings_showed() -> None:
 def test_bounds_and_bad_values_are_refused_as_before(name: str, value: str,
                                                      expected: str) -> None:
     assert refusal_text(name, value) == expected
+
+
+def test_a_nights_tie_breaks_are_some_of_the_known_ones_in_order() -> None:
+    assert parse("night_tiebreaks", "Wins, buchholz") == "wins,buchholz"
+    assert parse("night_tiebreaks", "off") is None
+    for bad in ("wins,wins", "golf", "wins,,buchholz"):
+        assert refusal_text("night_tiebreaks", bad).startswith(
+            "night_tiebreaks takes some of buchholz_cut1, buchholz, sonneborn_berger, "
+            "direct_encounter, wins, sos, sosos, comma-separated, each once")
 
 
 def test_values_at_the_bounds_are_taken() -> None:
@@ -162,7 +173,7 @@ def test_set_help_lists_the_settings_of_every_platform() -> None:
     assert text("help_set") == (
         "/set auto_confirm_hours|challenge_hours|inactivity_days|hide_provisional|announce"
         "|timezone|open_reports|open_reports_per_opponent|language|normalise|public|public_slug"
-        "|night_bye_points VALUE [ladder=NAME] - change a "
+        "|night_bye_points|night_tiebreaks VALUE [ladder=NAME] - change a "
         "setting")
     for setting in SETTINGS:
         assert len(text(setting.help)) <= 100

@@ -239,3 +239,17 @@ async def test_the_worked_evening_of_the_docs_is_what_the_bot_says(chat: Transcr
     await register(chat, "ann", "ben", "cid", "dan", "eve")
     for who, line, answer in steps:
         assert await chat.as_(who, line) == "\n".join(answer), line
+
+
+async def test_a_ladder_chooses_its_nights_tie_breaks(chat: Transcript) -> None:
+    await register(chat, "ann", "ben")
+    assert "wins,sonneborn_berger" in await chat.as_(
+        "mod!", "/set night_tiebreaks wins,sonneborn_berger")
+    await chat.as_("mod!", "/night open swiss rounds=1")
+    await chat.as_("ann", "/in")
+    await chat.as_("ben", "/in")
+    await chat.as_("mod!", "/pair")
+    await chat.as_("mod!", "/publish")
+    await chat.as_("mod!", "/result 1 1-0")
+    standings = await chat.as_("ann", "/standings")
+    assert standings.splitlines()[1].endswith("wins 1, Sonneborn-Berger 0"), standings

@@ -178,6 +178,50 @@ async def test_an_evening_on_telegram_by_buttons_with_a_restart(
     finally:
         assert await bot.stop() == 0
     assert "Traceback" not in bot.text()
+    # docs/club-night.md's pictures: the posts as the Bot API received them
+    await draw_posts([("club-night-round.png", second), ("club-night-final.png", final)])
+
+
+#: where docs/club-night.md's pictures of the posts are kept
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+#: a Telegram-like message: its text, then its buttons in rows
+_POST = """<!doctype html><meta charset="utf-8"><style>
+body {{ margin: 0; padding: 16px; background: #dfe7ee; font: 15px/1.4 sans-serif; }}
+.post {{ max-width: 420px; background: #fff; border-radius: 12px; padding: 10px 14px;
+         white-space: pre-wrap; box-shadow: 0 1px 2px #0002; }}
+.row {{ display: flex; gap: 4px; max-width: 448px; margin-top: 4px; }}
+.row span {{ flex: 1; text-align: center; background: #6b8fae; color: #fff;
+             border-radius: 8px; padding: 8px 4px; }}
+</style><div class="post">{text}</div>{rows}"""
+
+
+async def draw_posts(posts: list[tuple[str, TelegramOutput]]) -> None:
+    """Each post drawn as a chat shows it (its text and its buttons), into ``docs/``: written
+    only when it is not that picture already. Needs the system's chromium (test_web.py)."""
+    import html
+
+    from playwright.async_api import async_playwright
+
+    from .test_web import browser
+
+    chromium = browser()
+    async with async_playwright() as driver:
+        chrome = await driver.chromium.launch(executable_path=chromium)
+        try:
+            page = await chrome.new_page(viewport={"width": 480, "height": 120})
+            for name, post in posts:
+                rows = "".join(
+                    '<div class="row">' + "".join(f"<span>{html.escape(shown)}</span>"
+                                                  for shown, _ in row) + "</div>"
+                    for row in post.buttons)
+                await page.set_content(_POST.format(text=html.escape(post.plain), rows=rows))
+                png = await page.screenshot(full_page=True)
+                assert png.startswith(b"\x89PNG")
+                target = DOCS / name
+                if not target.exists() or target.read_bytes() != png:
+                    target.write_bytes(png)
+        finally:
+            await chrome.close()
 
 
 # -- Discord ----------------------------------------------------------------------------------

@@ -253,3 +253,21 @@ async def test_a_ladder_chooses_its_nights_tie_breaks(chat: Transcript) -> None:
     await chat.as_("mod!", "/result 1 1-0")
     standings = await chat.as_("ann", "/standings")
     assert standings.splitlines()[1].endswith("wins 1, Sonneborn-Berger 0"), standings
+
+
+async def test_nearest_pairs_the_closest_ratings_and_no_rematch(chat: Transcript) -> None:
+    await register(chat, "ann", "ben", "cid", "dan")
+    for _ in range(3):  # ann above the rest, ben below: cid and dan between them
+        await chat.as_("mod!", "/report @ann @ben win")
+    await chat.as_("mod!", "/night open nearest rounds=2")
+    for name in ("ann", "ben", "cid", "dan"):
+        await chat.as_(name, "/in")
+    await chat.as_("mod!", "/pair")
+    first = {frozenset(p) for p in boards(await chat.as_("mod!", "/publish"))}
+    # the least squared distance in all: ann and ben each with one of the two in between
+    assert frozenset(("ann", "ben")) not in first and frozenset(("cid", "dan")) not in first
+    for n in (1, 2):
+        await chat.as_("mod!", f"/result {n} ½-½")
+    await chat.as_("mod!", "/pair")
+    second = {frozenset(p) for p in boards(await chat.as_("mod!", "/publish"))}
+    assert not first & second

@@ -271,3 +271,17 @@ async def test_nearest_pairs_the_closest_ratings_and_no_rematch(chat: Transcript
     await chat.as_("mod!", "/pair")
     second = {frozenset(p) for p in boards(await chat.as_("mod!", "/publish"))}
     assert not first & second
+
+
+async def test_without_the_extra_fide_dutch_says_how_to_install_it(
+        chat: Transcript, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.pairing import dutch
+
+    monkeypatch.setattr(dutch, "available", lambda: False)
+    assert await chat.as_("mod!", "/night open fide-dutch rounds=4") == (
+        "The FIDE Dutch system needs an extra: pip install 'clubrating[fide]', then start the "
+        "bot again.")
+    assert await chat.as_("mod!", "/night open dutch rounds=4") == (
+        "There is no pairing mode dutch: choose one of swiss, nearest, roundrobin, mcmahon, "
+        "fide-dutch.")
+    assert await chat.as_("mod!", "/night open swiss rounds=31") == "A night has 1 to 30 rounds."

@@ -102,7 +102,9 @@ async def test_a_fide_dutch_evening_is_paired_as_the_reference_pairs_it(
         assert opened == "Club night open on main (fide-dutch, 4 rounds): check in with /in."
         for name in names:
             assert await chat.say(f"/in @{name}") == f"{name} is in tonight."
-        for round_number in range(4):
+    for round_number in range(4):
+        async with console(env) as chat:  # started again before every round
+            await chat.say("/as mod!")
             shown = await chat.say("/pair", 6)
             assert shown.splitlines()[-1].startswith("Paired by FIDE Dutch 2017 (C.04.3)")
             await chat.say("/publish", 6)
@@ -117,10 +119,11 @@ async def test_a_fide_dutch_evening_is_paired_as_the_reference_pairs_it(
     assert reference.check(output.read_text(encoding="utf-8"), tmp_path) == set()
 
 
-async def test_a_round_robin_and_a_go_night_with_a_restart_between_rounds(
+async def test_round_robin_nearest_and_go_nights_with_restarts_between_rounds(
         tmp_path: Path) -> None:
-    """A round robin of four on the main ladder (everyone once, three rounds) and a McMahon
-    night on a go ladder (rs-go: its handicaps shown, rated as one event at the close)."""
+    """A round robin of four on the main ladder (everyone once, three rounds), a nearest night
+    on a blitz ladder (no rematch) and a McMahon night on a go ladder (rs-go: rated as one
+    event at the close), each open at once."""
     env = environment(tmp_path, FakeClock(tmp_path, START))
     names = ("ann", "ben", "cid", "dan")
     async with console(env) as chat:
@@ -129,6 +132,7 @@ async def test_a_round_robin_and_a_go_night_with_a_restart_between_rounds(
             await chat.say("/register")
         await chat.say("/as mod!")
         await chat.say("/ladder create go rs-go")
+        await chat.say("/ladder create blitz elo")
         assert (await chat.say("/night open roundrobin")).startswith(
             "Club night open on main (roundrobin: everyone plays everyone once)")
         assert (await chat.say("/night open rounds=1 ladder=go")).startswith(
@@ -136,6 +140,20 @@ async def test_a_round_robin_and_a_go_night_with_a_restart_between_rounds(
         for name in names:
             assert await chat.say(f"/in @{name} ladder=main") == f"{name} is in tonight."
             assert await chat.say(f"/in @{name} ladder=go") == f"{name} is in tonight."
+        assert (await chat.say("/night open nearest rounds=2 ladder=blitz")).startswith(
+            "Club night open on blitz (nearest, 2 rounds)")
+        for name in names:
+            assert await chat.say(f"/in @{name} ladder=blitz") == f"{name} is in tonight."
+    blitz: list[set[frozenset[str]]] = []
+    for _ in range(2):  # the nearest night, started again before every round
+        async with console(env) as chat:
+            await chat.say("/as mod!")
+            await chat.say("/pair ladder=blitz", 3)
+            published = await chat.say("/publish ladder=blitz", 3)
+            blitz.append({frozenset(p[1:]) for p in BOARD.findall(published)})
+            for number, _, _ in BOARD.findall(published):
+                await chat.say(f"/result {number} ½-½ ladder=blitz")
+    assert len(blitz[0]) == len(blitz[1]) == 2 and not blitz[0] & blitz[1]  # no rematch
     met: set[frozenset[str]] = set()
     for _ in range(3):
         async with console(env) as chat:  # started again before every round

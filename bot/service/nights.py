@@ -20,7 +20,7 @@ from bot import pairing
 from bot.pairing import errors, tiebreaks
 from bot.pairing.errors import NoPairing
 from bot.pairing.model import Absence, Board, Mode, Night, Player, Result, Round, Settings, Status
-from bot.storage.repository import JsonValue, NewEvent
+from bot.storage.repository import JsonValue
 
 from . import events as ev
 from . import members, view
@@ -158,20 +158,19 @@ def enter(club: Club, now: datetime, caller: Caller, status: str, who: Who | Non
     started (a round robin's: once its first has), and after the last round."""
     lad = view.ladder(club, ladder)
     night = _open(lad)
-    out: list[NewEvent] = []
     if who is not None:
         view.require_moderator(club, caller)
-        member = view.member(club, who)
-    else:
-        member = club.state.member_of_user(caller.user)  # type: ignore[assignment]
-        if member is None:
-            if status != "in":
-                raise Refusal("not_registered")
-            registered, _ = members.register(club, now, caller, None, None)
-            out += registered
-            user, name = caller.user, str(registered[0].data["name"])
-            return [*out, ev.new_event(ev.NightEntered(lad.name, user, "in"), caller.user,
-                                       now)], lambda: Notice("night_in", {"name": name})
+    found = view.member(club, who) if who is not None else club.state.member_of_user(
+        caller.user)
+    if found is None:  # a newcomer checking in registers on the way
+        if status != "in":
+            raise Refusal("not_registered")
+        registered, _ = members.register(club, now, caller, None, None)
+        name = str(registered[0].data["name"])
+        return [*registered, ev.new_event(ev.NightEntered(lad.name, caller.user, "in"),
+                                          caller.user, now)], lambda: Notice(
+            "night_in", {"name": name})
+    member = found
     current = night.entrants.get(member.id)
     started = len(night.published)
     if status == "in":
@@ -184,7 +183,7 @@ def enter(club: Club, now: datetime, caller: Caller, status: str, who: Who | Non
     elif current is None or current == "out":
         raise Refusal("night_not_in", name=member.name)
     event = ev.NightEntered(lad.name, member.user, status)
-    return [*out, ev.new_event(event, caller.user, now)], lambda: Notice(
+    return [ev.new_event(event, caller.user, now)], lambda: Notice(
         f"night_{status}", {"name": member.name})
 
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import networkx as nx  # type: ignore[import-untyped]
 
 from .errors import FORBIDDEN, TOO_FEW_PLAYERS, NoPairing
+from .model import Player
 
 #: the virtual opponent of the pairing bye (no player key looks like it)
 BYE = "(bye)"
@@ -88,6 +89,22 @@ def perfect_matching(vertices: Sequence[str], weights: Mapping[Edge, int]) -> li
     if 2 * len(found) != len(vertices):
         raise NoPairing(FORBIDDEN, *[v for v in vertices if v != BYE])
     return sorted((frozenset(pair) for pair in found), key=lambda e: min(order[v] for v in e))
+
+
+def boards_of(matching: Iterable[Edge], ranked: Sequence[Player]
+              ) -> tuple[list[tuple[Player, Player]], str | None]:
+    """A perfect matching as pairs of players, each the better ranked first (``ranked``'s
+    order), and the player matched with :data:`BYE` (None: nobody)."""
+    position = {p.key: i for i, p in enumerate(ranked)}
+    bye: str | None = None
+    pairs: list[tuple[Player, Player]] = []
+    for edge in matching:
+        if BYE in edge:
+            (bye,) = edge - {BYE}
+            continue
+        a, b = sorted(edge, key=position.__getitem__)
+        pairs.append((ranked[position[a]], ranked[position[b]]))
+    return pairs, bye
 
 
 def total(matching: Iterable[Edge], weights: Mapping[Edge, int]) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from . import reasons
 from .colours import Colour, allocate, histories
-from .matching import BYE, Edge, edges, lot, pack, perfect_matching, with_bye
+from .matching import BYE, Edge, boards_of, edges, lot, pack, perfect_matching, with_bye
 from .model import Absence, Board, Night, Pairing, Player, eligible, met
 
 
@@ -31,15 +31,8 @@ def pair(night: Night) -> Pairing:
     ranked = sorted(eligible(night), key=lambda p: (-p.rating, p.number))
     vertices, packed = weights(night, ranked)
     already = met(night)
+    pairs, bye = boards_of(perfect_matching(vertices, packed), ranked)
     position = {p.key: i for i, p in enumerate(ranked)}
-    bye: str | None = None
-    pairs: list[tuple[Player, Player]] = []
-    for edge in perfect_matching(vertices, packed):
-        if BYE in edge:
-            (bye,) = edge - {BYE}
-            continue
-        a, b = sorted(edge, key=position.__getitem__)
-        pairs.append((ranked[position[a]], ranked[position[b]]))
     pairs.sort(key=lambda ab: position[ab[0].key])
     initial: Colour = "W" if night.settings.seed % 2 == 0 else "B"
     history = histories(night)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from . import reasons
 from .colours import Colour, allocate, clash, histories, preference
-from .matching import BYE, Edge, edges, lot, pack, perfect_matching, with_bye
+from .matching import BYE, Edge, boards_of, edges, lot, pack, perfect_matching, with_bye
 from .model import Absence, Board, Night, Pairing, Player, eligible, met, scores
 
 
@@ -192,13 +192,6 @@ def match(night: Night, field: Field, *, colours: bool) -> Matched:
     """The best matching of ``field`` under the rules (:func:`weights`), as boards in order:
     by the higher score of the pair, then the better placed player."""
     vertices, packed = weights(night, field, colours=colours)
-    bye: str | None = None
-    pairs: list[tuple[Player, Player]] = []
-    for edge in perfect_matching(vertices, packed):
-        if BYE in edge:
-            (bye,) = edge - {BYE}
-            continue
-        a, b = sorted(edge, key=field.position.__getitem__)
-        pairs.append((field.ranked[field.position[a]], field.ranked[field.position[b]]))
+    pairs, bye = boards_of(perfect_matching(vertices, packed), field.ranked)
     pairs.sort(key=lambda ab: (-field.half_points[ab[0].key], field.position[ab[0].key]))
     return Matched(tuple(pairs), bye)

@@ -448,6 +448,14 @@ def _check_output(output: Path | None, example: str = "EVENTS.csv",
         raise UsageError(f"{option} {output}: there is no folder {output.parent}")
 
 
+def _emit(text: str, output: Path | None) -> None:
+    """A file's text to ``--output``, else to standard output."""
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        _write_output(output, text)
+
+
 def _write_output(output: Path, text: str) -> None:
     try:
         output.write_text(text, encoding="utf-8")
@@ -678,11 +686,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(json.dumps(output, indent=2) + "\n" if args.format == "json"
                              else table)
         elif args.command == "export":
-            csv_text = _run_async(export_command(args))
-            if args.output is None:
-                sys.stdout.write(csv_text)
-            else:
-                _write_output(args.output, csv_text)
+            _emit(_run_async(export_command(args)), args.output)
         elif args.command == "import":
             sys.stdout.write(_run_async(import_command(args)) + "\n")
         elif args.command == "web":
@@ -695,11 +699,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stdout.write(written if args.puzzles_action == "export"
                                  else written + "\n")
         elif args.command == "night":
-            written = _run_async(night_command(args))
-            if args.output is None:
-                sys.stdout.write(written)
-            else:
-                _write_output(args.output, written)
+            _emit(_run_async(night_command(args)), args.output)
         elif args.command == "schedule":
             sys.stdout.write(_run_async(schedule_command(args)) + "\n")
         elif args.command in ("backup", "restore"):

@@ -503,8 +503,7 @@ def _as_result(club: Club, board: NightBoard, game: GameRecord) -> Result:
 def _ratings(club: Club, ladder: Ladder) -> dict[int, float]:
     """Each member's rating on the ladder now, by member id (a newcomer: the system's)."""
     final = view.ratings(club, ladder)
-    system = view.system_of(club, ladder)
-    start = system.newcomer(ladder.created_at or datetime.min, None, 0.0).rating
+    start = view.newcomer_rating(club, ladder)
     out = {}
     for member in club.state.members.values():
         found = final.state(player_key(member.id))

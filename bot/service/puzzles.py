@@ -185,8 +185,7 @@ def starting_rating(club: Club, ladder: Ladder, rating: float | None) -> float:
     """A problem's starting rating: the one it was given, else the system's for a newcomer."""
     if rating is not None:
         return rating
-    return view.system_of(club, ladder).newcomer(ladder.created_at or datetime.min, None,
-                                                 0.0).rating
+    return view.newcomer_rating(club, ladder)
 
 
 # -- solving ------------------------------------------------------------------------------------

@@ -70,6 +70,12 @@ def ratings(club: Club, ladder: Ladder) -> Checkpoint:
     return club.ratings.setdefault(ladder.name, LadderRatings()).sync(club.state, ladder)
 
 
+def newcomer_rating(club: Club, ladder: Ladder) -> float:
+    """The rating the ladder's system gives a newcomer of no known age (a problem given none,
+    a player of a club night not rated yet)."""
+    return system_of(club, ladder).newcomer(ladder.created_at or datetime.min, None, 0.0).rating
+
+
 def last_played(club: Club, ladder: Ladder) -> Mapping[int, datetime]:
     """Each member's latest date of play on the ladder, by member id: the latest ``played_at``
     of their counting games, whatever their place in the rating order. Inactivity counts from

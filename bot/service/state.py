@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -704,8 +705,10 @@ class ClubState:
         if night is None:  # its opening was taken back (/undo)
             return
         member = self.by_user.__getitem__
-        boards = [NightBoard(n, member(str(first)), member(str(second)), int(str(handicap)))
-                  for n, (first, second, handicap) in enumerate(event.boards, 1)]
+        # each board as written: [first, second, handicap] (user keys, stones)
+        seats = [typing.cast(tuple[str, str, int], tuple(board)) for board in event.boards]
+        boards = [NightBoard(n, member(first), member(second), handicap)
+                  for n, (first, second, handicap) in enumerate(seats, 1)]
         paired = NightRound(event.round, boards,
                             None if event.bye is None else member(event.bye),
                             {int(k): v for k, v in event.reasons.items()}, event.rules)

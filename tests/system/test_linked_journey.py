@@ -12,14 +12,13 @@ an address nobody has.
 from __future__ import annotations
 
 import json
-import re
 
 import aiohttp
 
 from .clubs import button
 from .test_linked_club import Linked, code_in
 from .test_linked_club import linked as linked  # the fixture: an explicit re-export
-from .test_web import TOP_ROW, answering, board_rows, fetch, free_port
+from .test_web import TOP_ROW, answering, board_rows, fetch, free_port, page_rows
 
 
 def rows(board: list[str]) -> list[tuple[int, str, int, bool, int]]:
@@ -100,10 +99,7 @@ async def test_two_platforms_one_club_one_board_on_the_web(linked: Linked) -> No
             assert board["ladder"] == "main" and board_rows(board) == top
             status, page, _ = await fetch(http, f"{base}/l/main")
             assert status == 200
-            shown = re.findall(r'<tr>\n<td class="n">(\d+)</td>\n<td><a href="/l/main/p/'
-                               r'([^"]+)">([^<]+)</a></td>\n<td class="n">(\d+)(\??)</td>', page)
-            assert [(int(rank), name, int(rating), mark == "?")
-                    for rank, _, name, rating, mark in shown] == [row[:4] for row in top]
+            assert page_rows(page) == [row[:4] for row in top]
             status, profile, _ = await fetch(http, f"{base}/l/main/p/alice")
             assert status == 200 and "alice on main" in profile
 

@@ -171,6 +171,18 @@ def board_rows(data: dict[str, Any]) -> list[tuple[int, str, int, bool, int]]:
             for row in data["players"]]
 
 
+#: a player's row of the board's page: rank, link, name, rating and its provisional mark
+_PAGE_ROW = re.compile(r'<tr>\n<td class="n">(\d+)</td>\n<td><a href="/l/main/p/([^"]+)">'
+                       r'([^<]+)</a></td>\n<td class="n">(\d+)(\??)</td>')
+
+
+def page_rows(page: str) -> list[tuple[int, str, int, bool]]:
+    """The board's page as the group's /top shows it (rank, name, rating, provisional), the
+    rows whose link is the name itself."""
+    return [(int(rank), name, int(rating), mark == "?")
+            for rank, link, name, rating, mark in _PAGE_ROW.findall(page) if link == name]
+
+
 async def test_the_board_over_http_is_the_groups_top_and_a_second_process_serves_it_too(
         club: WebClub, http: aiohttp.ClientSession) -> None:
     port = free_port()
@@ -195,10 +207,7 @@ async def test_the_board_over_http_is_the_groups_top_and_a_second_process_serves
         assert board["ladder"] == "main" and board_rows(board) == top
         status, page, _ = await fetch(http, f"{base}/l/main")
         assert status == 200
-        rows = re.findall(r'<tr>\n<td class="n">(\d+)</td>\n<td><a href="/l/main/p/([^"]+)">'
-                          r'([^<]+)</a></td>\n<td class="n">(\d+)(\??)</td>', page)
-        assert [(int(rank), name, int(rating), mark == "?") for rank, link, name, rating, mark
-                in rows if link == name] == [row[:4] for row in top]
+        assert page_rows(page) == [row[:4] for row in top]
 
         # Private again: 404 from the next request on, the page of an unknown address.
         private = await club.say(club.ada, "/set public off")

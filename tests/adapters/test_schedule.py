@@ -441,37 +441,57 @@ PIXEL = bytes.fromhex(
     "0d0a2db40000000049454e44ae426082")
 
 
-async def test_each_chat_of_a_linked_club_gets_its_post_once(tmp_path: Path) -> None:
-    """Issue 35: a club of a Telegram group and a Discord server: the weekly post goes into
-    both, once each (a restart claims nothing twice); a puzzle ladder's post, which shows a
-    solution and a new problem, goes into the club's own chat alone."""
+@dataclass
+class LinkedClub:
+    """Issue 35's scheduler tests: a Telegram group's club with players (its moderator
+    ``moderator``), a Discord server to link to it, and the posts each platform received."""
+
+    clock: FakeClock
+    service: ClubService
+    scheduler: PostScheduler
+    telegram: Recorder
+    discord: Recorder
+    moderator: Caller
+    server: tuple[str, str] = ("discord", "9001")
+
+
+@asynccontextmanager
+async def linked_club(tmp_path: Path) -> AsyncIterator[LinkedClub]:
     clock = FakeClock(FRIDAY)
     repository = await SqliteRepository.open(tmp_path / "club.db")
     service = ClubService(repository, clock)
     telegram, discord = Recorder("telegram"), Recorder("discord")
     scheduler = PostScheduler(service, repository, {"telegram": telegram, "discord": discord},
                               clock, ChatPosts(), pictures=False)
-    group, server = ("telegram", "-1001"), ("discord", "9001")
     try:
-        await club_with_players(service, group[1], group[0])
-        moderator = Caller(*group, "1", "1", moderator=True)
+        await club_with_players(service, "-1001", "telegram")
+        yield LinkedClub(clock, service, scheduler, telegram, discord,
+                         Caller("telegram", "-1001", "1", "1", moderator=True))
+    finally:
+        await scheduler.stop()
+        await repository.close()
+
+
+async def test_each_chat_of_a_linked_club_gets_its_post_once(tmp_path: Path) -> None:
+    """Issue 35: a club of a Telegram group and a Discord server: the weekly post goes into
+    both, once each (a restart claims nothing twice); a puzzle ladder's post, which shows a
+    solution and a new problem, goes into the club's own chat alone."""
+    async with linked_club(tmp_path) as club:
+        service, moderator = club.service, club.moderator
         await service.create_ladder(moderator, "puzzles", "tactics", {})
         await service.add_problem(moderator, NewProblem("p1", "White mates in one", ["Qh7"]))
         code = (await service.link_code(moderator)).params["code"]
         assert isinstance(code, str)
-        await service.link(Caller(*server, "2", "2", moderator=True), code)
-        await asyncio.gather(*await scheduler.poll())
-        clock.current = MONDAY_9
-        await asyncio.gather(*await scheduler.poll())
-        await asyncio.gather(*await scheduler.poll())
-        assert [(chat, text.splitlines()[0]) for chat, text, _ in telegram.posts] == [
+        await service.link(Caller(*club.server, "2", "2", moderator=True), code)
+        await asyncio.gather(*await club.scheduler.poll())
+        club.clock.current = MONDAY_9
+        await asyncio.gather(*await club.scheduler.poll())
+        await asyncio.gather(*await club.scheduler.poll())
+        assert [(chat, text.splitlines()[0]) for chat, text, _ in club.telegram.posts] == [
             ("-1001", "main ladder, changes since Mon, Feb 26 09:00 UTC"),
             ("-1001", "Puzzle p1 (puzzles, rating 1500):")]
-        assert [(chat, text.splitlines()[0]) for chat, text, _ in discord.posts] == [
+        assert [(chat, text.splitlines()[0]) for chat, text, _ in club.discord.posts] == [
             ("9001", "main ladder, changes since Mon, Feb 26 09:00 UTC")]
-    finally:
-        await scheduler.stop()
-        await repository.close()
 
 
 async def test_each_chat_of_a_linked_club_posts_in_its_own_zone_and_language(
@@ -479,38 +499,28 @@ async def test_each_chat_of_a_linked_club_posts_in_its_own_zone_and_language(
     """Issue 35 (ERRATA): the Discord server that joined the Telegram group's club set its own
     time zone and language: its weekly post comes at 18:00 Tokyo time, in Japanese, dated in
     Tokyo; the group's at 18:00 London time, in English, as the ladder says."""
-    clock = FakeClock(FRIDAY)
-    repository = await SqliteRepository.open(tmp_path / "club.db")
-    service = ClubService(repository, clock)
-    telegram, discord = Recorder("telegram"), Recorder("discord")
-    scheduler = PostScheduler(service, repository, {"telegram": telegram, "discord": discord},
-                              clock, ChatPosts(), pictures=False)
-    group, server = ("telegram", "-1001"), ("discord", "9001")
-    try:
-        await club_with_players(service, group[1], group[0])
-        moderator = Caller(*group, "1", "1", moderator=True)
+    async with linked_club(tmp_path) as club:
+        service, moderator, clock = club.service, club.moderator, club.clock
+        telegram, discord = club.telegram, club.discord
         await service.set_schedule(moderator, cron="0 18 * * SUN")
         await service.set_setting(moderator, "timezone", "Europe/London")
         code = (await service.link_code(moderator)).params["code"]
         assert isinstance(code, str)
-        server_moderator = Caller(*server, "2", "2", moderator=True)
+        server_moderator = Caller(*club.server, "2", "2", moderator=True)
         await service.link(server_moderator, code)
         await service.set_setting(server_moderator, "timezone", "Asia/Tokyo")
         await service.set_setting(server_moderator, "language", "ja")
-        await asyncio.gather(*await scheduler.poll())
+        await asyncio.gather(*await club.scheduler.poll())
         clock.current = datetime(2024, 3, 3, 8, 59)  # Sunday 17:59 in Tokyo
-        await asyncio.gather(*await scheduler.poll())
+        await asyncio.gather(*await club.scheduler.poll())
         assert (telegram.posts, discord.posts) == ([], [])
         clock.current = datetime(2024, 3, 3, 9, 0)  # 18:00 in Tokyo, 09:00 in London
-        await asyncio.gather(*await scheduler.poll())
+        await asyncio.gather(*await club.scheduler.poll())
         assert telegram.posts == []
         assert [(chat, text.splitlines()[0]) for chat, text, _ in discord.posts] == [
             ("9001", "ラダー main、2月25日(日) 18:00 JST 以降の変化")]
         clock.current = datetime(2024, 3, 3, 18, 0)  # 18:00 in London
-        await asyncio.gather(*await scheduler.poll())
+        await asyncio.gather(*await club.scheduler.poll())
         assert [(chat, text.splitlines()[0]) for chat, text, _ in telegram.posts] == [
             ("-1001", "main ladder, changes since Sun, Feb 25 18:00 GMT")]
         assert len(discord.posts) == 1
-    finally:
-        await scheduler.stop()
-        await repository.close()

@@ -403,10 +403,6 @@ def _joined(separator: str, parts: list[Notice]) -> tuple[Notice, ...]:
     return tuple(joined)
 
 
-def _score(score: float) -> str:
-    return {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(score, f"{score:g}")
-
-
 def _value(value: object) -> str:
     """A stored value as a moderator types it (a setting's rule: 24, yes/no), parameters as
     key=value."""
@@ -497,7 +493,8 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
         case ev.GameCorrected(game, changes):
             parts = []
             if changes.score_a is not None:
-                parts.append(Notice("part_change_result", {"result": _score(changes.score_a)}))
+                parts.append(Notice("part_change_result",
+                                    {"result": parse.result_word(changes.score_a)}))
             if changes.handicap is not None:
                 parts.append(Notice("part_change_handicap",
                                     {"handicap": f"{changes.handicap:g}"}))

@@ -24,6 +24,7 @@ from bot.storage.repository import JsonValue
 
 from . import events as ev
 from . import members, view
+from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller, UserRef, Who
 from .ratings import player_key
@@ -471,12 +472,9 @@ def press(club: Club, now: datetime, caller: Caller, night_id: int, number: int,
     from . import games
 
     return games.report(club, now, caller, UserRef(opponent.user, opponent.name),
-                        _WORDS[mine], player=None, handicap=str(stones) if stones else None,
-                        colour=None, event=None, ladder=lad.name)
-
-
-#: a score from the reporter's side, as /report says it
-_WORDS = {1.0: "win", 0.5: "draw", 0.0: "loss"}
+                        parse.result_word(mine), player=None,
+                        handicap=str(stones) if stones else None, colour=None, event=None,
+                        ladder=lad.name)
 
 
 def _result(club: Club, board: NightBoard) -> Result | None:

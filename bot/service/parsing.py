@@ -28,6 +28,11 @@ MAX_SECONDS = 86400.0
 RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw": 0.5}
 
 
+def result_word(score: float) -> str:
+    """A score as /report and /correct type it (win, draw, loss), else the number."""
+    return {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(score, f"{score:g}")
+
+
 def display_name(text: str) -> str:
     """A member's name, in NFC: printable, with a letter (a name of digits would read as a
     platform's user id where members are named by id), not starting with @, at most 32

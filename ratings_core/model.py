@@ -70,6 +70,57 @@ class Game:
             raise ValueError(f"first_move must be 1, 0 or -1, not {self.first_move!r}")
 
 
+@dataclass(frozen=True, slots=True)
+class TeamGame:
+    """A game between two sides of one or more players each (doubles, a team match):
+    ``score_a`` is side_a's score (1, 0.5 or 0), ``handicap`` is in the system's unit and
+    positive when side_a gives it, ``first_move`` is +1 when side_a moved first.
+
+    A side is a tuple of distinct names; nobody plays on both sides. A game of two sides of one
+    is a :class:`Game` for every caller that builds one (the singles fast paths read only
+    ``Game``); as a ``TeamGame`` it gives exactly the same numbers (tests/core/test_sides.py).
+    Source: issue 37 (team and doubles games).
+    """
+
+    side_a: tuple[str, ...]
+    side_b: tuple[str, ...]
+    score_a: float
+    played_at: datetime
+    handicap: float = 0.0
+    first_move: int = 0
+
+    def __post_init__(self) -> None:
+        if not (self.side_a and self.side_b):
+            raise ValueError("each side needs at least one player")
+        members = {*self.side_a, *self.side_b}
+        if len(members) != len(self.side_a) + len(self.side_b):
+            raise ValueError("a player appears twice among the sides "
+                             f"({self.side_a!r} v {self.side_b!r})")
+        if self.score_a not in (0.0, 0.5, 1.0):
+            raise ValueError(f"score_a must be 1, 0.5 or 0, not {self.score_a!r}")
+        if not math.isfinite(self.handicap):
+            raise ValueError(f"handicap must be a finite number, not {self.handicap!r}")
+        if self.first_move not in (-1, 0, 1):
+            raise ValueError(f"first_move must be 1, 0 or -1, not {self.first_move!r}")
+
+
+#: any game the replay rates: one against one, or side against side
+Match = Game | TeamGame
+
+
+def sides_of(game: Match) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A game's two sides: a game of one against one has sides of one."""
+    if isinstance(game, TeamGame):
+        return game.side_a, game.side_b
+    return (game.player_a,), (game.player_b,)
+
+
+def players_of(game: Match) -> tuple[str, ...]:
+    """Everyone who played ``game``, side_a first."""
+    side_a, side_b = sides_of(game)
+    return side_a + side_b
+
+
 #: a game's fields as functions, for reading many games with ``map`` (the loop then runs in C)
 PLAYER_A, PLAYER_B, SCORE_A, HANDICAP, FIRST_MOVE_OF, PLAYED_AT = map(
     attrgetter, ("player_a", "player_b", "score_a", "handicap", "first_move", "played_at"))

@@ -325,6 +325,10 @@ class GameReported:
     night: int | None = field(default=None, metadata=_with("night"))
     round: int | None = field(default=None, metadata=_with("round"))
     board: int | None = field(default=None, metadata=_with("board"))
+    #: a team game's further members of each side, by user (issue 37): ``player_a`` and its
+    #: partners are one side, ``player_b`` and its partners the other; written only when set
+    partners_a: list[str] | None = field(default=None, metadata=_with("partners_a"))
+    partners_b: list[str] | None = field(default=None, metadata=_with("partners_b"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +365,9 @@ class GameChanges:
     handicap: float | None = field(default=None, metadata=_with("handicap"))
     player_a: str | None = field(default=None, metadata=_with("player_a"))
     player_b: str | None = field(default=None, metadata=_with("player_b"))
+    #: new sides (issue 37): each side's further members ([]: the side is one member alone)
+    partners_a: list[str] | None = field(default=None, metadata=_with("partners_a"))
+    partners_b: list[str] | None = field(default=None, metadata=_with("partners_b"))
 
 
 @dataclass(frozen=True, slots=True)

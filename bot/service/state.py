@@ -96,6 +96,28 @@ class GameRecord:
     #: the time ran out)
     seconds: float | None = None
     answer: str | None = None
+    #: a team game's further members of each side (issue 37): ``player_a`` and
+    #: ``partners_a`` are side a; empty for a game of one against one
+    partners_a: tuple[int, ...] = ()
+    partners_b: tuple[int, ...] = ()
+
+    @property
+    def side_a(self) -> tuple[int, ...]:
+        return (self.player_a, *self.partners_a)
+
+    @property
+    def side_b(self) -> tuple[int, ...]:
+        return (self.player_b, *self.partners_b)
+
+    @property
+    def players(self) -> tuple[int, ...]:
+        """Everyone who played it, side a first."""
+        return (self.player_a, *self.partners_a, self.player_b, *self.partners_b)
+
+    @property
+    def team(self) -> bool:
+        """Whether a side has more than one member."""
+        return bool(self.partners_a or self.partners_b)
 
     @property
     def counts(self) -> bool:
@@ -843,6 +865,8 @@ class ClubState:
             seq=stored.id if direct else None,
             seconds=None if event.seconds is None else float(event.seconds),
             answer=event.answer,
+            partners_a=self._members_of(event.partners_a),
+            partners_b=self._members_of(event.partners_b),
         )
         self.games[stored.id] = record
         if event.night is not None and event.round is not None and event.board is not None:
@@ -861,6 +885,9 @@ class ClubState:
             elif attempt.game is None:
                 attempt.game = stored.id
                 ladder.open_attempts.pop(attempt.member, None)
+
+    def _members_of(self, users: list[str] | None) -> tuple[int, ...]:
+        return () if users is None else tuple(self.by_user[user] for user in users)
 
     def game(self, game_id: int) -> GameRecord | None:
         """A game by its event id."""
@@ -895,6 +922,10 @@ class ClubState:
             game.player_a = self.by_user[changes.player_a]
         if changes.player_b is not None:
             game.player_b = self.by_user[changes.player_b]
+        if changes.partners_a is not None:
+            game.partners_a = self._members_of(changes.partners_a)
+        if changes.partners_b is not None:
+            game.partners_b = self._members_of(changes.partners_b)
         if changes.score_a is not None:
             game.score_a = float(changes.score_a)
         if changes.handicap is not None:
@@ -943,7 +974,7 @@ def latest_played(state: ClubState, games: Iterable[GameRecord]) -> dict[int, da
 def note_played(state: ClubState, latest: dict[int, datetime], game: GameRecord) -> None:
     """Move ``game``'s players' latest dates in ``latest`` forward to its date (never back); a
     problem (``tactics``) is no player whom inactivity retires, and has none."""
-    for player in (game.player_a, game.player_b):
+    for player in game.players:
         record = state.member(player)
         if record.problem:
             continue

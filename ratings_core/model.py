@@ -76,7 +76,10 @@ class TeamGame:
     ``score_a`` is side_a's score (1, 0.5 or 0), ``handicap`` is in the system's unit and
     positive when side_a gives it, ``first_move`` is +1 when side_a moved first.
 
-    A side is a tuple of distinct names; nobody plays on both sides. A game of two sides of one
+    A side is a tuple of distinct names; nobody plays on both sides. ``size_handicap`` is the
+    rating points per missing member that the smaller side plays above its members' mean (a
+    ladder's ``team_size_handicap``; it changes nothing between even sides). A game of two
+    sides of one
     is a :class:`Game` for every caller that builds one (the singles fast paths read only
     ``Game``); as a ``TeamGame`` it gives exactly the same numbers (tests/core/test_sides.py).
     Source: issue 37 (team and doubles games).
@@ -88,6 +91,7 @@ class TeamGame:
     played_at: datetime
     handicap: float = 0.0
     first_move: int = 0
+    size_handicap: float = 0.0
 
     def __post_init__(self) -> None:
         if not (self.side_a and self.side_b):
@@ -102,6 +106,8 @@ class TeamGame:
             raise ValueError(f"handicap must be a finite number, not {self.handicap!r}")
         if self.first_move not in (-1, 0, 1):
             raise ValueError(f"first_move must be 1, 0 or -1, not {self.first_move!r}")
+        if not (math.isfinite(self.size_handicap) and self.size_handicap >= 0):
+            raise ValueError(f"size_handicap must be a number >= 0, not {self.size_handicap!r}")
 
 
 #: any game the replay rates: one against one, or side against side

@@ -65,6 +65,8 @@ class RatingSystem(ABC):
     #: whether the system's rules rate a competition as one rating period (a club night is
     #: then one event, its games rated together at its close; issue 36)
     rates_competitions: ClassVar[bool] = False
+    #: whether the system rates games between sides of several players (issue 37)
+    rates_teams: ClassVar[bool] = True
     #: the preset's parameters: a frozen dataclass built with ``parameters.param`` fields
     params: ParameterSet
 

@@ -182,6 +182,8 @@ class Tactics(RatingSystem):
     """
 
     name = "tactics"
+    #: a rated problem is solved by one member at a time
+    rates_teams = False
     uses_handicap = False
     uses_seconds = True
 

@@ -35,9 +35,11 @@ from discord.ext import commands
 
 from bot.adapters.discord_channels import check_channel
 from bot.adapters.discord_commands import (
+    MENTION,
     CatalogueTranslator,
     MemberCommands,
     ModeratorCommands,
+    Typed,
     typed_commands,
 )
 from bot.adapters.discord_render import (
@@ -311,10 +313,22 @@ class DiscordFrontEnd:
         that id alone, whatever anyone's display name."""
         words: list[str] = []
         members: dict[int | str, UserRef] = {}
+
+        def word_of(word: str, at: int | str) -> str:
+            """A typed word; a mention (``<@id>``) is the member of that user id."""
+            mention = MENTION.fullmatch(word)
+            if mention is None:
+                return word
+            members[at] = UserRef(mention[1], mention[1])
+            return mention[1]
+
         for arg in args:
             if isinstance(arg, discord.Member | discord.User):
                 members[len(words)] = _picked(arg)
                 words.append(arg.display_name)
+            elif isinstance(arg, Typed):
+                for word in arg.words():
+                    words.append(word_of(word, len(words)))
             elif arg:
                 words.append(arg)
         kept: dict[str, str] = {}
@@ -322,6 +336,13 @@ class DiscordFrontEnd:
             if isinstance(value, discord.Member | discord.User):
                 members[key] = _picked(value)
                 kept[key] = value.display_name
+            elif isinstance(value, Typed) and value.words():
+                # as typed on the console, ``key=first rest...``: the rest are words after
+                # the others (a correction's sides, issue 37)
+                first, *rest = value.words()
+                kept[key] = word_of(first, key)
+                for word in rest:
+                    words.append(word_of(word, len(words)))
             elif value:
                 kept[key] = value
         typed = Words(words, kept, members)
@@ -422,7 +443,7 @@ class DiscordFrontEnd:
             return pointed.mark(UserRef(mention[1], mention[1]))
 
         def read() -> tuple[str, Words]:
-            typed = _MENTION.sub(mark, arguments or "")
+            typed = MENTION.sub(mark, arguments or "")
             return command, parse(f"/{command} {typed}", pointed)[1]
 
         await self._run(interaction, command, read)
@@ -587,7 +608,7 @@ def _channel_check(interaction: Interaction) -> ChannelCheck:
 
 
 #: a member mentioned in a typed text, as Discord writes it
-_MENTION = re.compile(r"<@!?([0-9]{1,20})>")
+
 #: Discord's error code for a second answer to one interaction
 ALREADY_ACKNOWLEDGED = 40060
 

@@ -14,6 +14,7 @@ command (:func:`typed_commands`): its words typed as one text, as on the console
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,11 +26,29 @@ from discord.ext import commands
 from bot.chat.commands import COMMANDS, PROBLEMS
 from bot.chat.language import DEFAULT_LANGUAGE, supported, writing_in
 from bot.chat.messages import text
+from bot.chat.words import Unbalanced, split_words
 from bot.service import ladder_settings
 from bot.service.puzzles import DEFAULT_PUZZLE_LADDER, MAX_RATING, MIN_RATING
 
 if TYPE_CHECKING:
     from bot.adapters.discord import DiscordFrontEnd
+
+#: a member mentioned in typed text, as Discord writes one: ``<@id>`` (``<@!id>`` of old)
+MENTION = re.compile(r"<@!?([0-9]{1,20})>")
+
+
+class Typed(str):
+    """An option's text of several words, typed as on the console (a team game's sides,
+    issue 37): :meth:`DiscordFrontEnd.run` reads its words as the command's, a mention
+    (``<@id>``) among them as the member of that user id."""
+
+    def words(self) -> list[str]:
+        spaced = MENTION.sub(lambda mention: f" {mention[0]} ", self)
+        try:
+            return split_words(spaced)
+        except Unbalanced:
+            return spaced.split()
+
 
 Interaction = discord.Interaction[discord.Client]
 Choice = app_commands.Choice
@@ -154,19 +173,21 @@ class MemberCommands(_Commands):
         ladder=described("param_ladder"),
         player=described("param_player"),
         repeat=described("param_repeat"),
-        name=described("param_opponent_name"))
+        name=described("param_opponent_name"),
+        sides=described("param_sides"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def report(self, interaction: Interaction, result: Result,
                      opponent: discord.Member | None = None,
                      handicap: str | None = None, colour: Colour | None = None,
                      event: str | None = None, ladder: str | None = None,
                      player: discord.Member | None = None, repeat: bool | None = None,
-                     name: str | None = None) -> None:
+                     name: str | None = None, sides: str | None = None) -> None:
         # The opponent is picked among the server's members, or named: a member of the club
-        # known only in another chat of it (issue 35) has no account here to pick.
+        # known only in another chat of it (issue 35) has no account here to pick. A team
+        # game's sides are typed with mentions (issue 37): "@c @d with @b", "@a @b vs @c @d".
         named = None if opponent is not None or not name else f"@{name.lstrip('@')}"
         await self.front.run(
-            interaction, "report", [player, opponent or named, result],
+            interaction, "report", [player, opponent or named, Typed(sides or ""), result],
             {"handicap": handicap, "colour": colour, "event": event, "ladder": ladder,
              "repeat": None if repeat is None else ("yes" if repeat else "no")})
 
@@ -202,11 +223,13 @@ class MemberCommands(_Commands):
         await self.front.run(interaction, "history", [member], {"ladder": ladder})
 
     @app_commands.command(name="h2h", description=text("menu_h2h"))
-    @app_commands.describe(member=described("param_member"), ladder=described("param_ladder"))
+    @app_commands.describe(member=described("param_member"), ladder=described("param_ladder"),
+                           partners=described("param_partners"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def h2h(self, interaction: Interaction, member: discord.Member,
-                  ladder: str | None = None) -> None:
-        await self.front.run(interaction, "h2h", [member], {"ladder": ladder})
+                  ladder: str | None = None, partners: bool | None = None) -> None:
+        await self.front.run(interaction, "h2h", [member, "with" if partners else None],
+                             {"ladder": ladder})
 
     @app_commands.command(name="pending", description=described("menu_pending"))
     async def pending(self, interaction: Interaction) -> None:
@@ -269,13 +292,16 @@ class ModeratorCommands(_Commands):
     @app_commands.describe(number=described("param_game"),
                            result=described("param_corrected_result"),
                            a=described("param_a"), b=described("param_b"),
-                           handicap=described("param_handicap"))
+                           handicap=described("param_handicap"),
+                           sides=described("param_corrected_sides"))
     @app_commands.default_permissions(manage_guild=True)
     async def correct(self, interaction: Interaction, number: app_commands.Range[int, 1],
                       result: Result | None = None, a: discord.Member | None = None,
-                      b: discord.Member | None = None, handicap: str | None = None) -> None:
+                      b: discord.Member | None = None, handicap: str | None = None,
+                      sides: str | None = None) -> None:
         await self.front.run(interaction, "correct", [str(number), result],
-                             {"a": a, "b": b, "handicap": handicap})
+                             {"a": a, "b": b, "handicap": handicap,
+                              "sides": Typed(sides) if sides else None})
 
     @app_commands.command(name="apply", description=described("menu_apply"))
     @app_commands.default_permissions(manage_guild=True)

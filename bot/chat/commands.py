@@ -467,7 +467,12 @@ async def _report(ctx: Context, words: Words) -> Result:
     options = {key: words.take(key) for key in ("handicap", "colour", "event", "ladder")}
     repeat = _repeat(words)
     player: Who | None
-    if len(words.args) == 2 or len(words.args) > 2 and _is_result(words, 1):
+    mates: list[Who] = []
+    opponents: list[Who] = []
+    sides = _sides(words)
+    if sides is not None:
+        player, mates, opponent, opponents, result = sides
+    elif len(words.args) == 2 or len(words.args) > 2 and _is_result(words, 1):
         at_most(words, 2)  # @member RESULT: a word more is extra
         opponent, result = words.who(0), words.args[1]
         player = None
@@ -477,11 +482,37 @@ async def _report(ctx: Context, words: Words) -> Result:
     else:
         raise Usage
     reported = await ctx.service.report(ctx.caller, opponent, result, player=player,
-                                        repeat=repeat, **options)
+                                        repeat=repeat, mates=mates, opponents=opponents,
+                                        **options)
     if (ctx.forward is not None and isinstance(reported, GameResult)
             and reported.key == "reported"):
         await ctx.forward.report(ctx.caller, reported)
     return reported
+
+
+#: the words that part a team game's sides (issue 37): ``/report @a @b vs @c @d win`` (a
+#: moderator's record, the first side's result) and ``/report @c @d with @b win`` (the
+#: reporter's own game: opponents, then the reporter's partners)
+_VERSUS, _BESIDE = "vs", "with"
+
+
+def _sides(words: Words) -> tuple[Who | None, list[Who], Who, list[Who], str] | None:
+    """A report naming sides: the first side's named member (None: the reporter), its further
+    members, the other side's first member and its further members, and the result; None
+    for a report of one member against another without ``vs`` or ``with``."""
+    args = words.args
+    marks = [i for i, word in enumerate(args)
+             if i not in words.members and word.casefold() in (_VERSUS, _BESIDE)]
+    if not marks:
+        return None
+    at = marks[0]
+    if len(marks) > 1 or at == 0 or at + 2 >= len(args) or not _is_result(words, -1):
+        raise Usage
+    before = [words.who(k) for k in range(at)]
+    after = [words.who(k) for k in range(at + 1, len(args) - 1)]
+    if args[at].casefold() == _VERSUS:
+        return before[0], before[1:], after[0], after[1:], args[-1]
+    return None, after, before[0], before[1:], args[-1]
 
 
 def _repeat(words: Words) -> bool:
@@ -531,7 +562,13 @@ async def _history(ctx: Context, words: Words) -> Result:
 
 
 async def _h2h(ctx: Context, words: Words) -> Result:
-    return await ctx.service.head_to_head(ctx.caller, one_member(words), words.take("ladder"))
+    """``/h2h @member``: games against them; ``/h2h @member with``: beside them (issue 37)."""
+    partners = (len(words.args) == 2 and 1 not in words.members
+                and words.args[1].casefold() == _BESIDE)
+    if partners:
+        words.args.pop()
+    return await ctx.service.head_to_head(ctx.caller, one_member(words), words.take("ladder"),
+                                          partners)
 
 
 async def _pending(ctx: Context, words: Words) -> Result:
@@ -542,13 +579,32 @@ async def _pending(ctx: Context, words: Words) -> Result:
 async def _correct(ctx: Context, words: Words) -> Result | str:
     if not words.args:
         raise Usage
+    sides = _corrected_sides(words)
     at_most(words, 2)
     game = number(words.args[0])
     # the result of the player shown first in the game's line as recorded (issue 31, ERRATA)
     shown = words.args[1] if len(words.args) > 1 else None
     correction = Correction(None, words.take_who("a"), words.take_who("b"),
-                            words.take("handicap"), shown=shown)
+                            words.take("handicap"), shown=shown, sides=sides)
     return await ctx.service.preview_correction(ctx.caller, game, correction)
+
+
+def _corrected_sides(words: Words) -> tuple[tuple[Who, ...], tuple[Who, ...]] | None:
+    """A correction's ``sides=@a @b vs @c @d`` (issue 37): the option holds the first member,
+    the words after the game's number and result the rest; they are taken out of the
+    words."""
+    if "sides" not in words.options:
+        return None
+    first = words.take_who("sides")
+    start = 2 if len(words.args) > 1 and _is_result(words, 1) else 1
+    named = [first, *(words.who(k) for k in range(start, len(words.args)))]
+    del words.args[start:]
+    marks = [k for k, who in enumerate(named)
+             if isinstance(who, str) and who.casefold() == _VERSUS]
+    if len(marks) != 1 or not 0 < marks[0] < len(named) - 1 or not all(named):
+        raise Refusal("bad_sides")
+    at = marks[0]
+    return tuple(w for w in named[:at] if w), tuple(w for w in named[at + 1:] if w)
 
 
 async def _apply(ctx: Context, words: Words) -> Result | str:
@@ -810,7 +866,7 @@ COMMANDS: dict[str, Command] = {
     "decline": Command(_decline, "help_decline", "example_decline"),
     "report": Command(_report, "help_report", "example_report",
                       options=("handicap", "colour", "event", "ladder", "repeat"),
-                      also=("help_mod_report", "help_mod_report_repeat")),
+                      also=("help_report_team", "help_mod_report", "help_mod_report_repeat")),
     "confirm": Command(_confirm, "help_confirm", "example_confirm"),
     "dispute": Command(_dispute, "help_dispute", "example_dispute", text=True),
     "withdraw": Command(_withdraw, "help_withdraw", "example_withdraw"),
@@ -822,7 +878,7 @@ COMMANDS: dict[str, Command] = {
     "help": Command(_help, "help_help", "example_help"),
     "start": Command(_help, "help_help", "example_start"),
     "correct": Command(_correct, "help_correct", "example_correct",
-                       options=("a", "b", "handicap")),
+                       options=("a", "b", "handicap", "sides")),
     "apply": Command(_apply, "help_correct", "example_apply"),
     "cancel": Command(_cancel, "help_correct", "example_cancel"),
     "void": Command(_void, "help_void", "example_void", text=True),

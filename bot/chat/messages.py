@@ -92,6 +92,25 @@ MESSAGES: dict[str, str] = {
                               "your report against them waits; /withdraw it if it was wrong.",
     "bad_repeat": "repeat= takes yes or no (not {value}).",
     "not_yourself": "A game needs two different players.",
+    # issue 37: team games
+    "team_member_twice": "{name} is named twice on one side.",
+    "team_member_both_sides": "{name} cannot play on both sides.",
+    "team_too_large": "A side has {count} members; ladder {ladder} allows at most {limit} "
+                      "(/set max_side).",
+    "team_uneven": "Sides of {a} and {b} members: ladder {ladder} rates only even sides "
+                   "(/set uneven_teams on).",
+    "team_member_retired": "{name} is retired on ladder {ladder}: /return them first.",
+    "singles_on_team_ladder": "Ladder {ladder} rates the team games of {parent}: report a game "
+                              "of one against one on {parent}.",
+    "team_ladder_taken": "Team games of {parent} go to ladder {ladder}, but a ladder of that "
+                         "name rates other games: /set team_ladder shared ladder={parent}.",
+    "system_cannot_rate_teams": "This ladder's system ({system}) rates one member at a time, "
+                                "not sides.",
+    "team_setting_on_parent": "{setting} of this ladder's team games is set on ladder "
+                              "{ladder}: /set {setting} VALUE ladder={ladder}.",
+    "bad_sides": "Name the sides as sides=@a @b vs @c @d.",
+    "correct_sides_ladder": "Game #{game} stays on ladder {ladder}, which does not rate games "
+                            "of these sides: /void it and report it again.",
     "challenge_yourself": "You cannot challenge yourself: name another member.",
     "h2h_yourself": "You cannot compare yourself with yourself: name another member.",
     "same_member": "Name two different members, not {name} twice.",
@@ -178,6 +197,7 @@ MESSAGES: dict[str, str] = {
     "bad_setting_number_or_off": "{setting} takes a number above 0 and at most {limit}, or off "
                                  "(not {text}).",
     "bad_setting_count": "{setting} takes a whole number from 1 to {limit} (not {text}).",
+    "bad_setting_points": "{setting} takes rating points from 0 to {limit} (not {text}).",
     "setting_above": "{setting} may not be above {bound}, which is {limit} (not {text}).",
     # clubrating import: a refused row names the file, the row and the column
     "import_row": "{file} row {row}, column {column}: {problem}. Nothing was imported.",
@@ -348,6 +368,7 @@ MESSAGES: dict[str, str] = {
     "history_empty": "{name} has no games on {ladder} yet.",
     "game_line": "#{id} {date} {result}{extra}",
     "h2h": "{name} vs {other} ({ladder}): {wins}W {draws}D {losses}L",
+    "h2h_partners": "{name} with {other} ({ladder}): {wins}W {draws}D {losses}L",
     "audit_line": "#{id} {at} {actor}: {kind} {summary}{reason}",
     "audit_said": "#{id} {at} {what}{reason}{undone}",
     "audit_because": ", because: {reason}",
@@ -566,6 +587,7 @@ MESSAGES: dict[str, str] = {
     "help_decline": "/decline [number] - decline a challenge",
     "help_report": "/report @member win|loss|draw [handicap=N] [colour=white|black] "
                    "[event=NAME] [ladder=NAME] - report your game",
+    "help_report_team": "/report @opp1 @opp2 with @mate win|loss|draw - a team game",
     "help_confirm": "/confirm [number] - confirm a result reported against you",
     "help_dispute": "/dispute [number] [reason] - dispute a result reported against you",
     "help_withdraw": "/withdraw [game|challenge] [number] - take back your own unconfirmed "
@@ -573,7 +595,8 @@ MESSAGES: dict[str, str] = {
                      "challenge with it; with neither number nor word: your only report, or "
                      "with none your only challenge)",
     "help_history": "/history [@member] [ladder=NAME] - latest games",
-    "help_h2h": "/h2h @member [ladder=NAME] - your record against a member",
+    "help_h2h": "/h2h @member [with] [ladder=NAME] - your record against a member (with: "
+                "beside them)",
     "help_pending": "/pending - what waits for you",
     "help_digest": "/digest [ladder] - what changed since the last scheduled post",
     "help_puzzle": "/puzzle [ladder=NAME] - a problem to solve privately, against the clock",
@@ -591,14 +614,16 @@ MESSAGES: dict[str, str] = {
     # issue 31: how a name with a space is typed, and that apostrophes are only letters
     "help_names": "A name with a space goes in double quotes: /rating @\"Zoë Smith\". "
                   "Apostrophes are letters like any other: /register O'Brien.",
-    "help_mod_report": "/report @a @b win|loss|draw ... - record a game at once",
+    "help_mod_report": "/report @a @b win|loss|draw ... - record a game at once (sides: "
+                       "/report @a @b vs @c @d win)",
     "help_mod_report_repeat": "/report @member win|loss|draw repeat=yes - your own game against "
                               "the same opponent again while your first report waits (also "
                               "/report @member win repeat)",
     "help_correct": "/correct number [win|loss|draw] [a=@member] [b=@member] [handicap=N] "
-                    "- preview a correction; then /apply or /cancel. win|loss|draw is the "
-                    "result of the player shown first in the game's line (its winner; of a "
-                    "draw, the first named): /correct 3 loss on \"frank beat erin\" makes erin "
+                    "[sides=@a @b vs @c @d] - preview a correction; then /apply or /cancel. "
+                    "win|loss|draw is the result of the player shown first in the game's line "
+                    "(its winner; of a draw, the first named): /correct 3 loss on \"frank beat "
+                    "erin\" makes erin "
                     "win",
     "help_void": "/void number [reason] - take a game out of the ratings",
     "help_restore": "/restore number - count a void game again",
@@ -743,6 +768,9 @@ MESSAGES: dict[str, str] = {
     "param_event": "The open event the game belongs to",
     "param_opponent_name": "Or your opponent's name in the club, when they are not on this "
                            "server",
+    "param_sides": "A team game's sides: @opp2 with @mate, or @a @b vs @c @d",
+    "param_partners": "Your record beside the member, not against them",
+    "param_corrected_sides": "New sides: @a @b vs @c @d",
     "param_player": "Moderators: the first player, to record a game between two members",
     "param_game": "The game's number",
     "param_game_optional": "The game's number (needed when several wait)",
@@ -1000,6 +1028,12 @@ MESSAGES: dict[str, str] = {
     "param_answer": "Your answer",
     "param_problems": "A puzzle ladder's problems, hardest first",
     "about_night_bye_points": "Club nights: what a pairing bye scores: 1, 0.5 or 0",
+    "about_team_ladder": "Team games: rated on the ladder's companion NAME-teams (companion) "
+                         "or on the ladder itself (shared)",
+    "about_uneven_teams": "Team games: sides of different sizes may play",
+    "about_team_size_handicap": "Team games: rating points per missing member the smaller "
+                                "side plays above its mean",
+    "about_max_side": "Team games: the most members a side may have",
     "about_night_tiebreaks": "Club nights: the tie-breaks in order, e.g. buchholz,wins (off: "
                              "the mode's)",
     "bad_setting_choices": "{setting} takes some of {choices}, comma-separated, each once "

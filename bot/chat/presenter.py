@@ -39,6 +39,7 @@ from bot.service.results import (
     RatingChange,
     ScheduleInfo,
 )
+from bot.service.teams import SIDE_JOINER
 
 
 def cut(shown: str, limit: int) -> list[str]:
@@ -124,15 +125,24 @@ def rating_text(rating: float | None, provisional: bool, deviation: float | None
     return shown + ("?" if provisional else "")
 
 
+def side_a(game: GameLine) -> str:
+    """The first side as people read it: its members joined by ``&``."""
+    return SIDE_JOINER.join((game.player_a, *game.partners_a))
+
+
+def side_b(game: GameLine) -> str:
+    return SIDE_JOINER.join((game.player_b, *game.partners_b))
+
+
 def result_text(game: GameLine) -> str:
+    """``alice beat bob``, ``alice & bob drew with carol & dan``: the winning side first."""
     if game.seconds is not None:  # an attempt: the member first, then the problem
         return text("result_solved" if game.score_a == 1.0 else "result_not_solved",
                     member=game.player_a, problem=game.player_b, seconds=game.seconds)
+    first, second = side_a(game), side_b(game)
     if game.score_a == 0.5:
-        return text("result_draw", a=game.player_a, b=game.player_b)
-    winner, loser = (
-        (game.player_a, game.player_b) if game.score_a == 1.0 else (game.player_b, game.player_a)
-    )
+        return text("result_draw", a=first, b=second)
+    winner, loser = (first, second) if game.score_a == 1.0 else (second, first)
     return text("result_win", a=winner, b=loser)
 
 
@@ -154,11 +164,11 @@ def _terms(game: GameLine, counts_at: str) -> str:
     """Everything a report's opponent confirms beside the result, and when it counts by
     itself."""
     if game.handicap:
-        giver = game.player_a if game.handicap > 0 else game.player_b
+        giver = side_a(game) if game.handicap > 0 else side_b(game)
         handicap = text("terms_handicap", handicap=f"{abs(game.handicap):g}", name=giver)
     else:
         handicap = text("terms_no_handicap")
-    colour = (text("terms_colour", name=game.player_a, colour=game.colour) if game.colour
+    colour = (text("terms_colour", name=side_a(game), colour=game.colour) if game.colour
               else text("terms_no_colour"))
     event = text("terms_event", event=game.event) if game.event else text("terms_no_event")
     return text("report_terms", ladder=game.ladder, handicap=handicap, colour=colour,
@@ -201,8 +211,7 @@ def _(answer: Notice) -> str:
 @_render.register
 def _(answer: GameResult) -> str:
     game = answer.game
-    opponent = game.player_b
-    lines = [text(answer.key, id=game.id, result=result_text(game), opponent=opponent)]
+    lines = [text(answer.key, id=game.id, result=result_text(game), opponent=side_b(game))]
     if answer.counts_at:
         lines.append(_terms(game, answer.counts_at))
     if answer.moderators:
@@ -261,7 +270,8 @@ def _(answer: History) -> str:
 
 @_render.register
 def _(answer: HeadToHead) -> str:
-    lines = [text("h2h", name=answer.name, other=answer.other, ladder=answer.ladder,
+    lines = [text("h2h_partners" if answer.partners else "h2h", name=answer.name,
+                  other=answer.other, ladder=answer.ladder,
                   wins=answer.wins, draws=answer.draws, losses=answer.losses)]
     lines.extend(_game_line(g) for g in answer.games)
     return "\n".join(lines)

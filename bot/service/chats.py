@@ -102,11 +102,13 @@ class Chats:
             if game is None or not state.linked_chats:
                 return []
             reporter = game.reported_by
-            other = game.player_b if reporter is None or state.member(reporter).id == \
-                state.member(game.player_a).id else game.player_a
+            # the side that did not report it answers: any one of its members (issue 37)
+            others = game.side_b if reporter is None or state.member(reporter).id in \
+                view.side_ids(club, game.side_a) else game.side_a
             here = linking.chat_of(caller)
+            chats = {chat for other in others for chat in state.chats_of(other)}
             return sorted((platform, chat_id) for platform, _, chat_id in
-                          (chat.partition(":") for chat in state.chats_of(other))
+                          (chat.partition(":") for chat in chats)
                           if f"{platform}:{chat_id}" != here)
         return await self._session.look(caller, look)
 

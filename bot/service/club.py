@@ -120,10 +120,10 @@ class ClubService:
             caller, lambda club, now: members.rating_history(club, caller, who, ladder), deadline)
 
     async def head_to_head(
-        self, caller: Caller, other: Who, ladder: str | None = None
+        self, caller: Caller, other: Who, ladder: str | None = None, partners: bool = False
     ) -> HeadToHead:
-        return await self._session.look(
-            caller, lambda club, now: members.head_to_head(club, caller, other, ladder))
+        return await self._session.look(caller, lambda club, now: members.head_to_head(
+            club, caller, other, ladder, partners))
 
     async def spaced_name(self, caller: Caller, typed: Sequence[str]) -> str | None:
         """The member's name a typed ``@word`` and the words after it form (``@Zoë Smith``,
@@ -202,11 +202,14 @@ class ClubService:
     async def report(
         self, caller: Caller, opponent: Who, result: str, *, player: Who | None = None,
         handicap: str | None = None, colour: str | None = None, event: str | None = None,
-        ladder: str | None = None, repeat: bool = False,
+        ladder: str | None = None, repeat: bool = False, mates: Sequence[Who] = (),
+        opponents: Sequence[Who] = (),
     ) -> GameResult:
+        """A game's result: ``mates`` and ``opponents`` make it a team game (issue 37)."""
         return await self._session.execute(caller, lambda club, now: games.report(
             club, now, caller, opponent, result, player=player, handicap=handicap,
-            colour=colour, event=event, ladder=ladder, repeat=repeat))
+            colour=colour, event=event, ladder=ladder, repeat=repeat, mates=mates,
+            opponents=opponents))
 
     async def confirm(self, caller: Caller, game: int | None = None) -> GameResult:
         return await self._session.execute(

@@ -141,6 +141,8 @@ class LadderCreated:
     system: str
     params: dict[str, str] = field(default_factory=dict)
     edition: int | None = field(default=None, metadata=_with("edition"))
+    #: a companion ladder's parent: the ladder whose team games it rates (issue 37)
+    teams_of: str | None = field(default=None, metadata=_with("teams_of"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,13 +7,14 @@ decision over the club's state (:mod:`bot.service.session`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ratings_core.model import Game
-from ratings_core.replay import Checkpoint
+from ratings_core.replay import Checkpoint, replay
 
 from . import events as ev
-from . import ladder_settings, nights, view
+from . import ladder_settings, nights, teams, view
 from . import parsing as parse
 from .challenges import already_answered
 from .errors import Refusal
@@ -29,13 +30,15 @@ from .view import Club
 def report(
     club: Club, now: datetime, caller: Caller, opponent: Who, result: str, *,
     player: Who | None, handicap: str | None, colour: str | None, event: str | None,
-    ladder: str | None, repeat: bool = False,
+    ladder: str | None, repeat: bool = False, mates: Sequence[Who] = (),
+    opponents: Sequence[Who] = (),
 ) -> Decision[GameResult]:
-    """Report a game: ``result`` is the first player's (the caller's, or ``player``'s when a
-    moderator reports for two members).
+    """Report a game: ``result`` is the first side's (the caller's, or ``player``'s when a
+    moderator reports for other members). ``mates`` are the first side's further members and
+    ``opponents`` the other side's beside ``opponent`` (a team game, issue 37).
 
-    Whoever reports their own game waits for the opponent to confirm it, moderators too: a
-    result counts at once only when a moderator records it for two other members (a club
+    Whoever reports their own game waits for the other side to confirm it, moderators too: a
+    result counts at once only when a moderator records it for other members (a club
     night's results from the score sheet). A second report of a pair while one waits is
     refused (issue 31, the per-opponent cap of issue 30); a moderator who played the same
     opponent again says ``repeat``. ``event`` without ``ladder``: the only ladder where that
@@ -48,24 +51,33 @@ def report(
         first = view.member(club, player)
     else:
         first = view.me(club, caller)
-    second = view.member(club, opponent)
-    if first.id == second.id:
+    side_a = [first, *(view.member(club, who) for who in mates)]
+    side_b = [view.member(club, who) for who in (opponent, *opponents)]
+    team = len(side_a) > 1 or len(side_b) > 1
+    if not team and first.id == side_b[0].id:
         raise Refusal("not_yourself")
     score = parse.score(result)
     points = parse.handicap(handicap)
     side = parse.colour(colour)
     me = club.state.member_of_user(caller.user)
-    direct = player is not None and (me is None or me.id not in (first.id, second.id))
-    if not direct and player is not None and me is not None and second.id == me.id:
+    playing = {m.id for m in (*side_a, *side_b)}
+    direct = player is not None and (me is None or me.id not in playing)
+    if not direct and player is not None and me is not None and me.id in {m.id for m in side_b}:
         # A moderator's own game named second (/report @alice @me win): reported as theirs,
-        # from their side, so that alice is the one who confirms it.
-        first, second, score, points = second, first, 1.0 - score, -points
+        # from their side, so that alice (or her side) is the one who confirms it.
+        side_a, side_b, score, points = side_b, side_a, 1.0 - score, -points
         side = {"white": "black", "black": "white"}.get(side or "")
-    lad = view.ladder(club, ladder if ladder or not event else _event_ladder(club, event))
+    first, second = side_a[0], side_b[0]
+    named = view.ladder(club, ladder if ladder or not event else _event_ladder(club, event))
+    lad, rated_on, create = teams.rating_ladder(club, named, team)
+    if team:
+        teams.check_sides(club, lad, side_a, side_b)
     if not direct:
         _within_caps(club, lad, first, second, per_opponent=not repeat)
-    before = view.ratings(club, lad)
     system = view.system_of(club, lad)
+    if team and not system.rates_teams:
+        raise Refusal("system_cannot_rate_teams", system=lad.settings.system)
+    before = view.ratings(club, lad) if not create else replay(system, ()).final
     points = view.bounded_handicap(club, lad, points, handicap)  # rs-go: in stones
     try:
         system.check(Game("a", "b", score, now, points))
@@ -73,32 +85,36 @@ def report(
         raise Refusal("system_cannot_rate", system=lad.settings.system) from None
     tournament = None
     if event:
-        found = lad.tournaments.get(event.casefold())
+        found = lad.tournaments.get(event.casefold()) if not create else None
         if found is None or found.closed is not None:
             raise Refusal("no_open_event", event=event[:MAX_NAME])
         tournament = found.name
     # a game between the two players of a board of the night's round is that board's
-    board = nights.board_of(club, lad, first.id, second.id)
+    board = None if team else nights.board_of(club, lad, first.id, second.id)
     night, played, on = (None, None, None) if board is None else (
         board[0].id, board[1].number, board[2].number)
     if board is not None and tournament is None:  # a night rated as one event
         tournament = nights.rated_event(lad, board[0])
+    created = [teams.companion_created(lad, caller.user, now)] if create else []
     new = ev.new_event(ev.GameReported(
-        lad.name, first.user, second.user, score, points, side, tournament, now.isoformat(),
+        rated_on, first.user, second.user, score, points, side, tournament, now.isoformat(),
         reported_by=caller.user if not direct else None, direct=direct, night=night,
         round=played, board=on,
+        partners_a=[m.user for m in side_a[1:]] or None if team else None,
+        partners_b=[m.user for m in side_b[1:]] or None if team else None,
     ), caller.user, now)
 
     def answer() -> GameResult:
         game = club.state.games[club.state.last_id]
+        rated = club.state.ladders[rated_on]
         if not direct:
             # unanswered, it counts by itself after the ladder's auto_confirm_hours
-            counts_at = now + timedelta(hours=lad.settings.auto_confirm_hours)
+            counts_at = now + timedelta(hours=rated.settings.auto_confirm_hours)
             return GameResult("reported", view.line(club, game), held=tournament,
                               counts_at=counts_at.isoformat(timespec="minutes"))
-        return _counted(club, lad, game, "recorded", before)
+        return _counted(club, rated, game, "recorded", before)
 
-    return [new], answer
+    return [*created, new], answer
 
 
 def _event_ladder(club: Club, event: str) -> str | None:
@@ -124,8 +140,7 @@ def _within_caps(club: Club, ladder: Ladder, reporter: Member, opponent: Member,
     waiting = [g for g in state.open_reports.values()
                if g.ladder == ladder.name and not g.voided and g.reported_by is not None
                and state.member(g.reported_by).id == reporter.id]
-    against = [g for g in waiting
-               if opponent.id in (state.member(g.player_a).id, state.member(g.player_b).id)]
+    against = [g for g in waiting if opponent.id in view.player_ids(club, g)]
     caps = [(waiting, ladder.settings.open_reports, "open_reports_full")]
     if per_opponent:
         caps.insert(0, (against, ladder_settings.open_reports_per_opponent(ladder.settings),
@@ -163,7 +178,7 @@ def _counted(
     if waits_for_event(ladder, game):
         return GameResult(key, line, held=game.event)
     after = view.ratings(club, ladder)
-    players = [club.state.member(game.player_a), club.state.member(game.player_b)]
+    players = list({m.id: m for m in map(club.state.member, game.players)}.values())
     back = [p.name for p in players if _retired(before, p) and not _retired(after, p)]
     return GameResult(key, line, view.changes(club, ladder, before, after,
                                               [p.id for p in players]),
@@ -279,7 +294,7 @@ def pending(club: Club, now: datetime, caller: Caller) -> Pending:
     for game in state.open_reports.values():
         if game.voided:  # waits for nobody until restored (issue 31)
             continue
-        if state.member(game.player_b).id == me.id and game.status is GameStatus.PENDING:
+        if _answers(club, game, me) and game.status is GameStatus.PENDING:
             to_confirm.append(view.line(club, game))
         elif game.reported_by == me.id:
             waiting.append(view.line(club, game))
@@ -299,6 +314,12 @@ def _own_report(club: Club, game: GameRecord) -> Refusal:
     return Refusal("own_report", game=game.number, opponent=club.state.member(game.player_b).name)
 
 
+def _answers(club: Club, game: GameRecord, me: Member) -> bool:
+    """Whether ``me`` answers the report ``game``: any one member of the side that did not
+    report it (the reporter's side is side a; issue 37), never the reporter."""
+    return game.reported_by != me.id and me.id in view.side_ids(club, game.side_b)
+
+
 def _pending_for(
     club: Club, me: Member, number: int | None, *, as_reporter: bool, command: str
 ) -> GameRecord:
@@ -307,12 +328,9 @@ def _pending_for(
     state = club.state
     if number is not None:
         game = view.game(club, number)
-        players = (state.member(game.player_a).id, state.member(game.player_b).id)
-        if me.id not in players:
+        if me.id not in view.player_ids(club, game):
             raise Refusal("not_your_game", game=number)
-        mine = game.reported_by == me.id if as_reporter else (
-            state.member(game.player_b).id == me.id and game.reported_by != me.id
-        )
+        mine = game.reported_by == me.id if as_reporter else _answers(club, game, me)
         if (not mine and not as_reporter and game.reported_by == me.id
                 and game.status is GameStatus.PENDING and not game.voided):
             raise _own_report(club, game)
@@ -332,8 +350,7 @@ def _pending_for(
         for g in state.open_reports.values()
         if not g.voided and g.status in ((GameStatus.PENDING, GameStatus.DISPUTED) if as_reporter
                         else (GameStatus.PENDING,))
-        and (g.reported_by == me.id if as_reporter
-             else state.member(g.player_b).id == me.id and g.reported_by != me.id)
+        and (g.reported_by == me.id if as_reporter else _answers(club, g, me))
     ]
     if not candidates:
         own = [g for g in state.open_reports.values() if g.reported_by == me.id

@@ -93,10 +93,28 @@ class LadderSettings:
     #: the tie-breaks of the ladder's club nights, in order, comma-separated (None: each
     #: mode's own, ``bot.pairing.tiebreaks.TIEBREAKS``)
     night_tiebreaks: str | None = None
+    #: where the ladder's team games are rated (issue 37): on its companion ``NAME-teams``
+    #: ("companion") or on the ladder itself ("shared"); this and the team settings below are
+    #: the parent ladder's and govern its companion
+    team_ladder: str = "companion"
+    #: sides of different sizes (2 v 3) may play
+    uneven_teams: bool = False
+    #: rating points per missing member the smaller side plays above its mean
+    team_size_handicap: float = 0.0
+    #: the most members a side may have
+    max_side: int = 5
 
 
 #: what a club night's pairing bye may score (issue 36)
 NIGHT_BYE_POINTS = ("1", "0.5", "0")
+#: where a ladder's team games are rated (issue 37)
+TEAM_LADDERS = ("companion", "shared")
+#: the settings of a ladder's team games: set on the parent ladder, they govern its companion
+TEAM_SETTINGS = ("team_ladder", "uneven_teams", "team_size_handicap", "max_side")
+#: the most members a side may ever have (``max_side``'s limit)
+MAX_SIDE = 50
+#: the largest team_size_handicap, in rating points per missing member
+MAX_SIZE_HANDICAP = 400.0
 #: the tie-breaks a ladder's club nights may be set to (``bot.pairing.tiebreaks``)
 ALL_TIEBREAKS = tiebreaks.ALL
 
@@ -124,6 +142,8 @@ class Type(StrEnum):
     SLUG = "slug"
     #: some of the setting's ``choices``, comma-separated, in order, each once; or off (None)
     CHOICES = "choices"
+    #: rating points from 0 to the setting's limit
+    POINTS = "points"
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +197,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("night_bye_points", Type.CHOICE, "about_night_bye_points",
             choices=NIGHT_BYE_POINTS),
     Setting("night_tiebreaks", Type.CHOICES, "about_night_tiebreaks", choices=ALL_TIEBREAKS),
+    Setting("team_ladder", Type.CHOICE, "about_team_ladder", choices=TEAM_LADDERS),
+    Setting("uneven_teams", Type.YES_NO, "about_uneven_teams"),
+    Setting("team_size_handicap", Type.POINTS, "about_team_size_handicap",
+            limit=MAX_SIZE_HANDICAP),
+    Setting("max_side", Type.COUNT, "about_max_side", limit=MAX_SIDE),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
@@ -230,6 +255,8 @@ def parse(name: str, text: str) -> JsonValue:
     match setting.type:
         case Type.HOURS | Type.DAYS_OR_OFF:
             return _number(setting, value, text)
+        case Type.POINTS:
+            return _points(setting, value, text)
         case Type.COUNT:
             return _count(setting, value, text)
         case Type.YES_NO:
@@ -297,6 +324,19 @@ def _number(setting: Setting, value: str, text: str) -> float | None:
         raise out_of_range from None
     if not (math.isfinite(number) and 0 < number <= setting.limit):
         raise out_of_range
+    return number
+
+
+def _points(setting: Setting, value: str, text: str) -> float:
+    """Rating points from 0 to the setting's limit."""
+    assert setting.limit is not None
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and 0 <= number <= setting.limit):
+        raise Refusal("bad_setting_points", setting=setting.name, text=text[:20],
+                      limit=f"{setting.limit:g}")
     return number
 
 

@@ -144,6 +144,9 @@ def set_setting(
     # the club's own settings live on its main ladder, whichever ladder the command names
     lad = view.ladder(club, None if club_wide else ladder)
     parsed = ladder_settings.parse(setting, value)
+    if setting in ladder_settings.TEAM_SETTINGS and lad.parent is not None:
+        # a companion's team games follow its parent's settings (issue 37)
+        raise Refusal("team_setting_on_parent", setting=setting, ladder=lad.parent)
     ladder_settings.check_system(lad.settings, setting)
     ladder_settings.check_against(lad.settings, setting, parsed)
     event = ev.new_event(ev.SettingsChanged(lad.name, {setting: parsed}), caller.user, now)

@@ -110,22 +110,25 @@ def history(
     """A member's latest games, newest first."""
     member = view.member_or_me(club, caller, who)
     lad = view.ladder(club, ladder)
-    games = view.games_of(club, lad, member)[::-1][:limit]
+    # a ladder's team games, rated on its companion, are the member's games too (issue 37)
+    games = view.games_of(club, lad, member, companion=True)[::-1][:limit]
     return History(member.name, lad.name, [view.line(club, g) for g, _ in games])
 
 
-def head_to_head(club: Club, caller: Caller, other: Who, ladder: str | None) -> HeadToHead:
-    """The caller's record against another member."""
+def head_to_head(club: Club, caller: Caller, other: Who, ladder: str | None,
+                 partners: bool = False) -> HeadToHead:
+    """The caller's record against another member, or beside them (``partners``, issue 37),
+    the ladder's team games among its singles."""
     me = view.me(club, caller)
     them = view.member(club, other)
     if them.id == me.id:
         raise Refusal("h2h_yourself")  # nothing to compare, rather than "a game needs..." (31)
     lad = view.ladder(club, ladder)
-    games = view.games_of(club, lad, me, them)
+    games = view.games_of(club, lad, me, them, partner=partners, companion=True)
     wins = sum(1 for _, s in games if s == 1.0)
     losses = sum(1 for _, s in games if s == 0.0)
     return HeadToHead(me.name, them.name, lad.name, wins, len(games) - wins - losses, losses,
-                      [view.line(club, g) for g, _ in games[::-1][:10]])
+                      [view.line(club, g) for g, _ in games[::-1][:10]], partners=partners)
 
 
 def rating_history(
@@ -213,8 +216,7 @@ def _merging(
     # ratings skip once the records are one (ratings._Derivation.game), and /history too.
     pair = {gone.id, kept.id}
     dropped = sorted(g.number for g in state.games.values()
-                     if g.counts and {state.member(g.player_a).id,
-                                      state.member(g.player_b).id} == pair)
+                     if g.counts and pair <= view.player_ids(club, g))
     merged = ev.PlayersMerged(gone.user, kept.user)
     changes = moderation.moved(moderation.supposing(club, merged, caller.user, now),
                                moderation.everyone(club), named=club)

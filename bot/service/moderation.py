@@ -20,7 +20,7 @@ from ratings_core.replay import Checkpoint
 from ratings_core.system import RatingSystem
 
 from . import events as ev
-from . import ladder_settings, reasons, view
+from . import ladder_settings, reasons, teams, view
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller, Who, who_from_json, who_to_json
@@ -35,7 +35,8 @@ from .results import (
     RatingChange,
 )
 from .session import SYSTEM_ACTOR, Decision
-from .state import DEFAULT_LADDER, ClubState, GameStatus, Kind
+from .state import DEFAULT_LADDER, ClubState, GameRecord, GameStatus, Kind
+from .teams import SIDE_JOINER
 from .view import Club
 
 #: the most entries one /audit shows
@@ -55,6 +56,8 @@ class Correction:
     player_b: Who | None = None
     handicap: str | None = None
     shown: str | None = None
+    #: both sides anew (``sides=@a @b vs @c @d``, issue 37)
+    sides: tuple[tuple[Who, ...], tuple[Who, ...]] | None = None
 
     def kept(self, at: int | None = None) -> str:
         """As kept with a preview: JSON, a member named by user id as ``{"user": id}``;
@@ -65,6 +68,10 @@ class Correction:
         if self.shown is None:
             # as kept before issue 31: an older build reading it back finds its own fields
             del fields["shown"]
+        if self.sides is None:
+            del fields["sides"]  # as kept before issue 37
+        else:
+            fields["sides"] = [[who_to_json(who) for who in side] for side in self.sides]
         if at is not None:
             fields["at"] = at
         return json.dumps(fields, separators=(",", ":"))
@@ -75,6 +82,10 @@ class Correction:
         fields.pop("at", None)
         for side in ("player_a", "player_b"):
             fields[side] = who_from_json(fields.get(side))
+        if fields.get("sides") is not None:
+            a, b = ([who for who in map(who_from_json, side) if who is not None]
+                    for side in fields["sides"])
+            fields["sides"] = (tuple(a), tuple(b))
         return cls(**fields)
 
 
@@ -129,6 +140,8 @@ def correct(
         corrected.player_b = member.id
         changes = replace(changes, player_b=member.user)
     state = club.state
+    if correction.sides is not None:
+        changes = _new_sides(club, game, corrected, correction.sides, changes)
     if state.member(corrected.player_a).id == state.member(corrected.player_b).id:
         raise Refusal("not_yourself")
     if changes == ev.GameChanges() and game.status is GameStatus.CONFIRMED:
@@ -163,10 +176,36 @@ def correct(
     return [event], applied
 
 
+def _new_sides(club: Club, game: GameRecord, corrected: GameRecord,
+               sides: tuple[tuple[Who, ...], tuple[Who, ...]],
+               changes: ev.GameChanges) -> ev.GameChanges:
+    """A correction's new sides (issue 37) written into ``corrected`` and ``changes``, checked
+    as a report's are; a game stays on its ladder, so a ladder whose team games go to its
+    companion keeps one against one, and a companion keeps team games."""
+    side_a = [view.member(club, who) for who in sides[0]]
+    side_b = [view.member(club, who) for who in sides[1]]
+    ladder = club.state.ladders[game.ladder]
+    team = len(side_a) > 1 or len(side_b) > 1
+    if (not team and ladder.parent is not None) or (
+            team and not game.team and ladder.parent is None
+            and ladder.settings.team_ladder != "shared"):
+        raise Refusal("correct_sides_ladder", game=game.number, ladder=ladder.name)
+    if team:
+        teams.check_sides(club, ladder, side_a, side_b, retired=False)
+    corrected.player_a, corrected.player_b = side_a[0].id, side_b[0].id
+    corrected.partners_a = tuple(m.id for m in side_a[1:])
+    corrected.partners_b = tuple(m.id for m in side_b[1:])
+    return replace(changes, player_a=side_a[0].user, player_b=side_b[0].user,
+                   partners_a=[m.user for m in side_a[1:]],
+                   partners_b=[m.user for m in side_b[1:]])
+
+
 def _same_game(was: GameLine, becomes: GameLine) -> bool:
     """Whether a correction leaves a game's players, result and handicap as they are."""
-    return ((was.player_a, was.player_b, was.score_a, was.handicap)
-            == (becomes.player_a, becomes.player_b, becomes.score_a, becomes.handicap))
+    return ((was.player_a, was.partners_a, was.player_b, was.partners_b, was.score_a,
+             was.handicap)
+            == (becomes.player_a, becomes.partners_a, becomes.player_b, becomes.partners_b,
+                becomes.score_a, becomes.handicap))
 
 
 def void(
@@ -358,8 +397,21 @@ def _name(state: ClubState, user: str) -> str:
     return user if member_id is None else state.members[member_id].name
 
 
+def _side_name(state: ClubState, users: tuple[str, ...]) -> str:
+    """A side's members' names (:func:`_name`), joined as a game's line joins them."""
+    return SIDE_JOINER.join(_name(state, user) for user in users)
+
+
+def _side_users(first: str, partners: list[str] | None) -> tuple[str, ...]:
+    return (first, *(partners or ()))
+
+
+#: a game's sides by user ids (side a, side b) and side a's score, as the audit names them
+_Sides = tuple[tuple[str, ...], tuple[str, ...], float]
+
+
 def _corrected_sides(state: ClubState, stored: StoredEvent, game: int
-                     ) -> tuple[tuple[str, str, float], tuple[str, str, float]] | None:
+                     ) -> tuple[_Sides, _Sides] | None:
     """A game's players (platform user ids) and player_a's score just before and just after
     the correction ``stored``: its report, then the corrections of it in force up to
     ``stored`` (as the state folds them, undone ones left out). None when the report is not
@@ -373,7 +425,8 @@ def _corrected_sides(state: ClubState, stored: StoredEvent, game: int
     if not isinstance(report, ev.GameReported):
         return None
     undone = _undone(state)
-    sides = (report.player_a, report.player_b, report.score_a)
+    sides = (_side_users(report.player_a, report.partners_a),
+             _side_users(report.player_b, report.partners_b), report.score_a)
     for each in log[start + 1:end]:
         if each.kind == Kind.GAME_CORRECTED and each.id not in undone:
             earlier = ev.decode(each.kind, each.data)
@@ -384,13 +437,14 @@ def _corrected_sides(state: ClubState, stored: StoredEvent, game: int
     return sides, _changed(sides, this.changes)
 
 
-def _changed(sides: tuple[str, str, float], changes: ev.GameChanges
-             ) -> tuple[str, str, float]:
-    """A game's players and player_a's score after ``changes``."""
+def _changed(sides: _Sides, changes: ev.GameChanges) -> _Sides:
+    """A game's sides and side a's score after ``changes``."""
     a, b, score_a = sides
-    return (a if changes.player_a is None else changes.player_a,
-            b if changes.player_b is None else changes.player_b,
-            score_a if changes.score_a is None else float(changes.score_a))
+    a = (a[0] if changes.player_a is None else changes.player_a,
+         *(a[1:] if changes.partners_a is None else changes.partners_a))
+    b = (b[0] if changes.player_b is None else changes.player_b,
+         *(b[1:] if changes.partners_b is None else changes.partners_b))
+    return a, b, score_a if changes.score_a is None else float(changes.score_a)
 
 
 def _joined(separator: str, parts: list[Notice]) -> tuple[Notice, ...]:
@@ -455,17 +509,20 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
                       "member": _name(state, a), "problem": _name(state, b),
                       "seconds": f"{seconds:g}"}
             key = "said_attempt_solved" if score_a == 1.0 else "said_attempt_failed"
-        case ev.GameReported(ladder, a, b, score_a, handicap, colour, event_name, _, _, direct):
+        case ev.GameReported(ladder, player_a, player_b, score_a, handicap, colour, event_name,
+                             _, _, direct, partners_a=partners_a, partners_b=partners_b):
             # the winner first, as a game's line says it
+            a = _side_name(state, _side_users(player_a, partners_a))
+            b = _side_name(state, _side_users(player_b, partners_b))
             first, second = (b, a) if score_a == 0.0 else (a, b)
             params = {"game": state.number_of[stored.id], "ladder": ladder,
-                      "a": _name(state, first), "b": _name(state, second),
+                      "a": first, "b": second,
                       "extra": tuple(part for part in (
                           Notice("part_handicap", {
                               "handicap": f"{abs(handicap):g}",
-                              "member": _name(state, a if handicap > 0 else b)})
+                              "member": a if handicap > 0 else b})
                           if handicap else None,
-                          Notice("part_colour", {"member": _name(state, a),
+                          Notice("part_colour", {"member": a,
                                                       "colour": colour}) if colour else None,
                           Notice("part_event", {"event": event_name})
                           if event_name else None) if part is not None)}
@@ -475,18 +532,19 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"game": state.number_of[game]}
         case ev.GameCorrected(game, changes) if (
                 changes.score_a is not None or changes.player_a is not None
-                or changes.player_b is not None) and (
+                or changes.player_b is not None or changes.partners_a is not None
+                or changes.partners_b is not None) and (
                     sides := _corrected_sides(state, stored, game)) is not None:
             # the result in words before and after, each winner first as a game's line says
             # it (issue 31), not "the first player's result to loss"
-            (a, b, was), (c, d, now_a) = sides
-            first, second = (b, a) if was == 0.0 else (a, b)
-            third, fourth = (d, c) if now_a == 0.0 else (c, d)
+            (was_a, was_b, was), (now_a_side, now_b_side, now_a) = sides
+            shown = [*((was_b, was_a) if was == 0.0 else (was_a, was_b)),
+                     *((now_b_side, now_a_side) if now_a == 0.0 else (now_a_side, now_b_side))]
             key = (f"said_game_corrected_{'d' if was == 0.5 else 'w'}"
                    f"{'d' if now_a == 0.5 else 'w'}")
-            params = {"game": state.number_of[game], "a": _name(state, first),
-                      "b": _name(state, second), "c": _name(state, third),
-                      "d": _name(state, fourth),
+            params = {"game": state.number_of[game],
+                      **{letter: _side_name(state, side) for letter, side in zip(
+                          "abcd", shown, strict=True)},
                       "changes": (Notice("part_handicap_to",
                                          {"handicap": f"{changes.handicap:g}"})
                                   if changes.handicap is not None else "")}

@@ -140,7 +140,7 @@ def announcements(
     bests: dict[str, float] = {}
     for game in games:
         a, b = (player_key(state.member(m).id) for m in (game.player_a, game.player_b))
-        if game.score_a != 0.5:
+        if game.score_a != 0.5 and not game.team:  # an upset is one player's over another
             winner, loser = (a, b) if game.score_a == 1.0 else (b, a)
             won, lost = before.state(winner), before.state(loser)
             if won is not None and lost is not None and lost.rating - won.rating >= UPSET_GAP:
@@ -149,7 +149,7 @@ def announcements(
                     "loser": state.member(member_of_key(loser)).name,
                     "gap": round(lost.rating - won.rating), "ladder": ladder.name,
                 }))
-        for key in (a, b):
+        for key in (player_key(state.member(m).id) for m in game.players):
             old, new = before.state(key), after.state(key)
             if (old is not None and new is not None and old.games > 0
                     and new.rating > old.best and not system.is_provisional(new)):

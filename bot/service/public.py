@@ -15,6 +15,7 @@ from . import timeline, view
 from .ladder_settings import LadderSettings
 from .ratings import player_key
 from .state import GameRecord, Ladder
+from .teams import SIDE_JOINER
 from .view import Club
 
 #: the board's rating change covers this many days
@@ -107,15 +108,15 @@ def _language(club: Club) -> str | None:
 def _records(club: Club, ladder: Ladder) -> dict[int, list[int]]:
     """Each member's wins, draws and losses on the ladder, kept up to date between pages
     (:func:`view.kept_up_to_date`)."""
-    state = club.state
 
     def count(records: dict[int, list[int]], game: GameRecord) -> None:
-        a, b = state.member(game.player_a).id, state.member(game.player_b).id
-        if a == b:
+        side_a, side_b = view.side_ids(club, game.side_a), view.side_ids(club, game.side_b)
+        if side_a & side_b:  # one person's records on both sides, merged: no result
             return
-        for member, score in ((a, game.score_a), (b, 1.0 - game.score_a)):
-            record = records.setdefault(member, [0, 0, 0])
-            record[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+        for side, score in ((side_a, game.score_a), (side_b, 1.0 - game.score_a)):
+            for member in side:  # every member of a team game (issue 37)
+                record = records.setdefault(member, [0, 0, 0])
+                record[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
 
     return view.kept_up_to_date(club.records, club, ladder, dict, count)
 
@@ -161,10 +162,10 @@ def profile(club: Club, ladder: Ladder, name: str) -> PublicProfile | None:
         frozen, player_key(member.id))}
     history = []
     for game, score in games:
-        a = club.state.member(game.player_a)
-        opponent = club.state.member(game.player_b) if a.id == member.id else a
-        history.append(PublicGame(game.played_at.isoformat(timespec="minutes"), opponent.name,
-                                  score, after.get(game.played_at)))
+        mine = member.id in view.side_ids(club, game.side_a)
+        opponents = [club.state.member(m).name for m in (game.side_b if mine else game.side_a)]
+        history.append(PublicGame(game.played_at.isoformat(timespec="minutes"),
+                                  SIDE_JOINER.join(opponents), score, after.get(game.played_at)))
     wins, draws, losses = _records(club, ladder).get(member.id, [0, 0, 0])
     return PublicProfile(
         ladder.name, slug_of(ladder.name, ladder.settings), member.name, state.rating,

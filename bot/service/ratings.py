@@ -23,10 +23,13 @@ from ratings_core.model import (
     Event,
     Game,
     Join,
+    Match,
     RatingPeriod,
     Retire,
     Return,
     Step,
+    TeamGame,
+    players_of,
 )
 from ratings_core.replay import Checkpoint, ReplayResult, replay
 from ratings_core.system import RatingSystem
@@ -77,7 +80,7 @@ class _Derivation:
     """Turns rating inputs into valid steps: joins once, retire only the active, return only the
     retired, and a retired player who plays comes back first (an implicit return)."""
 
-    def __init__(self, state: ClubState, ladder: Ladder, games: dict[int, tuple[object, Game]]):
+    def __init__(self, state: ClubState, ladder: Ladder, games: dict[int, tuple[object, Match]]):
         self.state = state
         self.ladder = ladder
         self.games = games
@@ -102,7 +105,9 @@ class _Derivation:
             key = self._keys[member_id] = player_key(self.state.member(member_id).id)
         return key
 
-    def game(self, record: GameRecord) -> Game | None:
+    def game(self, record: GameRecord) -> Match | None:
+        if record.team:
+            return self._team_game(record)
         a, b = self.key(record.player_a), self.key(record.player_b)
         if a == b:  # two records of one person, merged: the game no longer means anything
             return None
@@ -119,15 +124,33 @@ class _Derivation:
         self.games[record.id] = (stamp, game)
         return game
 
-    def _returns(self, games: Sequence[Game]) -> list[Step]:
+    def _team_game(self, record: GameRecord) -> TeamGame | None:
+        """A team game as the core rates it (issue 37), with the rating points per missing
+        member of the ladder's team settings."""
+        side_a = tuple(map(self.key, record.side_a))
+        side_b = tuple(map(self.key, record.side_b))
+        if len({*side_a, *side_b}) < len(side_a) + len(side_b):
+            return None  # a member's records merged on one side or across: it means nothing
+        size_handicap = self.state.team_settings(self.ladder).team_size_handicap
+        stamp = (side_a, side_b, record.score_a, record.handicap, record.played_at,
+                 FIRST_MOVE[record.colour], size_handicap)
+        cached = self.games.get(record.id)
+        if cached is not None and cached[0] == stamp and isinstance(cached[1], TeamGame):
+            return cached[1]
+        game = TeamGame(side_a, side_b, record.score_a, record.played_at, record.handicap,
+                        FIRST_MOVE[record.colour], size_handicap)
+        self.games[record.id] = (stamp, game)
+        return game
+
+    def _returns(self, games: Sequence[Match]) -> list[Step]:
         back: list[Step] = []
         for game in games:
-            for key in (game.player_a, game.player_b):
+            for key in players_of(game):
                 if key in self.retired:
                     self.retired.discard(key)
                     back.append(Return(key, game.played_at))
         for game in games:
-            self.known.update((game.player_a, game.player_b))
+            self.known.update(players_of(game))
         return back
 
     def steps(self, inputs: Sequence[tuple[str, int | str]]) -> list[Step]:
@@ -152,8 +175,11 @@ class _Derivation:
                     for back in self._returns([game]):
                         out.append(back)
                         labels.append("")
-                known.add(game.player_a)
-                known.add(game.player_b)
+                if type(game) is Game:  # the common case, kept lean
+                    known.add(game.player_a)
+                    known.add(game.player_b)
+                else:
+                    known.update(players_of(game))
                 positions[ref] = len(labels)
                 out.append(game)
                 labels.append("")
@@ -175,7 +201,7 @@ class _Derivation:
                     labels.append(ladder.tournaments[ref].name)
         return out
 
-    def _period(self, key: str) -> tuple[list[Event], list[Game]]:
+    def _period(self, key: str) -> tuple[list[Event], list[Match]]:
         """An event's membership changes and games, rated together at its close."""
         tournament = self.ladder.tournaments[key]
         members: list[Event] = [
@@ -237,7 +263,7 @@ class LadderRatings:
         self._generation = -1
         self._consumed = 0
         self._derivation: _Derivation | None = None
-        self._games: dict[int, tuple[object, Game]] = {}
+        self._games: dict[int, tuple[object, Match]] = {}
         self._previewed: _Previewed | None = None
         self.steps: list[Step] = []
         #: each step's event name, "" for a step that is no event (export writes it back)
@@ -309,7 +335,7 @@ class LadderRatings:
             return None
         game = derivation.game(record)
         if (
-            game is None
+            type(game) is not Game  # None, or a team game: the steps are derived again
             or type(old) is not Game
             or (game.player_a, game.player_b, game.played_at)
             != (old.player_a, old.player_b, old.played_at)

@@ -59,6 +59,14 @@ class GameLine:
     colour: str | None = None
     #: an attempt at a problem (player_b): the seconds it took
     seconds: float | None = None
+    #: a team game's further members of each side, by name (issue 37)
+    partners_a: tuple[str, ...] = ()
+    partners_b: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # a stored answer (:func:`decode`) gives the sides back as JSON lists
+        object.__setattr__(self, "partners_a", tuple(self.partners_a))
+        object.__setattr__(self, "partners_b", tuple(self.partners_b))
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +160,8 @@ class HeadToHead:
     draws: int
     losses: int
     games: list[GameLine]
+    #: the record of their games side by side, not against each other (issue 37)
+    partners: bool = False
 
 
 @dataclass(frozen=True, slots=True)

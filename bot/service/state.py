@@ -310,6 +310,8 @@ class Ladder:
     posted: str | None = None
     #: its club nights, oldest first (issue 36); the last is open until it is closed
     nights: list[ClubNight] = field(default_factory=list)
+    #: a companion's parent: the ladder whose team games it rates (issue 37), else None
+    parent: str | None = None
 
     @property
     def night(self) -> ClubNight | None:
@@ -448,6 +450,16 @@ class ClubState:
                         index.setdefault(shape, member)
         return index
 
+    def team_settings(self, ladder: Ladder) -> LadderSettings:
+        """The settings of ``ladder``'s team games: its parent's, where it is a companion."""
+        parent = None if ladder.parent is None else self.ladders.get(ladder.parent)
+        return (parent or ladder).settings
+
+    def companion(self, ladder: Ladder) -> Ladder | None:
+        """The ladder that rates ``ladder``'s team games, once it exists (issue 37)."""
+        found = self.ladders.get(companion_name(ladder.name))
+        return found if found is not None and found.parent == ladder.name else None
+
     def ladder(self, name: str) -> Ladder | None:
         return self.ladders.get(name.casefold())
 
@@ -576,7 +588,8 @@ class ClubState:
                 settings = LadderSettings(system=event.system,
                                           params=tuple(sorted(event.params.items())),
                                           edition=event.edition or PAST_EDITION)
-                self.ladders[event.ladder] = Ladder(event.ladder, settings, created_at=stored.at)
+                self.ladders[event.ladder] = Ladder(event.ladder, settings, created_at=stored.at,
+                                                    parent=event.teams_of)
             case events.SettingsChanged():
                 self._on_settings_changed(stored, event)
             case events.PlayersMerged():
@@ -799,6 +812,11 @@ class ClubState:
                 settings = _replace(settings, key, value)
         if _rated_by(settings) != _rated_by(ladder.settings):
             ladder.generation += 1
+        if settings.team_size_handicap != ladder.settings.team_size_handicap:
+            # its team games are rated again, on the ladder and on its companion
+            for rated in (ladder, self.companion(ladder)):
+                if rated is not None:
+                    rated.generation += 1
         ladder.settings = settings
 
     def _on_problem_added(self, stored: StoredEvent, event: events.ProblemAdded) -> None:
@@ -944,6 +962,11 @@ class ClubState:
     def _schedule_of(self, ladder_name: str) -> tuple[str, Schedule]:
         ladder = self.ladders[ladder_name]
         return ladder.name, self.schedule(ladder)
+
+
+def companion_name(ladder: str) -> str:
+    """The name of the ladder that rates ``ladder``'s team games: ``NAME-teams`` (issue 37)."""
+    return f"{ladder}-teams"
 
 
 def _rated_by(settings: LadderSettings) -> tuple[object, ...]:

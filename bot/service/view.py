@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import TypeVar
 
 from ratings_core.model import PlayerState
@@ -324,7 +325,19 @@ def line(club: Club, game: GameRecord) -> GameLine:
         zone=zone_of(state.ladders.get(game.ladder)),
         colour=game.colour,
         seconds=game.seconds,
+        partners_a=tuple(state.member(m).name for m in game.partners_a),
+        partners_b=tuple(state.member(m).name for m in game.partners_b),
     )
+
+
+def side_ids(club: Club, side: Iterable[int]) -> set[int]:
+    """The members a side's records count for now (after merges and claims)."""
+    return {club.state.member(m).id for m in side}
+
+
+def player_ids(club: Club, game: GameRecord) -> set[int]:
+    """Everyone who played ``game``, as the members their records count for now."""
+    return side_ids(club, game.players)
 
 
 def games_count(club: Club, member: Member) -> int:
@@ -332,24 +345,38 @@ def games_count(club: Club, member: Member) -> int:
     record with none may be folded into another (a claim, a linked account)."""
     state = club.state
     return sum(1 for g in state.games.values() if g.status is not GameStatus.WITHDRAWN
-               and member.id in (state.member(g.player_a).id, state.member(g.player_b).id))
+               and member.id in player_ids(club, g))
 
 
 def games_of(
-    club: Club, ladder: Ladder, member: Member, other: Member | None = None
+    club: Club, ladder: Ladder, member: Member, other: Member | None = None, *,
+    partner: bool = False, companion: bool = False,
 ) -> list[tuple[GameRecord, float]]:
-    """The member's counting games in rating order, with the member's score."""
+    """The member's counting games in rating order, with the member's score (their side's);
+    with ``other``, only those against them, or beside them with ``partner``; with
+    ``companion``, the team games of the ladder's companion among them (issue 37)."""
     state = club.state
     out = []
-    for game in ladder.games.values():
+    teams = state.companion(ladder) if companion else None
+    games = ladder.games.values() if teams is None else chain(ladder.games.values(),
+                                                               teams.games.values())
+    for game in games:
         if not game.counts:
             continue
-        a, b = state.member(game.player_a).id, state.member(game.player_b).id
-        if a == b or member.id not in (a, b):
+        if game.team:
+            own, theirs = side_ids(club, game.side_a), side_ids(club, game.side_b)
+        else:
+            own, theirs = {state.member(game.player_a).id}, {state.member(game.player_b).id}
+        if own & theirs:  # records of one person on both sides, merged: it means nothing
             continue
-        if other is not None and other.id not in (a, b):
+        score = game.score_a
+        if member.id in theirs:
+            own, theirs, score = theirs, own, 1.0 - score
+        elif member.id not in own:
             continue
-        out.append((game, game.score_a if a == member.id else 1.0 - game.score_a))
+        if other is not None and other.id not in (own if partner else theirs):
+            continue
+        out.append((game, score))
     out.sort(key=lambda item: item[0].seq or 0)
     return out
 

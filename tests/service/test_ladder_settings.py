@@ -42,7 +42,8 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
                                       "hide_provisional", "announce", "timezone",
                                       "open_reports", "open_reports_per_opponent", "language",
                                       "normalise", "public", "public_slug", "night_bye_points",
-                                      "night_tiebreaks")
+                                      "night_tiebreaks", "team_ladder", "uneven_teams",
+                                      "team_size_handicap", "max_side")
     assert names() == (*names(everywhere=True), "moderator_role")
     assert names(everywhere=True) == parsing.SETTINGS
 
@@ -50,7 +51,7 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
         24.0, 48.0, None, False, False, None, 5, 1, None, "case", False, None, "1", None,
-        None]
+        "companion", False, 0.0, 5, None]
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 
@@ -81,7 +82,8 @@ def test_the_view_is_what_settings_showed() -> None:
             # the web leaderboard's (issue 35)
             "public": "no", "public_slug": "off",
             # a club night's bye (issue 36)
-            "night_bye_points": "1", "night_tiebreaks": "off",
+            "night_bye_points": "1", "night_tiebreaks": "off", "team_ladder": "companion",
+            "uneven_teams": "no", "team_size_handicap": "0", "max_side": "5",
         }
     assert [*view(LadderSettings()), *ladder_settings.club_view(LadderSettings())] == [
         name for name in names(everywhere=True) if name not in ("normalise", "language")
@@ -115,11 +117,13 @@ def test_the_view_is_what_settings_showed() -> None:
     ("colour", "red", "There is no setting colour. Settings: auto_confirm_hours, "
                       "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
                       "open_reports, open_reports_per_opponent, language, normalise, public, "
-                      "public_slug, night_bye_points, night_tiebreaks."),
+                      "public_slug, night_bye_points, night_tiebreaks, team_ladder, uneven_teams, "
+                    "team_size_handicap, max_side."),
     ("x" * 40, "1", f"There is no setting {'x' * 32}. Settings: auto_confirm_hours, "
                     "challenge_hours, inactivity_days, hide_provisional, announce, timezone, "
                     "open_reports, open_reports_per_opponent, language, normalise, public, "
-                    "public_slug, night_bye_points, night_tiebreaks."),
+                    "public_slug, night_bye_points, night_tiebreaks, team_ladder, uneven_teams, "
+                    "team_size_handicap, max_side."),
     # issue 30: the caps on a member's waiting reports are whole numbers from 1 to 20
     ("open_reports", "0", "open_reports takes a whole number from 1 to 20 (not 0)."),
     ("open_reports", "21", "open_reports takes a whole number from 1 to 20 (not 21)."),
@@ -173,7 +177,8 @@ def test_set_help_lists_the_settings_of_every_platform() -> None:
     assert text("help_set") == (
         "/set auto_confirm_hours|challenge_hours|inactivity_days|hide_provisional|announce"
         "|timezone|open_reports|open_reports_per_opponent|language|normalise|public|public_slug"
-        "|night_bye_points|night_tiebreaks VALUE [ladder=NAME] - change a "
+        "|night_bye_points|night_tiebreaks|team_ladder|uneven_teams|team_size_handicap"
+        "|max_side VALUE [ladder=NAME] - change a "
         "setting")
     for setting in SETTINGS:
         assert len(text(setting.help)) <= 100

@@ -168,7 +168,8 @@ CASES = [
         "unknown_setting", setting="colour",
         settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional, "
                  "announce, timezone, open_reports, open_reports_per_opponent, language, "
-                 "normalise, public, public_slug, night_bye_points, night_tiebreaks")),
+                 "normalise, public, public_slug, night_bye_points, night_tiebreaks, team_ladder, "
+                 "uneven_teams, team_size_handicap, max_side")),
     ("mod!", "/set open_reports 0", refused(
         "bad_setting_count", setting="open_reports", limit="20", text="0")),
     ("mod!", "/set open_reports_per_opponent 6", refused(

@@ -26,7 +26,7 @@ from .evidence import (
     settled_deviation,
     toward_opponents,
 )
-from .glicko import Q, elapsed_periods, grow_deviation
+from .glickman import Q, elapsed_periods, grow_deviation
 from .inlined import (
     GameLists,
     rate_each_by_deviation,

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import ratings_core.inlined as compiled
 from ratings_core.elo import ClassicElo, ClubElo, ClubParams, EloParams
 from ratings_core.evidence import established_deviation
-from ratings_core.glicko import Q
+from ratings_core.glickman import Q
 from ratings_core.model import Game, PlayerState
 from ratings_core.table import Table, moment_of
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from .curves import logistic_expected, normal_expected
 from .evidence import (
@@ -27,11 +27,7 @@ from .evidence import (
     toward_opponents,
 )
 from .glickman import Q, elapsed_periods, grow_deviation
-from .inlined import (
-    GameLists,
-    rate_each_by_deviation,
-    rate_each_classic,
-)
+from .inlined import rate_each_by_deviation, rate_each_classic
 from .model import (
     FIRST_MOVE_OF,
     HANDICAP,
@@ -44,11 +40,9 @@ from .model import (
 )
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
+from .rows import GameLists, GameRows
 from .system import GameRun, PoolRule, RatingSystem
 from .table import LeagueSums, Table, moment_of, moments_of
-
-if TYPE_CHECKING:
-    from .columns import GameRows
 
 # -- rules --------------------------------------------------------------------------------------
 

@@ -27,29 +27,11 @@ from operator import truediv
 from typing import TYPE_CHECKING, Final
 
 from .evidence import GROWTH_DAYS
+from .rows import GameLists
 
 if TYPE_CHECKING:
     from .elo import ClubParams, EloParams
     from .table import Table
-
-
-class GameLists:
-    """Games as the loops read them, one list per field, the n-th game at place n of each:
-    the players' places in the table, player_a's score, the handicap, the first move and (for
-    ``club``, else empty) the time as a moment (``table.moment_of``). Lists, not a tuple per
-    game: compiled code reads a list's item straight into a C variable.
-
-    Source: issue 19 (speed).
-    """
-
-    def __init__(self, player_a: list[int], player_b: list[int], score_a: list[float],
-                 handicap: list[float], first_move: list[int], moment: list[int]) -> None:
-        self.player_a = player_a
-        self.player_b = player_b
-        self.score_a = score_a
-        self.handicap = handicap
-        self.first_move = first_move
-        self.moment = moment
 
 
 #: games no one reaches: ``elo``'s veteran K when no veteran_games is set (a small int for mypyc)

@@ -24,14 +24,74 @@ from __future__ import annotations
 import math
 from math import sqrt
 from operator import truediv
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from .evidence import GROWTH_DAYS
 from .rows import GameLists
+from .table import Table
 
-if TYPE_CHECKING:
-    from .elo import ClubParams, EloParams
-    from .table import Table
+
+class DeviationLoopParams(Protocol):
+    """What :func:`rate_each_by_deviation` reads of its parameters: the ``club`` default's
+    (:class:`ratings_core.club.ClubParams`), named here so that the loop does not import the
+    system it serves."""
+
+    @property
+    def first_move_advantage(self) -> float: ...
+
+    @property
+    def master_rating(self) -> float: ...
+
+    @property
+    def k(self) -> float: ...
+
+    @property
+    def k_master(self) -> float: ...
+
+    @property
+    def initial_deviation(self) -> float: ...
+
+    @property
+    def deviation_growth(self) -> float: ...
+
+    @property
+    def newcomer_spread(self) -> float: ...
+
+    @property
+    def max_deviation(self) -> float: ...
+
+    @property
+    def first_opponents(self) -> float: ...
+
+    @property
+    def information(self) -> float: ...
+
+
+class ClassicLoopParams(Protocol):
+    """What :func:`rate_each_classic` reads of its parameters: classic Elo's
+    (:class:`ratings_core.elo.EloParams`), named here so that the loop does not import the
+    system it serves."""
+
+    @property
+    def k(self) -> float: ...
+
+    @property
+    def k_master(self) -> float: ...
+
+    @property
+    def master_rating(self) -> float: ...
+
+    @property
+    def veteran_games(self) -> int | None: ...
+
+    @property
+    def floor(self) -> float | None: ...
+
+    @property
+    def ratchet(self) -> float | None: ...
+
+    @property
+    def first_move_advantage(self) -> float: ...
 
 
 #: games no one reaches: ``elo``'s veteran K when no veteran_games is set (a small int for mypyc)
@@ -57,7 +117,7 @@ def seconds_between(later: int, earlier: int) -> float:
     return float(truediv(gap, _MICROSECONDS))  # Python's own division, exact then rounded
 
 
-def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_k: float,
+def rate_each_by_deviation(params: DeviationLoopParams, by_league: bool, q: float, floor_k: float,
                            floor_master: float, table: Table, games: GameLists) -> None:
     """Each game its own rating period, by the deviation rule
     (:meth:`ratings_core.elo.ClubElo.rate_period` with one game: the same operations in the same
@@ -235,7 +295,7 @@ def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_
         league.players, league.total, league.squares = players, total, squares
 
 
-def rate_each_classic(params: EloParams, table: Table, games: GameLists) -> None:
+def rate_each_classic(params: ClassicLoopParams, table: Table, games: GameLists) -> None:
     """Each game its own rating period, by ``elo``'s logistic rule
     (:meth:`ratings_core.elo.ClassicElo.rate_period` with one game, its K policy and floors
     written out: the same numbers to the bit).

@@ -120,7 +120,7 @@ def seconds_between(later: int, earlier: int) -> float:
 def rate_each_by_deviation(params: DeviationLoopParams, by_league: bool, q: float, floor_k: float,
                            floor_master: float, table: Table, games: GameLists) -> None:
     """Each game its own rating period, by the deviation rule
-    (:meth:`ratings_core.elo.ClubElo.rate_period` with one game: the same operations in the same
+    (:meth:`ratings_core.club.ClubElo.rate_period` with one game: the same operations in the same
     order, so the numbers are the same to the bit). ``by_league``: a newcomer's deviation is the
     league's (edition 3), else ``params.initial_deviation``; ``q`` is Glicko's q; ``floor_k``
     and ``floor_master`` the established deviations of K and the master's K.

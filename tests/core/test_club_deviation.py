@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from ratings_core.elo import ClubElo, ClubParams
+from ratings_core.club import ClubElo, ClubParams
 from ratings_core.evidence import established_deviation, k_of, opponent_weight
 from ratings_core.glickman import Q, attenuation
 from ratings_core.model import Game, PlayerState, RatingPeriod

@@ -15,6 +15,10 @@ type ``Any`` flows into arithmetic undeclared. 10^x is ``math.pow(10.0, x)``, wh
 in C: for a finite x it is the C ``pow`` that ``10.0 ** x`` calls too, and it raises the same
 ``OverflowError`` (``10.0 ** x`` is ``Any`` to mypy, and slow).
 
+The loops import no rating system: what each reads of its parameters is a Protocol of this
+module (:class:`DeviationLoopParams`, :class:`ClassicLoopParams`), which ``club``'s and
+``elo``'s parameter classes meet, and the games come as :class:`~ratings_core.rows.GameLists`.
+
 Source: Glickman 1999 and :mod:`ratings_core.evidence` (the rule, stated there); issue 19 (the
 speed target).
 """

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 
-from .glicko import Q, attenuation
+from .glickman import Q, attenuation
 from .table import LeagueSums
 
 #: the time, in days, over which a deviation grows by ``deviation_growth`` (Glicko's c per

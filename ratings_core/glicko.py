@@ -11,6 +11,10 @@ Departure from the paper, marked where it happens: time reaches the core only as
 "rating periods since the last game" is the elapsed time divided by ``period_days`` (a float,
 as lichess counts fractional periods) instead of a whole number of calendar periods, and a
 player's RD grows lazily when they next play rather than at the end of every period.
+
+Glickman's formulas that Glicko-2 and the ``club`` default share with it (q, g(RD), E, the
+periods since a game, a deviation's growth) are in :mod:`ratings_core.glickman`; this module
+holds Glicko-1's update and the system, and what Glicko-2 builds on (:class:`DeviationSystem`).
 """
 
 from __future__ import annotations
@@ -22,87 +26,27 @@ from dataclasses import Field, dataclass
 from datetime import date, datetime
 from typing import Any, ClassVar, Protocol
 
+from .glickman import (
+    Q,
+    attenuation,
+    check_deviation,
+    check_rating,
+    clamp,
+    elapsed_periods,
+    expected_score,
+    grow_deviation,
+)
 from .model import Game, PlayerState
 from .parameters import first_move_param, param, require
 from .system import RatingSystem
 from .table import Table, moment_of
-
-#: q = ln 10 / 400 turns the logistic base-10 curve into natural-log units (Glickman 1999)
-Q = math.log(10.0) / 400.0
 
 Result = tuple[float, float, float]
 """One game of a period seen from the rated player: (opponent_rating, opponent_deviation, score).
 
 A handicap is already folded into ``opponent_rating`` (see :func:`handicap_results`)."""
 
-_SECONDS_PER_DAY = 86400.0
-
 # -- rules --------------------------------------------------------------------------------------
-
-
-def attenuation(deviation: float) -> float:
-    """g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2): how much an opponent's uncertainty flattens the
-    expected-score curve (1 for a perfectly known opponent, towards 0 for an unknown one).
-
-    Source: Glickman, "The Glicko system", step 2 (g(RD)); Glickman 1999, eq. (5).
-    """
-    return 1.0 / math.sqrt(1.0 + 3.0 * Q * Q * deviation * deviation / (math.pi * math.pi))
-
-
-def logistic(x: float) -> float:
-    """1 / (1 + e^-x), evaluated without overflow for any finite ``x``.
-
-    Source: Glickman 1999, eq. (5) and "Example of the Glicko-2 system", step 3 (both expected
-    scores are this curve); the overflow-free form is ours (STYLE 7: outputs always finite).
-    """
-    if x >= 0.0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def expected_score(rating: float, opponent_rating: float, opponent_deviation: float) -> float:
-    """E = 1 / (1 + 10^(-g(RD_j) (r - r_j) / 400)): the expected score against an opponent whose
-    rating is known only to within ``opponent_deviation``.
-
-    Source: Glickman, "The Glicko system", step 2 (E(s | r, r_j, RD_j)); Glickman 1999, eq. (5).
-    """
-    return logistic(Q * attenuation(opponent_deviation) * (rating - opponent_rating))
-
-
-def elapsed_periods(when: datetime, last_played: datetime | None, period_days: float) -> float:
-    """Rating periods since the last game, as a float >= 0; 1 for a player who never played.
-
-    Departure (ours): the paper counts whole rating periods; we take the elapsed time over the
-    period length so that the core needs no calendar. A game dated before the previous one
-    counts as no time at all.
-    Source: Glickman, "The Glicko system", step 1 (t); SPEC 3.9; docs/ratings.md, glicko.
-    """
-    if not (math.isfinite(period_days) and period_days > 0):
-        raise ValueError(f"period_days must be a positive number, not {period_days!r}")
-    if last_played is None:
-        return 1.0
-    seconds = (when - last_played).total_seconds()
-    return max(0.0, seconds / (period_days * _SECONDS_PER_DAY))
-
-
-def grow_deviation(
-    deviation: float, c: float, periods: float, max_deviation: float
-) -> float:
-    """RD before a period: min(sqrt(RD^2 + c^2 t), max_deviation), t the periods since the
-    player's last game. Uncertainty grows like a random walk's spread, never past a newcomer's.
-
-    Source: Glickman, "The Glicko system", step 1 (RD = min(sqrt(RD_old^2 + c^2 t), 350));
-    Glickman 1999, section 3.
-    """
-    _check_deviation(deviation, "deviation")
-    if not (math.isfinite(c) and c >= 0):
-        raise ValueError(f"c must be a finite number >= 0, not {c!r}")
-    if not (math.isfinite(periods) and periods >= 0):
-        raise ValueError(f"periods must be a finite number >= 0, not {periods!r}")
-    if not max_deviation > 0:
-        raise ValueError(f"max_deviation must be positive, not {max_deviation!r}")
-    return min(math.sqrt(deviation * deviation + c * c * periods), max_deviation)
 
 
 def glicko_update(
@@ -117,8 +61,8 @@ def glicko_update(
 
     Source: Glickman, "The Glicko system", step 2 (d^2, r', RD'); Glickman 1999, eqs. (8)-(9).
     """
-    _check_rating(rating, "rating")
-    _check_deviation(deviation, "deviation")
+    check_rating(rating, "rating")
+    check_deviation(deviation, "deviation")
     information = 0.0  # 1/d^2
     surplus = 0.0  # sum g(RD_j) (s_j - E_j)
     for opponent_rating, opponent_deviation, score in results:
@@ -157,27 +101,9 @@ def handicap_results(
     return results
 
 
-def clamp(value: float, low: float, high: float) -> float:
-    """``value`` held within [low, high].
-
-    Source: SPEC 3.9 task brief (deviations clamped after every update); STYLE 7.
-    """
-    return min(high, max(low, value))
-
-
-def _check_rating(value: float, name: str) -> None:
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, not {value!r}")
-
-
-def _check_deviation(value: float, name: str) -> None:
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, not {value!r}")
-
-
 def _check_result(opponent_rating: float, opponent_deviation: float, score: float) -> None:
-    _check_rating(opponent_rating, "results: opponent_rating")
-    _check_deviation(opponent_deviation, "results: opponent_deviation")
+    check_rating(opponent_rating, "results: opponent_rating")
+    check_deviation(opponent_deviation, "results: opponent_deviation")
     if not 0.0 <= score <= 1.0:
         raise ValueError(f"results: score must be within 0..1, not {score!r}")
 

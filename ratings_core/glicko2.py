@@ -24,15 +24,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from .glickman import clamp, elapsed_periods, grow_deviation, logistic
 from .glicko import (
     DeviationSystem,
     Result,
     check_deviation_bounds,
-    clamp,
-    elapsed_periods,
-    grow_deviation,
     handicap_results,
-    logistic,
     record,
 )
 from .model import Game, PlayerState

@@ -15,6 +15,10 @@ type ``Any`` flows into arithmetic undeclared. 10^x is ``math.pow(10.0, x)``, wh
 in C: for a finite x it is the C ``pow`` that ``10.0 ** x`` calls too, and it raises the same
 ``OverflowError`` (``10.0 ** x`` is ``Any`` to mypy, and slow).
 
+The loops import no rating system: what each reads of its parameters is a Protocol of this
+module (:class:`DeviationLoopParams`, :class:`ClassicLoopParams`), which ``club``'s and
+``elo``'s parameter classes meet, and the games come as :class:`~ratings_core.rows.GameLists`.
+
 Source: Glickman 1999 and :mod:`ratings_core.evidence` (the rule, stated there); issue 19 (the
 speed target).
 """
@@ -24,32 +28,74 @@ from __future__ import annotations
 import math
 from math import sqrt
 from operator import truediv
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from .evidence import GROWTH_DAYS
-
-if TYPE_CHECKING:
-    from .elo import ClubParams, EloParams
-    from .table import Table
+from .rows import GameLists
+from .table import Table
 
 
-class GameLists:
-    """Games as the loops read them, one list per field, the n-th game at place n of each:
-    the players' places in the table, player_a's score, the handicap, the first move and (for
-    ``club``, else empty) the time as a moment (``table.moment_of``). Lists, not a tuple per
-    game: compiled code reads a list's item straight into a C variable.
+class DeviationLoopParams(Protocol):
+    """What :func:`rate_each_by_deviation` reads of its parameters: the ``club`` default's
+    (:class:`ratings_core.club.ClubParams`), named here so that the loop does not import the
+    system it serves."""
 
-    Source: issue 19 (speed).
-    """
+    @property
+    def first_move_advantage(self) -> float: ...
 
-    def __init__(self, player_a: list[int], player_b: list[int], score_a: list[float],
-                 handicap: list[float], first_move: list[int], moment: list[int]) -> None:
-        self.player_a = player_a
-        self.player_b = player_b
-        self.score_a = score_a
-        self.handicap = handicap
-        self.first_move = first_move
-        self.moment = moment
+    @property
+    def master_rating(self) -> float: ...
+
+    @property
+    def k(self) -> float: ...
+
+    @property
+    def k_master(self) -> float: ...
+
+    @property
+    def initial_deviation(self) -> float: ...
+
+    @property
+    def deviation_growth(self) -> float: ...
+
+    @property
+    def newcomer_spread(self) -> float: ...
+
+    @property
+    def max_deviation(self) -> float: ...
+
+    @property
+    def first_opponents(self) -> float: ...
+
+    @property
+    def information(self) -> float: ...
+
+
+class ClassicLoopParams(Protocol):
+    """What :func:`rate_each_classic` reads of its parameters: classic Elo's
+    (:class:`ratings_core.elo.EloParams`), named here so that the loop does not import the
+    system it serves."""
+
+    @property
+    def k(self) -> float: ...
+
+    @property
+    def k_master(self) -> float: ...
+
+    @property
+    def master_rating(self) -> float: ...
+
+    @property
+    def veteran_games(self) -> int | None: ...
+
+    @property
+    def floor(self) -> float | None: ...
+
+    @property
+    def ratchet(self) -> float | None: ...
+
+    @property
+    def first_move_advantage(self) -> float: ...
 
 
 #: games no one reaches: ``elo``'s veteran K when no veteran_games is set (a small int for mypyc)
@@ -75,10 +121,10 @@ def seconds_between(later: int, earlier: int) -> float:
     return float(truediv(gap, _MICROSECONDS))  # Python's own division, exact then rounded
 
 
-def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_k: float,
+def rate_each_by_deviation(params: DeviationLoopParams, by_league: bool, q: float, floor_k: float,
                            floor_master: float, table: Table, games: GameLists) -> None:
     """Each game its own rating period, by the deviation rule
-    (:meth:`ratings_core.elo.ClubElo.rate_period` with one game: the same operations in the same
+    (:meth:`ratings_core.club.ClubElo.rate_period` with one game: the same operations in the same
     order, so the numbers are the same to the bit). ``by_league``: a newcomer's deviation is the
     league's (edition 3), else ``params.initial_deviation``; ``q`` is Glicko's q; ``floor_k``
     and ``floor_master`` the established deviations of K and the master's K.
@@ -253,7 +299,7 @@ def rate_each_by_deviation(params: ClubParams, by_league: bool, q: float, floor_
         league.players, league.total, league.squares = players, total, squares
 
 
-def rate_each_classic(params: EloParams, table: Table, games: GameLists) -> None:
+def rate_each_classic(params: ClassicLoopParams, table: Table, games: GameLists) -> None:
     """Each game its own rating period, by ``elo``'s logistic rule
     (:meth:`ratings_core.elo.ClassicElo.rate_period` with one game, its K policy and floors
     written out: the same numbers to the bit).

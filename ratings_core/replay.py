@@ -8,6 +8,9 @@ tight loop.
 A checkpoint is the complete state after a number of steps; ``replay(..., start=checkpoint)``
 continues from it with the remaining steps and gives the same result as a replay from the
 beginning. That is how a correction of an early game re-rates everything after it.
+
+The engine is public (:class:`Engine`) so that another reading of a history can extend it with
+the same rules: the columnar replay of :mod:`ratings_core.columns` does.
 """
 
 from __future__ import annotations
@@ -34,11 +37,9 @@ from .model import (
     Step,
     events_of,
 )
+from .rows import CHUNK
 from .system import GameRun, RatingSystem
 from .table import LeagueSums, Table, TableSnapshot
-
-#: games handed to a system at once when each is its own period (bounds memory, keeps speed)
-CHUNK = 8192
 
 
 class ReplayError(ValueError):
@@ -112,7 +113,7 @@ def replay(
     """
     if checkpoint_every is not None and checkpoint_every <= 0:
         raise ValueError(f"checkpoint_every must be positive, not {checkpoint_every}")
-    engine = _Engine(system, birth_dates or {})
+    engine = Engine(system, birth_dates or {})
     if start is not None:
         engine.table = Table.restore(start.table)
         engine.pool = start.pool
@@ -129,7 +130,7 @@ class OpenReplay:
     each step from the state before it)."""
 
     def __init__(self, system: RatingSystem) -> None:
-        self._engine = _Engine(system, {})
+        self._engine = Engine(system, {})
         self.position = 0
 
     def apply(self, step: Step) -> None:
@@ -146,11 +147,29 @@ class OpenReplay:
         return self._engine.system.as_rated(self._engine.table.league, state)
 
 
-class _Engine:
+class Engine:
+    """The fold itself: one ``system``'s table of players and starting pool, changed step by
+    step. :func:`replay` and :class:`OpenReplay` drive it with steps (:meth:`feed`).
+
+    Another way of reading a history extends it (the columnar replay,
+    :class:`ratings_core.columns.ColumnEngine`): it may hand the system runs of games its own
+    way and, for everything else, call the engine's rules: :meth:`apply_period` (a step's
+    events: joins, retirements, returns and a period's games), :meth:`admit` (newcomers who
+    join together) and :meth:`stamp_last_played` (the times that systems left to the engine).
+    Those rules are the engine's alone: a subclass that keeps to them gives the numbers a
+    replay of the same steps gives.
+
+    Source: SPEC 3.7 (the starting pool); issue 19 (runs of games, the columnar replay).
+    """
+
     def __init__(self, system: RatingSystem, birth_dates: Mapping[str, date]) -> None:
+        #: the rating system whose rules rate the games
         self.system = system
+        #: newcomers' dates of birth, for age-dependent starting ratings
         self.birth_dates = birth_dates
+        #: every player's state so far
         self.table = Table()
+        #: the retirees' pool that newcomers share (SPEC 3.7), 0 for a system without one
         self.pool = 0.0
         #: runs whose system left last_played to the engine (GameRun.defer_last_played)
         self.unstamped: list[Sequence[Game]] = []
@@ -158,6 +177,7 @@ class _Engine:
     # -- state in and out -------------------------------------------------------------------
 
     def load_listed(self, players: Mapping[str, PlayerState]) -> None:
+        """Start from ``players``' states; retired ones put their deficits in the pool."""
         rule = self.system.pool
         for name, state in players.items():
             self.table.add(name, self.system.adopt(state))
@@ -169,6 +189,7 @@ class _Engine:
     def run(
         self, steps: Iterable[Step], position: int, checkpoint_every: int | None
     ) -> ReplayResult:
+        """Apply ``steps`` from ``position`` on: the final state and the checkpoints taken."""
         checkpoints: list[Checkpoint] = []
         position = self.feed(steps, position, checkpoint_every, checkpoints)
         final = Checkpoint(position, self.table.snapshot(), self.pool)
@@ -199,10 +220,10 @@ class _Engine:
                 position += 1
                 i += 1
                 self._checkpoint(position, checkpoint_every, checkpoints)
-        self._stamp_last_played()
+        self.stamp_last_played()
         return position
 
-    def _stamp_last_played(self) -> None:
+    def stamp_last_played(self) -> None:
         """Record last_played for the runs whose system left it (GameRun.defer_last_played)."""
         if self.unstamped:
             runs, self.unstamped = self.unstamped, []
@@ -212,12 +233,12 @@ class _Engine:
     def _checkpoint(self, position: int, every: int | None, checkpoints: list[Checkpoint]
                     ) -> None:
         if every is not None and position % every == 0:
-            self._stamp_last_played()
+            self.stamp_last_played()
             checkpoints.append(Checkpoint(position, self.table.snapshot(), self.pool))
 
     def _apply(self, step: Step, position: int) -> None:
         """A membership event is a period of its own; games arrive through runs."""
-        self._rate_period(events_of(step), position)
+        self.apply_period(events_of(step), position)
 
     def _rate_run(self, games: Sequence[Game], first_position: int) -> None:
         """Admit newcomers and check every game of a run, then let the system rate it."""
@@ -239,7 +260,7 @@ class _Engine:
             b = index.get(game.player_b)
             if a is None or b is None:
                 names = [n for n in (game.player_a, game.player_b) if n not in index]
-                self._admit([(n, game.played_at, self.birth_dates.get(n)) for n in names])
+                self.admit([(n, game.played_at, self.birth_dates.get(n)) for n in names])
                 a = index[game.player_a]
                 b = index[game.player_b]
             if not (active[a] and active[b]):
@@ -249,7 +270,11 @@ class _Engine:
                     first_position + offset,
                 )
 
-    def _rate_period(self, events: Sequence[Event], position: int) -> None:
+    def apply_period(self, events: Sequence[Event], position: int) -> None:
+        """The events of the step at ``position`` as one rating period: retirements and
+        returns, then joins and the games' newcomers admitted together, then the games rated
+        together by the system. Raises :class:`ReplayError` (naming the step and event) for
+        an event that cannot apply."""
         table = self.table
         joins: list[tuple[str, datetime, date | None]] = []
         #: the ratings some joiners bring (rated problems), by name
@@ -276,7 +301,7 @@ class _Engine:
                 if name not in table.index and name not in seen:
                     seen.add(name)
                     newcomers.append((name, game.played_at, self.birth_dates.get(name)))
-        self._admit(newcomers, known)
+        self.admit(newcomers, known)
         for k, game in games:
             for name in (game.player_a, game.player_b):
                 if not table.active[table.index[name]]:
@@ -286,7 +311,7 @@ class _Engine:
                         k,
                     )
         if games:
-            self._stamp_last_played()  # the period may read and record it
+            self.stamp_last_played()  # the period may read and record it
             when = max(event.played_at for event in events)
             self.system.rate_period(table, [g for _, g in games], when)
 
@@ -309,7 +334,7 @@ class _Engine:
             if rule is not None:
                 self.pool = starting_pool.come_back(self.pool, table.rating[i], rule.base)
 
-    def _admit(self, newcomers: Sequence[tuple[str, datetime, date | None]],
+    def admit(self, newcomers: Sequence[tuple[str, datetime, date | None]],
                known: Mapping[str, float] | None = None) -> None:
         """Give newcomers who join together their starting states and their share of the pool;
         one who joins with a ``known`` rating starts from it (its peak too, where the system

@@ -13,15 +13,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from .curves import logistic_expected
 from .model import Game, PlayerState
 from .parameters import ParameterSet
+from .rows import GameRows
 from .table import LeagueSums, Table
-
-if TYPE_CHECKING:
-    from .columns import GameRows
 
 
 class GameRun(list[Game]):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from .elo import AsymmetricElo, ClassicElo, ClubElo
+from .club import ClubElo
+from .elo import AsymmetricElo, ClassicElo
 from .fqe import QuebecSystem
 from .glicko import Glicko
 from .glicko2 import Glicko2

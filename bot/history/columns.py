@@ -1,4 +1,4 @@
-"""EVENTS.csv read a block and a column at a time into :mod:`ratings_core.columns`: the
+"""EVENTS.csv read a block and a column at a time into :mod:`ratings_core.rows`: the
 reader of `clubrating replay` and `evaluate`, for files of millions of rows. It accepts exactly
 what :func:`~bot.history.rows.read_events` accepts, each distinct cell text checked once by the
 same cell rules (:mod:`~bot.history.cells`)."""
@@ -34,7 +34,7 @@ from bot.history.cells import (
 from bot.history.csvfile import header_of, open_file
 from bot.history.rows import event_of
 from bot.service import collector
-from ratings_core.columns import (
+from ratings_core.rows import (
     GAME,
     JOIN,
     RETIRE,
@@ -56,7 +56,7 @@ _N = TypeVar("_N", int, float)
 
 
 def read_event_columns(path: Path) -> EventColumns:
-    """EVENTS.csv as columns (ratings_core.columns): the steps read_events gives, without an
+    """EVENTS.csv as columns (ratings_core.rows): the steps read_events gives, without an
     object per row, for replaying files of millions of rows.
 
     The file is read a block and a column at a time. Each distinct text of a cell is checked

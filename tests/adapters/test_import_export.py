@@ -16,7 +16,7 @@ import pytest
 
 from bot.chat.messages import text
 from bot.cli import main
-from ratings_core.glicko import Q, attenuation
+from ratings_core.glickman import Q, attenuation
 from tests.chat import open_club
 
 HEADER = "played_at,event,player_a,player_b,score_a,handicap,kind"

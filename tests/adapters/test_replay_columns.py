@@ -22,9 +22,9 @@ from bot.history import (
     read_events,
     read_players,
 )
-from ratings_core.columns import EventColumns
 from ratings_core.model import RatingPeriod, events_of
 from ratings_core.replay import replay
+from ratings_core.rows import EventColumns
 from ratings_core.systems import make_system
 
 CLUBRATING = Path(sys.executable).parent / "clubrating"

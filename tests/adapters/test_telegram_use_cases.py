@@ -24,7 +24,7 @@ from bot.chat.messages import text
 from bot.service.club import Caller
 from bot.service.parsing import SETTINGS
 from bot.service.results import Leaderboard
-from ratings_core.glicko import Q, attenuation
+from ratings_core.glickman import Q, attenuation
 from ratings_core.model import Game, RatingPeriod
 from ratings_core.replay import replay
 from ratings_core.systems import make_system

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from ratings_core.elo import ClubElo, ClubParams
+from ratings_core.club import ClubElo, ClubParams
 from ratings_core.evidence import established_deviation, k_of, opponent_weight
-from ratings_core.glicko import Q, attenuation
+from ratings_core.glickman import Q, attenuation
 from ratings_core.model import Game, PlayerState, RatingPeriod
 from ratings_core.replay import replay
 from ratings_core.systems import make_system, preset_params

@@ -11,14 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ratings_core.columns import (
-    ColumnsBuilder,
-    EventColumns,
-    check_columns,
-    datetime_of,
-    moment_of,
-    replay_columns,
-)
+from ratings_core.columns import check_columns, replay_columns
 from ratings_core.model import (
     Event,
     Game,
@@ -32,8 +25,10 @@ from ratings_core.model import (
     events_of,
 )
 from ratings_core.replay import ReplayError, ReplayResult, replay
+from ratings_core.rows import ColumnsBuilder, EventColumns
 from ratings_core.system import RatingSystem
 from ratings_core.systems import GAME_SYSTEMS, make_system
+from ratings_core.table import datetime_of, moment_of
 
 NAMES = [f"p{i}" for i in range(6)]
 PROPERTY = settings(max_examples=80, deadline=None,

@@ -5,13 +5,12 @@ from datetime import date
 
 import pytest
 
+from ratings_core.club import ClubElo, ClubParams
 from ratings_core.curves import logistic_expected
 from ratings_core.elo import (
     AsymmetricElo,
     AsymmetricParams,
     ClassicElo,
-    ClubElo,
-    ClubParams,
     EloParams,
     age_on,
     elo_change,

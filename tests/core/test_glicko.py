@@ -10,15 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ratings_core.glicko import (
-    Glicko,
-    GlickoParams,
-    attenuation,
-    elapsed_periods,
-    expected_score,
-    glicko_update,
-    grow_deviation,
-)
+from ratings_core.glickman import attenuation, elapsed_periods, expected_score, grow_deviation
+from ratings_core.glicko import Glicko, GlickoParams, glicko_update
 from ratings_core.glicko2 import SCALE, Glicko2, Glicko2Params, glicko2_update, new_volatility
 from ratings_core.model import Game, PlayerState, RatingPeriod
 from ratings_core.parameters import with_overrides

@@ -21,10 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ratings_core.inlined as compiled
-from ratings_core.elo import ClassicElo, ClubElo, ClubParams, EloParams
+from ratings_core.club import ClubElo, ClubParams
+from ratings_core.elo import ClassicElo, EloParams
 from ratings_core.evidence import established_deviation
-from ratings_core.glicko import Q
+from ratings_core.glickman import Q
 from ratings_core.model import Game, PlayerState
+from ratings_core.rows import GameLists
 from ratings_core.table import Table, moment_of
 
 SOURCE = Path(compiled.__file__).with_name("inlined.py")
@@ -110,8 +112,8 @@ def test_compiled_and_interpreted_agree_to_the_bit(
     results = []
     for module in (compiled, interpreted):
         copy = Table.restore(table.snapshot())
-        lists = module.GameLists(*map(list, zip(*rows, strict=True))) if rows else \
-            module.GameLists([], [], [], [], [], [])
+        lists = GameLists(*map(list, zip(*rows, strict=True))) if rows else \
+            GameLists([], [], [], [], [], [])
         module.rate_each_by_deviation(params, edition == 3, Q, *floors, copy, lists)
         results.append(copy.snapshot())
     assert repr(results[0]) == repr(results[1])  # repr: every float to the last bit
@@ -136,8 +138,8 @@ def test_the_classic_loop_compiled_and_interpreted_agree_to_the_bit(
     results = []
     for module in (compiled, interpreted):
         copy = Table.restore(table.snapshot())
-        lists = module.GameLists(*map(list, zip(*rows, strict=True)), []) if rows else \
-            module.GameLists([], [], [], [], [], [])
+        lists = GameLists(*map(list, zip(*rows, strict=True)), []) if rows else \
+            GameLists([], [], [], [], [], [])
         module.rate_each_classic(params, copy, lists)
         results.append(copy.snapshot())
     assert repr(results[0]) == repr(results[1])

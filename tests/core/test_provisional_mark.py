@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from ratings_core.elo import ClubElo
+from ratings_core.club import ClubElo
 from ratings_core.evidence import established_deviation
 from ratings_core.model import Game, PlayerState
 from ratings_core.replay import replay

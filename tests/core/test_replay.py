@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ratings_core.elo import ClassicElo, ClubElo, ClubParams, EloParams
+from ratings_core.club import ClubElo, ClubParams
+from ratings_core.elo import ClassicElo, EloParams
 from ratings_core.linear import LinearElo, TaisenElo
 from ratings_core.model import Game, Join, PlayerState, RatingPeriod, Retire, Return, Status, Step
 from ratings_core.replay import ReplayError, replay

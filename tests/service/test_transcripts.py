@@ -20,7 +20,7 @@ from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.service.club import Caller
 from bot.service.results import Leaderboard, Profile
-from ratings_core.glicko import Q, attenuation
+from ratings_core.glickman import Q, attenuation
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Step
 from ratings_core.replay import replay
 from ratings_core.systems import make_system

@@ -25,12 +25,13 @@ from bot.history import (
     write_events,
 )
 from bot.history.problems import ProblemRow, read_problems, write_players, write_problems
+from bot.history.steps import engine_steps, rows_of
 from bot.ops.backup import add_backup_parsers, backup_command
 from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_command
 from bot.ops.redaction import scrub
 from ratings_core.columns import check_columns, replay_columns
 from ratings_core.evaluation import Tuning, evaluate, tune
-from ratings_core.model import Game, Step, events_of, games_of
+from ratings_core.model import Game, games_of
 from ratings_core.parameters import describe
 from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
@@ -211,7 +212,7 @@ def _typed_system(name: str, overrides: dict[str, str]) -> RatingSystem:
 def _check_fits(system: RatingSystem, history: History, file: str) -> None:
     """Refuse games the chosen system cannot rate, naming the row and the column."""
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(events_of(step)):
+        for k, event in enumerate(rows_of(step)):
             if isinstance(event, Game):
                 try:
                     system.check(event)
@@ -235,9 +236,12 @@ def replay_command(args: argparse.Namespace) -> dict[str, object]:
 def _replay_columns(system: RatingSystem, roster: Roster | None,
                     events: Path) -> ReplayResult | None:
     """The replay of a file read column by column (no object per row), or None when the file
-    or its replay has a problem: the history path then names it, row and column."""
+    or its replay has a problem, or has games of sides (issue 37; the columns hold games of
+    one against one): the history path then replays it, naming a problem's row and column."""
     try:
         columns = read_event_columns(events)
+        if isinstance(columns, History):
+            return None
         check_columns(system, columns)
         return replay_columns(system, columns, players=roster.players if roster else None,
                               birth_dates=roster.birth_dates if roster else None)
@@ -249,7 +253,7 @@ def _replay_history(system: RatingSystem, roster: Roster | None, events: Path) -
     """The replay of a file read as steps: every problem named with its row and column."""
     history = read_events(events)
     _check_fits(system, history, events.name)
-    steps: list[Step] = history.steps
+    steps = engine_steps(history.steps)
     try:
         return replay(
             system,
@@ -258,11 +262,16 @@ def _replay_history(system: RatingSystem, roster: Roster | None, events: Path) -
             birth_dates=roster.birth_dates if roster else None,
         )
     except ReplayError as error:
-        row = history.row_of(error.position, error.event_index)
-        column = history.column_of(error.position, error.event_index, error.message)
-        raise CsvError(events.name, row, error.message, column) from None
+        raise _row_error(history, events.name, error) from None
     except ValueError as error:
         raise UsageError(f"{events.name}: {error}") from None
+
+
+def _row_error(history: History, file: str, error: ReplayError) -> CsvError:
+    """A replay's refusal of a step as the row and column of the file it stands in."""
+    row = history.row_of(error.position, error.event_index)
+    column = history.column_of(error.position, error.event_index, error.message)
+    return CsvError(file, row, error.message, column)
 
 
 def standings_json(system: RatingSystem, result: ReplayResult) -> dict[str, object]:
@@ -320,10 +329,15 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     for system in systems:
         bar = _ProgressBar(system.name, len(history.steps))
         began = time.perf_counter()
-        scores = evaluate(system, history.steps, args.test_fraction, bar)
+        try:
+            scores = evaluate(system, engine_steps(history.steps), args.test_fraction, bar)
+        except ReplayError as error:
+            # a retired player's game, or a game of sides (until the engine rates them)
+            bar.close()
+            raise _row_error(history, args.events.name, error) from None
         elapsed = time.perf_counter() - began
         bar.close()
-        games = sum(len(games_of(step)) for step in history.steps)
+        games = sum(len(games_of(step)) for step in engine_steps(history.steps))
         rows.append((system, scores, games / elapsed if elapsed > 0 else 0.0))
     # As /evaluate in chat: a few scored games tell nothing about which system is better, so
     # no system is recommended from them; the command refuses, naming how many it needs.
@@ -376,7 +390,7 @@ def _tune(name: str, history: History, test_fraction: float,
     parameter, candidates = MAIN_PARAMETERS[name]
     try:
         return tune(lambda value: make_system(name, {**overrides, parameter: str(value)}),
-                    parameter, candidates, history.steps, test_fraction)
+                    parameter, candidates, engine_steps(history.steps), test_fraction)
     except ValueError as error:
         raise UsageError(f"cannot tune {name}: {error}") from None
 

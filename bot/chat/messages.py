@@ -43,6 +43,9 @@ MESSAGES: dict[str, str] = {
                         "@{name} means them. Try /register with another name.",
     "bad_name": "A name needs letters, at most {limit} characters, and may not start with @.",
     "name_too_long": "That name is too long: {limit} characters at most.",
+    # issue 37: "&" joins the members of a side in a history file
+    "name_ampersand": "A name cannot contain &: it joins the members of a side (alice & bob). "
+                      "Try /register with another name.",
     "bad_date": "Give a birth date as YYYY-MM-DD, from 1900-01-01 to yesterday (not {text}).",
     "birth_date_future": "A birth date cannot be today or later ({text}); give it as "
                          "YYYY-MM-DD, up to yesterday.",
@@ -220,6 +223,9 @@ MESSAGES: dict[str, str] = {
     "import_name_invisible": "{file} row {row}, column {column}: {name!r} is no member's name "
                              "and cannot be a new one: it holds {char}, a character nobody "
                              "sees. Nothing was imported.",
+    "import_name_ampersand": "{file} row {row}, column {column}: {name!r} is no member's name "
+                             "and cannot be a new one: a name cannot contain &, which joins "
+                             "the members of a side. Nothing was imported.",
     "import_unknown_problem": "{file} row {row}, column {column}: {ladder} has no problem "
                               "{name} (import its problems first: clubrating puzzles import).",
     "import_not_a_problem": "{file} row {row}, column player_b: an attempt on the puzzle ladder "

@@ -9,7 +9,8 @@ wrong: ``EVENTS.csv row 12, column handicap: must be from -1000 to 1000 ...``.
 One module a job: :mod:`~bot.history.cells` (the rules of a cell, shared by every reader),
 :mod:`~bot.history.csvfile` (the CSV text under them), :mod:`~bot.history.rows` (rows into
 replay steps, for import), :mod:`~bot.history.columns` (a column at a time, for replaying long
-files), :mod:`~bot.history.writer` (export) and :mod:`~bot.history.players` (PLAYERS.csv).
+files), :mod:`~bot.history.writer` (export), :mod:`~bot.history.players` (PLAYERS.csv) and
+:mod:`~bot.history.steps` (what a history's steps hold: a game of sides too, issue 37).
 No use case lives here: importing and exporting a ladder are :mod:`bot.service.history_io`'s.
 """
 

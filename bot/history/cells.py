@@ -7,6 +7,7 @@ these, so all of them accept the same files with the same values."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
 from bot.service.parsing import MAX_HANDICAP, MAX_SECONDS
@@ -107,12 +108,89 @@ def read_name(text: str, column: str) -> str:
     """A name cell as the name (every reader of the history files goes through here, so that
     import and replay read names alike): exactly one leading ``'`` taken off
     (:func:`name_cell`)."""
-    text = text.removeprefix(TEXT_MARK)
+    return _one_name(text.removeprefix(TEXT_MARK), column)
+
+
+def _one_name(text: str, column: str) -> str:
     if not text:
         raise CellError(column, "is empty")
     if len(text) > MAX_NAME_LENGTH:
         raise CellError(column, f"is longer than {MAX_NAME_LENGTH} characters")
     return text
+
+
+# -- a side of a game in one cell (issue 37) ------------------------------------------------
+#
+# EVENTS.csv's player_a and player_b cells each hold a side: its members' names joined by
+# " & ". Inside a name a literal "&" is written "&&" (members registered before names with "&"
+# were refused keep theirs), so a lone "&" only ever joins two names. A cell of one name is a
+# game of one against one, as it always was; a name without "&" is written as it always was.
+
+#: what joins the members of a side in a player cell
+SIDE_JOIN = " & "
+AMPERSAND = "&"
+#: a literal ``&`` inside a name, as a player cell writes it
+LITERAL_AMPERSAND = "&&"
+
+
+def member_cell(name: str) -> str:
+    """One member's name as its player cell is written: every ``&`` doubled, then marked
+    against spreadsheets' formulas (:func:`name_cell`)."""
+    return name_cell(name.replace(AMPERSAND, LITERAL_AMPERSAND))
+
+
+def side_cell(names: Sequence[str]) -> str:
+    """A side as its player cell is written: each name with every ``&`` doubled, joined by
+    ``" & "``, the cell marked against formulas (:func:`name_cell`). A side of one is
+    :func:`member_cell`. :func:`read_side` reads it back as the names."""
+    return name_cell(SIDE_JOIN.join(name.replace(AMPERSAND, LITERAL_AMPERSAND)
+                                    for name in names))
+
+
+def read_side(text: str, column: str) -> tuple[str, ...]:
+    """A player cell as the names of its side, in order: the cell's one leading ``'`` taken
+    off (:func:`name_cell`), then cut at every ``&`` that is not half of ``&&`` (``&&`` is
+    a literal ``&`` of a name), each name of two or more trimmed of the spaces around the
+    ``&``. Every name is one :func:`read_name` accepts (not empty, at most
+    :data:`MAX_NAME_LENGTH` characters: the limit is each name's, not the cell's). A cell
+    without ``&`` is :func:`read_name`'s one name, exactly."""
+    if AMPERSAND not in text:
+        return (read_name(text, column),)
+    names = split_side(text.removeprefix(TEXT_MARK))
+    if len(names) == 1:
+        return (_one_name(names[0], column),)
+    names = [name.strip() for name in names]
+    for name in names:
+        if not name:
+            raise CellError(column, f"has an empty name in {text!r}: a side's names are "
+                                    f"joined by {SIDE_JOIN!r} (a & inside a name is "
+                                    f"written &&)")
+        if len(name) > MAX_NAME_LENGTH:
+            raise CellError(column, f"has a name longer than {MAX_NAME_LENGTH} characters "
+                                    f"({name[:20]!r}...)")
+    return tuple(names)
+
+
+def split_side(text: str) -> list[str]:
+    """``text`` cut at every lone ``&``, each ``&&`` read as one ``&`` (scanning from the
+    left: ``a &&& b`` is ``a &`` and `` b``); the pieces untrimmed."""
+    names: list[str] = []
+    name: list[str] = []
+    start = 0
+    at = text.find(AMPERSAND)
+    while at >= 0:
+        if text.startswith(LITERAL_AMPERSAND, at):
+            name.append(text[start:at + 1])
+            start = at + 2
+        else:
+            name.append(text[start:at])
+            names.append("".join(name))
+            name = []
+            start = at + 1
+        at = text.find(AMPERSAND, start)
+    name.append(text[start:])
+    names.append("".join(name))
+    return names
 
 
 def read_score(text: str) -> float:

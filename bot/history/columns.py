@@ -1,7 +1,13 @@
 """EVENTS.csv read a block and a column at a time into :mod:`ratings_core.rows`: the
 reader of `clubrating replay` and `evaluate`, for files of millions of rows. It accepts exactly
 what :func:`~bot.history.rows.read_events` accepts, each distinct cell text checked once by the
-same cell rules (:mod:`~bot.history.cells`)."""
+same cell rules (:mod:`~bot.history.cells`).
+
+The columns hold games of one against one only. A file with a game of sides (issue 37: a
+player cell naming two or more members) is read by :func:`~bot.history.rows.read_events`
+instead, whole: the reader gives that :class:`~bot.history.rows.History`. A player cell's
+text is checked once whatever the file's length, so a file without sides is read as fast as
+before sides were written."""
 
 from __future__ import annotations
 
@@ -26,13 +32,13 @@ from bot.history.cells import (
     CsvError,
     read_colour,
     read_handicap,
-    read_name,
     read_score,
     read_seconds,
+    read_side,
     read_time,
 )
 from bot.history.csvfile import header_of, open_file
-from bot.history.rows import event_of
+from bot.history.rows import History, event_of, read_events
 from bot.service import collector
 from ratings_core.rows import (
     GAME,
@@ -42,6 +48,7 @@ from ratings_core.rows import (
     ColumnsBuilder,
     EventColumns,
 )
+from ratings_core.model import TeamGame
 from ratings_core.table import moment_of, moments_of
 
 #: rows read_event_columns takes from csv.reader at once
@@ -55,9 +62,15 @@ _T = TypeVar("_T")
 _N = TypeVar("_N", int, float)
 
 
-def read_event_columns(path: Path) -> EventColumns:
+class _SidesMet(Exception):
+    """A row names a side of two or more members: the columns cannot hold it. Not a
+    ValueError, which sends a batch of rows to the row-by-row reading."""
+
+
+def read_event_columns(path: Path) -> EventColumns | History:
     """EVENTS.csv as columns (ratings_core.rows): the steps read_events gives, without an
-    object per row, for replaying files of millions of rows.
+    object per row, for replaying files of millions of rows; a file with a game of sides
+    (issue 37) as read_events' History, read again by it from the start.
 
     The file is read a block and a column at a time. Each distinct text of a cell is checked
     once, by the functions read_events uses, and its value remembered. Rows those cannot settle
@@ -66,6 +79,13 @@ def read_event_columns(path: Path) -> EventColumns:
     it raises ``ValueError`` naming a row that may differ from read_events' (call read_events
     for the message to show).
     """
+    try:
+        return _read_columns(path)
+    except _SidesMet:
+        return read_events(path)
+
+
+def _read_columns(path: Path) -> EventColumns:
     # Only rows and their cells are made here, and no cycles: nothing for gc to find.
     with collector.paused(), open_file(path) as handle:
         reader = csv.reader(handle)
@@ -166,7 +186,10 @@ class _ColumnReader:
         if len(values) != len(self.header):
             raise ValueError(f"{len(values)} values for {len(self.header)} columns")
         record = {c: v.strip() for c, v in zip(self.header, values, strict=True)}
-        self.builder.add_event(event_of(record), record["event"])
+        event = event_of(record)
+        if isinstance(event, TeamGame):
+            raise _SidesMet
+        self.builder.add_event(event, record["event"])
 
     # -- a batch of rows, column by column -----------------------------------------------------
 
@@ -272,7 +295,12 @@ class _ColumnReader:
         return True
 
     def _id(self, text: str) -> int:
-        return self.builder.intern(read_name(text.strip(), "player_a"))
+        """The id of a player cell's one member (its text is read once: a name with a
+        literal ``&``, written ``&&``, costs nothing more to a file than any other name)."""
+        side = read_side(text.strip(), "player_a")
+        if len(side) > 1:
+            raise _SidesMet
+        return self.builder.intern(side[0])
 
     def _label(self, text: str) -> int:
         return self.builder.label_id(text.strip())

@@ -1,5 +1,9 @@
 """EVENTS.csv read row by row into replay steps (:class:`History`), with the row of every event
-and the history's fingerprint: the strict reader of `clubrating import` and the bot."""
+and the history's fingerprint: the strict reader of `clubrating import` and the bot.
+
+A row whose player cells name one member each is a ``Game``, as it always was; a row whose
+cells name a side of two or more members (``alice & bob``, :func:`~bot.history.cells.read_side`)
+is a ``TeamGame`` (issue 37)."""
 
 from __future__ import annotations
 
@@ -16,21 +20,20 @@ from bot.history.cells import (
     CsvError,
     read_colour,
     read_handicap,
-    read_name,
     read_score,
     read_seconds,
+    read_side,
     read_time,
 )
 from bot.history.csvfile import records
+from bot.history.steps import HistoryStep, Row, period, rows_of
 from ratings_core.model import (
-    Event,
     Game,
     Join,
-    RatingPeriod,
     Retire,
     Return,
-    Step,
-    events_of,
+    TeamGame,
+    sides_of,
 )
 
 
@@ -38,7 +41,7 @@ from ratings_core.model import (
 class History:
     """The steps of EVENTS.csv in the order they apply, with the row of every event."""
 
-    steps: list[Step]
+    steps: list[HistoryStep]
     #: rows[i][k] is the data row (1 = first after the header) of event k of step i
     rows: list[list[int]]
     #: the ``event`` value of each step ("" for a step that is no event)
@@ -50,19 +53,21 @@ class History:
         rows = self.rows[position]
         return rows[event_index or 0] if event_index is not None else rows[-1]
 
-    def event_at(self, position: int, event_index: int | None) -> Event:
+    def event_at(self, position: int, event_index: int | None) -> Row:
         """The event of the row :meth:`row_of` names."""
-        events = events_of(self.steps[position])
+        events = rows_of(self.steps[position])
         return events[event_index or 0] if event_index is not None else events[-1]
 
     def column_of(self, position: int, event_index: int | None, problem: str) -> str:
         """The column of the player a replay's refusal (``player 'zed' is retired; ...``) is
-        about: player_b when it names player_b of that row's game and not player_a, else
+        about: player_b when it names a member of that row's side b and none of side a, else
         player_a (a join, retire or return row names player_a only)."""
         event = self.event_at(position, event_index)
-        if isinstance(event, Game) and (repr(event.player_b) in problem
-                                        and repr(event.player_a) not in problem):
-            return "player_b"
+        if isinstance(event, Game | TeamGame):
+            side_a, side_b = sides_of(event)
+            if (any(repr(name) in problem for name in side_b)
+                    and not any(repr(name) in problem for name in side_a)):
+                return "player_b"
         return "player_a"
 
     def fingerprint(self) -> str:
@@ -70,11 +75,12 @@ class History:
         its columns are ordered, its numbers and names written (``1`` or ``1.0``, ``Ann`` or
         ``ann``), its line ends or blank rows. ``clubrating import`` records it with the import
         and refuses a history a ladder has already. Solving times are left out: an import
-        stores none."""
+        stores none. A team game's line holds both sides, each as written (issue 37); a
+        singles file's fingerprint is what it always was."""
         digest = hashlib.sha256()
         line = _CanonicalLines()
         for step, label in zip(self.steps, self.labels, strict=True):
-            digest.update("".join(line(event, label) for event in events_of(step)).encode())
+            digest.update("".join(line(event, label) for event in rows_of(step)).encode())
         return digest.hexdigest()
 
 
@@ -86,7 +92,7 @@ class _CanonicalLines:
         self.names: dict[str, str] = {}
         self.labels: dict[str, str] = {}
 
-    def __call__(self, event: Event, label: str) -> str:
+    def __call__(self, event: Row, label: str) -> str:
         if type(event) is not Game:
             return json.dumps(_canonical(event, label)) + "\n"
         names, labels = self.names, self.labels
@@ -108,9 +114,14 @@ def _canonical_name(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _canonical(event: Event, label: str) -> list[object]:
-    """An event as the fingerprint reads it (:meth:`History.fingerprint`)."""
+def _canonical(event: Row, label: str) -> list[object]:
+    """An event as the fingerprint reads it (:meth:`History.fingerprint`): a team game's sides
+    as lists of names in their order, where a singles game has one name each."""
     common: list[object] = [event.played_at.isoformat(), label.casefold()]
+    if isinstance(event, TeamGame):
+        return [*common, "game", [_canonical_name(name) for name in event.side_a],
+                [_canonical_name(name) for name in event.side_b], float(event.score_a),
+                float(event.handicap), event.first_move]
     if isinstance(event, Game):
         return [*common, "game", _canonical_name(event.player_a),
                 _canonical_name(event.player_b), float(event.score_a), float(event.handicap),
@@ -120,35 +131,62 @@ def _canonical(event: Event, label: str) -> list[object]:
     return [*common, kind, _canonical_name(event.player)]
 
 
-def event_of(values: dict[str, str]) -> Event:
+def event_of(values: dict[str, str]) -> Row:
+    """One row's event: a game of one against one when each player cell names one member, a
+    team game when either names a side of several."""
     kind = values.get("kind") or "game"
     if kind not in KINDS:
         raise CellError("kind", f"must be one of {', '.join(KINDS)}, not {kind!r}")
     played_at = read_time(values["played_at"], "played_at")
-    player = read_name(values["player_a"], "player_a")
+    side = read_side(values["player_a"], "player_a")
     if kind != "game":
+        if len(side) > 1:
+            raise CellError("player_a", f"must name one member: a {kind} row is about one "
+                                        f"member, not a side ({len(side)} names)")
         extra = [c for c in ("player_b", "score_a", "handicap", "seconds", "colour")
                  if values.get(c)]
         if extra:
             raise CellError(extra[0], f"must be empty: a {kind} row names player_a only")
+        player = side[0]
         if kind == "join":
             return Join(player, played_at)
         return Retire(player, played_at) if kind == "retire" else Return(player, played_at)
-    opponent = read_name(values["player_b"], "player_b")
-    if opponent == player:
-        raise CellError("player_b", f"player {player!r} cannot play against themself")
+    other = read_side(values["player_b"], "player_b")
+    if len(side) == 1 == len(other):
+        player, opponent = side[0], other[0]
+        if opponent == player:
+            raise CellError("player_b", f"player {player!r} cannot play against themself")
+        handicap = read_handicap(values.get("handicap") or "")
+        seconds = read_seconds(values.get("seconds") or "")
+        first_move = read_colour(values.get("colour") or "")
+        return Game(player, opponent, read_score(values["score_a"]), played_at, handicap,
+                    seconds, first_move)
+    _check_sides(side, other)
     handicap = read_handicap(values.get("handicap") or "")
-    seconds = read_seconds(values.get("seconds") or "")
+    if values.get("seconds"):
+        raise CellError("seconds", "must be empty: a game of sides has no solving time")
     first_move = read_colour(values.get("colour") or "")
-    return Game(player, opponent, read_score(values["score_a"]), played_at, handicap, seconds,
-                first_move)
+    return TeamGame(side, other, read_score(values["score_a"]), played_at, handicap,
+                    first_move)
+
+
+def _check_sides(side_a: tuple[str, ...], side_b: tuple[str, ...]) -> None:
+    """Refuse a member named twice in a game of sides (on one side, or on both), naming the
+    column of the second time."""
+    seen: set[str] = set()
+    for column, side in (("player_a", side_a), ("player_b", side_b)):
+        for name in side:
+            if name in seen:
+                raise CellError(column, f"names player {name!r} twice: a member plays once "
+                                        f"in a game")
+            seen.add(name)
 
 
 def read_events(path: Path) -> History:
     """EVENTS.csv as replay steps: rows sharing a non-empty ``event`` form one rating period,
     rated when its last row is reached; every other row is a step of its own."""
     name = path.name
-    parsed: list[tuple[int, str, Event]] = []
+    parsed: list[tuple[int, str, Row]] = []
     for row, values in records(path, EVENT_COLUMNS, EVENT_OPTIONAL):
         try:
             parsed.append((row, values["event"], event_of(values)))
@@ -157,8 +195,8 @@ def read_events(path: Path) -> History:
         except ValueError as error:
             raise CsvError(name, row, str(error)) from None
     last_row_of = {event: row for row, event, _ in parsed if event}
-    open_periods: dict[str, tuple[list[Event], list[int]]] = {}
-    steps: list[Step] = []
+    open_periods: dict[str, tuple[list[Row], list[int]]] = {}
+    steps: list[HistoryStep] = []
     rows: list[list[int]] = []
     labels: list[str] = []
     for row, event_name, event in parsed:
@@ -172,7 +210,7 @@ def read_events(path: Path) -> History:
         member_rows.append(row)
         if row == last_row_of[event_name]:
             del open_periods[event_name]
-            steps.append(RatingPeriod(tuple(members)))
+            steps.append(period(members))
             rows.append(member_rows)
             labels.append(event_name)
     return History(steps, rows, labels, name)

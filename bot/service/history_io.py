@@ -10,8 +10,9 @@ from datetime import datetime
 from typing import NamedTuple
 
 from bot.history import History
+from bot.history.steps import rows_of
 from bot.storage.repository import NewEvent
-from ratings_core.model import Game, Join, Step, events_of
+from ratings_core.model import Game, Join, Step
 from ratings_core.replay import ReplayError
 
 from . import events as ev
@@ -80,7 +81,9 @@ def import_history(
     is refused unless ``allow_duplicates`` (the operator imports it again, knowingly). One bad
     row refuses the whole file, naming the file, the row and the column, and nothing is stored.
     The import is recorded with the history's fingerprint
-    (:class:`~bot.service.events.HistoryImported`)."""
+    (:class:`~bot.service.events.HistoryImported`). A game of sides (issue 37) is refused,
+    naming its row: the log takes none from a file yet."""
+    steps = importing.singles_steps(history)
     lad = view.ladder(club, ladder)
     view.ratings(club, lad)
     ratings = club.ratings[lad.name]
@@ -89,7 +92,7 @@ def import_history(
                if m.id not in club.state.merged_into and not m.problem}
     zone = lad.settings.timezone or DEFAULT_TIMEZONE
     # what the rows say, worked out once (a second of work for 100,000 rows)
-    fingerprint = history.fingerprint() if history.steps else ""
+    fingerprint = history.fingerprint() if steps else ""
     if not allow_duplicates:
         importing.fingerprint_check(history, lad, zone, fingerprint)
     importing.check_dates(history, zone, now)
@@ -102,7 +105,7 @@ def import_history(
     members_like = club.state.look_alikes()
     file = history.file
     problems = _problems_named(club, lad, history)
-    for name in importing.names_in(history.steps):
+    for name in importing.names_in(steps):
         if name in problems:
             keys[name] = player_key(problems[name].id)
             continue
@@ -131,7 +134,7 @@ def import_history(
         events.append(ev.new_event(ev.MemberRegistered(user, display), actor, now))
     # Check every row against the ladder as it stands, before anything is written.
     try:
-        timeline.replay_checked(ratings.system, importing.rekey(history.steps, keys),
+        timeline.replay_checked(ratings.system, importing.rekey(steps, keys),
                                 ratings.final, deadline.check)
     except ReplayError as error:
         # Positions count on from the ladder's own steps; names go back to the file's.
@@ -147,14 +150,13 @@ def import_history(
                     else by_name[name.casefold()].user if name.casefold() in by_name
                     else f"import:{parse.display_name(name)}") for name in keys}
     opened: set[str] = {key for key in lad.tournaments}
-    events.extend(importing.history_events(history.steps, labels, lad.name, users, actor, now,
-                                           opened))
-    if history.steps:
+    events.extend(importing.history_events(steps, labels, lad.name, users, actor, now, opened))
+    if steps:
         events.append(ev.new_event(ev.HistoryImported(lad.name, fingerprint, file),
                                    actor, now))
     count = sum(1 for e in events if e.kind == Kind.GAME_REPORTED)
     return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
-                                               "steps": len(history.steps)})
+                                               "steps": len(steps)})
 
 
 def _problems_named(club: Club, ladder: Ladder, history: History) -> dict[str, Problem]:
@@ -167,7 +169,7 @@ def _problems_named(club: Club, ladder: Ladder, history: History) -> dict[str, P
         return found
     where = importing.first_seen(history)
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(events_of(step)):
+        for k, event in enumerate(rows_of(step)):
             if isinstance(event, Game) and not event.player_b.startswith(PROBLEM_MARK):
                 raise Refusal("import_not_a_problem", file=history.file,
                               row=history.row_of(position, k), name=event.player_b,
@@ -182,7 +184,7 @@ def _problems_named(club: Club, ladder: Ladder, history: History) -> dict[str, P
                           name=name, ladder=ladder.name)
         found[name] = problem
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(events_of(step)):
+        for k, event in enumerate(rows_of(step)):
             if isinstance(event, Game) and event.player_a in found:
                 raise Refusal("import_problem_first", file=history.file,
                               row=history.row_of(position, k), name=event.player_a)
@@ -196,6 +198,7 @@ def _new_name(name: str, file: str, row: int, column: str) -> str:
         return parse.display_name(name)
     except Refusal as refusal:
         key = {"name_too_long": "import_name_too_long",
-               "name_invisible": "import_name_invisible"}.get(refusal.key, "import_bad_name")
+               "name_invisible": "import_name_invisible",
+               "name_ampersand": "import_name_ampersand"}.get(refusal.key, "import_bad_name")
         raise Refusal(key, file=file, row=row, column=column, name=name,
                       limit=parse.MAX_NAME, char=refusal.params.get("char")) from None

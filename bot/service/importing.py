@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, time, timedelta
+from typing import cast
 from zoneinfo import ZoneInfo
 
-from bot.history import History, cell_error
+from bot.history import CsvError, History, cell_error
+from bot.history.steps import HistoryStep, rows_of
 from bot.storage.repository import JsonValue, NewEvent
 from ratings_core.model import (
     COLOUR,
@@ -18,7 +20,7 @@ from ratings_core.model import (
     Retire,
     Return,
     Step,
-    events_of,
+    TeamGame,
 )
 from ratings_core.system import RatingSystem
 
@@ -37,14 +39,28 @@ from .parsing import EARLIEST
 from .state import Ladder
 
 
-def names_in(steps: Sequence[Step]) -> list[str]:
+def singles_steps(history: History) -> list[Step]:
+    """The history's steps, refusing its first game of sides (issue 37) naming its row and
+    the column of a side of several: the log takes no team game from a file yet."""
+    for position, step in enumerate(history.steps):
+        for k, event in enumerate(rows_of(step)):
+            if isinstance(event, TeamGame):
+                column = "player_a" if len(event.side_a) > 1 else "player_b"
+                raise CsvError(history.file, history.row_of(position, k),
+                               "team games cannot be imported yet", column)
+    return cast("list[Step]", history.steps)  # none is a TeamGame
+
+
+def names_in(steps: Sequence[HistoryStep]) -> list[str]:
     seen: dict[str, None] = {}
     for step in steps:
-        for event in events_of(step):
+        for event in rows_of(step):
             if isinstance(event, Game):
                 seen.setdefault(event.player_a)
                 seen.setdefault(event.player_b)
-            elif isinstance(event, Join | Retire | Return):
+            elif isinstance(event, TeamGame):
+                seen.update(dict.fromkeys(event.side_a + event.side_b))
+            else:
                 seen.setdefault(event.player)
     return list(seen)
 
@@ -53,8 +69,13 @@ def first_seen(history: History) -> dict[str, tuple[int, str]]:
     """Each name's first row in the file and the column it stands in there."""
     seen: dict[str, tuple[int, str]] = {}
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(events_of(step)):
-            if isinstance(event, Game):
+        for k, event in enumerate(rows_of(step)):
+            if isinstance(event, TeamGame):
+                for side, column in ((event.side_a, "player_a"), (event.side_b, "player_b")):
+                    for name in side:
+                        if name not in seen:
+                            seen[name] = (history.row_of(position, k), column)
+            elif isinstance(event, Game):
                 # the row is looked up for a name met for the first time only
                 for name, column in ((event.player_a, "player_a"), (event.player_b, "player_b")):
                     if name not in seen:
@@ -76,7 +97,7 @@ def check_dates(history: History, zone: str, now: datetime) -> None:
     end = datetime.combine(last + timedelta(days=1), time(), tz).astimezone(UTC).replace(
         tzinfo=None)
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(events_of(step)):
+        for k, event in enumerate(rows_of(step)):
             if not start <= event.played_at < end:
                 raise Refusal("import_bad_date", file=history.file,
                               row=history.row_of(position, k), column="played_at",
@@ -88,7 +109,7 @@ def check_games(history: History, system: RatingSystem) -> None:
     """Refuse the first game the ladder's system cannot rate (as the chat refuses its report),
     naming its row and column."""
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(events_of(step)):
+        for k, event in enumerate(rows_of(step)):
             if not isinstance(event, Game):
                 continue
             try:

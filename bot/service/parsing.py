@@ -25,6 +25,8 @@ MAX_HANDICAP = 1000.0
 EARLIEST = date(1900, 1, 1)
 #: a puzzle's solving time (tactics) is above 0 and at most a day
 MAX_SECONDS = 86400.0
+#: what joins the members of a side (``alice & bob``, issue 37): no new name holds it
+AMPERSAND = "&"
 RESULTS = {"win": 1.0, "won": 1.0, "loss": 0.0, "lost": 0.0, "lose": 0.0, "draw": 0.5}
 
 
@@ -36,12 +38,19 @@ def result_word(score: float) -> str:
 def display_name(text: str) -> str:
     """A member's name, in NFC: printable, with a letter (a name of digits would read as a
     platform's user id where members are named by id), not starting with @, at most 32
-    characters, and without a character nobody sees (:func:`~bot.service.lookalike.unseen`,
-    issue 30: "alice" with an invisible joiner would pass for alice)."""
+    characters, without a character nobody sees (:func:`~bot.service.lookalike.unseen`,
+    issue 30: "alice" with an invisible joiner would pass for alice), and without ``&``, which
+    joins the members of a side (``alice & bob``, issue 37).
+
+    A new name's rule only (/register, a new player of `clubrating import`): the names members
+    already have are never read through here again, so a member registered with ``&`` before
+    keeps the name."""
     name = unicodedata.normalize("NFC", " ".join(text.split()))
     hidden = unseen(name)
     if hidden is not None:
         raise Refusal("name_invisible", char=f"U+{ord(hidden):04X}")
+    if AMPERSAND in name:
+        raise Refusal("name_ampersand")
     if (not name or name.startswith("@") or not name.isprintable()
             or not any(ch.isalpha() for ch in name)):
         raise Refusal("bad_name", limit=MAX_NAME)

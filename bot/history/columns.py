@@ -40,6 +40,7 @@ from bot.history.cells import (
 from bot.history.csvfile import header_of, open_file
 from bot.history.rows import History, event_of, read_events
 from bot.service import collector
+from ratings_core.model import TeamGame
 from ratings_core.rows import (
     GAME,
     JOIN,
@@ -48,7 +49,6 @@ from ratings_core.rows import (
     ColumnsBuilder,
     EventColumns,
 )
-from ratings_core.model import TeamGame
 from ratings_core.table import moment_of, moments_of
 
 #: rows read_event_columns takes from csv.reader at once

@@ -31,7 +31,7 @@ from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_comm
 from bot.ops.redaction import scrub
 from ratings_core.columns import check_columns, replay_columns
 from ratings_core.evaluation import Tuning, evaluate, tune
-from ratings_core.model import Game, games_of
+from ratings_core.model import Event, Game, RatingPeriod, Step, TeamGame, events_of, games_of
 from ratings_core.parameters import describe
 from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
@@ -49,6 +49,7 @@ from .errors import EXIT_CONFIG, ConfigError, StartupError
 from .service.errors import Refusal
 from .service.evaluating import MIN_GAMES
 from .service.parsing import system_params
+from .service.team_rule import TeamRule
 from .settings import WEB_LISTEN, data_folder_named, database_from_environment, listen_address
 from .storage.backends import is_postgres
 from .storage.errors import DatabaseUnavailable
@@ -225,11 +226,17 @@ def _check_fits(system: RatingSystem, history: History, file: str) -> None:
 
 
 def replay_command(args: argparse.Namespace) -> dict[str, object]:
-    system = _typed_system(args.system, _overrides(args.overrides))
+    overrides = _overrides(args.overrides)
+    try:  # a ladder's team settings (issue 37) among the system's parameters
+        teams = TeamRule.taken_from(overrides)
+    except Refusal as refusal:
+        from bot.chat.presenter import render
+        raise UsageError(render(refusal)) from None
+    system = _typed_system(args.system, overrides)
     roster = read_players(args.players) if args.players else None
     result = _replay_columns(system, roster, args.events)
     if result is None:
-        result = _replay_history(system, roster, args.events)
+        result = _replay_history(system, roster, args.events, teams)
     return standings_json(system, result)
 
 
@@ -249,11 +256,13 @@ def _replay_columns(system: RatingSystem, roster: Roster | None,
         return None
 
 
-def _replay_history(system: RatingSystem, roster: Roster | None, events: Path) -> ReplayResult:
-    """The replay of a file read as steps: every problem named with its row and column."""
+def _replay_history(system: RatingSystem, roster: Roster | None, events: Path,
+                    teams: TeamRule | None = None) -> ReplayResult:
+    """The replay of a file read as steps: every problem named with its row and column; its
+    team games by the ladder's ``teams`` rule (issue 37)."""
     history = read_events(events)
     _check_fits(system, history, events.name)
-    steps = engine_steps(history.steps)
+    steps = _with_team_rule(history, teams or TeamRule(), events.name)
     try:
         return replay(
             system,
@@ -265,6 +274,26 @@ def _replay_history(system: RatingSystem, roster: Roster | None, events: Path) -
         raise _row_error(history, events.name, error) from None
     except ValueError as error:
         raise UsageError(f"{events.name}: {error}") from None
+
+
+def _with_team_rule(history: History, rule: TeamRule, file: str) -> list[Step]:
+    """The history's steps, each team game checked against the ladder's team settings (as the
+    chat checks a report: a refusal names the row) and rated with its size handicap."""
+    steps = engine_steps(history.steps)
+    if not any(isinstance(event, TeamGame) for step in steps for event in events_of(step)):
+        return steps
+
+    def ruled(event: Event, position: int, k: int) -> Event:
+        if not isinstance(event, TeamGame):
+            return event
+        problem = rule.problem(event)
+        if problem is not None:
+            raise CsvError(file, history.row_of(position, k), problem, "player_b")
+        return rule.applied(event)
+
+    return [RatingPeriod(tuple(ruled(e, position, k) for k, e in enumerate(step.events)))
+            if isinstance(step, RatingPeriod) else ruled(step, position, 0)
+            for position, step in enumerate(steps)]
 
 
 def _row_error(history: History, file: str, error: ReplayError) -> CsvError:

@@ -87,3 +87,4 @@ def companion_created(parent: Ladder, actor: str, at: datetime) -> NewEvent:
     return ev.new_event(ev.LadderCreated(
         companion_name(parent.name), settings.system, dict(settings.params), settings.edition,
         teams_of=parent.name), actor, at)
+

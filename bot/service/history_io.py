@@ -10,13 +10,14 @@ from datetime import datetime
 from typing import NamedTuple
 
 from bot.history import History
-from bot.history.steps import rows_of
+from bot.history.steps import HistoryStep, engine_steps, rows_of
 from bot.storage.repository import NewEvent
-from ratings_core.model import Game, Join, Step
-from ratings_core.replay import ReplayError
+from ratings_core.model import Game, Join, Step, TeamGame
+from ratings_core.replay import Checkpoint, ReplayError, replay
+from ratings_core.system import RatingSystem
 
 from . import events as ev
-from . import heavy, importing, puzzles, timeline, view
+from . import heavy, importing, puzzles, teams, timeline, view
 from . import parsing as parse
 from .errors import Refusal
 from .ladder_settings import PUZZLE_SYSTEM
@@ -25,6 +26,7 @@ from .ratings import member_of_key, player_key
 from .results import Notice
 from .session import Decision
 from .state import DEFAULT_TIMEZONE, Kind, Ladder, Problem
+from .team_rule import TeamRule
 from .view import Club
 
 #: what a problem's id is written after in a history (EVENTS.csv, PLAYERS.csv): no member's
@@ -81,13 +83,20 @@ def import_history(
     is refused unless ``allow_duplicates`` (the operator imports it again, knowingly). One bad
     row refuses the whole file, naming the file, the row and the column, and nothing is stored.
     The import is recorded with the history's fingerprint
-    (:class:`~bot.service.events.HistoryImported`). A game of sides (issue 37) is refused,
-    naming its row: the log takes none from a file yet."""
-    steps = importing.singles_steps(history)
+    (:class:`~bot.service.events.HistoryImported`). A game of sides (issue 37) goes where
+    a report of it goes (:func:`~bot.service.teams.rating_ladder`), checked by the ladder's
+    team settings."""
+    steps = history.steps
     lad = view.ladder(club, ladder)
     view.ratings(club, lad)
     ratings = club.ratings[lad.name]
     assert ratings.system is not None and ratings.final is not None
+    has_teams = any(isinstance(row, TeamGame) for step in steps for row in rows_of(step))
+    team_check, team_name, create = teams.rating_ladder(club, lad, True) if has_teams else (
+        lad, lad.name, False)
+    rule = TeamRule.of(club.state.team_settings(lad))
+    split = importing.split_teams(history, rule, companion=team_name != lad.name,
+                                  only_teams=lad.parent is not None)
     by_name = {m.name.casefold(): m for m in club.state.members.values()
                if m.id not in club.state.merged_into and not m.problem}
     zone = lad.settings.timezone or DEFAULT_TIMEZONE
@@ -132,31 +141,52 @@ def import_history(
         new_names.update((s, name) for s in shapes)
         keys[name] = importing.new_key(name, display)
         events.append(ev.new_event(ev.MemberRegistered(user, display), actor, now))
-    # Check every row against the ladder as it stands, before anything is written.
-    try:
-        timeline.replay_checked(ratings.system, importing.rekey(steps, keys),
-                                ratings.final, deadline.check)
-    except ReplayError as error:
-        # Positions count on from the ladder's own steps; names go back to the file's.
-        position = error.position - ratings.final.position
-        row = history.row_of(position, error.event_index)
-        problem = error.message
-        for name, key in keys.items():
-            problem = problem.replace(repr(key), repr(name))
-        raise Refusal("import_row", file=file, row=row,
-                      column=history.column_of(position, error.event_index, problem),
-                      problem=problem) from None
+    # Check every row against the ladder as it stands, before anything is written; team
+    # games against the ladder that rates them (a companion not made yet: from no one).
+    _check_rows(history, split.own, keys, rule, ratings.system, ratings.final, deadline)
+    if split.teams:
+        system = view.system_of(club, team_check)
+        start = replay(system, ()).final if create else view.ratings(club, team_check)
+        _check_rows(history, split.teams, keys, rule, system, start, deadline)
     users = {name: (ev.problem_user(lad.name, problems[name].code) if name in problems
                     else by_name[name.casefold()].user if name.casefold() in by_name
                     else f"import:{parse.display_name(name)}") for name in keys}
     opened: set[str] = {key for key in lad.tournaments}
-    events.extend(importing.history_events(steps, labels, lad.name, users, actor, now, opened))
+    events.extend(importing.history_events([step for _, step in split.own],
+                                           [labels[p] for p, _ in split.own], lad.name, users,
+                                           actor, now, opened))
+    if split.teams:
+        if create:
+            events.append(teams.companion_created(lad, actor, now))
+        events.extend(importing.history_events([step for _, step in split.teams],
+                                               [labels[p] for p, _ in split.teams], team_name,
+                                               users, actor, now, set()))
     if steps:
         events.append(ev.new_event(ev.HistoryImported(lad.name, fingerprint, file),
                                    actor, now))
     count = sum(1 for e in events if e.kind == Kind.GAME_REPORTED)
     return events, lambda: Notice("imported", {"games": count, "ladder": lad.name,
                                                "steps": len(steps)})
+
+
+def _check_rows(history: History, steps: list[tuple[int, HistoryStep]], keys: dict[str, str],
+                rule: TeamRule, system: RatingSystem, start: Checkpoint,
+                deadline: heavy.Deadline) -> None:
+    """Replay ``steps`` (each with its position in the file's history) on top of ``start``;
+    a step the replay refuses is refused naming its row and column, with the file's names."""
+    try:
+        timeline.replay_checked(system, engine_steps(importing.rekey(
+            [step for _, step in steps], keys, rule)), start, deadline.check)
+    except ReplayError as error:
+        # Positions count on from the ladder's own steps; names go back to the file's.
+        position = steps[error.position - start.position][0]
+        row = history.row_of(position, error.event_index)
+        problem = error.message
+        for name, key in keys.items():
+            problem = problem.replace(repr(key), repr(name))
+        raise Refusal("import_row", file=history.file, row=row,
+                      column=history.column_of(position, error.event_index, problem),
+                      problem=problem) from None
 
 
 def _problems_named(club: Club, ladder: Ladder, history: History) -> dict[str, Problem]:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import cast
 from zoneinfo import ZoneInfo
 
 from bot.history import CsvError, History, cell_error
-from bot.history.steps import HistoryStep, rows_of
+from bot.history.steps import HistoryStep, Row, period, rows_of
 from bot.storage.repository import JsonValue, NewEvent
 from ratings_core.model import (
     COLOUR,
@@ -19,8 +20,8 @@ from ratings_core.model import (
     RatingPeriod,
     Retire,
     Return,
-    Step,
     TeamGame,
+    sides_of,
 )
 from ratings_core.system import RatingSystem
 
@@ -37,18 +38,42 @@ from .events import (
 )
 from .parsing import EARLIEST
 from .state import Ladder
+from .team_rule import TeamRule
 
 
-def singles_steps(history: History) -> list[Step]:
-    """The history's steps, refusing its first game of sides (issue 37) naming its row and
-    the column of a side of several: the log takes no team game from a file yet."""
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A history's steps by the ladder they go to (issue 37): ``own`` to the ladder imported
+    into, ``teams`` (its team games) to its companion; each with its position in the
+    file's history."""
+
+    own: list[tuple[int, HistoryStep]]
+    teams: list[tuple[int, HistoryStep]]
+
+
+def split_teams(history: History, rule: TeamRule, *, companion: bool,
+                only_teams: bool) -> Split:
+    """The history's steps, its team games checked by the ladder's team ``rule`` and, with
+    ``companion``, set apart for the companion ladder (a team game inside an event of the file
+    is refused then: an event is rated on one ladder). ``only_teams``: the ladder is a
+    companion, which takes no game of one against one. A refusal names the row."""
+    own: list[tuple[int, HistoryStep]] = []
+    teams: list[tuple[int, HistoryStep]] = []
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(rows_of(step)):
-            if isinstance(event, TeamGame):
-                column = "player_a" if len(event.side_a) > 1 else "player_b"
-                raise CsvError(history.file, history.row_of(position, k),
-                               "team games cannot be imported yet", column)
-    return cast("list[Step]", history.steps)  # none is a TeamGame
+        rows = rows_of(step)
+        for k, row in enumerate(rows):
+            problem = None
+            if isinstance(row, TeamGame):
+                problem = rule.problem(row)
+                if problem is None and companion and isinstance(step, RatingPeriod):
+                    problem = "a team game inside an event goes to the companion ladder"
+            elif isinstance(row, Game) and only_teams:
+                problem = "a game of one against one goes to the parent ladder"
+            if problem is not None:
+                column = "player_b" if isinstance(row, Game | TeamGame) else "player_a"
+                raise CsvError(history.file, history.row_of(position, k), problem, column)
+        (teams if companion and isinstance(step, TeamGame) else own).append((position, step))
+    return Split(own, teams)
 
 
 def names_in(steps: Sequence[HistoryStep]) -> list[str]:
@@ -158,21 +183,34 @@ def new_key(name: str, display: str) -> str:
     return name
 
 
-def rekey(steps: Sequence[Step], keys: dict[str, str]) -> list[Step]:
+def rekey(steps: Sequence[HistoryStep], keys: dict[str, str],
+          rule: TeamRule | None = None) -> list[HistoryStep]:
+    """The steps with every name as the engine key it is checked under; team games with the
+    ladder's team ``rule`` (its size handicap)."""
     def game(g: Game) -> Game:
         # every field of Game, in order (what dataclasses.replace does, without its look-ups)
         return Game(keys[g.player_a], keys[g.player_b], g.score_a, g.played_at, g.handicap,
                     g.seconds, g.first_move)
 
-    out: list[Step] = []
+    def team(g: TeamGame) -> TeamGame:
+        rekeyed = dataclasses.replace(g, side_a=tuple(keys[n] for n in g.side_a),
+                                      side_b=tuple(keys[n] for n in g.side_b))
+        return rekeyed if rule is None else rule.applied(rekeyed)
+
+    def row(e: Row) -> Row:
+        if isinstance(e, Game):
+            return game(e)
+        return team(e) if isinstance(e, TeamGame) else _rekey_member(e, keys)
+
+    out: list[HistoryStep] = []
     for step in steps:
         if isinstance(step, Game):
             same = keys[step.player_a] == step.player_a and keys[step.player_b] == step.player_b
             out.append(step if same else game(step))
         elif isinstance(step, RatingPeriod):
-            out.append(RatingPeriod(tuple(
-                game(e) if isinstance(e, Game) else _rekey_member(e, keys) for e in step.events
-            )))
+            out.append(period(map(row, rows_of(step))))
+        elif isinstance(step, TeamGame):
+            out.append(team(step))
         else:
             out.append(_rekey_member(step, keys))
     return out
@@ -188,7 +226,7 @@ def _rekey_member(event: Event, keys: dict[str, str]) -> Join | Retire | Return:
 
 
 def history_events(
-    steps: Sequence[Step], labels: Sequence[str], ladder: str, users: dict[str, str],
+    steps: Sequence[HistoryStep], labels: Sequence[str], ladder: str, users: dict[str, str],
     actor: str, now: datetime, opened: set[str],
 ) -> list[NewEvent]:
     """The events of every step of an imported history, in order (:func:`import_events`): a
@@ -212,15 +250,18 @@ def history_events(
 
 
 def import_events(
-    step: Step, label: str, ladder: str, users: dict[str, str], actor: str, now: datetime,
-    opened: set[str],
+    step: HistoryStep, label: str, ladder: str, users: dict[str, str], actor: str,
+    now: datetime, opened: set[str],
 ) -> list[NewEvent]:
-    def game(g: Game, event: str | None) -> NewEvent:
+    def game(g: Game | TeamGame, event: str | None) -> NewEvent:
+        (first, *partners_a), (second, *partners_b) = sides_of(g)
         return new_event(GameReported(
-            ladder=ladder, player_a=users[g.player_a], player_b=users[g.player_b],
+            ladder=ladder, player_a=users[first], player_b=users[second],
             score_a=g.score_a, handicap=g.handicap, colour=COLOUR[g.first_move], event=event,
             played_at=g.played_at.isoformat(), reported_by=None, direct=True,
-            seconds=g.seconds,
+            seconds=g.seconds if isinstance(g, Game) else None,
+            partners_a=[users[n] for n in partners_a] or None,
+            partners_b=[users[n] for n in partners_b] or None,
         ), actor, now)
 
     def member(change: type[PlayerJoined | PlayerRetired | PlayerReturned],
@@ -229,7 +270,7 @@ def import_events(
         return new_event(change(ladder=ladder, member=users[entry.player], event=event,
                                 played_at=entry.played_at.isoformat()), actor, now)
 
-    if isinstance(step, Game):
+    if isinstance(step, Game | TeamGame):
         return [game(step, None)]
     if isinstance(step, Join):
         return [member(PlayerJoined, step)]
@@ -245,8 +286,8 @@ def import_events(
         name = f"{base}-{n}"
     opened.add(name.casefold())
     out = [new_event(EventOpened(ladder=ladder, name=name), actor, now)]
-    for event in step.events:
-        if isinstance(event, Game):
+    for event in rows_of(step):
+        if isinstance(event, Game | TeamGame):
             out.append(game(event, name))
         elif isinstance(event, Join):
             out.append(member(PlayerJoined, event, name))

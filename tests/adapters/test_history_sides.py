@@ -350,14 +350,14 @@ def test_replay_reads_a_literal_ampersand_in_a_name(
     assert [p["player"] for p in json.loads(out)["players"]] == ["Tom & Jerry", "R&&D"]
 
 
-def test_import_refuses_a_team_row_for_now(
+def test_import_refuses_uneven_sides_the_ladder_does_not_allow(
         db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "EVENTS.csv"
     path.write_text(f"{HEADER}\n2024-01-06,,ann,bob,1,,\n2024-01-07,,ann,bob & carl,1,,\n",
                     encoding="utf-8")
     assert run(capsys, "import", "--chat", CONSOLE, str(path)) == (
-        2, "", "clubrating: EVENTS.csv row 2, column player_b: team games cannot be imported "
-               "yet\n")
+        2, "", "clubrating: EVENTS.csv row 2, column player_b: sides of 1 and 2 members need "
+               "uneven_teams=on\n")
     assert run(capsys, "export", "--chat", CONSOLE) == (0, HEADER + "\n", "")
 
 

@@ -538,6 +538,7 @@ MESSAGES: dict[str, str] = {
     "digest_retiring": "Retired soon without a game: {names}",
     "digest_days": "{name} ({days} d)",
     "digest_games": "Games played: {games}",
+    "digest_team_game": "- {result}",
     "digest_late": "Also counted since, played earlier (imported or recorded late): "
                    "{games:game|games}, played {first} to {last}",
     "announce_upset": "Upset on {ladder}: {winner} beat {loser}, rated {gap} higher!",

@@ -506,6 +506,7 @@ def _(answer: Digest) -> str:
     ]
     lines.extend(text(key, names=", ".join(names)) for key, names in sections if names)
     lines.append(text("digest_games", games=answer.games))
+    lines.extend(text("digest_team_game", result=result_text(g)) for g in answer.team_games)
     if answer.late:
         lines.append(text("digest_late", games=answer.late,
                           first=day(answer.late_from, answer.zone),

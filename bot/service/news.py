@@ -114,16 +114,21 @@ def _games_since(
     """The games that came to count after ``since`` (confirmed, not void; None: all): how many
     of them were played from ``played_from`` on, and when the others were played (imported, or
     recorded late), so that a digest never counts last year's history as this week's games."""
-    at = {event.id: event.at for event in state.log}
     played, late = 0, []
-    for game in ladder.games.values():
-        if not game.counts or (since is not None and at.get(game.seq or 0, since) <= since):
-            continue
+    for game in counted_since(state, ladder, since):
         if played_from is not None and game.played_at < played_from:
             late.append(game.played_at)
         else:
             played += 1
     return played, late
+
+
+def counted_since(state: ClubState, ladder: Ladder, since: datetime | None
+                  ) -> list[GameRecord]:
+    """The ladder's games that came to count after ``since`` (None: all), in rating order."""
+    at = {event.id: event.at for event in state.log}
+    return sorted((game for game in ladder.games.values() if game.counts and (
+        since is None or at.get(game.seq or 0, since) > since)), key=lambda g: g.seq or 0)
 
 
 def announcements(

@@ -18,6 +18,8 @@ from .results import Digest, ScheduleInfo
 from .session import Decision
 from .view import Club
 
+#: the team games a digest names by their sides (issue 37), the latest ones
+TEAM_GAMES_SHOWN = 5
 
 def set_schedule(
     club: Club, now: datetime, caller: Caller, ladder: str | None, *, cron: str | None,
@@ -89,4 +91,8 @@ def digest(
     digest = news.build_digest(club.state, lad, system, view.board(club, lad), before, final,
                                start, now, schedule.size, played_from=began)
     shown = "" if began is None or scheduled else began.isoformat(timespec="minutes")
-    return dataclasses.replace(digest, zone=zone, began=shown)  # times in the posts' zone
+    # the latest team games by name (issue 37: "alice & bob beat carol & dan")
+    team_games = [view.line(club, game) for game in news.counted_since(club.state, lad, start)
+                  if game.team][-TEAM_GAMES_SHOWN:]
+    return dataclasses.replace(digest, zone=zone, began=shown,  # times in the posts' zone
+                               team_games=team_games)

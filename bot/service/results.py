@@ -322,6 +322,8 @@ class Digest:
     late: int = 0
     late_from: str = ""
     late_to: str = ""
+    #: the latest team games among them (issue 37), oldest first
+    team_games: list[GameLine] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

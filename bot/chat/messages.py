@@ -369,6 +369,8 @@ MESSAGES: dict[str, str] = {
     "profile_no_peak": "no peak yet",
     # a member without games has no rank and no peak
     "profile_no_games": "{name} ({ladder}): {rating}, no games yet.",
+    "profile_team": "Team games ({ladder}): {rating}, {games:game|games}",
+    "profile_team_last": "Latest: {game}",
     "profile_unrated": "{name} ({ladder}): no games yet.",
     "history_title": "{name}'s games on {ladder}:",
     "history_empty": "{name} has no games on {ladder} yet.",

@@ -38,6 +38,7 @@ from bot.service.results import (
     PuzzleShown,
     RatingChange,
     ScheduleInfo,
+    TeamStanding,
 )
 from bot.service.teams import SIDE_JOINER
 
@@ -241,6 +242,10 @@ def _(answer: Leaderboard) -> str:
 
 @_render.register
 def _(answer: Profile) -> str:
+    return _profile(answer) + _team_lines(answer.team)
+
+
+def _profile(answer: Profile) -> str:
     if answer.rating is None:
         return text("profile_unrated", name=answer.name, ladder=answer.ladder)
     rating = rating_text(answer.rating, answer.provisional, answer.deviation)
@@ -257,6 +262,17 @@ def _(answer: Profile) -> str:
         or "-",
     )
     return line + (text("retired_mark") if answer.retired else "")
+
+
+def _team_lines(team: TeamStanding | None) -> str:
+    """A profile's lines of the member's team games (issue 37), each after a line break."""
+    if team is None:
+        return ""
+    lines = [text("profile_team", ladder=team.ladder, games=team.games,
+                  rating=rating_text(team.rating, team.provisional, team.deviation))]
+    if team.last is not None:
+        lines.append(text("profile_team_last", game=_game_line(team.last)))
+    return "".join("\n" + line for line in lines)
 
 
 @_render.register

@@ -26,9 +26,10 @@ from .results import (
     Profile,
     RatingHistory,
     RatingPoint,
+    TeamStanding,
 )
 from .session import Decision
-from .state import DEFAULT_LADDER, Claim
+from .state import DEFAULT_LADDER, Claim, Ladder, Member
 from .view import Club
 
 
@@ -83,7 +84,7 @@ def profile(
     thread, on a frozen copy of the ladder's ratings, like a chart's."""
     member = view.member_or_me(club, caller, who)
     lad = view.ladder(club, ladder)
-    shown = view.profile(club, lad, member)
+    shown = replace(view.profile(club, lad, member), team=_team_standing(club, lad, member))
     state = view.standing(club, lad, member)
     if shown.games == 0 or state is None:
         return shown
@@ -102,6 +103,20 @@ def profile(
         return replace(shown, peak=best)
 
     return peaked
+
+
+def _team_standing(club: Club, ladder: Ladder, member: Member) -> TeamStanding | None:
+    """The member's rating on the ladder's companion and their latest team game there (issue
+    37), when they have played one."""
+    teams = club.state.companion(ladder)
+    state = None if teams is None else view.standing(club, teams, member)
+    if teams is None or state is None or not state.games:
+        return None
+    system = view.system_of(club, teams)
+    games = view.games_of(club, teams, member)
+    return TeamStanding(teams.name, state.rating, system.is_provisional(state),
+                        system.shown_deviation(state), state.games,
+                        view.line(club, games[-1][0]) if games else None)
 
 
 def history(

@@ -122,6 +122,20 @@ class Profile:
     #: the member's scores in their latest games, newest first (1 a win, 0.5 a draw, 0 a loss)
     recent: list[float]
     retired: bool = False
+    #: their standing on the ladder's companion, which rates its team games (issue 37)
+    team: TeamStanding | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TeamStanding:
+    """A member's rating from team games (issue 37), and their latest team game."""
+
+    ladder: str
+    rating: float
+    provisional: bool
+    deviation: float | None
+    games: int
+    last: GameLine | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,6 +487,7 @@ _TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         Notice, RatingChange, GameLine, GameResult, Standing, Leaderboard, Profile, History,
+        TeamStanding,
         HeadToHead, Preview, AuditLine, Audit, Dispute, Pending, SystemScore, Evaluation,
         RatingPoint, RatingHistory,
         DigestRow, Retiring, Digest, ScheduleInfo, ProblemCard, PuzzleShown, PuzzleInvite,

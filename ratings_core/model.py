@@ -163,7 +163,7 @@ class Return:
     played_at: datetime
 
 
-Event = Game | Join | Retire | Return
+Event = Game | TeamGame | Join | Retire | Return
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +186,6 @@ def events_of(step: Step) -> tuple[Event, ...]:
     return step.events if isinstance(step, RatingPeriod) else (step,)
 
 
-def games_of(step: Step) -> list[Game]:
-    """The games of a step, in order."""
-    return [event for event in events_of(step) if isinstance(event, Game)]
+def games_of(step: Step) -> list[Match]:
+    """The games of a step, of one against one or of sides, in order."""
+    return [event for event in events_of(step) if isinstance(event, Game | TeamGame)]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import TypeVar
 
-from .model import Event, Game, Join, Retire, Return
+from .model import Event, Game, Join, Retire, Return, TeamGame
 from .table import datetime_of, moment_of
 
 #: games handed to a system at once when each is its own period (bounds memory, keeps speed):
@@ -155,7 +155,10 @@ class ColumnsBuilder:
         self.seconds = _extend(self.seconds, "d", math.nan, before, count, seconds)
 
     def add_event(self, event: Event, label: str = "") -> None:
-        """One row, from its event."""
+        """One row, from its event. A team game has no row: a history with one replays by
+        steps (``ValueError``; issue 37)."""
+        if isinstance(event, TeamGame):
+            raise ValueError("the columns hold games of one against one, not of sides")
         label_id = self.label_id(label)
         moment = array("q", (moment_of(event.played_at),))
         if isinstance(event, Game):

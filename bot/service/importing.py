@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, time, timedelta
-from typing import cast
 from zoneinfo import ZoneInfo
 
 from bot.history import CsvError, History, cell_error
@@ -48,7 +47,7 @@ def singles_steps(history: History) -> list[Step]:
                 column = "player_a" if len(event.side_a) > 1 else "player_b"
                 raise CsvError(history.file, history.row_of(position, k),
                                "team games cannot be imported yet", column)
-    return cast("list[Step]", history.steps)  # none is a TeamGame
+    return history.steps
 
 
 def names_in(steps: Sequence[HistoryStep]) -> list[str]:

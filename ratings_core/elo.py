@@ -18,10 +18,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import chain
+from operator import add
 from typing import Literal
 
 from .curves import logistic_expected, normal_expected
-from .inlined import rate_each_classic
+from .inlined import rate_each_classic, rate_each_classic_team
 from .model import (
     FIRST_MOVE_OF,
     HANDICAP,
@@ -29,15 +31,18 @@ from .model import (
     PLAYER_A,
     PLAYER_B,
     SCORE_A,
+    SIDE_A,
+    SIDE_B,
+    SIZE_HANDICAP,
     Game,
     Match,
     PlayerState,
     TeamGame,
 )
 from .parameters import first_move_param, param, require
-from .rows import GameLists, GameRows
+from .rows import GameLists, GameRows, TeamLists
 from .sides import met_rating, strengths, uneven_ratio
-from .system import GameRun, RatingSystem
+from .system import GameRun, RatingSystem, TeamRun
 from .table import Table, moment_of, moments_of
 
 # -- rules --------------------------------------------------------------------------------------
@@ -232,7 +237,24 @@ def game_lists(table: Table, games: Sequence[Game], moments: bool) -> GameLists:
         list(moments_of(map(PLAYED_AT, games))) if moments else [])
 
 
-def leave_last_played(table: Table, games: Sequence[Game]) -> None:
+def team_lists(table: Table, games: Sequence[TeamGame], moments: bool) -> TeamLists:
+    """Team games as the inlined team loops read them (:class:`~ratings_core.rows.TeamLists`),
+    each field's loop in C (``map``), as :func:`game_lists`.
+
+    Source: no rule of its own (the loops'); issue 37 (team games at the speed of singles).
+    """
+    sides_a = list(map(SIDE_A, games))
+    sides_b = list(map(SIDE_B, games))
+    members = games.members if isinstance(games, TeamRun) and games.members else list(
+        map(table.index.__getitem__, chain.from_iterable(map(add, sides_a, sides_b))))
+    return TeamLists(
+        list(map(len, sides_a)), list(map(len, sides_b)), members, list(map(SCORE_A, games)),
+        list(map(HANDICAP, games)), list(map(FIRST_MOVE_OF, games)),
+        list(map(SIZE_HANDICAP, games)),
+        list(moments_of(map(PLAYED_AT, games))) if moments else [])
+
+
+def leave_last_played(table: Table, games: Sequence[Match]) -> None:
     """For loops that never read last_played: the replay engine records it later, when it
     handed the games over as a :class:`~ratings_core.system.GameRun`; else it is recorded now.
 
@@ -354,6 +376,22 @@ class ClassicElo(RatingSystem):
             return
         rate_each_classic(self.params, table, game_lists(table, games, moments=False))
         leave_last_played(table, games)
+
+    def rate_team_sequence(self, table: Table, games: Sequence[TeamGame]) -> None:
+        """Each team game its own period: :meth:`rate_period`'s arithmetic (the sides'
+        strengths, one E, each member's K and floors, the uneven ratio) written out in
+        :func:`ratings_core.inlined.rate_each_classic_team`; ``tests/core/test_sides.py``
+        checks the two paths give equal numbers. Source: issue 37 (the benchmark's speed)."""
+        if self.params.curve != "logistic":
+            super().rate_team_sequence(table, games)
+            return
+        latest = [-1] * len(table)
+        touched: list[int] = []
+        rate_each_classic_team(self.params, table, team_lists(table, games, moments=False),
+                               latest, touched)
+        last = table.last_moment
+        for i in touched:
+            last[i] = moment_of(games[latest[i]].played_at)
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
         """:meth:`rate_sequence` over a history's columns (``last_played`` left to the replay)."""

@@ -131,6 +131,9 @@ def players_of(game: Match) -> tuple[str, ...]:
 PLAYER_A, PLAYER_B, SCORE_A, HANDICAP, FIRST_MOVE_OF, PLAYED_AT = map(
     attrgetter, ("player_a", "player_b", "score_a", "handicap", "first_move", "played_at"))
 
+#: a team game's fields as functions, as the game's above (issue 37)
+SIDE_A, SIDE_B, SIZE_HANDICAP = map(attrgetter, ("side_a", "side_b", "size_handicap"))
+
 #: player_a's colour as a game's ``first_move`` (White moves first; None: not known), and back
 FIRST_MOVE: dict[str | None, int] = {"white": 1, "black": -1, None: 0}
 COLOUR: dict[int, str | None] = {move: colour for colour, move in FIRST_MOVE.items()}

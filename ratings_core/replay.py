@@ -15,11 +15,12 @@ the same rules: the columnar replay of :mod:`ratings_core.columns` does.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from itertools import chain, compress, count, repeat
-from operator import is_not
+from operator import add, is_not
 from types import MappingProxyType
 from typing import cast
 
@@ -27,6 +28,8 @@ from . import pool as starting_pool
 from .model import (
     PLAYER_A,
     PLAYER_B,
+    SIDE_A,
+    SIDE_B,
     Event,
     Game,
     Join,
@@ -209,6 +212,8 @@ class Engine:
         """
         steps = steps if isinstance(steps, Sequence) else list(steps)
         others = [*compress(count(), map(is_not, map(type, steps), repeat(Game))), len(steps)]
+        #: the steps that are no team game, found when the first team game is met
+        non_teams: list[int] | None = None
         i = 0
         n = 0
         while n < len(others):
@@ -219,24 +224,25 @@ class Engine:
                 position += stop - i
                 i = stop
                 self._checkpoint(position, checkpoint_every, checkpoints)
-            n += 1
             if i == len(steps):
                 break
             if type(steps[i]) is TeamGame:  # a run of team games, steps[i:end]
-                while n < len(others) - 1 and others[n] == others[n - 1] + 1 \
-                        and type(steps[others[n]]) is TeamGame:
-                    n += 1
-                end = others[n - 1] + 1
+                if non_teams is None:
+                    non_teams = [*compress(count(), map(is_not, map(type, steps),
+                                                        repeat(TeamGame))), len(steps)]
+                end = non_teams[bisect_right(non_teams, i)]
                 while i < end:
                     stop = self._cut(i, end, position, checkpoint_every)
                     self._rate_team_run(cast("Sequence[TeamGame]", steps[i:stop]), position)
                     position += stop - i
                     i = stop
                     self._checkpoint(position, checkpoint_every, checkpoints)
+                n = bisect_left(others, end, n)
                 continue
             self._apply(steps[i], position)  # the other step itself
             position += 1
             i += 1
+            n += 1
             self._checkpoint(position, checkpoint_every, checkpoints)
         self.stamp_last_played()
         return position
@@ -254,6 +260,10 @@ class Engine:
         """Record last_played for the runs whose system left it (GameRun.defer_last_played)."""
         if self.unstamped:
             runs, self.unstamped = self.unstamped, []
+            if len(runs) > 1 and any(type(run) is TeamRun for run in runs):
+                for run in runs:  # in order: a later run's time is the last
+                    self.table.stamp_last_played(run)
+                return
             self.table.stamp_last_played(runs[0] if len(runs) == 1
                                          else list(chain.from_iterable(runs)))
 
@@ -303,21 +313,26 @@ class Engine:
         member's game refused, then the system rates the run (issue 37)."""
         index = self.table.index
         active = self.table.active
-        named = set(chain.from_iterable(map(players_of, games)))
-        if not (named <= index.keys() and all(map(active.__getitem__,
-                                                  map(index.__getitem__, named)))):
+        everyone = list(chain.from_iterable(map(add, map(SIDE_A, games), map(SIDE_B, games))))
+        try:
+            members = list(map(index.__getitem__, everyone))
+            slow = not all(active) and not all(map(active.__getitem__, members))
+        except KeyError:  # newcomers
+            slow = True
+        if slow:  # newcomers to admit, or a retired player among the members
             for offset, game in enumerate(games):
-                everyone = players_of(game)
-                new = [name for name in everyone if name not in index]
+                names = players_of(game)
+                new = [name for name in names if name not in index]
                 if new:
                     self.admit([(name, game.played_at, self.birth_dates.get(name))
                                 for name in new])
-                for name in everyone:
+                for name in names:
                     if not active[index[name]]:
                         raise ReplayError(f"player {name!r} is retired; a 'return' must come "
                                           "before their games", first_position + offset)
+            members = list(map(index.__getitem__, everyone))
         self.stamp_last_played()  # the system may read it (as a period's games do)
-        self.system.rate_team_sequence(self.table, TeamRun(games, self.unstamped))
+        self.system.rate_team_sequence(self.table, TeamRun(games, self.unstamped, members))
 
     def apply_period(self, events: Sequence[Event], position: int) -> None:
         """The events of the step at ``position`` as one rating period: retirements and

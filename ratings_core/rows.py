@@ -312,3 +312,28 @@ class GameLists:
         self.handicap = handicap
         self.first_move = first_move
         self.moment = moment
+
+
+class TeamLists:
+    """Team games as the loops read them (issue 37), one list per field as :class:`GameLists`:
+    each game's side sizes, every member's place in the table (side_a's then side_b's, game
+    after game, in ``members``), side_a's score, the handicap, the first move, the rating points
+    per missing member of the smaller side and (for ``club``, else empty) the time as a moment.
+
+    Source: issue 37 (team games at the speed of singles); issue 19 (lists for the loops).
+    """
+
+    __slots__ = ("size_a", "size_b", "members", "score_a", "handicap", "first_move",
+                 "size_handicap", "moment")
+
+    def __init__(self, size_a: list[int], size_b: list[int], members: list[int],
+                 score_a: list[float], handicap: list[float], first_move: list[int],
+                 size_handicap: list[float], moment: list[int]) -> None:
+        self.size_a = size_a
+        self.size_b = size_b
+        self.members = members
+        self.score_a = score_a
+        self.handicap = handicap
+        self.first_move = first_move
+        self.size_handicap = size_handicap
+        self.moment = moment

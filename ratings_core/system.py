@@ -45,16 +45,19 @@ class GameRun(list[Game]):
 class TeamRun(list[TeamGame]):
     """Team games, each a period of its own, that the replay engine hands to
     :meth:`RatingSystem.rate_team_sequence`; :meth:`defer_last_played` as
-    :class:`GameRun`'s.
+    :class:`GameRun`'s. ``members``: every member's place in the table, side_a's then side_b's,
+    game after game, as the engine found them (empty: not given).
 
     Source: issue 37 (team games at the speed of singles); issue 19 (the deferral).
     """
 
-    __slots__ = ("_unstamped",)
+    __slots__ = ("_unstamped", "members")
 
-    def __init__(self, games: Sequence[TeamGame], unstamped: list[Sequence[Match]]) -> None:
+    def __init__(self, games: Sequence[TeamGame], unstamped: list[Sequence[Match]],
+                 members: list[int] | None = None) -> None:
         super().__init__(games)
         self._unstamped = unstamped
+        self.members = members or []
 
     def defer_last_played(self) -> None:
         self._unstamped.append(self)

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple, dataclass
 from datetime import date, datetime, timedelta
 from itertools import chain, repeat
-from operator import floordiv, sub
+from operator import add, floordiv, sub
 
-from .model import PLAYER_A, PLAYER_B, Match, PlayerState, Status, players_of
+from .model import PLAYER_A, PLAYER_B, SIDE_A, SIDE_B, Match, PlayerState, Status, players_of
 
 COLUMNS = (
     "names",
@@ -171,7 +171,13 @@ class Table:
             latest = dict(zip(named, chain.from_iterable(zip(games, games, strict=True)),
                               strict=True))
         except AttributeError:  # team games among them (issue 37): every member of each
-            latest = {name: game for game in games for name in players_of(game)}
+            try:
+                everyone = list(map(add, map(SIDE_A, games), map(SIDE_B, games)))
+            except AttributeError:  # games of both kinds
+                everyone = list(map(players_of, games))
+            latest = dict(zip(chain.from_iterable(everyone),
+                              chain.from_iterable(map(repeat, games, map(len, everyone))),
+                              strict=True))
         index, last = self.index, self.last_moment
         for name, game in latest.items():
             last[index[name]] = moment_of(game.played_at)

@@ -20,7 +20,7 @@ from ratings_core.sides import met_rating, side_deviation, side_strength, uneven
 from ratings_core.system import RatingSystem
 from ratings_core.systems import PRESETS, make_system
 from tests.helpers import day
-from tests.strategies import histories
+from tests.strategies import histories, team_histories
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -87,3 +87,30 @@ def test_the_rules_give_back_a_player_for_a_side_of_one() -> None:
         assert met_rating(rating, rating, 1717.17) == 1717.17
         assert side_deviation([rating]) == rating
     assert uneven_ratio(1, 1) == 1.0
+
+
+@pytest.mark.parametrize(("name", "edition"), TEAM_SYSTEMS)
+@FAST
+@given(steps=team_histories(handicaps=True))
+def test_runs_of_team_games_equal_one_period_per_game(name: str, edition: int | None,
+                                                      steps: list[Step]) -> None:
+    """The team loops of ``elo`` and ``club`` (:mod:`ratings_core.inlined`), and every other
+    system's runs, give the numbers of each team game rated as a period of its own."""
+    system = _system(name, edition)
+    wrapped = [RatingPeriod((s,)) if isinstance(s, Game | TeamGame) else s for s in steps]
+    assert replay(system, steps).players == replay(system, wrapped).players
+
+
+@pytest.mark.parametrize(("name", "edition"), TEAM_SYSTEMS)
+@FAST
+@given(steps=team_histories(handicaps=True))
+def test_team_histories_rate_to_finite_numbers_and_resume(name: str, edition: int | None,
+                                                          steps: list[Step]) -> None:
+    system = _system(name, edition)
+    full = replay(system, steps, checkpoint_every=3)
+    for state in full.players.values():
+        assert math.isfinite(state.rating)
+        assert state.deviation is None or math.isfinite(state.deviation)
+    for checkpoint in full.checkpoints:
+        resumed = replay(system, steps[checkpoint.position:], start=checkpoint)
+        assert resumed.players == full.players

@@ -23,7 +23,15 @@ from datetime import date, datetime
 from typing import Literal
 
 from .curves import logistic_expected
-from .elo import Tally, elo_change, game_lists, leave_last_played, record_rating, tally_period
+from .elo import (
+    Tally,
+    elo_change,
+    game_lists,
+    leave_last_played,
+    record_rating,
+    tally_period,
+    team_lists,
+)
 from .evidence import (
     GROWTH_DAYS,
     damped_difference,
@@ -36,11 +44,12 @@ from .evidence import (
     toward_opponents,
 )
 from .glickman import Q, elapsed_periods, grow_deviation
-from .inlined import rate_each_by_deviation
-from .model import Game, PlayerState
+from .inlined import rate_each_by_deviation, rate_each_team_by_deviation
+from .model import Game, Match, PlayerState, TeamGame
 from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
 from .rows import GameLists, GameRows
+from .sides import members, scaled_change, side_deviation, strengths, uneven_ratio
 from .system import PoolRule, RatingSystem
 from .table import LeagueSums, Table
 
@@ -225,8 +234,10 @@ class ClubElo(RatingSystem):
                 start if opponent.deviation is None else opponent.deviation)
         return logistic_expected(difference)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
-        """By deviation, or provisional players by weighted mean and the others by Elo."""
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
+        """By deviation, or provisional players by weighted mean and the others by Elo; each
+        member of a side by their own rule (issue 37: :func:`ratings_core.elo.tally_team`,
+        :meth:`_tally_team`)."""
         if self._by_deviation:
             self._rate_by_deviation(table, games, when)
             return
@@ -242,6 +253,19 @@ class ClubElo(RatingSystem):
             return
         self._rate_each_by_games(table, game_lists(table, games, moments=False))
         leave_last_played(table, games)
+
+    def rate_team_sequence(self, table: Table, games: Sequence[TeamGame]) -> None:
+        """Each team game its own period. By deviation (the default): :meth:`rate_period`'s
+        arithmetic written out in :func:`ratings_core.inlined.rate_each_team_by_deviation`
+        (``tests/core/test_sides.py`` checks the two paths give equal numbers); by games, one
+        period at a time. Source: issue 37 (the benchmark's speed)."""
+        if not self._by_deviation:
+            super().rate_team_sequence(table, games)
+            return
+        p = self.params
+        rate_each_team_by_deviation(p, not self._fixed_start, Q, established_deviation(p.k),
+                                    established_deviation(p.k_master), table,
+                                    team_lists(table, games, moments=True))
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
         """:meth:`rate_sequence` over a history's columns."""
@@ -262,7 +286,10 @@ class ClubElo(RatingSystem):
                 t.opponents / t.games, t.wins, t.losses, t.games, p.performance_cap
             )
             proposed = weighted_rating(rating, games + p.prior_games, performance, t.games)
-            return keep_direction(rating, proposed, t.score, t.expected)
+            # A member of the larger of uneven sides: ratio of the period's change (issue 37;
+            # Choice: the weighted mean is no sum of steps, so its change is scaled).
+            return scaled_change(rating, keep_direction(rating, proposed, t.score, t.expected),
+                                 t.ratio)
         k = p.k_master if table.peak[i] >= p.master_rating else p.k
         return rating + elo_change(k, t.score, t.expected)
 
@@ -338,12 +365,27 @@ class ClubElo(RatingSystem):
         away = 0.0 if last is None else elapsed_periods(when, last, GROWTH_DAYS)
         return grow_deviation(deviation, p.deviation_growth, away, max(deviation, start))
 
-    def _meet_first_opponents(self, table: Table, games: Sequence[Game]) -> None:
+    def _meet_first_opponents(self, table: Table, games: Sequence[Match]) -> None:
         """Players in their first rated period move toward the mean of the opponents who have
-        played (:func:`ratings_core.evidence.toward_opponents`)."""
+        played (:func:`ratings_core.evidence.toward_opponents`). A member of a side meets each
+        member of the other side who has played.
+
+        Source: issue 19 (the rule); issue 37. Choice: a newcomer in a team game moves toward
+        the mean of the other side's members who have played (whom they were paired against),
+        not toward their own side's.
+        """
         index, rating, played = table.index, table.rating, table.games
         met: dict[int, tuple[float, int]] = {}
         for game in games:
+            if isinstance(game, TeamGame):
+                side_a, side_b = members(game, index)
+                for own, other in ((side_a, side_b), (side_b, side_a)):
+                    for i in own:
+                        for j in other:
+                            if played[i] == 0 and played[j] > 0:
+                                total, n = met.get(i, (0.0, 0))
+                                met[i] = (total + rating[j], n + 1)
+                continue
             a = index[game.player_a]
             b = index[game.player_b]
             for i, j in ((a, b), (b, a)):
@@ -361,8 +403,9 @@ class ClubElo(RatingSystem):
         rate_each_by_deviation(p, not self._fixed_start, Q, established_deviation(p.k),
                                established_deviation(p.k_master), table, games)
 
-    def _rate_by_deviation(self, table: Table, games: Sequence[Game], when: datetime) -> None:
-        """K = q RD'^2 times the g-weighted surplus; see :mod:`ratings_core.evidence`."""
+    def _rate_by_deviation(self, table: Table, games: Sequence[Match], when: datetime) -> None:
+        """K = q RD'^2 times the g-weighted surplus; see :mod:`ratings_core.evidence`; a team
+        game by :meth:`_tally_team`."""
         p = self.params
         index, rating = table.index, table.rating
         advantage = self.first_move_advantage
@@ -372,7 +415,9 @@ class ClubElo(RatingSystem):
         entering: dict[int, float] = {}
         established: dict[int, float] = {}
         for game in games:
-            for i in (index[game.player_a], index[game.player_b]):
+            for i in (map(index.__getitem__, game.side_a + game.side_b)
+                      if isinstance(game, TeamGame)
+                      else (index[game.player_a], index[game.player_b])):
                 if i not in entering:
                     entering[i] = self._deviation_entering(table, i, when, start)
                     established[i] = self._established(table.peak[i])
@@ -380,6 +425,10 @@ class ClubElo(RatingSystem):
         information: dict[int, float] = {}
         played: dict[int, int] = {}
         for game in games:
+            if isinstance(game, TeamGame):
+                self._tally_team(table, game, entering, established, surplus, information,
+                                 played)
+                continue
             a = index[game.player_a]
             b = index[game.player_b]
             e = logistic_expected(rating[a] - rating[b] - (game.handicap
@@ -405,3 +454,36 @@ class ClubElo(RatingSystem):
                 recount(table.league, table.games[i] == 0, rating[i], new)
             table.deviation[i] = deviation
             record_rating(table, i, new, n, when)
+
+    def _tally_team(self, table: Table, game: TeamGame, entering: dict[int, float],
+                    established: dict[int, float], surplus: dict[int, float],
+                    information: dict[int, float], played: dict[int, int]) -> None:
+        """A team game's part of a period by deviation: one E from the sides' strengths (the
+        handicap and first move as for two players); each member's surplus and information
+        weighted by g of the other side's doubt, from the root mean square of its members'
+        entering deviations and of their established ones; a member of the larger of uneven
+        sides counts ratio of the surplus. Each member's own deviation and K do the rest, and
+        the league's sums are kept per member (the period's update).
+
+        Source: issue 37 (one expected score per side; the other side as one opponent with the
+        root mean square deviation; the uneven ratio); :mod:`ratings_core.evidence` (the rule).
+        Choice: the uneven ratio scales the surplus (the step K times it), not the information
+        (the game says as much of the member's form either way); the other side's weight is
+        g of its members' mean excess over an established deviation (RMS^2 - RMS_est^2).
+        """
+        index, rating = table.index, table.rating
+        side_a, side_b = members(game, index)
+        a_strength, b_strength = strengths(game, rating, index)
+        e = logistic_expected(a_strength - b_strength - (game.handicap - self.first_move_advantage
+                                                         * game.first_move))
+        s = game.score_a
+        spread = e * (1.0 - e)
+        for own, other, won in ((side_a, side_b, s - e), (side_b, side_a, (1.0 - s) - (1.0 - e))):
+            weight = opponent_weight(side_deviation([entering[j] for j in other]),
+                                     side_deviation([established[j] for j in other]))
+            ratio = uneven_ratio(len(own), len(other))
+            points = weight * won if ratio == 1.0 else ratio * (weight * won)
+            for i in own:
+                surplus[i] = surplus.get(i, 0.0) + points
+                information[i] = information.get(i, 0.0) + weight * weight * spread
+                played[i] = played.get(i, 0) + 1

@@ -18,10 +18,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import chain
+from operator import add
 from typing import Literal
 
 from .curves import logistic_expected, normal_expected
-from .inlined import rate_each_classic
+from .inlined import rate_each_classic, rate_each_classic_team
 from .model import (
     FIRST_MOVE_OF,
     HANDICAP,
@@ -29,12 +31,18 @@ from .model import (
     PLAYER_A,
     PLAYER_B,
     SCORE_A,
+    SIDE_A,
+    SIDE_B,
+    SIZE_HANDICAP,
     Game,
+    Match,
     PlayerState,
+    TeamGame,
 )
 from .parameters import first_move_param, param, require
-from .rows import GameLists, GameRows
-from .system import GameRun, RatingSystem
+from .rows import GameLists, GameRows, TeamLists
+from .sides import met_rating, strengths, uneven_ratio
+from .system import GameRun, RatingSystem, TeamRun
 from .table import Table, moment_of, moments_of
 
 # -- rules --------------------------------------------------------------------------------------
@@ -109,7 +117,7 @@ class Tally:
     Source: seed 002 (算出方法: a period's sums of S and E; Ravg, W and L of a performance).
     """
 
-    __slots__ = ("score", "expected", "games", "opponents", "wins", "losses")
+    __slots__ = ("score", "expected", "games", "opponents", "wins", "losses", "short")
 
     def __init__(self) -> None:
         self.score = 0.0
@@ -118,6 +126,8 @@ class Tally:
         self.opponents = 0.0
         self.wins = 0
         self.losses = 0
+        #: the sum of 1 - ratio over the period's team games of an uneven ratio (issue 37)
+        self.short = 0.0
 
     def add(self, score: float, expected: float, opponent: float) -> None:
         self.score += score
@@ -129,22 +139,79 @@ class Tally:
         elif score == 0.0:
             self.losses += 1
 
+    def add_member(self, score: float, expected: float, opponent: float, ratio: float) -> None:
+        """A team game of a member of a side (issue 37): the score and the expectation count
+        ``ratio`` of themselves in the sums (the uneven ratio: each game's step K (S - E) is
+        ``ratio`` of a full one), the game in full in the games, wins, losses and opponents
+        that a performance rating reads (whose change :meth:`ratio` then scales)."""
+        if ratio == 1.0:
+            self.add(score, expected, opponent)
+            return
+        self.add(ratio * score, ratio * expected, opponent)
+        if score == 1.0:
+            self.wins += 1
+        elif score == 0.0:
+            self.losses += 1
+        self.short += 1.0 - ratio
+
+    @property
+    def ratio(self) -> float:
+        """The period's uneven ratio: the mean over the period's games (1 without a game of an
+        uneven ratio). Source: issue 37; Choice: :class:`ratings_core.sides.PeriodRatio`."""
+        return 1.0 - self.short / self.games if self.short else 1.0
+
+
+def tally_team(tallies: dict[int, Tally], table: Table, game: TeamGame,
+               expected: Callable[[float], float], first_move_advantage: float) -> None:
+    """A team game's tallies: one expectation E from the sides' strengths A and B, given the
+    handicap h (the first move folded in as for a game of one against one); each member of
+    side_a tallies (S, E, the other side as they meet it + h), each of side_b
+    (1 - S, 1 - E, the other side as they meet it - h), each counting ``ratio`` of the step
+    (:func:`ratings_core.sides.uneven_ratio`).
+
+    Source: issue 37 ("one expected score per side from the ladder's curve"; the uneven ratio);
+    :mod:`ratings_core.sides` (the rules and their Choices). Choice: the opponent a member
+    tallies (the Ravg of a provisional performance) is the other side as they meet it
+    (:func:`ratings_core.sides.met_rating`), so that a newcomer carried by a strong partner is
+    not credited with the partner's strength.
+    """
+    index = table.index
+    rating = table.rating
+    a_strength, b_strength = strengths(game, rating, index)
+    h = game.handicap - first_move_advantage * game.first_move
+    e = expected(a_strength - b_strength - h)
+    s = game.score_a
+    ratio_a = uneven_ratio(len(game.side_a), len(game.side_b))
+    ratio_b = uneven_ratio(len(game.side_b), len(game.side_a))
+    for name in game.side_a:
+        i = index[name]
+        met = met_rating(rating[i], a_strength, b_strength)
+        tallies.setdefault(i, Tally()).add_member(s, e, met + h, ratio_a)
+    for name in game.side_b:
+        i = index[name]
+        met = met_rating(rating[i], b_strength, a_strength)
+        tallies.setdefault(i, Tally()).add_member(1.0 - s, 1.0 - e, met - h, ratio_b)
+
 
 def tally_period(
-    table: Table, games: Sequence[Game], expected: Callable[[float], float],
+    table: Table, games: Sequence[Match], expected: Callable[[float], float],
     first_move_advantage: float = 0.0,
 ) -> dict[int, Tally]:
     """Every participant's totals over a period, from the ratings held before it.
 
     A handicap narrows the giver's difference: they play as if that much weaker, and their
     opponent's rating counts that much higher in Ravg. The first move counts as a handicap of
-    ``first_move_advantage`` received (:meth:`RatingSystem.handicap_of`).
+    ``first_move_advantage`` received (:meth:`RatingSystem.handicap_of`). A team game is
+    tallied by :func:`tally_team`.
     Source: seed 002 (算出方法, period sums; TAISEN handicap points), seed 001 (h), SPEC 3.4.
     """
     index = table.index
     rating = table.rating
     tallies: dict[int, Tally] = {}
     for game in games:
+        if isinstance(game, TeamGame):
+            tally_team(tallies, table, game, expected, first_move_advantage)
+            continue
         a = index[game.player_a]
         b = index[game.player_b]
         # The giver of a handicap plays as if that much weaker (seed 002 TAISEN, seed 001 h).
@@ -170,7 +237,24 @@ def game_lists(table: Table, games: Sequence[Game], moments: bool) -> GameLists:
         list(moments_of(map(PLAYED_AT, games))) if moments else [])
 
 
-def leave_last_played(table: Table, games: Sequence[Game]) -> None:
+def team_lists(table: Table, games: Sequence[TeamGame], moments: bool) -> TeamLists:
+    """Team games as the inlined team loops read them (:class:`~ratings_core.rows.TeamLists`),
+    each field's loop in C (``map``), as :func:`game_lists`.
+
+    Source: no rule of its own (the loops'); issue 37 (team games at the speed of singles).
+    """
+    sides_a = list(map(SIDE_A, games))
+    sides_b = list(map(SIDE_B, games))
+    members = games.members if isinstance(games, TeamRun) and games.members else list(
+        map(table.index.__getitem__, chain.from_iterable(map(add, sides_a, sides_b))))
+    return TeamLists(
+        list(map(len, sides_a)), list(map(len, sides_b)), members, list(map(SCORE_A, games)),
+        list(map(HANDICAP, games)), list(map(FIRST_MOVE_OF, games)),
+        list(map(SIZE_HANDICAP, games)),
+        list(moments_of(map(PLAYED_AT, games))) if moments else [])
+
+
+def leave_last_played(table: Table, games: Sequence[Match]) -> None:
     """For loops that never read last_played: the replay engine records it later, when it
     handed the games over as a :class:`~ratings_core.system.GameRun`; else it is recorded now.
 
@@ -269,8 +353,9 @@ class ClassicElo(RatingSystem):
     def _floor(self, table: Table, i: int) -> float:
         return floor_for(table.peak[i], floor=self.params.floor, ratchet=self.params.ratchet)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
-        """R' = R + K (sum S - sum E), then the floors. Source: seed 000, seed 002, SPEC 3.2."""
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
+        """R' = R + K (sum S - sum E), then the floors; each member of a side by their own K
+        (:func:`tally_team`). Source: seed 000, seed 002, SPEC 3.2; issue 37."""
         tallies = tally_period(table, games, self.expected, self.first_move_advantage)
         updates = []
         for i, t in tallies.items():
@@ -291,6 +376,22 @@ class ClassicElo(RatingSystem):
             return
         rate_each_classic(self.params, table, game_lists(table, games, moments=False))
         leave_last_played(table, games)
+
+    def rate_team_sequence(self, table: Table, games: Sequence[TeamGame]) -> None:
+        """Each team game its own period: :meth:`rate_period`'s arithmetic (the sides'
+        strengths, one E, each member's K and floors, the uneven ratio) written out in
+        :func:`ratings_core.inlined.rate_each_classic_team`; ``tests/core/test_sides.py``
+        checks the two paths give equal numbers. Source: issue 37 (the benchmark's speed)."""
+        if self.params.curve != "logistic":
+            super().rate_team_sequence(table, games)
+            return
+        latest = [-1] * len(table)
+        touched: list[int] = []
+        rate_each_classic_team(self.params, table, team_lists(table, games, moments=False),
+                               latest, touched)
+        last = table.last_moment
+        for i in touched:
+            last[i] = moment_of(games[latest[i]].played_at)
 
     def rate_columns(self, table: Table, rows: GameRows) -> None:
         """:meth:`rate_sequence` over a history's columns (``last_played`` left to the replay)."""
@@ -348,8 +449,9 @@ class AsymmetricElo(RatingSystem):
     def newcomer(self, when: datetime, birth_date: date | None, share: float) -> PlayerState:
         return PlayerState(rating=self.params.initial, peak=self.params.initial)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
-        """R' = R + f(K (sum S - sum E)), f scaling losses. Source: seed 002, SPEC 3.8."""
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
+        """R' = R + f(K (sum S - sum E)), f scaling losses; a member of a side by their own
+        tally (:func:`tally_team`). Source: seed 002, SPEC 3.8; issue 37."""
         p = self.params
         tallies = tally_period(table, games, logistic_expected, self.first_move_advantage)
         updates = [

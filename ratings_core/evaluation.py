@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from .model import PlayerState, Step, events_of, games_of
+from .model import PlayerState, Step, TeamGame, events_of, games_of
 from .replay import OpenReplay
 from .system import RatingSystem
 
@@ -130,6 +130,11 @@ def evaluate(
         games = games_of(step)
         if games and moment is not None and moment >= start_of_test:
             for game in games:
+                if isinstance(game, TeamGame):  # one prediction per game (issue 37)
+                    side_a = [_state(system, rated, m, game.played_at) for m in game.side_a]
+                    side_b = [_state(system, rated, m, game.played_at) for m in game.side_b]
+                    pairs.append((system.predict_sides(game, side_a, side_b), game.score_a))
+                    continue
                 a = _state(system, rated, game.player_a, game.played_at)
                 b = _state(system, rated, game.player_b, game.played_at)
                 pairs.append((system.predict(game, a, b), game.score_a))

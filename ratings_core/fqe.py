@@ -27,10 +27,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from .model import Game, PlayerState
+from .model import Match, PlayerState, TeamGame
 from .parameters import param, require
 from .provisional import performance_rating, weighted_rating
 from .rounding import round_half_away
+from .sides import PeriodRatio, members, met_rating, scaled_change, side_strength, uneven_ratio
 from .system import RatingSystem
 from .table import Table, moment_of
 
@@ -223,15 +224,47 @@ def permanent_rating(
 # -- the system ------------------------------------------------------------------------------------
 
 
+class _Side:
+    """The other side of a team game as one member meets it (issue 37): rated, in the group
+    that rates the member, at :func:`ratings_core.sides.met_rating` of the ratings that group
+    sees (``seen``), with the size handicap of the smaller side."""
+
+    __slots__ = ("member", "own", "other", "size_handicap")
+
+    def __init__(self, member: int, own: tuple[int, ...], other: tuple[int, ...],
+                 size_handicap: float) -> None:
+        self.member = member
+        self.own = own
+        self.other = other
+        self.size_handicap = size_handicap
+
+    def rating(self, seen: Callable[[int], float]) -> float:
+        own = side_strength([seen(i) for i in self.own], len(self.other), self.size_handicap)
+        other = side_strength([seen(j) for j in self.other], len(self.own), self.size_handicap)
+        return met_rating(seen(self.member), own, other)
+
+
 class _Entry:
-    """One game seen from one player: the opponent, the score and the handicap given."""
+    """One game seen from one player: the opponent (a player, or the other side of a team
+    game), the score and the handicap given."""
 
     __slots__ = ("opponent", "score", "handicap")
 
-    def __init__(self, opponent: int, score: float, handicap: float) -> None:
+    def __init__(self, opponent: int | _Side, score: float, handicap: float) -> None:
         self.opponent = opponent
         self.score = score
         self.handicap = handicap
+
+    def rating(self, seen: Callable[[int], float]) -> float:
+        """The opponent's rating as the current group sees it."""
+        opponent = self.opponent
+        return seen(opponent) if isinstance(opponent, int) else opponent.rating(seen)
+
+    @property
+    def met(self) -> int | tuple[int, ...]:
+        """Whom the game was against: the opponent, or the other side's members."""
+        opponent = self.opponent
+        return opponent if isinstance(opponent, int) else opponent.other
 
 
 class QuebecSystem(RatingSystem):
@@ -263,15 +296,48 @@ class QuebecSystem(RatingSystem):
 
         return fqe_expected(seen(player) - seen(opponent) - handicap)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+    def side_state(self, members: Sequence[PlayerState], other_size: int,
+                   size_handicap: float) -> PlayerState:
+        """A side as one player: its strength from the ratings the federation's table reads
+        (an unrated member at 1100), a rated player's state.
+
+        Source: seed 003 (unrated opponents count as 1100); issue 37 (a side's rating is the
+        mean of its members').
+        """
+        p = self.params
+        rating = side_strength([p.unrated_opponent if m.games == 0 else m.rating
+                                for m in members], other_size, size_handicap)
+        return PlayerState(rating=rating, games=1, peak=rating)
+
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
         """Rate one event: unrated, then provisional, then permanent players.
 
-        Source: seed 003 ("L'ordre de cotation"), SPEC 3.5.
+        A team game is a game of the event like any other: each member has an entry against
+        the other side as they meet it, rated from the ratings their group sees; a rated member
+        of the larger of uneven sides moves by the event's ratio of their change.
+
+        Source: seed 003 ("L'ordre de cotation"), SPEC 3.5; issue 37 ("Quebec (``fqe``) and the
+        Russian go system rate a team game inside its event like any other game"). Choices: a
+        match (the 50-point cap) is all of a player's games against one opponent or one and
+        the same other side; an unrated member's first rating is their performance, not a
+        change, so the ratio leaves it whole.
         """
         p = self.params
         index = table.index
         entries: dict[int, list[_Entry]] = {}
+        ratios = PeriodRatio()
         for game in games:
+            if isinstance(game, TeamGame):
+                side_a, side_b = (tuple(side) for side in members(game, index))
+                for own, other, score, given in ((side_a, side_b, game.score_a, game.handicap),
+                                                 (side_b, side_a, 1.0 - game.score_a,
+                                                  -game.handicap)):
+                    ratio = uneven_ratio(len(own), len(other))
+                    for i in own:
+                        view = _Side(i, own, other, game.size_handicap)
+                        entries.setdefault(i, []).append(_Entry(view, score, given))
+                        ratios.count(i, ratio)
+                continue
             a = index[game.player_a]
             b = index[game.player_b]
             # The giver of a handicap plays as if that much weaker (SPEC 3.4).
@@ -292,6 +358,11 @@ class QuebecSystem(RatingSystem):
 
         for group in (unrated, provisional, permanent):
             results = {i: self._settle(table, i, entries[i], seen) for i in group}
+            for i in results:
+                ratio = ratios.of(i, len(entries[i]))
+                if ratio != 1.0 and table.games[i] > 0:
+                    results[i] = round_half_away(scaled_change(table.rating[i], results[i],
+                                                               ratio))
             new.update(results)
 
         for i, rating in new.items():
@@ -312,11 +383,11 @@ class QuebecSystem(RatingSystem):
         seen: Callable[[int], float],
     ) -> int:
         p = self.params
-        opponents = [seen(e.opponent) + e.handicap for e in entries]
+        opponents = [e.rating(seen) + e.handicap for e in entries]
         n = len(entries)
         games = table.games[i]
         if games > p.provisional_games:
-            is_match = n >= 2 and len({e.opponent for e in entries}) == 1
+            is_match = n >= 2 and len({e.met for e in entries}) == 1
             return permanent_rating(
                 table.rating[i], opponents, [e.score for e in entries], is_match=is_match,
                 params=p,

@@ -36,8 +36,17 @@ from .glickman import (
     expected_score,
     grow_deviation,
 )
-from .model import Game, PlayerState
+from .model import Match, PlayerState, TeamGame
 from .parameters import first_move_param, param, require
+from .sides import (
+    PeriodRatio,
+    members,
+    met_rating,
+    scaled_change,
+    side_deviation,
+    strengths,
+    uneven_ratio,
+)
 from .system import RatingSystem
 from .table import Table, moment_of
 
@@ -76,22 +85,27 @@ def glicko_update(
 
 
 def handicap_results(
-    games: Sequence[Game],
+    games: Sequence[Match],
     index: dict[str, int],
     rating: Sequence[float],
     deviation: dict[int, float],
-    handicap_of: Callable[[Game], float] = lambda game: game.handicap,
+    handicap_of: Callable[[Match], float] = lambda game: game.handicap,
+    ratios: PeriodRatio | None = None,
 ) -> dict[int, list[Result]]:
     """Every participant's results, each player seen from their own side of the board.
 
     A handicap (rating points, positive when player_a gives it) narrows the giver's rating
     difference: player_a plays as if facing r_b + h, player_b as if facing r_a - h, so both use
     r_a - r_b - h. ``deviation`` holds each participant's pre-period deviation; ``handicap_of``
-    folds in the first-move advantage (:meth:`RatingSystem.handicap_of`).
+    folds in the first-move advantage (:meth:`RatingSystem.handicap_of`). A team game gives
+    each member a result by :func:`team_results`, counting its uneven ratio in ``ratios``.
     Source: SPEC 3.4 (seed 001: the handicap narrows the difference; seed 002: TAISEN).
     """
     results: dict[int, list[Result]] = {}
     for game in games:
+        if isinstance(game, TeamGame):
+            team_results(results, game, index, rating, deviation, handicap_of(game), ratios)
+            continue
         a = index[game.player_a]
         b = index[game.player_b]
         h = handicap_of(game)
@@ -99,6 +113,33 @@ def handicap_results(
         results.setdefault(a, []).append((rating[b] + h, deviation[b], s))
         results.setdefault(b, []).append((rating[a] - h, deviation[a], 1.0 - s))
     return results
+
+
+def team_results(results: dict[int, list[Result]], game: TeamGame, index: dict[str, int],
+                 rating: Sequence[float], deviation: dict[int, float], h: float,
+                 ratios: PeriodRatio | None) -> None:
+    """A team game's results: each member meets the other side as one opponent, rated as the
+    member meets it (:func:`ratings_core.sides.met_rating`, + h for side_a and - h for side_b
+    as for two players) and with the root mean square of its members' pre-period deviations;
+    each member keeps their own deviation (and volatility) for the update.
+
+    Source: issue 37 ("Glicko and Glicko-2, their own deviation (and volatility) against the
+    other side taken as one opponent whose rating is the mean and whose deviation is the root
+    mean square of its members'"); :mod:`ratings_core.sides`.
+    """
+    side_a, side_b = members(game, index)
+    a_strength, b_strength = strengths(game, rating, index)
+    s = game.score_a
+    for own, other, own_strength, other_strength, shift, score in (
+            (side_a, side_b, a_strength, b_strength, h, s),
+            (side_b, side_a, b_strength, a_strength, -h, 1.0 - s)):
+        other_deviation = side_deviation([deviation[j] for j in other])
+        ratio = uneven_ratio(len(own), len(other))
+        for i in own:
+            met = met_rating(rating[i], own_strength, other_strength)
+            results.setdefault(i, []).append((met + shift, other_deviation, score))
+            if ratios is not None:
+                ratios.count(i, ratio)
 
 
 def _check_result(opponent_rating: float, opponent_deviation: float, score: float) -> None:
@@ -281,26 +322,33 @@ class Glicko(DeviationSystem):
         )
         return clamp(grown, p.min_deviation, p.max_deviation)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
         """Steps 1 and 2 of Glicko for every participant, from pre-period values, then write.
+        A member of a side meets the other side as one opponent (:func:`team_results`); one
+        of the larger of uneven sides moves by the period's ratio of their change.
 
-        Source: Glickman, "The Glicko system", steps 1-2; SPEC 3.9.
+        Source: Glickman, "The Glicko system", steps 1-2; SPEC 3.9; issue 37 (Choice: Glicko's
+        update is no sum of steps, so the uneven ratio scales the rating's change over the
+        period, :class:`ratings_core.sides.PeriodRatio`; the deviation shrinks in full).
         """
         p = self.params
         index = table.index
         pre: dict[int, float] = {}
         for game in games:
-            for name in (game.player_a, game.player_b):
+            for name in (game.side_a + game.side_b if isinstance(game, TeamGame)
+                         else (game.player_a, game.player_b)):
                 i = index[name]
                 if i not in pre:
                     stored = table.deviation[i]
                     deviation = p.initial_deviation if stored is None else stored
                     t = elapsed_periods(when, table.last_played(i), p.period_days)
                     pre[i] = self._pre_period(deviation, t)
-        results = handicap_results(games, index, table.rating, pre, self.handicap_of)
+        ratios = PeriodRatio()
+        results = handicap_results(games, index, table.rating, pre, self.handicap_of, ratios)
         updates = []
         for i, own in results.items():
             rating, deviation = glicko_update(table.rating[i], pre[i], own)
+            rating = scaled_change(table.rating[i], rating, ratios.of(i, len(own)))
             deviation = clamp(deviation, p.min_deviation, p.max_deviation)
             updates.append((i, rating, deviation, len(own)))
         for i, rating, deviation, n in updates:

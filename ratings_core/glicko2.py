@@ -32,8 +32,9 @@ from .glicko import (
     handicap_results,
     record,
 )
-from .model import Game, PlayerState
+from .model import Match, PlayerState, TeamGame
 from .parameters import first_move_param, param, require
+from .sides import PeriodRatio, scaled_change
 from .table import Table
 
 #: rating points per Glicko-2 unit: 400 / ln 10, as the paper rounds it (step 2)
@@ -298,21 +299,29 @@ class Glicko2(DeviationSystem):
         # A stored volatility of 0 would break step 5's ln sigma^2: keep it a hair above.
         return clamp(d, p.min_deviation, p.max_deviation), clamp(s, 1e-12, p.max_volatility)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
         """Steps 1-8 for every participant from the pre-period values of all, then write.
+        A member of a side meets the other side as one opponent
+        (:func:`ratings_core.glicko.team_results`) with their own deviation and volatility;
+        one of the larger of uneven sides moves by the period's ratio of their change.
 
-        Source: Glickman, "Example of the Glicko-2 system" (2013); SPEC 3.9.
+        Source: Glickman, "Example of the Glicko-2 system" (2013); SPEC 3.9; issue 37 (Choice:
+        the update is no sum of steps, so the uneven ratio scales the rating's change over the
+        period, :class:`ratings_core.sides.PeriodRatio`; deviation and volatility as computed).
         """
         p = self.params
         index = table.index
         stored: dict[int, tuple[float, float]] = {}
         for game in games:
-            for name in (game.player_a, game.player_b):
+            for name in (game.side_a + game.side_b if isinstance(game, TeamGame)
+                         else (game.player_a, game.player_b)):
                 i = index[name]
                 if i not in stored:
                     stored[i] = self._stored(table.deviation[i], table.volatility[i])
         deviations = {i: d for i, (d, _) in stored.items()}
-        results = handicap_results(games, index, table.rating, deviations, self.handicap_of)
+        ratios = PeriodRatio()
+        results = handicap_results(games, index, table.rating, deviations, self.handicap_of,
+                                   ratios)
         updates = []
         for i, own in results.items():
             deviation, volatility = stored[i]
@@ -321,6 +330,7 @@ class Glicko2(DeviationSystem):
                 max_deviation=p.max_deviation,
                 elapsed=elapsed_periods(when, table.last_played(i), p.period_days),
             )
+            rating = scaled_change(table.rating[i], rating, ratios.of(i, len(own)))
             updates.append((
                 i, rating, clamp(deviation, p.min_deviation, p.max_deviation),
                 min(volatility, p.max_volatility), len(own),

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from .curves import LINEAR_SPAN, linear_expected
-from .model import Game, PlayerState
+from .model import Match, PlayerState, TeamGame
 from .parameters import param, require
 from .rounding import round_half_away
+from .sides import members, strengths, uneven_ratio
 from .system import RatingSystem
 from .table import Table, moment_of
 
@@ -84,13 +85,17 @@ class LinearElo(RatingSystem):
         """The linear curve 0.5 + d/800, clipped. Source: seed 002, SPEC 3.3."""
         return linear_expected(player.rating - opponent.rating - handicap)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
-        """Each game's change from the ratings before the period, summed per player."""
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
+        """Each game's change from the ratings before the period, summed per player; a team
+        game's by :meth:`_team_changes`."""
         p = self.params
         index, rating = table.index, table.rating
         changes: dict[int, int] = {}
         counts: dict[int, int] = {}
         for game in games:
+            if isinstance(game, TeamGame):
+                self._team_changes(table, game, changes, counts)
+                continue
             a, b = index[game.player_a], index[game.player_b]
             change = linear_change(
                 rating[a], rating[b], game.score_a, k=p.k, handicap=game.handicap,
@@ -106,6 +111,32 @@ class LinearElo(RatingSystem):
             table.games[i] += counts[i]
             table.peak[i] = max(table.peak[i], table.rating[i])
             table.last_moment[i] = moment_of(when)
+
+    def _team_changes(self, table: Table, game: TeamGame, changes: dict[int, int],
+                      counts: dict[int, int]) -> None:
+        """A team game: the whole-point change of :func:`linear_change` between the sides'
+        strengths (the handicap points as for two players); each member of the winning side
+        gains it and each of the losing side loses it, a member of the larger of uneven sides
+        ratio of it, rounded half away from zero to whole points as every change is.
+
+        Source: issue 37 ("Systems with handicaps ... use the sides' means for the rating
+        difference"; the uneven ratio); seed 002 (the change, whole points, the loser loses
+        what the winner gains). Choice: the ratio is taken of the rounded, clamped change and
+        rounded again, so that even sides exchange exactly seed 002's points.
+        """
+        p = self.params
+        side_a, side_b = members(game, table.index)
+        a_strength, b_strength = strengths(game, table.rating, table.index)
+        change = linear_change(
+            a_strength, b_strength, game.score_a, k=p.k, handicap=game.handicap,
+            min_change=p.min_change, max_change=p.max_change,
+        )
+        for own, other, own_change in ((side_a, side_b, change), (side_b, side_a, -change)):
+            ratio = uneven_ratio(len(own), len(other))
+            step = own_change if ratio == 1.0 else round_half_away(ratio * own_change)
+            for i in own:
+                changes[i] = changes.get(i, 0) + step
+                counts[i] = counts.get(i, 0) + 1
 
 
 class TaisenElo(LinearElo):

@@ -131,6 +131,9 @@ def players_of(game: Match) -> tuple[str, ...]:
 PLAYER_A, PLAYER_B, SCORE_A, HANDICAP, FIRST_MOVE_OF, PLAYED_AT = map(
     attrgetter, ("player_a", "player_b", "score_a", "handicap", "first_move", "played_at"))
 
+#: a team game's fields as functions, as the game's above (issue 37)
+SIDE_A, SIDE_B, SIZE_HANDICAP = map(attrgetter, ("side_a", "side_b", "size_handicap"))
+
 #: player_a's colour as a game's ``first_move`` (White moves first; None: not known), and back
 FIRST_MOVE: dict[str | None, int] = {"white": 1, "black": -1, None: 0}
 COLOUR: dict[int, str | None] = {move: colour for colour, move in FIRST_MOVE.items()}
@@ -163,7 +166,7 @@ class Return:
     played_at: datetime
 
 
-Event = Game | Join | Retire | Return
+Event = Game | TeamGame | Join | Retire | Return
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +189,6 @@ def events_of(step: Step) -> tuple[Event, ...]:
     return step.events if isinstance(step, RatingPeriod) else (step,)
 
 
-def games_of(step: Step) -> list[Game]:
-    """The games of a step, in order."""
-    return [event for event in events_of(step) if isinstance(event, Game)]
+def games_of(step: Step) -> list[Match]:
+    """The games of a step, of one against one or of sides, in order."""
+    return [event for event in events_of(step) if isinstance(event, Game | TeamGame)]

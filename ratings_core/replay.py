@@ -15,11 +15,12 @@ the same rules: the columnar replay of :mod:`ratings_core.columns` does.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from itertools import chain, compress, count, repeat
-from operator import is_not
+from operator import add, is_not
 from types import MappingProxyType
 from typing import cast
 
@@ -27,18 +28,23 @@ from . import pool as starting_pool
 from .model import (
     PLAYER_A,
     PLAYER_B,
+    SIDE_A,
+    SIDE_B,
     Event,
     Game,
     Join,
+    Match,
     PlayerState,
     Retire,
     Return,
     Status,
     Step,
+    TeamGame,
     events_of,
+    players_of,
 )
 from .rows import CHUNK
-from .system import GameRun, RatingSystem
+from .system import GameRun, RatingSystem, TeamRun
 from .table import LeagueSums, Table, TableSnapshot
 
 
@@ -172,7 +178,7 @@ class Engine:
         #: the retirees' pool that newcomers share (SPEC 3.7), 0 for a system without one
         self.pool = 0.0
         #: runs whose system left last_played to the engine (GameRun.defer_last_played)
-        self.unstamped: list[Sequence[Game]] = []
+        self.unstamped: list[Sequence[Match]] = []
 
     # -- state in and out -------------------------------------------------------------------
 
@@ -201,32 +207,63 @@ class Engine:
 
         Games between other steps go to the system in runs of at most :data:`CHUNK`, cut where
         a checkpoint falls; the other steps are found all at once (``map`` over the steps' types
-        runs in C), not by looking at every step in Python.
+        runs in C), not by looking at every step in Python. Consecutive team games, each a step
+        of its own, go to the system in runs the same way (issue 37).
         """
         steps = steps if isinstance(steps, Sequence) else list(steps)
         others = [*compress(count(), map(is_not, map(type, steps), repeat(Game))), len(steps)]
+        #: the steps that are no team game, found when the first team game is met
+        non_teams: list[int] | None = None
         i = 0
-        for other in others:
+        n = 0
+        while n < len(others):
+            other = others[n]
             while i < other:  # the games steps[i:other]
-                stop = min(other, i + CHUNK)
-                if checkpoint_every is not None:
-                    stop = min(stop, i + checkpoint_every - position % checkpoint_every)
+                stop = self._cut(i, other, position, checkpoint_every)
                 self._rate_run(cast("Sequence[Game]", steps[i:stop]), position)
                 position += stop - i
                 i = stop
                 self._checkpoint(position, checkpoint_every, checkpoints)
-            if i < len(steps):  # the other step itself
-                self._apply(steps[i], position)
-                position += 1
-                i += 1
-                self._checkpoint(position, checkpoint_every, checkpoints)
+            if i == len(steps):
+                break
+            if type(steps[i]) is TeamGame:  # a run of team games, steps[i:end]
+                if non_teams is None:
+                    non_teams = [*compress(count(), map(is_not, map(type, steps),
+                                                        repeat(TeamGame))), len(steps)]
+                end = non_teams[bisect_right(non_teams, i)]
+                while i < end:
+                    stop = self._cut(i, end, position, checkpoint_every)
+                    self._rate_team_run(cast("Sequence[TeamGame]", steps[i:stop]), position)
+                    position += stop - i
+                    i = stop
+                    self._checkpoint(position, checkpoint_every, checkpoints)
+                n = bisect_left(others, end, n)
+                continue
+            self._apply(steps[i], position)  # the other step itself
+            position += 1
+            i += 1
+            n += 1
+            self._checkpoint(position, checkpoint_every, checkpoints)
         self.stamp_last_played()
         return position
+
+    @staticmethod
+    def _cut(i: int, end: int, position: int, checkpoint_every: int | None) -> int:
+        """Where a run that starts at step ``i`` (the ``position``-th) and may go on to
+        ``end`` stops: after at most :data:`CHUNK` steps, and where a checkpoint falls."""
+        stop = min(end, i + CHUNK)
+        if checkpoint_every is not None:
+            stop = min(stop, i + checkpoint_every - position % checkpoint_every)
+        return stop
 
     def stamp_last_played(self) -> None:
         """Record last_played for the runs whose system left it (GameRun.defer_last_played)."""
         if self.unstamped:
             runs, self.unstamped = self.unstamped, []
+            if len(runs) > 1 and any(type(run) is TeamRun for run in runs):
+                for run in runs:  # in order: a later run's time is the last
+                    self.table.stamp_last_played(run)
+                return
             self.table.stamp_last_played(runs[0] if len(runs) == 1
                                          else list(chain.from_iterable(runs)))
 
@@ -270,6 +307,33 @@ class Engine:
                     first_position + offset,
                 )
 
+    def _rate_team_run(self, games: Sequence[TeamGame], first_position: int) -> None:
+        """A run of team games, each a period of its own: every member's newcomers admitted
+        (those of one game together, sharing the pool as a period's newcomers do), a retired
+        member's game refused, then the system rates the run (issue 37)."""
+        index = self.table.index
+        active = self.table.active
+        everyone = list(chain.from_iterable(map(add, map(SIDE_A, games), map(SIDE_B, games))))
+        try:
+            members = list(map(index.__getitem__, everyone))
+            slow = not all(active) and not all(map(active.__getitem__, members))
+        except KeyError:  # newcomers
+            slow = True
+        if slow:  # newcomers to admit, or a retired player among the members
+            for offset, game in enumerate(games):
+                names = players_of(game)
+                new = [name for name in names if name not in index]
+                if new:
+                    self.admit([(name, game.played_at, self.birth_dates.get(name))
+                                for name in new])
+                for name in names:
+                    if not active[index[name]]:
+                        raise ReplayError(f"player {name!r} is retired; a 'return' must come "
+                                          "before their games", first_position + offset)
+            members = list(map(index.__getitem__, everyone))
+        self.stamp_last_played()  # the system may read it (as a period's games do)
+        self.system.rate_team_sequence(self.table, TeamRun(games, self.unstamped, members))
+
     def apply_period(self, events: Sequence[Event], position: int) -> None:
         """The events of the step at ``position`` as one rating period: retirements and
         returns, then joins and the games' newcomers admitted together, then the games rated
@@ -279,7 +343,7 @@ class Engine:
         joins: list[tuple[str, datetime, date | None]] = []
         #: the ratings some joiners bring (rated problems), by name
         known: dict[str, float] = {}
-        games: list[tuple[int, Game]] = []
+        games: list[tuple[int, Match]] = []
         for k, event in enumerate(events):
             if isinstance(event, Retire | Return):
                 self._membership(event, position, k)
@@ -290,20 +354,20 @@ class Engine:
                 joins.append((event.player, event.played_at, birth))
                 if event.rating is not None:
                     known[event.player] = event.rating
-            elif isinstance(event, Game):
+            elif isinstance(event, Game | TeamGame):
                 games.append((k, event))
             else:
                 raise ReplayError(f"a rating period cannot contain {event!r}", position, k)
         newcomers = list(joins)
         seen = {j[0] for j in joins}
         for _, game in games:
-            for name in (game.player_a, game.player_b):
+            for name in players_of(game):
                 if name not in table.index and name not in seen:
                     seen.add(name)
                     newcomers.append((name, game.played_at, self.birth_dates.get(name)))
         self.admit(newcomers, known)
         for k, game in games:
-            for name in (game.player_a, game.player_b):
+            for name in players_of(game):
                 if not table.active[table.index[name]]:
                     raise ReplayError(
                         f"player {name!r} is retired; a 'return' must come before their games",

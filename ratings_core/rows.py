@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import TypeVar
 
-from .model import Event, Game, Join, Retire, Return
+from .model import Event, Game, Join, Retire, Return, TeamGame
 from .table import datetime_of, moment_of
 
 #: games handed to a system at once when each is its own period (bounds memory, keeps speed):
@@ -155,7 +155,10 @@ class ColumnsBuilder:
         self.seconds = _extend(self.seconds, "d", math.nan, before, count, seconds)
 
     def add_event(self, event: Event, label: str = "") -> None:
-        """One row, from its event."""
+        """One row, from its event. A team game has no row: a history with one replays by
+        steps (``ValueError``; issue 37)."""
+        if isinstance(event, TeamGame):
+            raise ValueError("the columns hold games of one against one, not of sides")
         label_id = self.label_id(label)
         moment = array("q", (moment_of(event.played_at),))
         if isinstance(event, Game):
@@ -308,4 +311,29 @@ class GameLists:
         self.score_a = score_a
         self.handicap = handicap
         self.first_move = first_move
+        self.moment = moment
+
+
+class TeamLists:
+    """Team games as the loops read them (issue 37), one list per field as :class:`GameLists`:
+    each game's side sizes, every member's place in the table (side_a's then side_b's, game
+    after game, in ``members``), side_a's score, the handicap, the first move, the rating points
+    per missing member of the smaller side and (for ``club``, else empty) the time as a moment.
+
+    Source: issue 37 (team games at the speed of singles); issue 19 (lists for the loops).
+    """
+
+    __slots__ = ("size_a", "size_b", "members", "score_a", "handicap", "first_move",
+                 "size_handicap", "moment")
+
+    def __init__(self, size_a: list[int], size_b: list[int], members: list[int],
+                 score_a: list[float], handicap: list[float], first_move: list[int],
+                 size_handicap: list[float], moment: list[int]) -> None:
+        self.size_a = size_a
+        self.size_b = size_b
+        self.members = members
+        self.score_a = score_a
+        self.handicap = handicap
+        self.first_move = first_move
+        self.size_handicap = size_handicap
         self.moment = moment

@@ -38,12 +38,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from .model import Game, PlayerState
+from .model import Match, PlayerState, TeamGame
 from .parameters import param, require
+from .sides import (
+    PeriodRatio,
+    members,
+    met_rating,
+    scaled_change,
+    side_deviation,
+    side_strength,
+    uneven_ratio,
+)
 from .system import RatingSystem
 from .table import Table, moment_of
 
@@ -444,6 +453,71 @@ def anomaly_widening(deviation: float, rating: float, k_an: float, *, penalty: f
     return min(deviation * math.sqrt(1.0 + penalty * k_an * k_an), max_deviation(rating))
 
 
+# -- team games (issue 37) ------------------------------------------------------------------------
+
+
+class SideView:
+    """The other side of a team game as one member meets it: an opponent of the period's steps
+    whose rating, in each step, is :func:`ratings_core.sides.met_rating` of the ratings that
+    step uses (the size handicap in rating points for the smaller side), and whose deviation
+    is the root mean square of the other side's members' (none while one of them has none:
+    a newcomer's placeholder, which steps 2 and 3 leave out as they leave out a newcomer).
+
+    Source: issue 37 ("the Russian go system rate[s] a team game inside its event like any
+    other game"; the sides' means; the root mean square deviation). Choice: the curve's width
+    follows the member's own distance from the ideal player and the met rating's, as for any
+    game (p(DR, D) of seed 001 reads D from the two ratings that meet).
+    """
+
+    __slots__ = ("member", "own", "other", "size_handicap")
+
+    def __init__(self, member: int, own: tuple[int, ...], other: tuple[int, ...],
+                 size_handicap: float) -> None:
+        self.member = member
+        self.own = own
+        self.other = other
+        self.size_handicap = size_handicap
+
+    def rating(self, values: Mapping[int, float]) -> float:
+        own = side_strength([values[i] for i in self.own], len(self.other), self.size_handicap)
+        other = side_strength([values[j] for j in self.other], len(self.own),
+                              self.size_handicap)
+        return met_rating(values[self.member], own, other)
+
+    def deviation(self, values: Mapping[int, float | None]) -> float | None:
+        deviations = [values[j] for j in self.other]
+        known = [d for d in deviations if d is not None]
+        return side_deviation(known) if len(known) == len(deviations) else None
+
+
+Opponent = int | SideView
+
+
+def _rating(j: Opponent, values: Mapping[int, float]) -> float:
+    return values[j] if isinstance(j, int) else j.rating(values)
+
+
+def _deviation(j: Opponent, values: Mapping[int, float | None]) -> float | None:
+    return values[j] if isinstance(j, int) else j.deviation(values)
+
+
+def _entry_deviation(j: Opponent, values: Mapping[int, float]) -> float:
+    """Step 5's deviation of an opponent (every participant has one by then)."""
+    if isinstance(j, int):
+        return values[j]
+    return side_deviation([values[k] for k in j.other])
+
+
+def _newcomer_view(j: Opponent, ratings: Mapping[int, float],
+                   deviations: Mapping[int, float | None]) -> float:
+    """Step 4's deviation of an opponent: a newcomer counts with the widest deviation S*."""
+    if isinstance(j, int):
+        dev_j = deviations[j]
+        return max_deviation(ratings[j]) if dev_j is None else dev_j
+    return side_deviation([max_deviation(ratings[k]) if (dev_k := deviations[k]) is None
+                           else dev_k for k in j.other])
+
+
 # -- the system ------------------------------------------------------------------------------------
 
 
@@ -570,16 +644,34 @@ class RussianGo(RatingSystem):
         days = (when - last_played).total_seconds() / 86400.0
         return max(0.0, days / self.params.period_days)
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
         """The six steps of seed 001 over one period, from the states held before it.
 
-        Source: seed 001 («Пошаговый алгоритм пересчета»), SPEC 3.9.
+        A team game's members each have a game against the other side as they meet it
+        (:class:`SideView`); a rated member of the larger of uneven sides moves by the period's
+        ratio of their change (its deviation as computed).
+
+        Source: seed 001 («Пошаговый алгоритм пересчета»), SPEC 3.9; issue 37. Choice: the
+        ratio scales the change of step 5 from the rating held before the period; a newcomer's
+        first rating is no change, so the ratio leaves it whole.
         """
         p = self.params
         index = table.index
         # Each participant's games as (opponent, handicap points given, score).
-        sides: dict[int, list[tuple[int, float, float]]] = {}
+        sides: dict[int, list[tuple[Opponent, float, float]]] = {}
+        ratios = PeriodRatio()
         for game in games:
+            if isinstance(game, TeamGame):
+                h = handicap_points(game.handicap)
+                side_a, side_b = (tuple(side) for side in members(game, index))
+                for own, other, given, score in ((side_a, side_b, h, game.score_a),
+                                                 (side_b, side_a, -h, 1.0 - game.score_a)):
+                    ratio = uneven_ratio(len(own), len(other))
+                    for i in own:
+                        view = SideView(i, own, other, game.size_handicap)
+                        sides.setdefault(i, []).append((view, given, score))
+                        ratios.count(i, ratio)
+                continue
             a = index[game.player_a]
             b = index[game.player_b]
             h = handicap_points(game.handicap)
@@ -607,9 +699,9 @@ class RussianGo(RatingSystem):
             if deviation[i] is None:
                 continue
             rated = [
-                Encounter(rating[j], dev_j, h, s)
+                Encounter(_rating(j, rating), dev_j, h, s)
                 for j, h, s in side
-                if (dev_j := deviation[j]) is not None
+                if (dev_j := _deviation(j, deviation)) is not None
             ]
             # Choice: a handful of games is no evidence of an anomaly. One upset win already has
             # z = sqrt((1 - p) / p) > 4 when p < 1/17, which would lift the input rating to the
@@ -642,8 +734,8 @@ class RussianGo(RatingSystem):
                 continue
             seen = [
                 Encounter(
-                    entry_rating[j],
-                    max_deviation(entry_rating[j]) if (dev_j := deviation[j]) is None else dev_j,
+                    _rating(j, entry_rating),
+                    _newcomer_view(j, entry_rating, deviation),
                     h,
                     s,
                 )
@@ -664,12 +756,17 @@ class RussianGo(RatingSystem):
         updates: list[tuple[int, float, float]] = []
         for i, side in sides.items():
             encounters = [
-                Encounter(entry_rating[j], entry_deviation[j], h, s) for j, h, s in side
+                Encounter(_rating(j, entry_rating), _entry_deviation(j, entry_deviation), h, s)
+                for j, h, s in side
             ]
             new_rating, new_deviation = base_update(
                 entry_rating[i], entry_deviation[i], encounters, scale_ratio=p.scale_ratio,
                 min_deviation=p.min_deviation, rating_min=p.rating_min, rating_max=p.rating_max,
             )
+            ratio = ratios.of(i, len(side))
+            if ratio != 1.0 and deviation[i] is not None:
+                new_rating = self._clamp(scaled_change(rating[i], new_rating, ratio))
+                new_deviation = self._bounded_deviation(new_deviation, new_rating)
             if i in anomaly:
                 new_deviation = anomaly_widening(
                     new_deviation, new_rating, anomaly[i], penalty=p.anomaly_penalty

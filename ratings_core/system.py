@@ -16,9 +16,10 @@ from datetime import date, datetime
 from typing import ClassVar
 
 from .curves import logistic_expected
-from .model import Game, PlayerState
+from .model import Game, Match, PlayerState, TeamGame
 from .parameters import ParameterSet
 from .rows import GameRows
+from .sides import side_deviation, side_strength
 from .table import LeagueSums, Table
 
 
@@ -33,9 +34,30 @@ class GameRun(list[Game]):
 
     __slots__ = ("_unstamped",)
 
-    def __init__(self, games: Sequence[Game], unstamped: list[Sequence[Game]]) -> None:
+    def __init__(self, games: Sequence[Game], unstamped: list[Sequence[Match]]) -> None:
         super().__init__(games)
         self._unstamped = unstamped
+
+    def defer_last_played(self) -> None:
+        self._unstamped.append(self)
+
+
+class TeamRun(list[TeamGame]):
+    """Team games, each a period of its own, that the replay engine hands to
+    :meth:`RatingSystem.rate_team_sequence`; :meth:`defer_last_played` as
+    :class:`GameRun`'s. ``members``: every member's place in the table, side_a's then side_b's,
+    game after game, as the engine found them (empty: not given).
+
+    Source: issue 37 (team games at the speed of singles); issue 19 (the deferral).
+    """
+
+    __slots__ = ("_unstamped", "members")
+
+    def __init__(self, games: Sequence[TeamGame], unstamped: list[Sequence[Match]],
+                 members: list[int] | None = None) -> None:
+        super().__init__(games)
+        self._unstamped = unstamped
+        self.members = members or []
 
     def defer_last_played(self) -> None:
         self._unstamped.append(self)
@@ -88,11 +110,18 @@ class RatingSystem(ABC):
         return state
 
     @abstractmethod
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
-        """Rate one period's games together, from the ratings held before the period."""
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
+        """Rate one period's games together, from the ratings held before the period; a
+        period may hold games of one against one and of sides (:mod:`ratings_core.sides`)."""
 
     def rate_sequence(self, table: Table, games: Sequence[Game]) -> None:
         """Rate each game as a period of its own, in order."""
+        for game in games:
+            self.rate_period(table, (game,), game.played_at)
+
+    def rate_team_sequence(self, table: Table, games: Sequence[TeamGame]) -> None:
+        """Rate each team game as a period of its own, in order (a system may override it with
+        a faster loop that gives the same numbers, as :meth:`rate_sequence`)."""
         for game in games:
             self.rate_period(table, (game,), game.played_at)
 
@@ -115,7 +144,7 @@ class RatingSystem(ABC):
         """Rating points the player with the first move plays above their rating (0: none)."""
         return 0.0
 
-    def handicap_of(self, game: Game) -> float:
+    def handicap_of(self, game: Match) -> float:
         """The game's handicap with the first-move advantage folded in: the side that moves
         first plays as if ``first_move_advantage`` points stronger, so it counts as a handicap
         received. Source: issue 7 of this project; the World Football Elo Ratings add a fixed
@@ -128,6 +157,35 @@ class RatingSystem(ABC):
         """player_a's expected score in ``game`` from the states ``a`` and ``b``."""
         return self.expected_score(a, b, self.handicap_of(game))
 
+    def predict_sides(self, game: TeamGame, side_a: Sequence[PlayerState],
+                      side_b: Sequence[PlayerState]) -> float:
+        """side_a's expected score in ``game`` from its members' states: one prediction per
+        game, :meth:`expected_score` of the two sides as players (:meth:`side_state`).
+
+        Source: issue 37 ("A side's rating is the mean of its members' ratings; one expected
+        score per side from the ladder's curve").
+        """
+        a = self.side_state(side_a, len(side_b), game.size_handicap)
+        b = self.side_state(side_b, len(side_a), game.size_handicap)
+        return self.expected_score(a, b, self.handicap_of(game))
+
+    def side_state(self, members: Sequence[PlayerState], other_size: int,
+                   size_handicap: float) -> PlayerState:
+        """A side as one player, for a prediction: rated at its strength
+        (:func:`ratings_core.sides.side_strength`), with the root mean square of its members'
+        deviations (none when a member has none) and its least experienced member's games.
+
+        Source: issue 37 (the side's rating, the deviation of a side as one opponent). Choice:
+        the fewest games, so that a system which reads them (``fqe``'s unrated players) sees a
+        side with a newcomer as it sees the newcomer.
+        """
+        rating = side_strength([m.rating for m in members], other_size, size_handicap)
+        deviations = [m.deviation for m in members]
+        known = [d for d in deviations if d is not None]
+        deviation = side_deviation(known) if len(known) == len(deviations) else None
+        return PlayerState(rating=rating, games=min(m.games for m in members),
+                           deviation=deviation, peak=rating)
+
     def expected_score(self, player: PlayerState, opponent: PlayerState,
                        handicap: float = 0.0) -> float:
         """``player``'s expected score against ``opponent``, giving ``handicap``: the
@@ -137,13 +195,17 @@ class RatingSystem(ABC):
         """
         return logistic_expected(player.rating - opponent.rating - handicap)
 
-    def check(self, game: Game) -> None:
+    def check(self, game: Match) -> None:
         """Raise ``ValueError`` naming the field when this system cannot rate ``game``.
 
         Callers that read untrusted input (CSV files, chat) call this first so that the error
-        can point at the row or message; ``rate_period`` may rely on it having passed.
+        can point at the row or message; ``rate_period`` may rely on it having passed. A team
+        game follows the handicap rule of a game of one against one (issue 37).
         """
-        if self.uses_seconds and game.seconds is None:
+        if isinstance(game, TeamGame):
+            if not self.rates_teams:
+                raise ValueError(f"{self.name} does not rate team games")
+        elif self.uses_seconds and game.seconds is None:
             raise ValueError(f"seconds is required by {self.name}")
         if not self.uses_handicap and game.handicap != 0.0:
             raise ValueError(f"handicap must be 0: {self.name} does not use handicaps")

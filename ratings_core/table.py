@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple, dataclass
 from datetime import date, datetime, timedelta
 from itertools import chain, repeat
-from operator import floordiv, sub
+from operator import add, floordiv, sub
 
-from .model import PLAYER_A, PLAYER_B, Game, PlayerState, Status
+from .model import PLAYER_A, PLAYER_B, SIDE_A, SIDE_B, Match, PlayerState, Status, players_of
 
 COLUMNS = (
     "names",
@@ -160,13 +160,24 @@ class Table:
         """The state of the i-th player, read from the live table."""
         return _state_at(self, i)
 
-    def stamp_last_played(self, games: Sequence[Game]) -> None:
+    def stamp_last_played(self, games: Sequence[Match]) -> None:
         """Each game's players last played at its time, in order: the last game naming a
-        player, as player_a or player_b, gives their time. (``dict`` finds each player's last
-        game in C; a time is then made a moment once per player, not once per game.)"""
-        named = chain.from_iterable(zip(map(PLAYER_A, games), map(PLAYER_B, games), strict=True))
-        latest = dict(zip(named, chain.from_iterable(zip(games, games, strict=True)),
-                          strict=True))
+        player, as player_a or player_b or a member of a side, gives their time. (``dict``
+        finds each player's last game in C; a time is then made a moment once per player, not
+        once per game.)"""
+        try:
+            named = chain.from_iterable(zip(map(PLAYER_A, games), map(PLAYER_B, games),
+                                            strict=True))
+            latest = dict(zip(named, chain.from_iterable(zip(games, games, strict=True)),
+                              strict=True))
+        except AttributeError:  # team games among them (issue 37): every member of each
+            try:
+                everyone = list(map(add, map(SIDE_A, games), map(SIDE_B, games)))
+            except AttributeError:  # games of both kinds
+                everyone = list(map(players_of, games))
+            latest = dict(zip(chain.from_iterable(everyone),
+                              chain.from_iterable(map(repeat, games, map(len, everyone))),
+                              strict=True))
         index, last = self.index, self.last_moment
         for name, game in latest.items():
             last[index[name]] = moment_of(game.played_at)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
 
-from .model import Game, PlayerState
+from .model import Match, PlayerState, TeamGame
 from .parameters import param, require
 from .system import RatingSystem
 from .table import Table, moment_of
@@ -195,13 +195,17 @@ class Tactics(RatingSystem):
         rating = self.params.initial
         return PlayerState(rating=rating, peak=rating, birth_date=birth_date)
 
-    def check(self, game: Game) -> None:
-        """An attempt needs its time, no handicap, and is solved (1) or failed (0)."""
+    def check(self, game: Match) -> None:
+        """An attempt needs its time, no handicap, and is solved (1) or failed (0); it is one
+        member's attempt at one problem, never a team game's (issue 37: ``rates_teams`` is
+        False)."""
+        if isinstance(game, TeamGame):
+            raise ValueError("tactics rates one member's attempt at a problem, not team games")
         super().check(game)
         if game.score_a == 0.5:
             raise ValueError("score_a must be 1 (solved) or 0 (failed) for tactics, not 0.5")
 
-    def rate_period(self, table: Table, games: Sequence[Game], when: datetime) -> None:
+    def rate_period(self, table: Table, games: Sequence[Match], when: datetime) -> None:
         """Rate every user and problem of the period. Source: seed 004, SPEC 3.10."""
         p = self.params
         index, rating = table.index, table.rating
@@ -209,6 +213,7 @@ class Tactics(RatingSystem):
         by_problem: dict[int, list[Attempt]] = {}
         for game in games:
             self.check(game)
+            assert not isinstance(game, TeamGame)  # check() refuses team games
             assert game.seconds is not None  # check() refuses attempts without a time
             seconds = game.seconds
             u = index[game.player_a]

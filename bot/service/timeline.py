@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from ratings_core.model import Game, PlayerState, Step, events_of
+from ratings_core.model import Game, PlayerState, Step, TeamGame, events_of
 from ratings_core.replay import Checkpoint, replay
 from ratings_core.system import RatingSystem
 
@@ -55,6 +55,9 @@ def _concerns(step: Step, key: str) -> bool:
     for event in events_of(step):
         if isinstance(event, Game):
             if key in (event.player_a, event.player_b):
+                return True
+        elif isinstance(event, TeamGame):  # every member of either side (issue 37)
+            if key in event.side_a or key in event.side_b:
                 return True
         elif event.player == key:
             return True

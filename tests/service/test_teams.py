@@ -84,3 +84,61 @@ async def test_the_reporters_partner_cannot_confirm(chat: Transcript) -> None:
         "Game #1 is for your opponent to confirm or dispute.")
     assert await refused(chat, "ann", "/confirm 1") == (
         "Game #1 is your own report: cid confirms or disputes it, not you.")
+
+
+async def test_a_2v2_goes_to_the_companion_and_is_shown_as_sides(chat: Transcript) -> None:
+    await chat.as_("ann", "/report @cid @dan with @ben win")
+    assert (await chat.as_("dan", "/confirm")).splitlines() == [
+        "Game #1 confirmed: ann & ben beat cid & dan.",
+        "ann: - -> 1553?", "ben: - -> 1553?", "cid: - -> 1447?", "dan: - -> 1447?"]
+    assert await chat.as_("ann", "/top") == "\n".join(
+        ["main ladder", *(f"  {n}. {name}      1500?  0 games"
+                          for n, name in enumerate(MEMBERS, 1))])
+    assert await chat.as_("ann", "/top main-teams") == (
+        "main-teams ladder\n  1. ann      1553?  1 game\n  2. ben      1553?  1 game\n"
+        "  3. cid      1447?  1 game\n  4. dan      1447?  1 game")
+    # the companion takes no game of one against one, nor the team settings
+    assert await refused(chat, "ann", "/report @cid win ladder=main-teams") == (
+        "Ladder main-teams rates the team games of main: report a game of one against one on "
+        "main.")
+    assert await refused(chat, "mod!", "/set max_side 3 ladder=main-teams") == (
+        "max_side of this ladder's team games is set on ladder main: /set max_side VALUE "
+        "ladder=main.")
+    # a moderator's record of two sides counts at once, the first side's result
+    assert (await chat.as_("mod!", "/report @cid @dan vs @ann @ben draw")).splitlines()[0] == (
+        "Game #2 recorded: cid & dan drew with ann & ben.")
+    assert await chat.as_("cid", "/h2h @dan with") == (
+        "cid with dan (main): 0W 1D 1L\n#2 Mar 1, 2024 cid & dan drew with ann & ben\n"
+        "#1 Mar 1, 2024 ann & ben beat cid & dan")
+    assert await chat.as_("cid", "/h2h @ben") == (
+        "cid vs ben (main): 0W 1D 1L\n#2 Mar 1, 2024 cid & dan drew with ann & ben\n"
+        "#1 Mar 1, 2024 ann & ben beat cid & dan")
+    assert (await chat.as_("cid", "/h2h @dan")).startswith("cid vs dan (main): 0W 0D 0L")
+
+
+async def test_shared_team_games_are_rated_on_the_ladder_itself(chat: Transcript) -> None:
+    await chat.as_("mod!", "/set team_ladder shared")
+    recorded = await chat.as_("mod!", "/report @ann @ben vs @cid @dan win")
+    assert recorded.splitlines()[0] == "Game #1 recorded: ann & ben beat cid & dan."
+    assert await chat.as_("ann", "/top main-teams") == (
+        "There is no ladder main-teams. Ladders: main.")
+    assert (await chat.as_("ann", "/top")).splitlines()[1] == "  1. ann      1553?  1 game"
+
+
+async def test_a_correction_of_sides_previews_every_change(chat: Transcript) -> None:
+    await chat.as_("mod!", "/report @ann @ben vs @cid @dan win")
+    assert await refused(chat, "mod!", "/correct 1 sides=@ann @ann vs @cid @dan") == (
+        "ann is named twice on one side.")
+    assert await refused(chat, "mod!", "/correct 1 sides=@ann @ben @cid @dan") == (
+        "Name the sides as sides=@a @b vs @c @d.")
+    assert await refused(chat, "mod!", "/correct 1 sides=@ann vs @cid") == (
+        "Game #1 stays on ladder main-teams, which does not rate games of these sides: /void "
+        "it and report it again.")
+    preview = await refused(chat, "mod!", "/correct 1 sides=@ann @cid vs @ben @dan")
+    assert preview.splitlines()[:2] == [
+        "Correcting game #1 would change:",
+        "Result: ann & ben beat cid & dan -> ann & cid beat ben & dan"]
+    applied = await chat.as_("mod!", "/apply")
+    assert applied.splitlines()[1:] == preview.splitlines()[1:-1]
+    assert (await chat.as_("ben", "/history")).splitlines()[1] == (
+        "#1 Mar 1, 2024 ann & cid beat ben & dan")

@@ -361,6 +361,39 @@ def test_import_refuses_uneven_sides_the_ladder_does_not_allow(
     assert run(capsys, "export", "--chat", CONSOLE) == (0, HEADER + "\n", "")
 
 
+async def test_import_rates_team_rows_on_the_companion_as_a_replay_of_the_file_does(
+        db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The singles rows go to the ladder imported into, the team rows to its companion
+    (created by the import), and the companion's export is the file's team rows: replayed,
+    the ratings the bot shows (issue 37)."""
+    rows = ["2024-01-06T10:00:00,,ann,bob,1,0,game",
+            "2024-01-07T10:00:00,,ann & carl,bob & dora,0.5,0,game",
+            "2024-01-08T10:00:00,,dora & bob,carl & ann,1,0,game"]
+    path = tmp_path / "EVENTS.csv"
+    path.write_text("\n".join([HEADER, *rows]) + "\n", encoding="utf-8")
+
+    def cli(*argv: str) -> tuple[int, str, str]:
+        return run(capsys, *argv)
+
+    code, out, err = await asyncio.to_thread(cli, "import", "--chat", CONSOLE, str(path))
+    assert code == 0, err
+    code, exported, err = await asyncio.to_thread(cli, "export", "--chat", CONSOLE,
+                                                  "--ladder", "main-teams")
+    assert code == 0, err
+    assert exported == "\n".join([HEADER, *rows[1:]]) + "\n"
+    teams = tmp_path / "TEAMS.csv"
+    teams.write_text(exported, encoding="utf-8")
+    code, out, err = await asyncio.to_thread(cli, "replay", str(teams))
+    assert code == 0, err
+    replayed = {p["player"]: round(p["rating"]) for p in json.loads(out)["players"]}
+    async with open_club(db, start=START) as chat:
+        board = await chat.as_("visitor", "/top main-teams")
+        singles = await chat.as_("visitor", "/top")
+    shown = {m[1]: int(m[2]) for m in re.finditer(r"\d+\. (\w+)\s+(\d+)", board)}
+    assert shown == replayed and len(shown) == 4
+    assert re.search(r"1\. ann\s+\d+\?  1 game", singles), singles
+
+
 def test_import_refuses_a_new_name_with_an_ampersand(
         db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "EVENTS.csv"

@@ -5,6 +5,7 @@ the refusals of bad input, each of which changes nothing."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -142,3 +143,20 @@ async def test_a_correction_of_sides_previews_every_change(chat: Transcript) -> 
     assert applied.splitlines()[1:] == preview.splitlines()[1:-1]
     assert (await chat.as_("ben", "/history")).splitlines()[1] == (
         "#1 Mar 1, 2024 ann & cid beat ben & dan")
+
+
+async def test_the_worked_evening_of_the_docs_is_what_the_bot_says(tmp_path: Path) -> None:
+    """docs/team-games.md's evening, typed again: every answer as the page shows it."""
+    page = (Path(__file__).parents[2] / "docs" / "team-games.md").read_text(encoding="utf-8")
+    steps: list[tuple[str, str, list[str]]] = []
+    for line in page.split("```\n")[1].splitlines():
+        said = re.match(r"^(\w+!?)> (.*)$", line)
+        if said:
+            steps.append((said[1], said[2], []))
+        else:
+            steps[-1][2].append(line)
+    async with open_club(tmp_path / "club.db", rate=None) as chat:
+        for name in ("ann", "ben", "cid", "dan", "eve"):
+            await chat.as_(name, "/register")
+        for who, line, answer in steps:
+            assert await chat.as_(who, line) == "\n".join(answer), line

@@ -31,7 +31,7 @@ from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_comm
 from bot.ops.redaction import scrub
 from ratings_core.columns import check_columns, replay_columns
 from ratings_core.evaluation import Tuning, evaluate, tune
-from ratings_core.model import Game, games_of
+from ratings_core.model import Game, TeamGame, games_of
 from ratings_core.parameters import describe
 from ratings_core.replay import ReplayError, ReplayResult, replay
 from ratings_core.system import RatingSystem
@@ -210,10 +210,11 @@ def _typed_system(name: str, overrides: dict[str, str]) -> RatingSystem:
 
 
 def _check_fits(system: RatingSystem, history: History, file: str) -> None:
-    """Refuse games the chosen system cannot rate, naming the row and the column."""
+    """Refuse games the chosen system cannot rate (team games too: ``tactics`` rates none),
+    naming the row and the column."""
     for position, step in enumerate(history.steps):
         for k, event in enumerate(rows_of(step)):
-            if isinstance(event, Game):
+            if isinstance(event, Game | TeamGame):
                 try:
                     system.check(event)
                 except ValueError as error:
@@ -332,7 +333,7 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         try:
             scores = evaluate(system, engine_steps(history.steps), args.test_fraction, bar)
         except ReplayError as error:
-            # a retired player's game, or a game of sides (until the engine rates them)
+            # a retired player's game (of one against one or of sides)
             bar.close()
             raise _row_error(history, args.events.name, error) from None
         elapsed = time.perf_counter() - began

@@ -424,3 +424,53 @@ def test_evaluation_scores_one_prediction_per_team_game() -> None:
             scores = evaluate(make_system(name), steps, test_fraction=1.0)
             assert scores.games == games, name
             assert math.isfinite(scores.logloss), name
+
+
+# -- the systems with handicaps and events ------------------------------------------------------
+
+
+def test_shogi24_and_taisen_move_each_member_by_the_change_between_the_sides() -> None:
+    """``shogi24``: A = (1500 + 1700) / 2 = 1600, B = (1600 + 1800) / 2 = 1700; side_a wins:
+    32 (1 - (0.5 + (1600 - 1700) / 800)) = 20 whole points to each winner, from each loser.
+    ``taisen`` 2 v 3 of 1500s: K 24, 24 (1 - 1/2) = 12 to each of the pair; each of the trio
+    loses 2/3 of 12 = 8 (rounded half away from zero, a whole number as every change)."""
+    players = {n: _listed(r, 10) for n, r in (("a", 1500.0), ("b", 1700.0), ("c", 1600.0),
+                                               ("d", 1800.0))}
+    after = replay(make_system("shogi24"), [TeamGame(("a", "b"), ("c", "d"), 1.0, day(1))],
+                   players=players).players
+    assert {n: s.rating for n, s in after.items()} == {"a": 1520.0, "b": 1720.0, "c": 1580.0,
+                                                       "d": 1780.0}
+    five = {n: _listed(1500.0, 10) for n in ("p", "q", "x", "y", "z")}
+    after = replay(make_system("taisen"), [TeamGame(("p", "q"), ("x", "y", "z"), 1.0, day(1))],
+                   players=five).players
+    assert {n: s.rating for n, s in after.items()} == {"p": 1512.0, "q": 1512.0, "x": 1492.0,
+                                                       "y": 1492.0, "z": 1492.0}
+
+
+def test_fqe_rates_a_team_game_inside_its_event() -> None:
+    """Permanent players (100 games): each member's expectation is read from the federation's
+    table at the sides' difference, 1600 - 1700 = -100: 36 % for side_a (64 % for side_b);
+    a win gives 32 (1 - 0.36) = 20.48 -> 20 points to each winner, and each loser loses
+    32 (0 - 0.64) = -20.48 -> 20. In the same event alice also beats eric (1700): her
+    expectation there is 50 %, so her event's gain is 32 (2 - 0.86) = 36.48 -> 36."""
+    players = {n: _listed(r, 100) for n, r in (("alice", 1700.0), ("bob", 1500.0),
+                                               ("carol", 1600.0), ("dave", 1800.0),
+                                               ("eric", 1700.0))}
+    event = RatingPeriod((TeamGame(("alice", "bob"), ("carol", "dave"), 1.0, day(1)),
+                          Game("alice", "eric", 1.0, day(1))))
+    after = replay(make_system("fqe"), [event], players=players).players
+    assert {n: s.rating for n, s in after.items()} == {
+        "alice": 1736.0, "bob": 1520.0, "carol": 1580.0, "dave": 1780.0, "eric": 1684.0}
+    assert after["alice"].games == 102
+
+
+def test_rs_go_rates_a_team_game_inside_its_tournament() -> None:
+    """The winners gain, the losers lose, and a member's expected score is the sides' (the
+    other side as the member meets it); a side of one is a player (the property test)."""
+    players = {n: PlayerState(r, games=20, deviation=60.0, peak=r)
+               for n, r in (("a", 1900.0), ("b", 1700.0), ("c", 1800.0), ("d", 1800.0))}
+    after = replay(make_system("rs-go"), [TeamGame(("a", "b"), ("c", "d"), 1.0, day(1))],
+                   players=players).players
+    assert after["a"].rating > 1900.0 and after["b"].rating > 1700.0
+    assert after["c"].rating < 1800.0 and after["d"].rating < 1800.0
+    assert all(s.games == 21 for s in after.values())

@@ -31,6 +31,7 @@ from ratings_core.replay import ReplayError, replay
 from ratings_core.sides import met_rating, side_deviation, side_strength, uneven_ratio
 from ratings_core.system import RatingSystem
 from ratings_core.systems import PRESETS, make_system
+from ratings_core.table import Table
 from tests.helpers import day
 from tests.strategies import histories, team_histories
 
@@ -474,3 +475,16 @@ def test_rs_go_rates_a_team_game_inside_its_tournament() -> None:
     assert after["a"].rating > 1900.0 and after["b"].rating > 1700.0
     assert after["c"].rating < 1800.0 and after["d"].rating < 1800.0
     assert all(s.games == 21 for s in after.values())
+
+
+def test_the_table_stamps_every_member_of_team_games_in_order() -> None:
+    table = Table()
+    for name in "abcdef":
+        table.add(name, _listed(1500.0, 1))
+    games = [TeamGame(("a", "b"), ("c", "d"), 1.0, day(1)), Game("a", "e", 0.0, day(2)),
+             TeamGame(("f",), ("b", "c", "d"), 0.5, day(3)), Game("d", "a", 1.0, day(4))]
+    table.stamp_last_played(games)  # both kinds in one list
+    assert [table.last_played(i) for i in range(6)] == [day(4), day(3), day(3), day(4), day(2),
+                                                        day(3)]
+    table.stamp_last_played(games[2:3])  # team games only
+    assert table.last_played(5) == day(3)

@@ -211,10 +211,11 @@ def _typed_system(name: str, overrides: dict[str, str]) -> RatingSystem:
 
 
 def _check_fits(system: RatingSystem, history: History, file: str) -> None:
-    """Refuse games the chosen system cannot rate, naming the row and the column."""
+    """Refuse games the chosen system cannot rate (team games too: ``tactics`` rates none),
+    naming the row and the column."""
     for position, step in enumerate(history.steps):
         for k, event in enumerate(rows_of(step)):
-            if isinstance(event, Game):
+            if isinstance(event, Game | TeamGame):
                 try:
                     system.check(event)
                 except ValueError as error:
@@ -361,7 +362,7 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         try:
             scores = evaluate(system, engine_steps(history.steps), args.test_fraction, bar)
         except ReplayError as error:
-            # a retired player's game, or a game of sides (until the engine rates them)
+            # a retired player's game (of one against one or of sides)
             bar.close()
             raise _row_error(history, args.events.name, error) from None
         elapsed = time.perf_counter() - began

@@ -5,7 +5,9 @@
 the replay's public :class:`~ratings_core.replay.Engine`: the games in between membership events
 and rating periods are handed to the system as rows (:meth:`RatingSystem.rate_columns`), while
 membership events and periods go through the engine's own code, as ``Join``/``Retire``/``Return``
-values and periods of ``Game`` values.
+values and periods of ``Game`` values. The columns hold games of one against one only: a team
+game (issue 37) has no row (``ColumnsBuilder.add_event`` refuses one), so a history with team
+games replays by steps, through the engine's runs of team games.
 
 Source: no rating rule of its own; the rules are the engine's (replay.py) and the systems'.
 Issue 19 of this project asked for it: ``clubrating replay`` of a million-row file within

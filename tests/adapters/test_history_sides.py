@@ -4,7 +4,8 @@ rows), and read back as &. A cell of one name is a game of one against one, exac
 two or more names on either side make a TeamGame. Both readers (row by row, and column by
 column for long files) read the same values; the writer writes what they read back.
 
-The replay engine does not rate a TeamGame yet: the values read are tested here, not ratings.
+The values read are tested here; their ratings in tests/core/test_sides.py and (through the
+command line and the chat's evaluation) tests/adapters/test_cli_teams.py.
 """
 
 from __future__ import annotations

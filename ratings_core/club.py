@@ -206,7 +206,7 @@ class ClubElo(RatingSystem):
         only shown: no rating reads it.
 
         Source: Lichess (a Glicko-2 rating is provisional while its deviation is above 110, 50
-        above the 60 its regular players settle at: docs/ratings.md, ``glicko``); seed 003
+        above the 60 its regular players settle at: docs/rating-systems.md, ``glicko``); seed 003
         (Quebec: provisional for the first 24 games); issue 31 (the margin, measured on the
         real histories).
         """

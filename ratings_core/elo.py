@@ -426,7 +426,7 @@ def asymmetric_change(change: float, loss_factor: float) -> float:
 
     Source: seed 002 (レーティングのインフレ・デフレ: 81Dojo makes ratings harder to lose to
     counter the deflation of online clubs), SPEC 3.8. The seed gives no ratio; ours is a
-    parameter (docs/ratings.md).
+    parameter (docs/rating-systems.md).
     """
     return change if change >= 0 else change * loss_factor
 

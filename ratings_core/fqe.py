@@ -17,7 +17,7 @@ before the event. Ratings are whole numbers.
   ((12*1462 + 4*1630) / 16 = 1504), without the 1200 adjustment.
 - Permanent: R + 32 (score - expected) with expectations read from the FQE table, then the
   bonus, the halving above 2300 and the 50-point cap on a match (in that order; see
-  docs/ratings.md, section fqe).
+  docs/rating-systems.md, section fqe).
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def permanent_rating(
     2300, then the match cap, rounded to a whole number.
 
     ``is_match`` tells that all the games were against one opponent (a match). The order of the
-    three adjustments is ours (the seed lists them without one): see docs/ratings.md, section fqe.
+    three adjustments is ours (the seed lists them without one): see docs/rating-systems.md, section fqe.
     Source: seed 003 ("Les joueurs avec une cote permanente", bonis, 2300, match; Daniel 1876 ->
     2012), SPEC 3.5.
     """

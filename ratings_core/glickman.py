@@ -62,7 +62,7 @@ def elapsed_periods(when: datetime, last_played: datetime | None, period_days: f
     Departure (ours): the paper counts whole rating periods; we take the elapsed time over the
     period length so that the core needs no calendar. A game dated before the previous one
     counts as no time at all.
-    Source: Glickman, "The Glicko system", step 1 (t); SPEC 3.9; docs/ratings.md, glicko.
+    Source: Glickman, "The Glicko system", step 1 (t); SPEC 3.9; docs/rating-systems.md, glicko.
     """
     if not (math.isfinite(period_days) and period_days > 0):
         raise ValueError(f"period_days must be a positive number, not {period_days!r}")

@@ -45,7 +45,7 @@ def keep_direction(rating: float, proposed: float, score: float, expected: float
     performance of only 1400. Seed 004 adds the same kind of rule to its performance ratings
     ("the user cannot benefit from a fast failure, or lose from a slow success").
     Source: seed 004 (rules added to the performance method); our guard for ``club``'s
-    provisional ratings, docs/ratings.md.
+    provisional ratings, docs/rating-systems.md.
     """
     if score > expected:
         return max(rating, proposed)

@@ -31,7 +31,7 @@ Sources:
   our curve, and the same 100 (F - 0.5) worth of a handicap.
 
 The rules the seed leaves out were decided by the lead engineer; each is marked "Choice" where
-it is used and is listed with its reason in ``docs/ratings.md`` (section rs-go).
+it is used and is listed with its reason in ``docs/rating-systems.md`` (section rs-go).
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ r2,1200,40,active
     assert data["pool"] == 0.0
     by_name = {p["player"]: p for p in data["players"]}
     assert set(by_name) == {"r1", "r2", "n1", "n2", "n3", "n4", "n5"}
-    # A newcomer's deviation is the league's (club, docs/ratings.md): 1.25 x the spread of r1
+    # A newcomer's deviation is the league's (club, docs/rating-systems.md): 1.25 x the spread of r1
     # and r2's 1300 and 1200 is 62.5, below an established player's 74.56, so 74.56; n3 is
     # provisional all the same, for their first 24 games.
     assert by_name["n3"] == {

@@ -1,5 +1,5 @@
 """The ``club`` default since issue 19: a K that follows the evidence about each player
-(ratings_core/evidence.py; docs/ratings.md, "club"), worked by hand."""
+(ratings_core/evidence.py; docs/rating-systems.md, "club"), worked by hand."""
 
 from __future__ import annotations
 

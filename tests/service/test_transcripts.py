@@ -28,7 +28,7 @@ from tests.chat import START, Transcript, open_club
 
 #: the console's moderator, asking the service directly (for exact, unrounded numbers)
 MOD = Caller("console", "local", "mod", "mod", moderator=True)
-#: the deviation at which K is 32: sqrt(32 / q) = 74.56 (docs/ratings.md, "club")
+#: the deviation at which K is 32: sqrt(32 / q) = 74.56 (docs/rating-systems.md, "club")
 _ESTABLISHED = math.sqrt(32 / Q)
 #: the share of Glicko's information a game gives (edition 3's ``information``)
 _INFORMATION = 0.75

@@ -236,20 +236,21 @@ def replay_command(args: argparse.Namespace) -> dict[str, object]:
     system = _typed_system(args.system, overrides)
     roster = read_players(args.players) if args.players else None
     result = _replay_columns(system, roster, args.events)
-    if result is None:
-        result = _replay_history(system, roster, args.events, teams)
+    if not isinstance(result, ReplayResult):  # the file read as steps, or to be
+        result = _replay_history(system, roster, args.events, teams, result)
     return standings_json(system, result)
 
 
 def _replay_columns(system: RatingSystem, roster: Roster | None,
-                    events: Path) -> ReplayResult | None:
-    """The replay of a file read column by column (no object per row), or None when the file
-    or its replay has a problem, or has games of sides (issue 37; the columns hold games of
-    one against one): the history path then replays it, naming a problem's row and column."""
+                    events: Path) -> ReplayResult | History | None:
+    """The replay of a file read column by column (no object per row); the file read as steps
+    when it has games of sides (issue 37; the columns hold games of one against one), or None
+    when the file or its replay has a problem: the history path then replays it, naming a
+    problem's row and column."""
     try:
         columns = read_event_columns(events)
         if isinstance(columns, History):
-            return None
+            return columns
         check_columns(system, columns)
         return replay_columns(system, columns, players=roster.players if roster else None,
                               birth_dates=roster.birth_dates if roster else None)
@@ -258,10 +259,12 @@ def _replay_columns(system: RatingSystem, roster: Roster | None,
 
 
 def _replay_history(system: RatingSystem, roster: Roster | None, events: Path,
-                    teams: TeamRule | None = None) -> ReplayResult:
-    """The replay of a file read as steps: every problem named with its row and column; its
-    team games by the ladder's ``teams`` rule (issue 37)."""
-    history = read_events(events)
+                    teams: TeamRule | None = None, history: History | None = None,
+                    ) -> ReplayResult:
+    """The replay of a file read as steps (``history``, when it has been read already): every
+    problem named with its row and column; its team games by the ladder's ``teams`` rule
+    (issue 37)."""
+    history = history or read_events(events)
     _check_fits(system, history, events.name)
     steps = _with_team_rule(history, teams or TeamRule(), events.name)
     try:

@@ -156,7 +156,9 @@ def read_side(text: str, column: str) -> tuple[str, ...]:
     without ``&`` is :func:`read_name`'s one name, exactly."""
     if AMPERSAND not in text:
         return (read_name(text, column),)
-    names = split_side(text.removeprefix(TEXT_MARK))
+    text = text.removeprefix(TEXT_MARK)
+    # without a literal "&" every "&" joins two names: a split in C (the common cell)
+    names = split_side(text) if LITERAL_AMPERSAND in text else text.split(AMPERSAND)
     if len(names) == 1:
         return (_one_name(names[0], column),)
     names = [name.strip() for name in names]

@@ -31,7 +31,7 @@ from .model import Match, PlayerState, TeamGame
 from .parameters import param, require
 from .provisional import performance_rating, weighted_rating
 from .rounding import round_half_away
-from .sides import PeriodRatio, members, met_rating, scaled_change, side_strength, uneven_ratio
+from .sides import MetSide, PeriodRatio, members, scaled_change, side_strength, uneven_ratio
 from .system import RatingSystem
 from .table import Table, moment_of
 
@@ -201,7 +201,8 @@ def permanent_rating(
     2300, then the match cap, rounded to a whole number.
 
     ``is_match`` tells that all the games were against one opponent (a match). The order of the
-    three adjustments is ours (the seed lists them without one): see docs/rating-systems.md, section fqe.
+    three adjustments is ours (the seed lists them without one): see docs/rating-systems.md,
+    section fqe.
     Source: seed 003 ("Les joueurs avec une cote permanente", bonis, 2300, match; Daniel 1876 ->
     2012), SPEC 3.5.
     """
@@ -224,33 +225,13 @@ def permanent_rating(
 # -- the system ------------------------------------------------------------------------------------
 
 
-class _Side:
-    """The other side of a team game as one member meets it (issue 37): rated, in the group
-    that rates the member, at :func:`ratings_core.sides.met_rating` of the ratings that group
-    sees (``seen``), with the size handicap of the smaller side."""
-
-    __slots__ = ("member", "own", "other", "size_handicap")
-
-    def __init__(self, member: int, own: tuple[int, ...], other: tuple[int, ...],
-                 size_handicap: float) -> None:
-        self.member = member
-        self.own = own
-        self.other = other
-        self.size_handicap = size_handicap
-
-    def rating(self, seen: Callable[[int], float]) -> float:
-        own = side_strength([seen(i) for i in self.own], len(self.other), self.size_handicap)
-        other = side_strength([seen(j) for j in self.other], len(self.own), self.size_handicap)
-        return met_rating(seen(self.member), own, other)
-
-
 class _Entry:
     """One game seen from one player: the opponent (a player, or the other side of a team
     game), the score and the handicap given."""
 
     __slots__ = ("opponent", "score", "handicap")
 
-    def __init__(self, opponent: int | _Side, score: float, handicap: float) -> None:
+    def __init__(self, opponent: int | MetSide, score: float, handicap: float) -> None:
         self.opponent = opponent
         self.score = score
         self.handicap = handicap
@@ -334,7 +315,7 @@ class QuebecSystem(RatingSystem):
                                                   -game.handicap)):
                     ratio = uneven_ratio(len(own), len(other))
                     for i in own:
-                        view = _Side(i, own, other, game.size_handicap)
+                        view = MetSide(i, own, other, game.size_handicap)
                         entries.setdefault(i, []).append(_Entry(view, score, given))
                         ratios.count(i, ratio)
                 continue

@@ -45,12 +45,11 @@ from datetime import date, datetime
 from .model import Match, PlayerState, TeamGame
 from .parameters import param, require
 from .sides import (
+    MetSide,
     PeriodRatio,
     members,
-    met_rating,
     scaled_change,
     side_deviation,
-    side_strength,
     uneven_ratio,
 )
 from .system import RatingSystem
@@ -456,49 +455,19 @@ def anomaly_widening(deviation: float, rating: float, k_an: float, *, penalty: f
 # -- team games (issue 37) ------------------------------------------------------------------------
 
 
-class SideView:
-    """The other side of a team game as one member meets it: an opponent of the period's steps
-    whose rating, in each step, is :func:`ratings_core.sides.met_rating` of the ratings that
-    step uses (the size handicap in rating points for the smaller side), and whose deviation
-    is the root mean square of the other side's members' (none while one of them has none:
-    a newcomer's placeholder, which steps 2 and 3 leave out as they leave out a newcomer).
-
-    Source: issue 37 ("the Russian go system rate[s] a team game inside its event like any
-    other game"; the sides' means; the root mean square deviation). Choice: the curve's width
-    follows the member's own distance from the ideal player and the met rating's, as for any
-    game (p(DR, D) of seed 001 reads D from the two ratings that meet).
-    """
-
-    __slots__ = ("member", "own", "other", "size_handicap")
-
-    def __init__(self, member: int, own: tuple[int, ...], other: tuple[int, ...],
-                 size_handicap: float) -> None:
-        self.member = member
-        self.own = own
-        self.other = other
-        self.size_handicap = size_handicap
-
-    def rating(self, values: Mapping[int, float]) -> float:
-        own = side_strength([values[i] for i in self.own], len(self.other), self.size_handicap)
-        other = side_strength([values[j] for j in self.other], len(self.own),
-                              self.size_handicap)
-        return met_rating(values[self.member], own, other)
-
-    def deviation(self, values: Mapping[int, float | None]) -> float | None:
-        deviations = [values[j] for j in self.other]
-        known = [d for d in deviations if d is not None]
-        return side_deviation(known) if len(known) == len(deviations) else None
-
-
-Opponent = int | SideView
+#: an opponent of a period's game: a player's place in the table, or the other side of a team
+#: game as the member meets it (issue 37; Choice: the curve's width follows the member's own
+#: distance from the ideal player and the met rating's, as p(DR, D) of seed 001 reads D from
+#: the two ratings that meet)
+Opponent = int | MetSide
 
 
 def _rating(j: Opponent, values: Mapping[int, float]) -> float:
-    return values[j] if isinstance(j, int) else j.rating(values)
+    return values[j] if isinstance(j, int) else j.rating(values.__getitem__)
 
 
 def _deviation(j: Opponent, values: Mapping[int, float | None]) -> float | None:
-    return values[j] if isinstance(j, int) else j.deviation(values)
+    return values[j] if isinstance(j, int) else j.deviation(values.__getitem__)
 
 
 def _entry_deviation(j: Opponent, values: Mapping[int, float]) -> float:
@@ -648,8 +617,8 @@ class RussianGo(RatingSystem):
         """The six steps of seed 001 over one period, from the states held before it.
 
         A team game's members each have a game against the other side as they meet it
-        (:class:`SideView`); a rated member of the larger of uneven sides moves by the period's
-        ratio of their change (its deviation as computed).
+        (:class:`~ratings_core.sides.MetSide`); a rated member of the larger of uneven sides
+        moves by the period's ratio of their change (its deviation as computed).
 
         Source: seed 001 («Пошаговый алгоритм пересчета»), SPEC 3.9; issue 37. Choice: the
         ratio scales the change of step 5 from the rating held before the period; a newcomer's
@@ -668,7 +637,7 @@ class RussianGo(RatingSystem):
                                                  (side_b, side_a, -h, 1.0 - game.score_a)):
                     ratio = uneven_ratio(len(own), len(other))
                     for i in own:
-                        view = SideView(i, own, other, game.size_handicap)
+                        view = MetSide(i, own, other, game.size_handicap)
                         sides.setdefault(i, []).append((view, given, score))
                         ratios.count(i, ratio)
                 continue

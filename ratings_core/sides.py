@@ -24,7 +24,7 @@ Source: issue 37 of this project (its words are the contract; each rule below re
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .model import TeamGame
 
@@ -75,6 +75,39 @@ def side_deviation(deviations: Sequence[float]) -> float:
     if len(deviations) == 1:
         return deviations[0]
     return math.sqrt(math.fsum(d * d for d in deviations) / len(deviations))
+
+
+class MetSide:
+    """The other side of a team game as one member meets it, in a system that rates a
+    player's games of a period against opponents by their places in the table (``fqe``,
+    ``rs-go``): rated, from whatever ratings the system reads at that step (``value`` of a
+    place), at :func:`met_rating` of the two sides' strengths (:func:`side_strength`, with the
+    smaller side's size handicap); its deviation the root mean square of the other side's
+    (:func:`side_deviation`; none while one of them has none).
+
+    Source: issue 37 (the other side "taken as one opponent whose rating is the mean and whose
+    deviation is the root mean square of its members'").
+    """
+
+    __slots__ = ("member", "own", "other", "size_handicap")
+
+    def __init__(self, member: int, own: tuple[int, ...], other: tuple[int, ...],
+                 size_handicap: float) -> None:
+        self.member = member
+        self.own = own
+        self.other = other
+        self.size_handicap = size_handicap
+
+    def rating(self, value: Callable[[int], float]) -> float:
+        own = side_strength([value(i) for i in self.own], len(self.other), self.size_handicap)
+        other = side_strength([value(j) for j in self.other], len(self.own),
+                              self.size_handicap)
+        return met_rating(value(self.member), own, other)
+
+    def deviation(self, value: Callable[[int], float | None]) -> float | None:
+        deviations = [value(j) for j in self.other]
+        known = [d for d in deviations if d is not None]
+        return side_deviation(known) if len(known) == len(deviations) else None
 
 
 def uneven_ratio(own_size: int, other_size: int) -> float:

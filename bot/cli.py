@@ -292,7 +292,8 @@ def _with_team_rule(history: History, rule: TeamRule, file: str) -> list[Step]:
             return event
         problem = rule.problem(event)
         if problem is not None:
-            raise CsvError(file, history.row_of(position, k), problem, "player_b")
+            from bot.chat.presenter import render
+            raise CsvError(file, history.row_of(position, k), render(problem), "player_b")
         return rule.applied(event)
 
     return [RatingPeriod(tuple(ruled(e, position, k) for k, e in enumerate(step.events)))

@@ -204,6 +204,21 @@ MESSAGES: dict[str, str] = {
     "setting_above": "{setting} may not be above {bound}, which is {limit} (not {text}).",
     # clubrating import: a refused row names the file, the row and the column
     "import_row": "{file} row {row}, column {column}: {problem}. Nothing was imported.",
+    # issue 37: a file's row of sides the ladder's team settings refuse
+    "team_row_too_large": "a side has {count} members, more than max_side {limit}",
+    "team_row_uneven": "sides of {a} and {b} members need uneven_teams=on",
+    "import_team_row_too_large": "{file} row {row}, column {column}: a side has {count} "
+                                 "members, more than the ladder's max_side {limit}. Nothing was "
+                                 "imported.",
+    "import_team_row_uneven": "{file} row {row}, column {column}: sides of {a} and {b} members "
+                              "need /set uneven_teams on. Nothing was imported.",
+    "import_team_row_in_event": "{file} row {row}, column {column}: a team game inside an event "
+                                "would be rated apart from it, on the ladder's companion: /set "
+                                "team_ladder shared, or import the team games on their own. "
+                                "Nothing was imported.",
+    "import_team_row_singles": "{file} row {row}, column {column}: this ladder rates team games "
+                               "only; import the games of one against one on its parent. "
+                               "Nothing was imported.",
     "import_bad_handicap_stones": "{file} row {row}, column handicap: {system} counts a handicap "
                                   "in stones, from -{limit} to {limit} (not {text}). Nothing "
                                   "was imported.",

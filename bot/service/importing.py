@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.history import CsvError, History, cell_error
+from bot.history import History, cell_error
 from bot.history.steps import HistoryStep, Row, period, rows_of
 from bot.storage.repository import JsonValue, NewEvent
 from ratings_core.model import (
@@ -66,12 +66,13 @@ def split_teams(history: History, rule: TeamRule, *, companion: bool,
             if isinstance(row, TeamGame):
                 problem = rule.problem(row)
                 if problem is None and companion and isinstance(step, RatingPeriod):
-                    problem = "a team game inside an event goes to the companion ladder"
+                    problem = Refusal("team_row_in_event")
             elif isinstance(row, Game) and only_teams:
-                problem = "a game of one against one goes to the parent ladder"
+                problem = Refusal("team_row_singles")
             if problem is not None:
-                column = "player_b" if isinstance(row, Game | TeamGame) else "player_a"
-                raise CsvError(history.file, history.row_of(position, k), problem, column)
+                raise Refusal(f"import_{problem.key}", file=history.file,
+                              row=history.row_of(position, k), column="player_b",
+                              **problem.params)
         (teams if companion and isinstance(step, TeamGame) else own).append((position, step))
     return Split(own, teams)
 

@@ -12,6 +12,7 @@ from typing import cast
 from ratings_core.model import TeamGame
 
 from . import ladder_settings
+from .errors import Refusal
 from .ladder_settings import TEAM_SETTINGS, LadderSettings
 
 
@@ -38,14 +39,13 @@ class TeamRule:
                    float(cast(float, given.get("team_size_handicap", 0.0))),
                    int(cast(int, given.get("max_side", LadderSettings().max_side))))
 
-    def problem(self, game: TeamGame) -> str | None:
-        """What the rule refuses in ``game`` (in a file's words), else None."""
+    def problem(self, game: TeamGame) -> Refusal | None:
+        """What the rule refuses in ``game`` (a row of a file), else None."""
         larger = max(len(game.side_a), len(game.side_b))
         if larger > self.max_side:
-            return f"a side has {larger} members, more than max_side {self.max_side}"
+            return Refusal("team_row_too_large", count=larger, limit=self.max_side)
         if len(game.side_a) != len(game.side_b) and not self.uneven:
-            return (f"sides of {len(game.side_a)} and {len(game.side_b)} members need "
-                    "uneven_teams=on")
+            return Refusal("team_row_uneven", a=len(game.side_a), b=len(game.side_b))
         return None
 
     def applied(self, game: TeamGame) -> TeamGame:

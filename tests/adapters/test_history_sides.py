@@ -358,7 +358,7 @@ def test_import_refuses_uneven_sides_the_ladder_does_not_allow(
                     encoding="utf-8")
     assert run(capsys, "import", "--chat", CONSOLE, str(path)) == (
         2, "", "clubrating: EVENTS.csv row 2, column player_b: sides of 1 and 2 members need "
-               "uneven_teams=on\n")
+               "/set uneven_teams on. Nothing was imported.\n")
     assert run(capsys, "export", "--chat", CONSOLE) == (0, HEADER + "\n", "")
 
 
@@ -393,6 +393,24 @@ async def test_import_rates_team_rows_on_the_companion_as_a_replay_of_the_file_d
     shown = {m[1]: int(m[2]) for m in re.finditer(r"\d+\. (\w+)\s+(\d+)", board)}
     assert shown == replayed and len(shown) == 4
     assert re.search(r"1\. ann\s+\d+\?  1 game", singles), singles
+
+
+def test_import_refuses_a_team_row_inside_an_event_and_singles_on_the_companion(
+        db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "EVENTS.csv"
+    path.write_text(f"{HEADER}\n2024-01-06,open,ann,bob,1,,\n"
+                    "2024-01-07,open,ann & carl,bob & dora,1,,\n", encoding="utf-8")
+    assert run(capsys, "import", "--chat", CONSOLE, str(path)) == (
+        2, "", "clubrating: EVENTS.csv row 2, column player_b: a team game inside an event "
+               "would be rated apart from it, on the ladder's companion: /set team_ladder "
+               "shared, or import the team games on their own. Nothing was imported.\n")
+    path.write_text(f"{HEADER}\n2024-01-07,,ann & carl,bob & dora,1,,\n", encoding="utf-8")
+    assert run(capsys, "import", "--chat", CONSOLE, str(path))[0] == 0
+    path.write_text(f"{HEADER}\n2024-01-08,,ann,bob,1,,\n", encoding="utf-8")
+    assert run(capsys, "import", "--chat", CONSOLE, "--ladder", "main-teams", str(path)) == (
+        2, "", "clubrating: EVENTS.csv row 1, column player_b: this ladder rates team games "
+               "only; import the games of one against one on its parent. Nothing was "
+               "imported.\n")
 
 
 def test_import_refuses_a_new_name_with_an_ampersand(

@@ -64,15 +64,16 @@ def split_teams(history: History, rule: TeamRule, *, companion: bool,
         for k, row in enumerate(rows):
             problem = None
             if isinstance(row, TeamGame):
-                problem = rule.problem(row)
-                if problem is None and companion and isinstance(step, RatingPeriod):
-                    problem = Refusal("team_row_in_event")
+                refused = rule.problem(row)
+                if refused is not None:
+                    problem = Refusal(f"import_{refused.key}", **refused.params)
+                elif companion and isinstance(step, RatingPeriod):
+                    problem = Refusal("import_team_row_in_event")
             elif isinstance(row, Game) and only_teams:
-                problem = Refusal("team_row_singles")
+                problem = Refusal("import_team_row_singles")
             if problem is not None:
-                raise Refusal(f"import_{problem.key}", file=history.file,
-                              row=history.row_of(position, k), column="player_b",
-                              **problem.params)
+                raise Refusal(problem.key, file=history.file, row=history.row_of(position, k),
+                              column="player_b", **problem.params)
         (teams if companion and isinstance(step, TeamGame) else own).append((position, step))
     return Split(own, teams)
 

@@ -73,7 +73,7 @@ def report(
     if team:
         teams.check_sides(club, lad, side_a, side_b)
     if not direct:
-        _within_caps(club, lad, first, second, per_opponent=not repeat)
+        _within_caps(club, lad, first, second, per_opponent=not repeat, on=rated_on)
     system = view.system_of(club, lad)
     if team and not system.rates_teams:
         raise Refusal("system_cannot_rate_teams", system=lad.settings.system)
@@ -100,8 +100,8 @@ def report(
         rated_on, first.user, second.user, score, points, side, tournament, now.isoformat(),
         reported_by=caller.user if not direct else None, direct=direct, night=night,
         round=played, board=on,
-        partners_a=[m.user for m in side_a[1:]] or None if team else None,
-        partners_b=[m.user for m in side_b[1:]] or None if team else None,
+        partners_a=[m.user for m in side_a[1:]] or None,
+        partners_b=[m.user for m in side_b[1:]] or None,
     ), caller.user, now)
 
     def answer() -> GameResult:
@@ -129,16 +129,18 @@ def _event_ladder(club: Club, event: str) -> str | None:
 
 
 def _within_caps(club: Club, ladder: Ladder, reporter: Member, opponent: Member, *,
-                 per_opponent: bool = True) -> None:
+                 per_opponent: bool = True, on: str | None = None) -> None:
     """Refuse a member's report while too many of their own wait on the ladder: each waiting
     report counts by itself unless its opponent disputes it, so without a cap one member could
     bury another in results. A refusal names the reports that wait (the per-opponent one first:
     a second report of a pair is most often the same game twice). A moderator's record of two
     other members' game counts at once and never waits, so it is never capped; a moderator's
-    ``repeat`` of their own game (``per_opponent`` False) passes the per-opponent cap only."""
+    ``repeat`` of their own game (``per_opponent`` False) passes the per-opponent cap only.
+    ``on``: the ladder the report goes to, by name, where ``ladder`` (whose caps count) is
+    not made yet (a companion's first team game: its parent's)."""
     state = club.state
     waiting = [g for g in state.open_reports.values()
-               if g.ladder == ladder.name and not g.voided and g.reported_by is not None
+               if g.ladder == (on or ladder.name) and not g.voided and g.reported_by is not None
                and state.member(g.reported_by).id == reporter.id]
     against = [g for g in waiting if opponent.id in view.player_ids(club, g)]
     caps = [(waiting, ladder.settings.open_reports, "open_reports_full")]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.storage.repository import NewEvent
-from ratings_core.model import Game, Step, events_of
+from ratings_core.model import Game, Step, TeamGame, events_of
 from ratings_core.replay import ReplayError
 
 from . import events as ev
@@ -107,10 +107,13 @@ class BroughtLadder:
     steps: list[Step]
     labels: list[str]
     users: dict[str, str]
+    #: a companion's parent, whose team games it rates (issue 37)
+    parent: str | None = None
 
     @property
     def games(self) -> int:
-        return sum(isinstance(event, Game) for step in self.steps for event in events_of(step))
+        return sum(isinstance(event, Game | TeamGame)
+                   for step in self.steps for event in events_of(step))
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +151,14 @@ def joining(club: Club, caller: Caller, merge: bool = False) -> JoiningChat:
     users = {player_key(m.id): m.user for m in state.members.values()}
     for ladder in state.ladders.values():
         if not merge:  # its ladders alone, without games
-            ladders.append(BroughtLadder(ladder.name, ladder.settings, [], [], users))
+            ladders.append(BroughtLadder(ladder.name, ladder.settings, [], [], users,
+                                         ladder.parent))
             continue
         if ladder.problems:
             raise Refusal("link_merge_puzzles", ladder=ladder.name)
         exported = history_io.export(club, ladder.name)
         ladders.append(BroughtLadder(ladder.name, ladder.settings, exported.steps,
-                                     exported.labels, users))
+                                     exported.labels, users, ladder.parent))
     return JoiningChat(
         [(m.user, m.name, m.handle, m.birth_date.isoformat() if m.birth_date else None)
          for m in people],
@@ -254,7 +258,8 @@ def _ladders_only_it_has(state: ClubState, caller: Caller, chat: JoiningChat, no
     """The joining chat's ladders the club has none of the same name of: they come along,
     with their systems and parameters (one of the same name keeps the club's)."""
     return [ev.new_event(ev.LadderCreated(b.name, b.settings.system, dict(b.settings.params),
-                                          b.settings.edition), caller.user, now)
+                                          b.settings.edition, teams_of=b.parent),
+                         caller.user, now)
             for b in chat.ladders if state.ladder(b.name) is None]
 
 

@@ -505,3 +505,29 @@ async def test_a_ladder_only_the_joining_chat_has_comes_along(
     assert "elo" in blitz and "k=40" in blitz, blitz
     main = render(await club.settings(group_mod))
     assert "glicko" not in main, main
+
+
+async def test_a_chat_merges_its_team_games_onto_the_clubs_companion(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """Issue 37: the joining chat's team games, rated on its companion main-teams, come along
+    on a companion of the club's main ladder, counted among the games the preview names; the
+    club's next team report goes to that companion."""
+    club, _, clock = service
+    for user, name in (("11", "alice"), ("12", "bob"), ("13", "carol"), ("14", "dan")):
+        await club.register(on(GROUP2, user), name)
+    await club.report(on(GROUP2, "1", moderator=True), "carol", "win", player="alice",
+                      mates=["bob"], opponents=["dan"])
+    clock.advance(days=1)
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    moderator = on(GROUP2, "2", moderator=True)
+    preview = await club.link(moderator, code, merge=True)
+    assert isinstance(preview, Preview)
+    assert render(preview).splitlines()[0] == (
+        "Merging this chat into the club (preview): 1 game on main, main-teams, rated among "
+        "the club's by date, and 4 new members. Ratings that change:")
+    await club.apply_correction(moderator)
+    teams = ratings_of(await club.leaderboard(on(GROUP, "11"), "main-teams"))
+    assert set(teams) == {"alice", "bob", "carol", "dan"}
+    reported = await club.report(on(GROUP, "11"), "carol", "win", mates=["bob"],
+                                 opponents=["dan"])
+    assert reported.game.ladder == "main-teams"

@@ -15,7 +15,6 @@ from functools import cache, lru_cache
 
 from babel.numbers import format_decimal
 
-from bot.service.ladder_settings import names as setting_names
 from bot.service.results import Notice
 
 from .language import RIGHT_TO_LEFT, catalogue, current, right_to_left
@@ -192,7 +191,7 @@ MESSAGES: dict[str, str] = {
                                       "(not {text}).",
     "parameter_out_of_range_whole_or_none": "{parameter} is a whole number from {low} to "
                                             "{high}, or none (not {text}).",
-    "unknown_setting": "There is no setting {setting}. Settings: {settings}.",
+    "unknown_setting": "There is no setting {setting}: /help set names each one.",
     "bad_setting": "That is not a valid value for {setting}: {text}.",
     "bad_setting_yes_no": "{setting} takes yes or no (not {text}).",
     "bad_language": "The bot speaks {languages} (not {text}).",
@@ -658,8 +657,9 @@ MESSAGES: dict[str, str] = {
     "help_event": "/event open|close NAME [ladder=NAME] - games of an event are rated together",
     "help_ladder": "/ladder create NAME [system] [key=value ...] - add a ladder",
     "help_system": "/system NAME [key=value ...] [ladder=NAME] - change the rating system",
-    "help_set": f"/set {'|'.join(setting_names(everywhere=True))} VALUE [ladder=NAME] "
-                "- change a setting",
+    # the settings by name in /help set, each with what it does: /help lists as many commands
+    # as fit one Telegram message
+    "help_set": "/set SETTING VALUE [ladder=NAME] - change a setting (/help set names them)",
     "help_schedule": "/schedule [ladder] [cron=\"0 9 * * MON\"] [tz=ZONE] [channel=ID|here] "
                      "[size=N], /schedule show|pause|resume [ladder] - the ladder's posts",
     "help_settings": "/settings [ladder] - a ladder's system and settings",

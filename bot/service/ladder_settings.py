@@ -248,8 +248,7 @@ def parse(name: str, text: str) -> JsonValue:
     """A ladder setting's value from what a moderator typed, or a refusal saying why not."""
     setting = _BY_NAME.get(name)
     if setting is None:
-        raise Refusal("unknown_setting", setting=name[:_NAME_SHOWN],
-                      settings=", ".join(names(everywhere=True)))
+        raise Refusal("unknown_setting", setting=name[:_NAME_SHOWN])
     value = text.strip().casefold()
     bad = Refusal("bad_setting", setting=name, text=text[:20])
     match setting.type:

@@ -65,7 +65,8 @@ def game_of(answer: str) -> int:
     ("alice", "/chart @bob colour=red", "Unknown option colour; /chart takes ladder=, theme="),
     ("alice", "/register Al birthday=2000-01-01",
      "Unknown option birthday; /register takes birth="),
-    ("mod!", "/correct 4 loss c=@carol", "Unknown option c; /correct takes a=, b=, handicap="),
+    ("mod!", "/correct 4 loss c=@carol",
+     "Unknown option c; /correct takes a=, b=, handicap=, sides="),
     ("mod!", '/schedule cron="0 9 * * MON" zone=UTC',
      "Unknown option zone; /schedule takes cron=, tz=, channel=, size=, ladder="),
     ("mod!", "/set announce yes hcp=1", "Unknown option hcp; /set takes ladder="),
@@ -175,7 +176,7 @@ async def test_the_legitimate_forms_still_work(chat: Transcript) -> None:
 
 
 async def test_help_names_one_commands_usage_options_and_an_example(chat: Transcript) -> None:
-    expected = "\n".join([text("help_report"), text("help_mod_report"),
+    expected = "\n".join([text("help_report"), text("help_report_team"), text("help_mod_report"),
                           text("help_mod_report_repeat"),
                           f"Options: {REPORT_OPTIONS}", "Example: /report @bob win colour=white"])
     assert await chat.as_("alice", "/help report") == expected

@@ -164,12 +164,7 @@ CASES = [
         "parameter_out_of_range", parameter="k", low="1", high="400", text="-1e9")),
     ("mod!", "/set hide_provisional maybe",
      refused("bad_setting_yes_no", setting="hide_provisional", text="maybe")),
-    ("mod!", "/set colour red", refused(
-        "unknown_setting", setting="colour",
-        settings="auto_confirm_hours, challenge_hours, inactivity_days, hide_provisional, "
-                 "announce, timezone, open_reports, open_reports_per_opponent, language, "
-                 "normalise, public, public_slug, night_bye_points, night_tiebreaks, team_ladder, "
-                 "uneven_teams, team_size_handicap, max_side")),
+    ("mod!", "/set colour red", refused("unknown_setting", setting="colour")),
     ("mod!", "/set open_reports 0", refused(
         "bad_setting_count", setting="open_reports", limit="20", text="0")),
     ("mod!", "/set open_reports_per_opponent 6", refused(

@@ -2,7 +2,8 @@
 cell; a literal & inside a name is written && (one-on-one rows too, and join, retire, return
 rows), and read back as &. A cell of one name is a game of one against one, exactly as before;
 two or more names on either side make a TeamGame. Both readers (row by row, and column by
-column for long files) read the same values; the writer writes what they read back.
+column for long files, a TeamGame there a team row of the columns) read the same values and
+refuse the same files; the writer writes what they read back.
 
 The values read are tested here; their ratings in tests/core/test_sides.py and (through the
 command line and the chat's evaluation) tests/adapters/test_cli_teams.py.
@@ -29,6 +30,7 @@ from bot.service.parsing import display_name
 from bot.storage.backends import open_repository
 from ratings_core.columns import EventColumns
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Return, TeamGame
+from ratings_core.rows import GAME, TEAM
 from tests.chat import START, open_club
 
 HEADER = "played_at,event,player_a,player_b,score_a,handicap,kind"
@@ -92,11 +94,10 @@ def test_a_history_with_sides_reads_back_the_same_with_both_readers(tmp_path: Pa
     assert history.steps == MIXED
     assert history.labels == MIXED_LABELS
     assert history.rows == [[1], [2], [3], [4, 5, 6], [7], [8]]
-    # The columns hold games of one against one: a file with sides is read row by row, whole.
+    # The columns hold the team games as team rows, in the same steps.
     columns = read_event_columns(path)
-    assert isinstance(columns, History)
-    assert (columns.steps, columns.rows, columns.labels) == (
-        history.steps, history.rows, history.labels)
+    assert same_values(columns, history)
+    assert len(columns.teams) == 3 and columns.steps == len(history.steps)
     # Written again, the same text.
     assert write_events(history.steps, {k: k for k in _all_keys(history)},
                         history.labels) == path.read_text(encoding="utf-8")
@@ -134,9 +135,9 @@ def test_a_singles_history_with_an_ampersand_in_a_name_reads_alike_in_columns(
     assert set(columns.names) == {"Tom & Jerry", "ann", "R&&D", "&", "'Tom & Jerry", "&Co"}
 
 
-def test_a_long_file_with_a_side_at_its_end_is_read_row_by_row(tmp_path: Path) -> None:
-    """Past the column reader's first blocks of plain text, a side still hands the file to
-    the row reader."""
+def test_a_long_file_with_a_side_at_its_end_reads_alike(tmp_path: Path) -> None:
+    """Past the column reader's first blocks of plain text, a side is a team row of the
+    columns, as the row reader reads it."""
     lines = [HEADER] + [
         f"{(T + timedelta(minutes=n)).isoformat()},,member {n % 150},member {(n + 1) % 150},1,,"
         for n in range(12_000)]
@@ -145,13 +146,13 @@ def test_a_long_file_with_a_side_at_its_end_is_read_row_by_row(tmp_path: Path) -
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert path.stat().st_size > 2 * (1 << 17)
     columns = read_event_columns(path)
-    assert isinstance(columns, History)
-    assert columns.steps[-1] == TeamGame(("member 1", "member 2"), ("member 3",), 0.0,
-                                         datetime(2024, 2, 1, 10))
-    assert columns.steps == read_events(path).steps
-    # Without that row, columns, as before.
+    assert columns.event(len(columns) - 1) == TeamGame(("member 1", "member 2"), ("member 3",),
+                                                       0.0, datetime(2024, 2, 1, 10))
+    assert same_values(columns, read_events(path))
+    # Without that row, no team row.
     path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
-    assert isinstance(read_event_columns(path), EventColumns)
+    columns = read_event_columns(path)
+    assert not columns.teams and same_values(columns, read_events(path))
 
 
 def test_the_exact_text_of_a_small_history(tmp_path: Path) -> None:
@@ -223,10 +224,8 @@ def test_player_cells_as_read(tmp_path: Path, player_a: str, player_b: str,
                     encoding="utf-8")
     assert read_events(path).steps == [game]
     columns = read_event_columns(path)
-    if isinstance(game, Game):
-        assert isinstance(columns, EventColumns) and columns.event(0) == game
-    else:
-        assert isinstance(columns, History) and columns.steps == [game]
+    assert columns.event(0) == game
+    assert columns.kind[0] == (TEAM if isinstance(game, TeamGame) else GAME)
 
 
 TIMED = "played_at,event,player_a,player_b,score_a,handicap,kind,seconds"

@@ -4,11 +4,12 @@ what :func:`~bot.history.rows.read_events` accepts, each distinct cell text chec
 same cell rules (:mod:`~bot.history.cells`).
 
 A game of sides (issue 37: a player cell naming two or more members) is a team row of the
-columns, its :class:`~ratings_core.model.TeamGame` made from its cells' values as read here
-(each distinct side cell's text read once, by :func:`~bot.history.cells.read_side`). A batch
-of rows is read as games of one against one until a side cell is met; then its player cells
-are read as sides, row by row, and its other cells column by column as before. A file without
-sides is read exactly as before sides were written, as fast."""
+columns, its :class:`~ratings_core.model.TeamGame` made from its cells' values as read here. A
+batch of rows is read as games of one against one until a side cell is met; then its player
+cells are read as sides (a column of plain cells cut at every ``" & "`` at once, any other
+cell by :func:`~bot.history.cells.read_side`, each distinct text once), the batch cut into runs
+of singles and runs of sides, and its other cells read column by column as before. A file
+without sides is read exactly as before sides were written, as fast."""
 
 from __future__ import annotations
 
@@ -309,6 +310,7 @@ class _ColumnReader:
         moments = self._moments(cells[self.played_at], skip if self.played_at == 0 else 0)
         handicap = self._optional("d", self.handicaps, cells, self.handicap, _handicap_text)
         first_move = self._optional("b", self.colours, cells, self.colour, read_colour)
+        # each time as datetime_of(its moment), as read_time gives it, the loops in C
         games = list(map(TeamGame, sides_a, sides_b,
                          _values(self.scores, cells[self.score_a], _score_text),
                          map(EPOCH.__add__, map(timedelta, repeat(0), repeat(0), moments)),

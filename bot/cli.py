@@ -31,9 +31,20 @@ from bot.ops.migrate_db import MoveError, add_migrate_db_parser, migrate_db_comm
 from bot.ops.redaction import scrub
 from ratings_core.columns import check_columns, replay_columns
 from ratings_core.evaluation import Tuning, evaluate, tune
-from ratings_core.model import Event, Game, RatingPeriod, Step, TeamGame, events_of, games_of
+from ratings_core.model import (
+    SIDE_A,
+    SIDE_B,
+    Event,
+    Game,
+    RatingPeriod,
+    Step,
+    TeamGame,
+    events_of,
+    games_of,
+)
 from ratings_core.parameters import describe
 from ratings_core.replay import ReplayError, ReplayResult, replay
+from ratings_core.rows import EventColumns
 from ratings_core.system import RatingSystem
 from ratings_core.systems import (
     DEFAULT_SYSTEM,
@@ -235,22 +246,22 @@ def replay_command(args: argparse.Namespace) -> dict[str, object]:
         raise UsageError(render(refusal)) from None
     system = _typed_system(args.system, overrides)
     roster = read_players(args.players) if args.players else None
-    result = _replay_columns(system, roster, args.events)
-    if not isinstance(result, ReplayResult):  # the file read as steps, or to be
-        result = _replay_history(system, roster, args.events, teams, result)
+    result = _replay_columns(system, roster, args.events, teams)
+    if result is None:  # a problem: the history path names its row and column
+        result = _replay_history(system, roster, args.events, teams)
     return standings_json(system, result)
 
 
-def _replay_columns(system: RatingSystem, roster: Roster | None,
-                    events: Path) -> ReplayResult | History | None:
-    """The replay of a file read column by column (no object per row); the file read as steps
-    when it has games of sides (issue 37; the columns hold games of one against one), or None
-    when the file or its replay has a problem: the history path then replays it, naming a
-    problem's row and column."""
+def _replay_columns(system: RatingSystem, roster: Roster | None, events: Path,
+                    teams: TeamRule | None = None) -> ReplayResult | None:
+    """The replay of a file read column by column (no object per row but a game of sides'),
+    its team games by the ladder's ``teams`` rule (issue 37); None when the file or its
+    replay has a problem: the history path then replays it, naming a problem's row and
+    column."""
     try:
-        columns = read_event_columns(events)
-        if isinstance(columns, History):
-            return columns
+        columns = _columns_with_team_rule(read_event_columns(events), teams or TeamRule())
+        if columns is None:
+            return None
         check_columns(system, columns)
         return replay_columns(system, columns, players=roster.players if roster else None,
                               birth_dates=roster.birth_dates if roster else None)
@@ -258,13 +269,28 @@ def _replay_columns(system: RatingSystem, roster: Roster | None,
         return None
 
 
+def _columns_with_team_rule(columns: EventColumns, rule: TeamRule) -> EventColumns | None:
+    """The columns with their team games as the ladder's team settings rate them (as
+    :func:`_with_team_rule` does for steps), or None when the rule refuses one (the history
+    path names its row). The rule reads only a game's side sizes, so it is asked once per
+    pair of sizes."""
+    if not columns.teams:
+        return columns
+    sizes = zip(map(len, map(SIDE_A, columns.teams)), map(len, map(SIDE_B, columns.teams)),
+                strict=True)
+    examples = dict(zip(sizes, columns.teams, strict=True)).values()
+    if any(rule.problem(game) is not None for game in examples):
+        return None
+    if all(rule.applied(game) == game for game in examples):
+        return columns
+    return dataclasses.replace(columns, teams=list(map(rule.applied, columns.teams)))
+
+
 def _replay_history(system: RatingSystem, roster: Roster | None, events: Path,
-                    teams: TeamRule | None = None, history: History | None = None,
-                    ) -> ReplayResult:
-    """The replay of a file read as steps (``history``, when it has been read already): every
-    problem named with its row and column; its team games by the ladder's ``teams`` rule
-    (issue 37)."""
-    history = history or read_events(events)
+                    teams: TeamRule | None = None) -> ReplayResult:
+    """The replay of a file read as steps: every problem named with its row and column; its
+    team games by the ladder's ``teams`` rule (issue 37)."""
+    history = read_events(events)
     _check_fits(system, history, events.name)
     steps = _with_team_rule(history, teams or TeamRule(), events.name)
     try:

@@ -2,16 +2,16 @@
 
 :func:`replay_columns` gives the :class:`~ratings_core.replay.ReplayResult` that
 :func:`~ratings_core.replay.replay` gives for the same steps. Its :class:`ColumnEngine` extends
-the replay's public :class:`~ratings_core.replay.Engine`: the games in between membership events
-and rating periods are handed to the system as rows (:meth:`RatingSystem.rate_columns`), while
-membership events and periods go through the engine's own code, as ``Join``/``Retire``/``Return``
-values and periods of ``Game`` values. The columns hold games of one against one only: a team
-game (issue 37) has no row (``ColumnsBuilder.add_event`` refuses one), so a history with team
-games replays by steps, through the engine's runs of team games.
+the replay's public :class:`~ratings_core.replay.Engine`: the games in between membership events,
+team games and rating periods are handed to the system as rows
+(:meth:`RatingSystem.rate_columns`), while membership events, periods and runs of team games
+(issue 37) go through the engine's own code, as ``Join``/``Retire``/``Return`` values, periods
+of ``Game`` and ``TeamGame`` values, and runs of ``TeamGame`` values (the engine's runs of team
+games, which hand them to ``rate_team_sequence``).
 
 Source: no rating rule of its own; the rules are the engine's (replay.py) and the systems'.
 Issue 19 of this project asked for it: ``clubrating replay`` of a million-row file within
-1.5x of plain Python and under 120 MB.
+1.5x of plain Python and under 120 MB; issue 37, team games read and replayed as columns.
 """
 
 from __future__ import annotations
@@ -21,29 +21,36 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 
-from .model import Game, PlayerState
+from .model import HANDICAP, Game, PlayerState, TeamGame, players_of
 from .replay import Checkpoint, Engine, ReplayError, ReplayResult
-from .rows import GAME, EventColumns, GameRows
+from .rows import CHUNK, GAME, TEAM, EventColumns, GameRows
 from .system import RatingSystem
 from .table import EPOCH, datetime_of
 
-#: any row that is not a game
-_MEMBERSHIP_ROW = re.compile(b"[^\x00]")
+#: any row that is not a game of one against one
+_OTHER_ROW = re.compile(b"[^\x00]")
+#: any row that is not a game of sides
+_NOT_TEAM_ROW = re.compile(b"[^\x04]")
 
 
 def check_columns(system: RatingSystem, columns: EventColumns) -> None:
-    """``system.check`` of every game, raising its ``ValueError`` for one it refuses.
+    """``system.check`` of every game, of one against one and of sides (issue 37), raising
+    its ``ValueError`` for one it refuses.
 
-    The base rule looks only at a game's handicap and whether it has a solving time, so it is
-    asked once per distinct pair of those; a system with a rule of its own is asked about every
-    game.
+    The base rule looks only at a game's handicap and whether it has a solving time (and at
+    whether it is a game of sides), so it is asked once per distinct pair of those; a system
+    with a rule of its own is asked about every game.
 
     Source: RatingSystem.check (the rule), issue 19 (asking once per distinct pair).
     """
     if type(system).check is not RatingSystem.check:
         for row in _game_rows(columns):
             system.check(columns.game(row))
+        for game in columns.teams:
+            system.check(game)
         return
+    for handicap in set(map(HANDICAP, columns.teams)):
+        system.check(TeamGame(("a",), ("b",), 1.0, EPOCH, handicap))
     if columns.handicap is None and columns.seconds is None:
         system.check(Game("a", "b", 1.0, EPOCH))
         return
@@ -85,9 +92,10 @@ def replay_columns(
 class ColumnEngine(Engine):
     """The replay engine reading its steps from columns: runs of game rows go to the system as
     :class:`~ratings_core.rows.GameRows`, every other step through the engine's own rules
-    (:meth:`Engine.apply_period`, :meth:`Engine.admit`, :meth:`Engine.stamp_last_played`).
+    (:meth:`Engine.apply_period`, :meth:`Engine.admit`, :meth:`Engine.stamp_last_played`, and
+    the engine's runs of team games for consecutive team rows).
 
-    Source: replay.py (the engine, whose rules it reuses), issue 19.
+    Source: replay.py (the engine, whose rules it reuses), issue 19, issue 37.
     """
 
     def __init__(self, system: RatingSystem, birth_dates: Mapping[str, date],
@@ -105,6 +113,10 @@ class ColumnEngine(Engine):
         self.retired: set[int] = set()
         #: the rows rated without recording last_played (GameRows.defer_last_played)
         self.deferred: list[tuple[int, int]] = []
+        #: the runs of team rows rated outside periods (their last_played is recorded)
+        self.team_runs: list[tuple[int, int]] = []
+        #: each name's id (made when a team row first needs it)
+        self._name_ids: dict[str, int] | None = None
 
     def run_columns(self) -> ReplayResult:
         columns = self.columns
@@ -114,7 +126,7 @@ class ColumnEngine(Engine):
         for start, stop in columns.periods:
             position = self._rate_rows(row, start, position)
             self.apply_period(tuple(columns.event(r) for r in range(start, stop)), position)
-            self._refresh(set(columns.player_a[start:stop]) | set(columns.player_b[start:stop]))
+            self._refresh(self._row_ids(start, stop))
             position += 1
             row = stop
         position = self._rate_rows(row, len(columns), position)
@@ -123,17 +135,24 @@ class ColumnEngine(Engine):
         return ReplayResult(Checkpoint(position, self.table.snapshot(), self.pool))
 
     def _rate_rows(self, start: int, stop: int, position: int) -> int:
-        """Rows that are steps of their own: runs of games, and membership events each a
-        period of its own (as ``Engine._apply``); returns the position after them."""
+        """Rows that are steps of their own: runs of games, runs of team games, and membership
+        events each a period of its own (as ``Engine._apply``); returns the position after
+        them."""
         columns = self.columns
         while start < stop:
-            found = _MEMBERSHIP_ROW.search(columns.kind, start, stop)
+            found = _OTHER_ROW.search(columns.kind, start, stop)
             end = stop if found is None else found.start()
             if end > start:
                 self._rate_games(start, end, position)
                 position += end - start
             if found is None:
                 break
+            if columns.kind[end] == TEAM:
+                after = _NOT_TEAM_ROW.search(columns.kind, end, stop)
+                start = stop if after is None else after.start()
+                self._rate_teams(end, start, position)
+                position += start - end
+                continue
             self.apply_period((columns.event(end),), position)
             self._refresh((columns.player_a[end],))
             position += 1
@@ -154,6 +173,42 @@ class ColumnEngine(Engine):
         slot = None if self.same_numbers else self.slot
         self.system.rate_columns(
             self.table, GameRows(self.columns, start, stop, slot, self.deferred))
+
+    def _rate_teams(self, start: int, stop: int, position: int) -> None:
+        """A run of team rows: the engine's run of team games (``Engine._rate_team_run``:
+        newcomers admitted, a retired member's game refused, the system's
+        ``rate_team_sequence``), :data:`~ratings_core.rows.CHUNK` games at a time as
+        ``Engine.feed`` hands them; then the newcomers' places taken (issue 37)."""
+        teams, player_a = self.columns.teams, self.columns.player_a
+        known = len(self.table)
+        for lo in range(start, stop, CHUNK):
+            hi = min(lo + CHUNK, stop)
+            self._rate_team_run(list(map(teams.__getitem__, player_a[lo:hi])),
+                                position + lo - start)
+        if len(self.table) > known:
+            self._refresh(map(self._ids().__getitem__, self.table.names[known:]))
+        self.team_runs.append((start, stop))
+
+    def _ids(self) -> dict[str, int]:
+        """Each name's id."""
+        if self._name_ids is None:
+            self._name_ids = {name: i for i, name in enumerate(self.columns.names)}
+        return self._name_ids
+
+    def _row_ids(self, start: int, stop: int) -> set[int]:
+        """The ids of the players the rows name (every member of a team row's sides)."""
+        columns = self.columns
+        if TEAM not in columns.kind[start:stop]:
+            return set(columns.player_a[start:stop]) | set(columns.player_b[start:stop])
+        named = self._ids()
+        ids: set[int] = set()
+        for row in range(start, stop):
+            if columns.kind[row] == TEAM:
+                game = columns.teams[columns.player_a[row]]
+                ids.update(map(named.__getitem__, players_of(game)))
+            else:
+                ids.update((columns.player_a[row], columns.player_b[row]))
+        return ids
 
     def _admit_rows(self, start: int, stop: int) -> None:
         """Each game's newcomers join together, when the game is played."""
@@ -199,13 +254,16 @@ class ColumnEngine(Engine):
 
         A player's last game is found reading the rows back from the last, a stretch at a time,
         until every player of the table has been found (soon, in a long history) or the rows
-        run out. When it is in a rating period, the period recorded its time already.
+        run out. When it is in a rating period or a team game (issue 37), its time is
+        recorded already.
         """
         if not self.deferred:
             return
         columns = self.columns
-        found: dict[int, int] = {}  # id -> row of their last game; -1: in a period
-        for start, stop, deferred in _stretches_back(self.deferred, columns.periods):
+        named = self._ids() if columns.teams else {}
+        found: dict[int, int] = {}  # id -> row of their last game; -1: recorded already
+        for start, stop, deferred in _stretches_back(self.deferred,
+                                                     columns.periods + self.team_runs):
             if deferred:
                 rows = range(start, stop)
                 # dict() keeps the last row each id is given: a player's last game in the
@@ -219,9 +277,13 @@ class ColumnEngine(Engine):
                     found.setdefault(i, row)
             else:
                 for row in range(start, stop):
-                    if columns.kind[row] == GAME:
+                    kind = columns.kind[row]
+                    if kind == GAME:
                         found.setdefault(columns.player_a[row], -1)
                         found.setdefault(columns.player_b[row], -1)
+                    elif kind == TEAM:
+                        for name in players_of(columns.teams[columns.player_a[row]]):
+                            found.setdefault(named[name], -1)
             if len(found) == len(self.table):
                 break
         self.deferred.clear()
@@ -235,17 +297,14 @@ class ColumnEngine(Engine):
 _STRETCH = 1 << 15
 
 
-def _stretches_back(deferred: list[tuple[int, int]], periods: list[tuple[int, int]]
+def _stretches_back(deferred: list[tuple[int, int]], recorded: list[tuple[int, int]]
                     ) -> Iterator[tuple[int, int, bool]]:
-    """The deferred runs (cut into stretches) and the periods after the first of them, the
-    last first, each with whether it is a deferred run."""
+    """The deferred runs and the recorded ones (periods, runs of team games) after the first
+    of them, the last first, each cut into stretches, with whether it is a deferred run."""
     first = deferred[0][0]
     ranges = sorted([(start, stop, True) for start, stop in deferred]
-                    + [(start, stop, False) for start, stop in periods if start >= first])
+                    + [(start, stop, False) for start, stop in recorded if start >= first])
     for start, stop, is_deferred in reversed(ranges):
-        if not is_deferred:
-            yield start, stop, False
-            continue
         while stop > start:
-            yield max(start, stop - _STRETCH), stop, True
+            yield max(start, stop - _STRETCH), stop, is_deferred
             stop -= _STRETCH

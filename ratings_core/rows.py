@@ -4,7 +4,10 @@ A history of steps holds a ``Game`` (and a ``datetime``) for every row: about 15
 before any rating. Here a history is a few arrays instead: player ids (every name is kept once),
 player_a's score, the time as whole microseconds, the row's kind, and handicap, first move and
 solving time only when some row has one. A row's values become a ``Game`` only when a rule
-needs one, and then only for as long as it needs it.
+needs one, and then only for as long as it needs it. A game of sides (issue 37) is the one row
+kept as an object: its :class:`~ratings_core.model.TeamGame` in a list (``teams``), the row
+holding its index there, since the engine's runs of team games (``rate_team_sequence``) read
+``TeamGame`` values.
 
 This module holds the rows and nothing that rates them: :class:`EventColumns` (a history in
 step order) and :class:`ColumnsBuilder` (which makes one), :class:`GameRows` (a run of games
@@ -22,18 +25,20 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import TypeVar
 
-from .model import Event, Game, Join, Retire, Return, TeamGame
+from .model import SCORE_A, Event, Game, Join, Retire, Return, TeamGame
 from .table import datetime_of, moment_of
 
 #: games handed to a system at once when each is its own period (bounds memory, keeps speed):
 #: a run of :class:`~ratings_core.system.GameRun` in the replay, :meth:`GameRows.games` here
 CHUNK = 8192
-#: the row kinds, as stored in :attr:`EventColumns.kind`
-GAME, JOIN, RETIRE, RETURN = 0, 1, 2, 3
+#: the row kinds, as stored in :attr:`EventColumns.kind` (TEAM: a game of sides, issue 37)
+GAME, JOIN, RETIRE, RETURN, TEAM = 0, 1, 2, 3, 4
+#: player_b of a team row
+NO_PLAYER_B = -2
 _N = TypeVar("_N", int, float)
 
 
@@ -42,7 +47,11 @@ class EventColumns:
     """A history in step order: row r of every array is the r-th event.
 
     A rating period's rows are consecutive (``periods`` gives each as start, stop); every other
-    row is a step of its own. Membership rows have player_b -1 and score NaN.
+    row is a step of its own. Membership rows have player_b -1 and score NaN. A team row
+    (TEAM, issue 37) has player_a its game's index in ``teams`` and player_b
+    :data:`NO_PLAYER_B`; its score and moment are its game's, its handicap, first move and
+    solving time the defaults (its ``TeamGame`` holds its own). Every member's name is among
+    ``names`` too.
     """
 
     #: every player's name, by id
@@ -63,6 +72,8 @@ class EventColumns:
     first_move: array[int] | None = None
     #: solving times, NaN for none; None: no game has one
     seconds: array[float] | None = None
+    #: the games of sides, each named by its team row's player_a (issue 37)
+    teams: list[TeamGame] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -73,6 +84,7 @@ class EventColumns:
         return len(self) - sum(stop - start for start, stop in self.periods) + len(self.periods)
 
     def game(self, row: int) -> Game:
+        """The game of a GAME row."""
         seconds = None if self.seconds is None else self.seconds[row]
         return Game(
             self.names[self.player_a[row]],
@@ -88,6 +100,8 @@ class EventColumns:
         kind = self.kind[row]
         if kind == GAME:
             return self.game(row)
+        if kind == TEAM:
+            return self.teams[self.player_a[row]]
         player = self.names[self.player_a[row]]
         when = datetime_of(self.moment[row])
         return Join(player, when) if kind == JOIN else (
@@ -111,6 +125,7 @@ class ColumnsBuilder:
         self.handicap: array[float] | None = None
         self.first_move: array[int] | None = None
         self.seconds: array[float] | None = None
+        self.teams: list[TeamGame] = []
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -154,13 +169,34 @@ class ColumnsBuilder:
         self.first_move = _extend(self.first_move, "b", 0, before, count, first_move)
         self.seconds = _extend(self.seconds, "d", math.nan, before, count, seconds)
 
+    def add_teams(self, games: list[TeamGame], moment: Iterable[int],
+                  label: Iterable[int] | None = None) -> None:
+        """Team rows (issue 37): the games and their times as moments (None: no label). Their
+        members' names must be interned already, in the order the rows name them (side_a's,
+        then side_b's), as :meth:`add_event` does."""
+        before = len(self.kind)
+        count = len(games)
+        first = len(self.teams)
+        self.teams.extend(games)
+        self.player_a.extend(range(first, first + count))
+        self.player_b.extend(repeat(NO_PLAYER_B, count))
+        self.score.extend(map(SCORE_A, games))
+        self.moment.extend(moment)
+        self.kind.extend(bytes((TEAM,)) * count)
+        self.label = _extend(self.label, "i", -1, before, count, label)
+        self.handicap = _extend(self.handicap, "d", 0.0, before, count, None)
+        self.first_move = _extend(self.first_move, "b", 0, before, count, None)
+        self.seconds = _extend(self.seconds, "d", math.nan, before, count, None)
+
     def add_event(self, event: Event, label: str = "") -> None:
-        """One row, from its event. A team game has no row: a history with one replays by
-        steps (``ValueError``; issue 37)."""
-        if isinstance(event, TeamGame):
-            raise ValueError("the columns hold games of one against one, not of sides")
+        """One row, from its event (a game of sides too: a team row, issue 37)."""
         label_id = self.label_id(label)
         moment = array("q", (moment_of(event.played_at),))
+        if isinstance(event, TeamGame):
+            for name in event.side_a + event.side_b:
+                self.intern(name)
+            self.add_teams([event], moment, (label_id,) if label_id >= 0 else None)
+            return
         if isinstance(event, Game):
             self.add_games(
                 array("i", (self.intern(event.player_a),)),
@@ -188,7 +224,7 @@ class ColumnsBuilder:
 
     def finish(self) -> EventColumns:
         """The rows in step order, a period's rows moved to where its last row was."""
-        optional = (self.handicap, self.first_move, self.seconds)
+        optional = (self.handicap, self.first_move, self.seconds, self.teams)
         if self.label is None:
             return EventColumns(self.names, self.player_a, self.player_b, self.score,
                                 self.moment, self.kind, [], *optional)
@@ -209,6 +245,7 @@ class ColumnsBuilder:
             None if self.handicap is None else moved_floats(self.handicap),
             None if self.first_move is None else moved(self.first_move),
             None if self.seconds is None else moved_floats(self.seconds),
+            self.teams,  # a team row keeps its game's index (in player_a)
         )
 
 

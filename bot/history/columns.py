@@ -3,11 +3,13 @@ reader of `clubrating replay` and `evaluate`, for files of millions of rows. It 
 what :func:`~bot.history.rows.read_events` accepts, each distinct cell text checked once by the
 same cell rules (:mod:`~bot.history.cells`).
 
-The columns hold games of one against one only. A file with a game of sides (issue 37: a
-player cell naming two or more members) is read by :func:`~bot.history.rows.read_events`
-instead, whole: the reader gives that :class:`~bot.history.rows.History`. A player cell's
-text is checked once whatever the file's length, so a file without sides is read as fast as
-before sides were written."""
+A game of sides (issue 37: a player cell naming two or more members) is a team row of the
+columns, its :class:`~ratings_core.model.TeamGame` made from its cells' values as read here. A
+batch of rows is read as games of one against one until a side cell is met; then its player
+cells are read as sides (a column of plain cells cut at every ``" & "`` at once, any other
+cell by :func:`~bot.history.cells.read_side`, each distinct text once), the batch cut into runs
+of singles and runs of sides, and its other cells read column by column as before. A file
+without sides is read exactly as before sides were written, as fast."""
 
 from __future__ import annotations
 
@@ -19,15 +21,20 @@ import re
 import struct
 from array import array
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from itertools import chain, compress, islice
+from datetime import datetime, timedelta
+from functools import partial
+from itertools import chain, compress, islice, repeat
 from pathlib import Path
 from typing import TextIO, TypeVar
 
 from bot.history.cells import (
+    AMPERSAND,
     EVENT_COLUMNS,
     EVENT_OPTIONAL,
     KINDS,
+    MAX_NAME_LENGTH,
+    SIDE_JOIN,
+    TEXT_MARK,
     CellError,
     CsvError,
     read_colour,
@@ -38,7 +45,7 @@ from bot.history.cells import (
     read_time,
 )
 from bot.history.csvfile import header_of, open_file
-from bot.history.rows import History, event_of, read_events
+from bot.history.rows import event_of
 from bot.service import collector
 from ratings_core.model import TeamGame
 from ratings_core.rows import (
@@ -49,7 +56,7 @@ from ratings_core.rows import (
     ColumnsBuilder,
     EventColumns,
 )
-from ratings_core.table import moment_of, moments_of
+from ratings_core.table import EPOCH, moment_of, moments_of
 
 #: rows read_event_columns takes from csv.reader at once
 _BATCH = 4096
@@ -62,15 +69,14 @@ _T = TypeVar("_T")
 _N = TypeVar("_N", int, float)
 
 
-class _SidesMet(Exception):
-    """A row names a side of two or more members: the columns cannot hold it. Not a
-    ValueError, which sends a batch of rows to the row-by-row reading."""
+class _SideCell(Exception):
+    """A player cell names a side of two or more members: the batch's player cells are read
+    as sides. Not a ValueError, which sends a batch of rows to the row-by-row reading."""
 
 
-def read_event_columns(path: Path) -> EventColumns | History:
+def read_event_columns(path: Path) -> EventColumns:
     """EVENTS.csv as columns (ratings_core.rows): the steps read_events gives, without an
-    object per row, for replaying files of millions of rows; a file with a game of sides
-    (issue 37) as read_events' History, read again by it from the start.
+    object per row but a game of sides' (issue 37), for replaying files of millions of rows.
 
     The file is read a block and a column at a time. Each distinct text of a cell is checked
     once, by the functions read_events uses, and its value remembered. Rows those cannot settle
@@ -79,14 +85,8 @@ def read_event_columns(path: Path) -> EventColumns | History:
     it raises ``ValueError`` naming a row that may differ from read_events' (call read_events
     for the message to show).
     """
-    try:
-        return _read_columns(path)
-    except _SidesMet:
-        return read_events(path)
-
-
-def _read_columns(path: Path) -> EventColumns:
-    # Only rows and their cells are made here, and no cycles: nothing for gc to find.
+    # Only rows, their cells and games of sides are made here, and no cycles: nothing for gc
+    # to find.
     with collector.paused(), open_file(path) as handle:
         reader = csv.reader(handle)
         columns = _ColumnReader(header_of(reader, path.name, EVENT_COLUMNS, EVENT_OPTIONAL))
@@ -114,6 +114,11 @@ class _ColumnReader:
             at.get(column) for column in EVENT_OPTIONAL)
         self.builder = ColumnsBuilder()
         self.ids: dict[str, int] = {}
+        #: a player cell's text as its side's names (cells of one name too), for cells that
+        #: are not plain (issue 37)
+        self.sides: dict[str, tuple[str, ...]] = {}
+        #: the names met in plain player cells (:func:`_plain`)
+        self.members: set[str] = set()
         self.scores: dict[str, float] = {}
         self.labels: dict[str, int] = {}
         self.kinds: dict[str, int] = {}
@@ -186,10 +191,7 @@ class _ColumnReader:
         if len(values) != len(self.header):
             raise ValueError(f"{len(values)} values for {len(self.header)} columns")
         record = {c: v.strip() for c, v in zip(self.header, values, strict=True)}
-        event = event_of(record)
-        if isinstance(event, TeamGame):
-            raise _SidesMet
-        self.builder.add_event(event, record["event"])
+        self.builder.add_event(event_of(record), record["event"])
 
     # -- a batch of rows, column by column -----------------------------------------------------
 
@@ -233,14 +235,97 @@ class _ColumnReader:
         except KeyError:
             # New names get ids in the order the rows name them, the order the replay meets
             # the players in: their ids are then their places in its table.
-            for name_a, name_b in zip(names_a, names_b, strict=True):
-                _cached(ids, name_a, self._id)
-                _cached(ids, name_b, self._id)
+            try:
+                for name_a, name_b in zip(names_a, names_b, strict=True):
+                    _cached(ids, name_a, self._id)
+                    _cached(ids, name_b, self._id)
+            except _SideCell:
+                self._add_side_cells(cells, skip)
+                return
             player_a = list(map(ids.__getitem__, names_a))
             player_b = list(map(ids.__getitem__, names_b))
+        self._singles(cells, skip, player_a, player_b)()
+
+    def _add_side_cells(self, cells: Sequence[Sequence[str]], skip: int) -> None:
+        """Game rows of which some name a side (issue 37): each player cell read as a side
+        (one name or more), the rows cut into runs of games of one against one and runs of
+        games of sides, every run read before any is added (a ValueError adds none)."""
+        sides_a, sides_b = self._sides(cells[self.player_a], cells[self.player_b])
+        # a game of one against one names two players, a game of sides three or more
+        named = list(map(operator.add, map(len, sides_a), map(len, sides_b)))
+        ids = self.builder.ids
+        added: list[Callable[[], None]] = []
+        for start, stop, teams in _runs(named):
+            part = [column[start:stop] for column in cells] if stop - start < len(named) \
+                else cells
+            if teams:
+                added.append(self._teams(part, skip, sides_a[start:stop], sides_b[start:stop]))
+                continue
+            player_a = [ids[side[0]] for side in sides_a[start:stop]]
+            player_b = [ids[side[0]] for side in sides_b[start:stop]]
+            added.append(self._singles(part, skip, player_a, player_b))
+        for add in added:
+            add()
+
+    def _sides(self, texts_a: Sequence[str], texts_b: Sequence[str]
+               ) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Each player cell's side, as :func:`~bot.history.cells.read_side` reads it, its new
+        names interned in the order the rows name them.
+
+        Most cells are plain: names that need no reading (see :func:`_plain`) joined by
+        ``" & "``, the side the cell cut at each ``" & "`` (in C, for a whole column). Every
+        other cell is read by read_side, each distinct text once.
+        """
+        pieces_a = list(map(str.split, texts_a, repeat(SIDE_JOIN)))
+        pieces_b = list(map(str.split, texts_b, repeat(SIDE_JOIN)))
+        members = self.members
+        if not (all(map(members.__contains__, chain.from_iterable(pieces_a)))
+                and all(map(members.__contains__, chain.from_iterable(pieces_b)))):
+            intern = self.builder.intern
+            for piece in chain.from_iterable(map(operator.add, pieces_a, pieces_b)):
+                if piece not in members:
+                    if not _plain(piece):
+                        return self._read_sides(texts_a, texts_b)
+                    members.add(piece)
+                    intern(piece)
+        return list(map(tuple, pieces_a)), list(map(tuple, pieces_b))
+
+    def _read_sides(self, texts_a: Sequence[str], texts_b: Sequence[str]
+                    ) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+        """Each player cell's side, read by read_side (each distinct text once)."""
+        sides = self.sides
+        if len(sides) > _CACHE_LIMIT:
+            sides.clear()
+        for text_a, text_b in zip(texts_a, texts_b, strict=True):
+            _cached(sides, text_a, self._side)
+            _cached(sides, text_b, self._side)
+        return list(map(sides.__getitem__, texts_a)), list(map(sides.__getitem__, texts_b))
+
+    def _teams(self, cells: Sequence[Sequence[str]], skip: int, sides_a: list[tuple[str, ...]],
+               sides_b: list[tuple[str, ...]]) -> Callable[[], None]:
+        """Rows of games of sides read (their other cells as a game's, a solving time
+        refused), to be added by the function returned."""
+        if self.seconds is not None and any(map(str.strip, cells[self.seconds])):
+            raise ValueError("a game of sides has no solving time")
+        moments = self._moments(cells[self.played_at], skip if self.played_at == 0 else 0)
+        handicap = self._optional("d", self.handicaps, cells, self.handicap, _handicap_text)
+        first_move = self._optional("b", self.colours, cells, self.colour, read_colour)
+        # each time as datetime_of(its moment), as read_time gives it, the loops in C
+        games = list(map(TeamGame, sides_a, sides_b,
+                         _values(self.scores, cells[self.score_a], _score_text),
+                         map(EPOCH.__add__, map(timedelta, repeat(0), repeat(0), moments)),
+                         repeat(0.0) if handicap is None else handicap,
+                         repeat(0) if first_move is None else first_move))
+        return partial(self.builder.add_teams, games, moments,
+                       self._optional("i", self.labels, cells, self.event, self._label))
+
+    def _singles(self, cells: Sequence[Sequence[str]], skip: int, player_a: list[int],
+                 player_b: list[int]) -> Callable[[], None]:
+        """Rows of games of one against one read, to be added by the function returned."""
         if any(map(operator.eq, player_a, player_b)):
             raise ValueError("a player plays against themself")
-        self.builder.add_games(
+        return partial(
+            self.builder.add_games,
             _packed("i", player_a), _packed("i", player_b),
             _column("d", self.scores, cells[self.score_a], _score_text),
             self._moments(cells[self.played_at], skip if self.played_at == 0 else 0),
@@ -299,11 +384,40 @@ class _ColumnReader:
         literal ``&``, written ``&&``, costs nothing more to a file than any other name)."""
         side = read_side(text.strip(), "player_a")
         if len(side) > 1:
-            raise _SidesMet
+            raise _SideCell
         return self.builder.intern(side[0])
+
+    def _side(self, text: str) -> tuple[str, ...]:
+        """A player cell's side, its names interned in order."""
+        side = read_side(text.strip(), "player_a")
+        for name in side:
+            self.builder.intern(name)
+        return side
 
     def _label(self, text: str) -> int:
         return self.builder.label_id(text.strip())
+
+
+def _plain(piece: str) -> bool:
+    """Whether a piece of a player cell cut at its ``" & "``s is a name as it is, so that
+    read_side reads the cell as those pieces: no ``&`` in it, no spaces around it, not empty,
+    not too long, not starting with the mark against formulas (a cell's leading ``'``)."""
+    return (bool(piece) and AMPERSAND not in piece and piece == piece.strip()
+            and len(piece) <= MAX_NAME_LENGTH and not piece.startswith(TEXT_MARK))
+
+
+def _runs(named: list[int]) -> list[tuple[int, int, bool]]:
+    """The rows as runs (start, stop, whether they are games of sides) from how many players
+    each names: a game of sides names three or more."""
+    if min(named) > 2:
+        return [(0, len(named), True)]
+    runs: list[tuple[int, int, bool]] = []
+    start = 0
+    for row in range(1, len(named) + 1):
+        if row == len(named) or (named[row] > 2) != (named[start] > 2):
+            runs.append((start, row, named[start] > 2))
+            start = row
+    return runs
 
 
 _PLAIN_TIME = re.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}")

@@ -2,7 +2,8 @@
 cell; a literal & inside a name is written && (one-on-one rows too, and join, retire, return
 rows), and read back as &. A cell of one name is a game of one against one, exactly as before;
 two or more names on either side make a TeamGame. Both readers (row by row, and column by
-column for long files) read the same values; the writer writes what they read back.
+column for long files, a TeamGame there a team row of the columns) read the same values and
+refuse the same files; the writer writes what they read back.
 
 The values read are tested here; their ratings in tests/core/test_sides.py and (through the
 command line and the chat's evaluation) tests/adapters/test_cli_teams.py.
@@ -12,11 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.chat.messages import text
 from bot.cli import main
@@ -29,6 +33,7 @@ from bot.service.parsing import display_name
 from bot.storage.backends import open_repository
 from ratings_core.columns import EventColumns
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Return, TeamGame
+from ratings_core.rows import GAME, TEAM
 from tests.chat import START, open_club
 
 HEADER = "played_at,event,player_a,player_b,score_a,handicap,kind"
@@ -92,11 +97,10 @@ def test_a_history_with_sides_reads_back_the_same_with_both_readers(tmp_path: Pa
     assert history.steps == MIXED
     assert history.labels == MIXED_LABELS
     assert history.rows == [[1], [2], [3], [4, 5, 6], [7], [8]]
-    # The columns hold games of one against one: a file with sides is read row by row, whole.
+    # The columns hold the team games as team rows, in the same steps.
     columns = read_event_columns(path)
-    assert isinstance(columns, History)
-    assert (columns.steps, columns.rows, columns.labels) == (
-        history.steps, history.rows, history.labels)
+    assert same_values(columns, history)
+    assert len(columns.teams) == 3 and columns.steps == len(history.steps)
     # Written again, the same text.
     assert write_events(history.steps, {k: k for k in _all_keys(history)},
                         history.labels) == path.read_text(encoding="utf-8")
@@ -134,9 +138,9 @@ def test_a_singles_history_with_an_ampersand_in_a_name_reads_alike_in_columns(
     assert set(columns.names) == {"Tom & Jerry", "ann", "R&&D", "&", "'Tom & Jerry", "&Co"}
 
 
-def test_a_long_file_with_a_side_at_its_end_is_read_row_by_row(tmp_path: Path) -> None:
-    """Past the column reader's first blocks of plain text, a side still hands the file to
-    the row reader."""
+def test_a_long_file_with_a_side_at_its_end_reads_alike(tmp_path: Path) -> None:
+    """Past the column reader's first blocks of plain text, a side is a team row of the
+    columns, as the row reader reads it."""
     lines = [HEADER] + [
         f"{(T + timedelta(minutes=n)).isoformat()},,member {n % 150},member {(n + 1) % 150},1,,"
         for n in range(12_000)]
@@ -145,13 +149,13 @@ def test_a_long_file_with_a_side_at_its_end_is_read_row_by_row(tmp_path: Path) -
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert path.stat().st_size > 2 * (1 << 17)
     columns = read_event_columns(path)
-    assert isinstance(columns, History)
-    assert columns.steps[-1] == TeamGame(("member 1", "member 2"), ("member 3",), 0.0,
-                                         datetime(2024, 2, 1, 10))
-    assert columns.steps == read_events(path).steps
-    # Without that row, columns, as before.
+    assert columns.event(len(columns) - 1) == TeamGame(("member 1", "member 2"), ("member 3",),
+                                                       0.0, datetime(2024, 2, 1, 10))
+    assert same_values(columns, read_events(path))
+    # Without that row, no team row.
     path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
-    assert isinstance(read_event_columns(path), EventColumns)
+    columns = read_event_columns(path)
+    assert not columns.teams and same_values(columns, read_events(path))
 
 
 def test_the_exact_text_of_a_small_history(tmp_path: Path) -> None:
@@ -223,10 +227,8 @@ def test_player_cells_as_read(tmp_path: Path, player_a: str, player_b: str,
                     encoding="utf-8")
     assert read_events(path).steps == [game]
     columns = read_event_columns(path)
-    if isinstance(game, Game):
-        assert isinstance(columns, EventColumns) and columns.event(0) == game
-    else:
-        assert isinstance(columns, History) and columns.steps == [game]
+    assert columns.event(0) == game
+    assert columns.kind[0] == (TEAM if isinstance(game, TeamGame) else GAME)
 
 
 TIMED = "played_at,event,player_a,player_b,score_a,handicap,kind,seconds"
@@ -271,7 +273,8 @@ REFUSED = [
 @pytest.mark.parametrize(("case", "header", "row", "column", "problem"), REFUSED,
                          ids=[r[0] for r in REFUSED])
 def test_a_bad_side_is_refused_naming_file_row_and_column(
-        tmp_path: Path, case: str, header: str, row: str, column: str, problem: str) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, header: str, row: str,
+        column: str, problem: str) -> None:
     path = tmp_path / "EVENTS.csv"
     path.write_text(f"{header}\n2024-01-05,,zed,yan,1,,{',' if header == TIMED else ''}\n"
                     f"{row}\n", encoding="utf-8")
@@ -280,6 +283,125 @@ def test_a_bad_side_is_refused_naming_file_row_and_column(
     assert str(refused.value) == f"EVENTS.csv row 2, column {column}: {problem}"
     with pytest.raises(ValueError):  # the column reader refuses it too (read_events names it)
         read_event_columns(path)
+    # and `clubrating replay`, which reads it as columns first, says what read_events says
+    assert run(capsys, "replay", str(path)) == (2, "", f"clubrating: {refused.value}\n")
+
+
+#: player cells as people write them, each with the names it holds: sides plain and not
+#: (spaces, no spaces, a mark against formulas, a literal &), single names
+GOOD_CELLS = [
+    ("ann", {"ann"}), ("bob", {"bob"}), ("fay", {"fay"}), ("ann & bob", {"ann", "bob"}),
+    ("cy & dee", {"cy", "dee"}), ("bob & cy & dee", {"bob", "cy", "dee"}),
+    ("gus & hal", {"gus", "hal"}), (" ann  &bob ", {"ann", "bob"}), ("dee&eve", {"dee", "eve"}),
+    ("'=x & cy", {"=x", "cy"}), ("Tom && Jerry & eve", {"Tom & Jerry", "eve"}),
+    ("R&&&&D", {"R&&D"}), ("&&", {"&"}), ("fay & '=y", {"fay", "'=y"}), ("'=x", {"=x"}),
+]
+#: cells both readers refuse in a game row
+BAD_CELLS = ["ann & ", "& bob", "ann & ann", "ann &  & bob", "x" * 101 + " & y", "", "&"]
+
+
+@st.composite
+def side_files(draw: st.DrawFn) -> bytes:
+    """An EVENTS.csv file of games of one against one and of sides, membership rows (now and
+    then naming a side), periods, columns in any order (player_a first too), quotes, CRLF;
+    in one file in three a cell is drawn that read_events refuses (a bad side, a side in a
+    join row, a solving time for sides)."""
+    timed = draw(st.booleans())
+    columns = draw(st.permutations(["played_at", "event", "player_a", "player_b", "score_a",
+                                    "handicap", "kind", "colour"]
+                                   + (["seconds"] if timed else [])))
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    wrong = draw(st.integers(0, 2)) == 0
+    lines = [",".join(columns)]
+    for n in range(draw(st.integers(1, 40))):
+        cell_a, names_a = rng.choice(GOOD_CELLS)
+        cell_b = rng.choice([cell for cell, names in GOOD_CELLS if not names & names_a])
+        kind = rng.choice(["", "", "", "", "game", "join", "retire", "return"])
+        if wrong and rng.random() < 0.1:
+            cell_a = rng.choice([*BAD_CELLS, cell_a])
+            cell_b = rng.choice([*BAD_CELLS, cell_b, cell_a])
+        membership = kind in ("join", "retire", "return")
+        if membership and not wrong:
+            cell_a = rng.choice([cell for cell, names in GOOD_CELLS if len(names) == 1])
+        cells = {
+            "played_at": f"2024-01-{1 + n % 28:02d}T{rng.randrange(24):02d}:00:00",
+            "event": rng.choice(["", "", "", "night", "cup"]),
+            "player_a": cell_a,
+            "player_b": "" if membership else cell_b,
+            "score_a": "" if membership else rng.choice(["1", "0", "0.5", " 1.0"]),
+            "handicap": "" if membership else rng.choice(["", "", "0", "-0", "12.5"]),
+            "kind": kind,
+            "colour": "" if membership else rng.choice(["", "", "white", "Black"]),
+            "seconds": "" if membership or not (wrong or "&" not in cell_a + cell_b) else
+            rng.choice(["", "", "12"]),
+        }
+        lines.append(",".join(f'"{cells[c]}"' if rng.random() < 0.03 else cells[c]
+                              for c in columns))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    return (end.join(lines) + end).encode()
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=side_files())
+def test_both_readers_accept_the_same_files_of_sides_with_the_same_values(
+        tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    path = tmp_path_factory.mktemp("csv") / "EVENTS.csv"
+    path.write_bytes(data)
+    try:
+        history = read_events(path)
+    except CsvError:
+        with pytest.raises(ValueError):
+            read_event_columns(path)
+        return
+    columns = read_event_columns(path)
+    assert same_values(columns, history)
+    teams = [columns.event(r) for r in range(len(columns)) if columns.kind[r] == TEAM]
+    assert teams == [e for step in history.steps for e in rows_of(step)
+                     if isinstance(e, TeamGame)]
+
+
+def test_a_long_file_of_singles_sides_and_members_reads_alike(tmp_path: Path) -> None:
+    """Blocks of plain text that mix runs of singles and of sides (some cells not plain),
+    membership rows and interleaved periods; then a quoted cell hands the rest to csv.reader;
+    the names' ids follow the order the rows name them."""
+    rng = random.Random(5)
+    names = [f"m{i}" for i in range(60)]
+    lines = [HEADER]
+    when = datetime(2024, 1, 1)
+    for n in range(9000):
+        when += timedelta(minutes=rng.randrange(1, 90))
+        label = f"night {n // 30}" if n % 211 < 40 else ""
+        if n % 500 == 250:
+            lines.append(f"{when.isoformat()},,new {n},,,,join")
+        stretch = (n // 37) % 3  # singles, sides, both
+        if stretch == 0 or (stretch == 2 and rng.random() < 0.5):
+            a, b = rng.sample(names, 2)
+            lines.append(f"{when.isoformat()},{label},{a},{b},{rng.choice('10')},,")
+            continue
+        size_a, size_b = rng.choice([(2, 2), (2, 1), (3, 3), (1, 3)])
+        members = rng.sample(names, size_a + size_b)
+        join = rng.choice([" & ", " & ", "&", "  &  "])
+        cell_a = join.join(members[:size_a])
+        cell_b = join.join(members[size_a:])
+        if n == 7000:
+            cell_a = f'"{cell_a}"'
+        lines.append(f"{when.isoformat()},{label},{cell_a},{cell_b},{rng.choice('10')},,game")
+    path = tmp_path / "EVENTS.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert path.stat().st_size > 2 * (1 << 17)
+    history = read_events(path)
+    columns = read_event_columns(path)
+    assert same_values(columns, history)
+    assert len(columns.teams) > 2000 and len(columns.periods) > 20
+    first_named: dict[str, None] = {}
+    for row in range(1, len(lines)):
+        values = lines[row].split(",")
+        for cell in values[2:4]:
+            for name in cell.strip('"').split("&"):
+                if name.strip():
+                    first_named.setdefault(name.strip(), None)
+    assert columns.names == list(first_named)
 
 
 def test_a_solving_time_still_goes_with_a_singles_game(tmp_path: Path) -> None:

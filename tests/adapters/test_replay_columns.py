@@ -1,5 +1,5 @@
 """`clubrating replay` reads EVENTS.csv column by column: the same values, the same JSON to the
-byte, the same refusals as reading it row by row."""
+byte, the same refusals as reading it row by row; files with games of sides too (issue 37)."""
 
 from __future__ import annotations
 
@@ -14,18 +14,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.cli import _replay_columns, standings_json
+from bot.cli import UsageError, _replay_columns, _replay_history, standings_json
 from bot.history import (
     CsvError,
     History,
     read_event_columns,
     read_events,
     read_players,
+    write_events,
 )
-from ratings_core.model import RatingPeriod, events_of
+from bot.history.steps import rows_of
+from bot.service.team_rule import TeamRule
+from ratings_core.model import RatingPeriod, Step, TeamGame, events_of
 from ratings_core.replay import replay
 from ratings_core.rows import EventColumns
-from ratings_core.systems import make_system
+from ratings_core.system import RatingSystem
+from ratings_core.systems import PRESETS, make_system
+from tests.strategies import team_histories
 
 CLUBRATING = Path(sys.executable).parent / "clubrating"
 OPTIONAL = ["handicap", "seconds", "kind", "colour"]
@@ -185,13 +190,16 @@ def test_a_long_line_goes_to_csv_reader(tmp_path: Path) -> None:
 
 # -- `clubrating replay`, the installed script, against the history path --------------------
 
-def _club_file(path: Path, rows: int, seed: int = 3) -> None:
+def _club_file(path: Path, rows: int, seed: int = 3, teams: bool = False,
+               members: tuple[str, ...] = ()) -> None:
     """A club's history: handicaps, colours, nights rated as periods (some interleaved with
-    other rows), joins, retirements and returns."""
+    other rows), joins (of none of ``members``), retirements and returns; with ``teams``,
+    games of even sides of two and three among them, in runs and alone, in the nights too
+    (issue 37)."""
     rng = random.Random(seed)
     names = [f"player {i}" for i in range(40)] + ["Zoë", "José"]
     retired: list[str] = []
-    joined: set[str] = set()
+    joined: set[str] = set(members)
     lines = ["played_at,event,player_a,player_b,score_a,handicap,kind,colour"]
     when = datetime(2023, 1, 1, 18)
     for n in range(rows):
@@ -215,6 +223,11 @@ def _club_file(path: Path, rows: int, seed: int = 3) -> None:
         active = [m for m in names if m not in retired]
         a, b = rng.sample(active, 2)
         joined.update((a, b))
+        if teams and ((n // 40) % 2 == 1 or rng.random() < 0.1):
+            size = rng.choice([2, 2, 3])
+            members = rng.sample(active, 2 * size)
+            joined.update(members)
+            a, b = " & ".join(members[:size]), " & ".join(members[size:])
         lines.append(",".join([
             when.isoformat(), night, a, b, rng.choice(["1", "0", "0.5"]),
             rng.choice(["", "", "", "50", "-25.5"]), "", rng.choice(["", "white", "black"]),
@@ -238,10 +251,14 @@ def _clubrating(*args: str) -> subprocess.CompletedProcess[str]:
                           encoding="utf-8", check=False)
 
 
+@pytest.mark.parametrize("teams", [False, True], ids=["singles", "teams"])
 @pytest.mark.parametrize("system", ["club", "elo", "glicko2", "fqe", "shogi24"])
-def test_the_script_prints_what_the_history_path_prints(tmp_path: Path, system: str) -> None:
+def test_the_script_prints_what_the_history_path_prints(tmp_path: Path, system: str,
+                                                        teams: bool) -> None:
     events = tmp_path / "EVENTS.csv"
-    _club_file(events, 1500)
+    _club_file(events, 1500, teams=teams,
+               members=("player 3", "player 9") if teams else ())  # PLAYERS.csv's
+    assert bool(read_event_columns(events).teams) == teams
     players = tmp_path / "PLAYERS.csv"
     players.write_text("player,rating,games,birth_date,status\nplayer 3,1710,40,,active\n"
                        "old timer,1400,3,2014-02-03,retired\nplayer 9,,,2013-06-01,\n",
@@ -272,6 +289,16 @@ def test_overrides_and_the_default_system(tmp_path: Path) -> None:
      "EVENTS.csv row 2, column player_a: player 'c' is not a member"),
     ("2024-01-01,,a,b,1,\n\n2024-01-02,,a,,,join",
      "EVENTS.csv row 3, column player_a: player 'a' has already joined"),
+    # games of sides (issue 37): a retired member, alone or in a night; uneven sides
+    ("2024-01-01,,a,b,1,\n2024-01-02,,a,,,retire\n2024-01-03,,b & c,d & a,0,",
+     "EVENTS.csv row 3, column player_b: player 'a' is retired; a 'return' must come before "
+     "their games"),
+    ("2024-01-01,,a,b,1,\n2024-01-02,,a,,,retire\n2024-01-03,,c & d,e & f,0,\n"
+     "2024-01-03,n,c & d,e & b,0,\n2024-01-03,n,a & e,c & b,0,",
+     "EVENTS.csv row 5, column player_a: player 'a' is retired; a 'return' must come before "
+     "their games"),
+    ("2024-01-01,,a & b,c & d,1,\n2024-01-03,,b & c,d,0,",
+     "EVENTS.csv row 2, column player_b: sides of 2 and 1 members need uneven_teams=on"),
 ])
 def test_refusals_are_as_before(tmp_path: Path, rows: str, message: str) -> None:
     events = tmp_path / "EVENTS.csv"
@@ -290,3 +317,53 @@ def test_a_refusal_deep_in_a_long_file(tmp_path: Path) -> None:
     done = _clubrating("--system", "elo", str(events))
     assert done.stderr == ("clubrating: EVENTS.csv row 2500, column score_a: must be 1, 0.5 "
                            "or 0, not '0.25'\n")
+
+
+# -- files of games of sides, columns against steps (issue 37) ------------------------------
+
+#: every preset that rates teams, and the past editions of ``club`` (their own code paths)
+TEAM_SYSTEMS: list[tuple[str, int | None]] = [
+    (name, None) for name in sorted(PRESETS) if PRESETS[name].rates_teams
+] + [("club", 1), ("club", 2), ("club", 3)]
+#: a ladder's team settings: the default (even sides), and uneven sides with and without a
+#: size handicap, and at most two a side
+RULES = [TeamRule(), TeamRule(True), TeamRule(True, 40.0), TeamRule(True, 40.0, 2)]
+
+
+def _system(name: str, edition: int | None) -> RatingSystem:
+    return make_system(name) if edition is None else make_system(name, edition=edition)
+
+
+def _labelled(steps: list[Step]) -> list[str]:
+    return [f"night {n}" if isinstance(step, RatingPeriod) else ""
+            for n, step in enumerate(steps)]
+
+
+@pytest.mark.parametrize(("name", "edition"), TEAM_SYSTEMS)
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(steps=team_histories(handicaps=True), rule=st.sampled_from(RULES))
+def test_a_team_history_replays_alike_from_columns_and_from_steps(
+        tmp_path: Path, name: str, edition: int | None, steps: list[Step],
+        rule: TeamRule) -> None:
+    """tests.strategies' team histories written as EVENTS.csv: the columns' replay (the
+    team rule applied to their games) gives the history path's result, to the bit; where the
+    history path refuses (a rule, a handicap), the columns give way to it."""
+    events = tmp_path / "EVENTS.csv"
+    names = {name: name for step in steps for row in rows_of(step)
+             for name in _names(row)}
+    events.write_text(write_events(steps, names, _labelled(steps)), encoding="utf-8")
+    system = _system(name, edition)
+    try:
+        expected = _replay_history(system, None, events, rule)
+    except (CsvError, UsageError):
+        assert _replay_columns(system, None, events, rule) is None
+        return
+    assert _replay_columns(system, None, events, rule) == expected
+
+
+def _names(row: object) -> tuple[str, ...]:
+    if isinstance(row, TeamGame):
+        return row.side_a + row.side_b
+    return tuple(getattr(row, key) for key in ("player", "player_a", "player_b")
+                 if hasattr(row, key))

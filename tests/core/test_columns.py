@@ -1,4 +1,5 @@
-"""The columnar history and its replay: the same results as the replay of steps, to the bit."""
+"""The columnar history and its replay: the same results as the replay of steps, to the bit,
+games of sides (issue 37: team rows) among them."""
 
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ from ratings_core.model import (
     Return,
     Status,
     Step,
+    TeamGame,
     events_of,
 )
 from ratings_core.replay import ReplayError, ReplayResult, replay
-from ratings_core.rows import ColumnsBuilder, EventColumns
+from ratings_core.rows import TEAM, ColumnsBuilder, EventColumns
 from ratings_core.system import RatingSystem
-from ratings_core.systems import GAME_SYSTEMS, make_system
+from ratings_core.systems import GAME_SYSTEMS, PRESETS, make_system
 from ratings_core.table import datetime_of, moment_of
+from tests.strategies import team_histories
 
 NAMES = [f"p{i}" for i in range(6)]
 PROPERTY = settings(max_examples=80, deadline=None,
@@ -77,11 +80,12 @@ def labels(draw: st.DrawFn, used: list[str]) -> str:
 
 @st.composite
 def file_rows(draw: st.DrawFn, max_rows: int = 40,
-              players: dict[str, PlayerState] | None = None) -> list[Row]:
+              players: dict[str, PlayerState] | None = None, teams: bool = False) -> list[Row]:
     """EVENTS.csv rows in file order: games (handicaps, first moves, draws, -0.0), joins,
-    retirements and returns, each with its label. Most histories are valid; in one in four
-    or so a row is drawn at random (a retired player plays, a stranger retires, ...), which
-    both replays must refuse alike."""
+    retirements and returns, each with its label; with ``teams``, half the games are games
+    of sides of one to three, even or not, with a size handicap or none (issue 37). Most
+    histories are valid; in one in four or so a row is drawn at random (a retired player
+    plays, a stranger retires, ...), which both replays must refuse alike."""
     players = players or {}
     rows: list[Row] = []
     known = set(players)
@@ -95,6 +99,18 @@ def file_rows(draw: st.DrawFn, max_rows: int = 40,
         active = [n for n in NAMES if n not in retired]
         if kind == "game":
             pool = NAMES if careless or len(active) < 2 else active
+            if teams and len(pool) >= 3 and draw(st.booleans()):
+                size_a = draw(st.integers(1, min(3, len(pool) - 1)))
+                size_b = draw(st.integers(1 if size_a > 1 else 2, min(3, len(pool) - size_a)))
+                members = draw(st.permutations(pool))[:size_a + size_b]
+                known.update(members)
+                rows.append((draw(labels(used)), TeamGame(
+                    tuple(members[:size_a]), tuple(members[size_a:]),
+                    draw(st.sampled_from([0.0, 0.5, 1.0, -0.0])), when,
+                    draw(st.sampled_from([0.0, 0.0, -0.0, 2.5, -3.0])),
+                    draw(st.sampled_from([0, 0, 1, -1])), draw(st.sampled_from([0.0, 50.0])),
+                )))
+                continue
             a, b = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=2, unique=True))
             known.update((a, b))
             rows.append((draw(labels(used)), Game(
@@ -153,10 +169,24 @@ def steps_of(rows: list[Row]) -> list[Step]:
 
 
 def columns_of(rows: list[Row], batch_cuts: list[bool]) -> EventColumns:
-    """The rows through a ColumnsBuilder: runs of games column by column (add_games), cut
-    where ``batch_cuts`` says, every other row on its own (add_event)."""
+    """The rows through a ColumnsBuilder: runs of games column by column (add_games), runs
+    of team games together (add_teams), each run cut where ``batch_cuts`` says, every other
+    row on its own (add_event)."""
     builder = ColumnsBuilder()
     run: list[tuple[int, Game]] = []
+    team_run: list[tuple[int, TeamGame]] = []
+
+    def flush_teams() -> None:
+        if not team_run:
+            return
+        games = [g for _, g in team_run]
+        labels = [label for label, _ in team_run]
+        for g in games:
+            for name in g.side_a + g.side_b:
+                builder.intern(name)
+        builder.add_teams(games, [moment_of(g.played_at) for g in games],
+                          labels if any(label >= 0 for label in labels) else None)
+        team_run.clear()
 
     def flush() -> None:
         if not run:
@@ -180,14 +210,33 @@ def columns_of(rows: list[Row], batch_cuts: list[bool]) -> EventColumns:
 
     for (label, event), cut in zip(rows, batch_cuts + [False] * len(rows), strict=False):
         if isinstance(event, Game):
+            flush_teams()
             run.append((builder.label_id(label), event))
             if cut:
                 flush()
+        elif isinstance(event, TeamGame):
+            flush()
+            team_run.append((builder.label_id(label), event))
+            if cut:
+                flush_teams()
         else:
             flush()
+            flush_teams()
             builder.add_event(event, label)
     flush()
+    flush_teams()
     return builder.finish()
+
+
+def rows_of(steps: list[Step]) -> list[Row]:
+    """A history's steps as the rows of a file: each period's under a label of its own."""
+    rows: list[Row] = []
+    for n, step in enumerate(steps):
+        if isinstance(step, RatingPeriod):
+            rows.extend((f"night {n}", event) for event in step.events)
+        else:
+            rows.append(("", step))
+    return rows
 
 
 def outcome(run: object) -> object:
@@ -204,7 +253,7 @@ def fits(system: RatingSystem, steps: list[Step]) -> bool:
     try:
         for step in steps:
             for event in events_of(step):
-                if isinstance(event, Game):
+                if isinstance(event, Game | TeamGame):
                     system.check(event)
     except ValueError:
         return False
@@ -319,3 +368,122 @@ def test_last_played_comes_from_the_last_game() -> None:
         assert result == replay(system, steps_of(rows))
         assert {n: s.last_played for n, s in result.players.items()} == {
             "a": t[4], "b": t[0], "c": t[1], "d": t[4]}
+
+
+# -- games of sides (issue 37) --------------------------------------------------------------
+
+#: every preset that rates teams, and the past editions of ``club`` (their own code paths)
+TEAM_SYSTEMS: list[tuple[str, int | None]] = [
+    (name, None) for name in sorted(PRESETS) if PRESETS[name].rates_teams
+] + [("club", 1), ("club", 2), ("club", 3)]
+TEAMS = settings(max_examples=40, deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _system(name: str, edition: int | None) -> RatingSystem:
+    return make_system(name) if edition is None else make_system(name, edition=edition)
+
+
+@pytest.mark.parametrize(("name", "edition"), TEAM_SYSTEMS)
+@TEAMS
+@given(steps=team_histories(handicaps=True), players=rosters(),
+       cuts=st.lists(st.booleans(), max_size=30))
+def test_columns_replay_of_a_team_history_equals_the_replay_of_its_steps(
+    name: str, edition: int | None, steps: list[Step], players: dict[str, PlayerState],
+    cuts: list[bool],
+) -> None:
+    """tests.strategies' team histories (periods of singles and team games, membership
+    events, size handicaps) as columns: the replay's numbers to the bit, or its refusal (a
+    listed player retired)."""
+    system = _system(name, edition)
+    assume(fits(system, steps))
+    rows = rows_of(steps)
+    assert steps_of(rows) == steps
+    columns = columns_of(rows, cuts)
+    check_columns(system, columns)
+    expected = outcome(lambda: replay(system, steps, players=players, birth_dates=BIRTH_DATES))
+    found = outcome(lambda: replay_columns(system, columns, players=players,
+                                           birth_dates=BIRTH_DATES))
+    assert found == expected
+    if isinstance(found, ReplayResult):
+        assert found.position == len(steps) == columns.steps
+
+
+@pytest.mark.parametrize(("name", "edition"), TEAM_SYSTEMS)
+@TEAMS
+@given(rows=file_rows(teams=True), cuts=st.lists(st.booleans(), max_size=40))
+def test_team_rows_among_interleaved_periods_and_careless_rows(
+    name: str, edition: int | None, rows: list[Row], cuts: list[bool]
+) -> None:
+    """Team rows in periods that interleave with other rows and with each other, runs of
+    them between singles and membership rows, a retired member now and then (refused at
+    the same step)."""
+    system = _system(name, edition)
+    steps = steps_of(rows)
+    assume(fits(system, steps))
+    columns = columns_of(rows, cuts)
+    assert [columns.event(r) for r in range(len(columns))] == [
+        e for step in steps for e in events_of(step)]
+    assert outcome(lambda: replay_columns(system, columns)) == outcome(
+        lambda: replay(system, steps))
+
+
+def test_a_team_row_holds_its_game() -> None:
+    game = TeamGame(("ann", "bob"), ("cy",), 0.5, datetime(2024, 1, 1), -2.0, 1, 50.0)
+    builder = ColumnsBuilder()
+    builder.add_event(Game("dee", "ann", 1.0, datetime(2023, 1, 1)))
+    builder.add_event(game, "night")
+    columns = builder.finish()
+    assert columns.names == ["dee", "ann", "bob", "cy"]
+    assert (columns.kind[1], columns.player_a[1], columns.player_b[1]) == (TEAM, 0, -2)
+    assert (columns.score[1], columns.moment[1]) == (0.5, moment_of(game.played_at))
+    assert columns.event(1) is game and columns.teams == [game]
+    assert columns.periods == [(1, 2)]
+
+
+@pytest.mark.parametrize(("name", "refused"), [("tactics", True), ("elo", False),
+                                               ("rs-go", False)])
+def test_check_columns_asks_about_team_games(name: str, refused: bool) -> None:
+    system = make_system(name)
+    game = TeamGame(("ann", "bob"), ("cy", "dee"), 1.0, datetime(2024, 1, 1), 1.0)
+    columns = columns_of([("", Game("cat", "q", 1.0, datetime(2024, 1, 1), 0.0, 5.0)),
+                          ("", game)], [])
+    if refused:
+        with pytest.raises(ValueError) as error:
+            system.check(game)
+        with pytest.raises(ValueError, match=re.escape(str(error.value))):
+            check_columns(system, columns)
+    else:
+        system.check(game)
+        check_columns(system, columns)
+    no_handicaps = make_system("glicko2")
+    if not no_handicaps.uses_handicap:
+        with pytest.raises(ValueError):
+            check_columns(no_handicaps, columns)
+
+
+@pytest.mark.parametrize(("name", "edition"), [("elo", None), ("club", None), ("club", 1),
+                                               ("glicko2", None), ("fqe", None)])
+def test_last_played_of_members_whose_last_game_is_a_team_game_or_a_singles_game(
+        name: str, edition: int | None) -> None:
+    """A run of singles leaves last_played to the end of the replay (elo, club of edition 1),
+    which reads the rows back: a member whose last game is a team game after their singles
+    keeps the team game's time, one whose last game is a singles game after their team game
+    gets the singles game's, whatever the order of the times; a team game in a period too."""
+    t = [datetime(2024, 1, d) for d in range(1, 10)]
+    rows: list[Row] = [
+        ("", Game("a", "b", 1.0, t[5])),
+        ("", Game("c", "d", 0.5, t[1])),
+        ("", TeamGame(("a", "c"), ("e", "f"), 0.0, t[2])),  # a's last: after a singles game
+        ("", TeamGame(("b", "g"), ("d", "h"), 1.0, t[8])),
+        ("", Game("d", "e", 0.0, t[0])),  # d and e: a singles game after a team game
+        ("", Game("g", "i", 1.0, t[3])),
+        ("cup", TeamGame(("h", "i"), ("f",), 0.5, t[6])),  # h, i, f: in a period, last
+        ("", Game("j", "k", 1.0, t[7])),
+    ]
+    system = _system(name, edition)
+    result = replay_columns(system, columns_of(rows, []))
+    assert result == replay(system, steps_of(rows))
+    assert {n: s.last_played for n, s in result.players.items()} == {
+        "a": t[2], "b": t[8], "c": t[2], "d": t[0], "e": t[0], "f": t[6], "g": t[3],
+        "h": t[6], "i": t[6], "j": t[7], "k": t[7]}

@@ -74,15 +74,20 @@ def best_of(system_name: str, steps: list[Step], repeat: int) -> float:
     return best
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str, seed: int) -> argparse.Namespace:
+    """The command line of this benchmark and of ``bench/teams_csv.py``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--system", action="append",
                         help="system(s) to run (default elo, club)")
     parser.add_argument("--players", type=int, default=2_000)
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=20261127)
-    args = parser.parse_args()
+    parser.add_argument("--seed", type=int, default=seed)
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__.splitlines()[0], 20261127)
     singles, teams = histories(args.players, args.games, args.seed)
     for name in args.system or ["elo", "club"]:
         single = best_of(name, singles, args.repeat)

@@ -16,7 +16,6 @@ time over the singles file's. Target (issue 37): at most 2.0.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -27,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))  # bench/ holds scripts, not a package
-from teams import histories  # noqa: E402
+from teams import arguments, histories  # noqa: E402
 
 from bot.history import write_events  # noqa: E402
 from ratings_core.model import Game, Step, TeamGame  # noqa: E402
@@ -65,14 +64,7 @@ def best_of(system: str, path: Path, repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--system", action="append",
-                        help="system(s) to run (default elo, club)")
-    parser.add_argument("--players", type=int, default=2_000)
-    parser.add_argument("--games", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = arguments(__doc__.splitlines()[0], 1)
     singles, teams = histories(args.players, args.games, args.seed)
     with tempfile.TemporaryDirectory() as folder:
         files = {"singles": Path(folder) / "SINGLES.csv", "2 v 2": Path(folder) / "TEAMS.csv"}

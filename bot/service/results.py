@@ -63,11 +63,6 @@ class GameLine:
     partners_a: tuple[str, ...] = ()
     partners_b: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        # a stored answer (:func:`decode`) gives the sides back as JSON lists
-        object.__setattr__(self, "partners_a", tuple(self.partners_a))
-        object.__setattr__(self, "partners_b", tuple(self.partners_b))
-
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
@@ -497,6 +492,13 @@ _TYPES: dict[str, type] = {
 }
 
 
+#: each answer type's fields that hold a tuple, which JSON gives back as a list
+_TUPLES: dict[type, frozenset[str]] = {
+    cls: frozenset(f.name for f in dataclasses.fields(cls) if str(f.type).startswith("tuple"))
+    for cls in _TYPES.values()
+}
+
+
 def _plain(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -522,6 +524,8 @@ def _build(value: object) -> object:
         if "type" in value and value["type"] in _TYPES:
             cls = _TYPES[str(value["type"])]
             args = {k: _build(v) for k, v in value.items() if k != "type"}
+            for name in _TUPLES[cls] & args.keys():
+                args[name] = tuple(typing.cast(list[object], args[name]))
             return cls(**args)
         return {k: _build(v) for k, v in value.items()}
     return value

@@ -496,23 +496,33 @@ async def _report(ctx: Context, words: Words) -> Result:
 _VERSUS, _BESIDE = "vs", "with"
 
 
+def _parted(named: list[Who], *marks: str) -> tuple[str, list[Who], list[Who]] | None:
+    """Members named on both sides of one typed word of ``marks`` (``vs``, ``with``; a member
+    the platform pointed at is never one): the word and the members before and after it;
+    None without such a word. :class:`Usage` for two of them, or none named on a side."""
+    at = [k for k, who in enumerate(named) if isinstance(who, str) and who.casefold() in marks]
+    if not at:
+        return None
+    if len(at) > 1 or not 0 < at[0] < len(named) - 1 or not all(named):
+        raise Usage
+    mark = named[at[0]]
+    assert isinstance(mark, str)
+    return mark.casefold(), named[:at[0]], named[at[0] + 1:]
+
+
 def _sides(words: Words) -> tuple[Who | None, list[Who], Who, list[Who], str] | None:
     """A report naming sides: the first side's named member (None: the reporter), its further
     members, the other side's first member and its further members, and the result; None
     for a report of one member against another without ``vs`` or ``with``."""
-    args = words.args
-    marks = [i for i, word in enumerate(args)
-             if i not in words.members and word.casefold() in (_VERSUS, _BESIDE)]
-    if not marks:
+    parted = _parted([words.who(k) for k in range(len(words.args) - 1)], _VERSUS, _BESIDE)
+    if parted is None:
         return None
-    at = marks[0]
-    if len(marks) > 1 or at == 0 or at + 2 >= len(args) or not _is_result(words, -1):
+    if not _is_result(words, -1):
         raise Usage
-    before = [words.who(k) for k in range(at)]
-    after = [words.who(k) for k in range(at + 1, len(args) - 1)]
-    if args[at].casefold() == _VERSUS:
-        return before[0], before[1:], after[0], after[1:], args[-1]
-    return None, after, before[0], before[1:], args[-1]
+    mark, before, after = parted
+    if mark == _VERSUS:
+        return before[0], before[1:], after[0], after[1:], words.args[-1]
+    return None, after, before[0], before[1:], words.args[-1]
 
 
 def _repeat(words: Words) -> bool:
@@ -596,15 +606,18 @@ def _corrected_sides(words: Words) -> tuple[tuple[Who, ...], tuple[Who, ...]] | 
     if "sides" not in words.options:
         return None
     first = words.take_who("sides")
+    assert first is not None  # the option is there
     start = 2 if len(words.args) > 1 and _is_result(words, 1) else 1
     named = [first, *(words.who(k) for k in range(start, len(words.args)))]
     del words.args[start:]
-    marks = [k for k, who in enumerate(named)
-             if isinstance(who, str) and who.casefold() == _VERSUS]
-    if len(marks) != 1 or not 0 < marks[0] < len(named) - 1 or not all(named):
+    try:
+        parted = _parted(named, _VERSUS)
+    except Usage:
+        parted = None
+    if parted is None:
         raise Refusal("bad_sides")
-    at = marks[0]
-    return tuple(w for w in named[:at] if w), tuple(w for w in named[at + 1:] if w)
+    _, side_a, side_b = parted
+    return tuple(side_a), tuple(side_b)
 
 
 async def _apply(ctx: Context, words: Words) -> Result | str:

@@ -40,7 +40,7 @@ from bot.service.results import (
     ScheduleInfo,
     TeamStanding,
 )
-from bot.service.teams import SIDE_JOINER
+from bot.service.team_rule import SIDE_JOINER
 
 
 def cut(shown: str, limit: int) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
 from bot.service.parsing import MAX_HANDICAP, MAX_SECONDS
+from bot.service.team_rule import SIDE_JOINER
 from ratings_core.model import (
     FIRST_MOVE,
 )
@@ -126,8 +127,8 @@ def _one_name(text: str, column: str) -> str:
 # were refused keep theirs), so a lone "&" only ever joins two names. A cell of one name is a
 # game of one against one, as it always was; a name without "&" is written as it always was.
 
-#: what joins the members of a side in a player cell
-SIDE_JOIN = " & "
+#: what joins the members of a side in a player cell (as chat shows a side)
+SIDE_JOIN = SIDE_JOINER
 AMPERSAND = "&"
 #: a literal ``&`` inside a name, as a player cell writes it
 LITERAL_AMPERSAND = "&&"

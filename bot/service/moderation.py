@@ -36,7 +36,7 @@ from .results import (
 )
 from .session import SYSTEM_ACTOR, Decision
 from .state import DEFAULT_LADDER, ClubState, GameRecord, GameStatus, Kind
-from .teams import SIDE_JOINER
+from .team_rule import SIDE_JOINER
 from .view import Club
 
 #: the most entries one /audit shows

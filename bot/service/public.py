@@ -15,7 +15,7 @@ from . import timeline, view
 from .ladder_settings import LadderSettings
 from .ratings import player_key
 from .state import GameRecord, Ladder
-from .teams import SIDE_JOINER
+from .team_rule import SIDE_JOINER
 from .view import Club
 
 #: the board's rating change covers this many days

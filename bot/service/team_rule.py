@@ -15,6 +15,10 @@ from . import ladder_settings
 from .errors import Refusal
 from .ladder_settings import TEAM_SETTINGS, LadderSettings
 
+#: what joins the members of a side where they are named together (issue 37: ``alice & bob
+#: beat carol & dan``): in chat, on the web and in EVENTS.csv's player cells
+SIDE_JOINER = " & "
+
 
 @dataclass(frozen=True, slots=True)
 class TeamRule:

@@ -21,10 +21,6 @@ from .ratings import player_key
 from .state import Ladder, Member, companion_name
 from .view import Club
 
-#: what joins the members of a side where they are named together (issue 37: ``alice & bob
-#: beat carol & dan``); EVENTS.csv's player cells join them so too
-SIDE_JOINER = " & "
-
 
 def check_sides(club: Club, ladder: Ladder, side_a: Sequence[Member],
                 side_b: Sequence[Member], *, retired: bool = True) -> None:

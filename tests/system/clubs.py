@@ -11,6 +11,7 @@ clubs of the journeys, ada with alice, bob and carol, are :class:`TelegramClub` 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -110,6 +111,18 @@ class TelegramChat:
         bot's answer in the group."""
         await self.tg.send(self.group, user, line, **how)
         return await self.tg.reply(self.group, timeout)
+
+    async def press_answer(self, user: User, message: TelegramOutput, data: str,
+                           chat: Chat | None = None, strict: bool = True) -> dict[str, Any]:
+        """``user`` presses a button of ``message`` (``strict=False``: one it may no longer
+        show); the bot's answer to the press itself (answerCallbackQuery)."""
+        seen = len(self.tg.callback_answers)
+        await self.tg.press(chat or self.group, user, message, data, strict=strict)
+        for _ in range(1000):
+            if len(self.tg.callback_answers) > seen:
+                return self.tg.callback_answers[seen]
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"the bot did not answer the press of {data!r}")
 
     async def register(self, *users: User) -> None:
         """Each of ``users`` registers under their @username, and is welcomed."""

@@ -10,7 +10,6 @@ higher rate, not none)."""
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import sqlite3
@@ -48,13 +47,7 @@ class Club(TelegramChat):
     async def press(self, user: User, message: Output, data: str,
                     chat: Chat | None = None) -> dict[str, Any]:
         """Press a button of ``message`` (as shown or not); the bot's answer to the press."""
-        seen = len(self.tg.callback_answers)
-        await self.tg.press(chat or self.group, user, message, data, strict=False)
-        for _ in range(1000):
-            if len(self.tg.callback_answers) > seen:
-                return self.tg.callback_answers[seen]
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"the bot did not answer the press of {data!r}")
+        return await self.press_answer(user, message, data, chat, strict=False)
 
 
 @pytest.fixture

@@ -34,6 +34,7 @@ from bot.storage.backends import open_repository
 from ratings_core.columns import EventColumns
 from ratings_core.model import Game, Join, RatingPeriod, Retire, Return, TeamGame
 from ratings_core.rows import GAME, TEAM
+from tests.adapters.test_cli import run
 from tests.chat import START, open_club
 
 HEADER = "played_at,event,player_a,player_b,score_a,handicap,kind"
@@ -456,12 +457,6 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "club.db"
     monkeypatch.setenv("CLUBRATING_DB", str(path))
     return path
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_replay_reads_a_literal_ampersand_in_a_name(

@@ -27,7 +27,8 @@ Choices (issue 38, ERRATA):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from ratings_core.model import Game, PlayerState
@@ -42,6 +43,8 @@ from .ratings import Hypothetical, hypothetical, player_key
 from .results import Notice, Stake
 from .state import GameRecord, GameStatus, Ladder, Member
 from .view import Club
+
+log = logging.getLogger(__name__)
 
 #: the first side's scores a stake shows, in its order: a win, a draw, a loss
 SCORES = (1.0, 0.5, 0.0)
@@ -178,7 +181,7 @@ def on_report(club: Club, ladder: Ladder, record: GameRecord) -> list[Notice]:
     owner = club.state.ladders.get(ladder.parent or "", ladder)
     if not owner.settings.show_stake:
         return []
-    return lines(club, ladder, record, held=record.event is not None)
+    return _beside(lambda: lines(club, ladder, record, held=record.event is not None))
 
 
 def on_challenge(club: Club, notice: Notice, ladder: Ladder, challenger: Member,
@@ -192,7 +195,17 @@ def on_challenge(club: Club, notice: Notice, ladder: Ladder, challenger: Member,
         id=-1, number=0, ladder=ladder.name, player_a=challenger.id, player_b=opponent.id,
         score_a=1.0, handicap=0.0, colour=None, event=None, played_at=now, reported_at=now,
         reported_by=challenger.id, status=GameStatus.PENDING)
-    shown_lines = lines(club, ladder, record)
+    shown_lines = _beside(lambda: lines(club, ladder, record))
     if not shown_lines:
         return notice
     return Notice(notice.key, {**notice.params, STAKE: tuple(shown_lines)})
+
+
+def _beside(work: Callable[[], list[Notice]]) -> list[Notice]:
+    """Lines added to another use case's answer: a report or a challenge is made whatever
+    happens to its stake, so a failure here is logged and shows no lines."""
+    try:
+        return work()
+    except Exception:
+        log.exception("the points at stake could not be worked out; none shown")
+        return []

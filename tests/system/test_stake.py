@@ -173,6 +173,11 @@ async def test_a_report_confirmed_with_the_button_moves_each_rating_by_its_stake
         assert stakes(asked.plain) == {"alice": (15, -1, -17), "bob": (17, 1, -15)}
         refusal = await club.say(club.alice, "/stake @alice")
         assert refusal.plain == "A stake needs an opponent: name another member, not yourself."
+        # a challenge shows its stake too, under its buttons' question (carol 1584, bob 1601)
+        challenge = await club.say(club.carol, "/challenge @bob ladder=blitz")
+        assert challenge.plain.splitlines()[1:] == [
+            "carol: +17 / +1 / -15 (win 48%)", "bob: +15 / -1 / -17 (win 52%)"]
+        assert [label for row in challenge.buttons for label, _ in row] == ["Accept", "Decline"]
     finally:
         assert await bot.stop() == 0
 

@@ -231,6 +231,20 @@ class MemberCommands(_Commands):
         await self.front.run(interaction, "h2h", [member, "with" if partners else None],
                              {"ladder": ladder})
 
+    @app_commands.command(name="stake", description=described("menu_stake"))
+    @app_commands.describe(member=described("param_stake_opponent"),
+                           sides=described("param_stake_sides"),
+                           handicap=described("param_handicap"), colour=described("param_colour"),
+                           ladder=described("param_ladder"))
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def stake(self, interaction: Interaction, member: discord.Member,
+                    sides: str | None = None, handicap: str | None = None,
+                    colour: Colour | None = None, ladder: str | None = None) -> None:
+        # issue 38: a team game's further opponents and partners typed with mentions, as
+        # /report's sides: "@dan with @ben"
+        await self.front.run(interaction, "stake", [member, Typed(sides or "")],
+                             {"handicap": handicap, "colour": colour, "ladder": ladder})
+
     @app_commands.command(name="pending", description=described("menu_pending"))
     async def pending(self, interaction: Interaction) -> None:
         await self.front.run(interaction, "pending")

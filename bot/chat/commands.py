@@ -197,7 +197,7 @@ async def execute(ctx: Context, command: str, words: Words) -> Answer:
 
 #: the commands whose words name members (``@name``)
 _NAMES_MEMBERS = frozenset({"rating", "challenge", "report", "history", "h2h", "chart",
-                            "retire", "return", "merge", "moderator"})
+                            "retire", "return", "merge", "moderator", "stake"})
 
 
 async def _spaced_name(ctx: Context, typed: list[str]) -> None:
@@ -581,6 +581,19 @@ async def _h2h(ctx: Context, words: Words) -> Result:
                                           partners)
 
 
+async def _stake(ctx: Context, words: Words) -> Result:
+    """``/stake @opp [@opp2] [with @mate]`` (issue 38): the opponents, then the caller's
+    partners after ``with``, as a team report names them."""
+    options = {key: words.take(key) for key in ("handicap", "colour", "ladder")}
+    named = [words.who(k) for k in range(len(words.args))]
+    parted = _parted(named, _BESIDE)
+    opponents, mates = (named, []) if parted is None else (parted[1], parted[2])
+    if not opponents:
+        raise Usage
+    return await ctx.service.stake(ctx.caller, opponents[0], opponents=opponents[1:],
+                                   mates=mates, **options)
+
+
 async def _pending(ctx: Context, words: Words) -> Result:
     at_most(words, 0)
     return await ctx.service.pending(ctx.caller)
@@ -930,4 +943,6 @@ COMMANDS: dict[str, Command] = {
     "forbid": Command(_forbid, "help_forbid", "example_forbid", options=_LADDER),
     "bye": Command(_bye, "help_bye", "example_bye", options=_LADDER),
     "standings": Command(_standings, "help_standings", "example_standings", options=_LADDER),
+    "stake": Command(_stake, "help_stake", "example_stake",
+                     options=("handicap", "colour", "ladder")),
 }

@@ -67,7 +67,7 @@ MEMBER_HELP = [
     "help_report", "help_confirm", "help_dispute", "help_withdraw", "help_history", "help_h2h",
     "help_pending", "help_chart", "help_card", "help_digest", "help_puzzle", "help_answer",
     "help_claim", "help_link_me", "help_nights_member", "help_help",
-    "help_as",
+    "help_as", "help_stake_member",
 ]
 MODERATOR_HELP = [
     "help_mod_report", "help_mod_report_repeat", "help_correct", "help_void", "help_restore",

@@ -1140,6 +1140,21 @@ MESSAGES: dict[str, str] = {
                              "problems.",
     "private_no_puzzles": "None of your clubs has a puzzle ladder: send /register in your "
                           "club's group first.",
+    # -- the points at stake (issue 38) -------------------------------------------------------
+    "stake_yourself": "A stake needs an opponent: name another member, not yourself.",
+    "stake_title": "At stake on {ladder} (win / draw / loss):",
+    "stake_line": "{name}: {win} / {draw} / {loss} (win {percent}%)",
+    "stake_estimate": "An estimate: {ladder} rates an event's games together when it closes.",
+    "help_stake_member": "/stake @member - the points at stake",
+    "help_stake": "/stake @opp [@opp2] [with @mate] [handicap=N] [colour=white|black] "
+                  "[ladder=NAME] - what a win, a draw and a loss would change, and the chance "
+                  "to win",
+    "example_stake": "/stake @bob",
+    "menu_stake": "The points at stake in a game against a member",
+    "about_show_stake": "Reports and challenges show each member's points at stake",
+    "param_stake_opponent": "The member you would play",
+    "param_stake_sides": "A team game: more opponents, then with and your partners "
+                         "(@carol with @dan)",
 }
 
 

@@ -38,8 +38,10 @@ from bot.service.results import (
     PuzzleShown,
     RatingChange,
     ScheduleInfo,
+    Stake,
     TeamStanding,
 )
+from bot.service.stakes import STAKE
 from bot.service.team_rule import SIDE_JOINER
 
 
@@ -206,7 +208,22 @@ def _(answer: Refusal) -> str:
 
 @_render.register
 def _(answer: Notice) -> str:
-    return text(answer.key, _params(answer.params))
+    return "\n".join([text(answer.key, _params(answer.params)), *_stake_lines(answer)])
+
+
+def _stake_lines(answer: Notice) -> list[str]:
+    """A challenge's points at stake (issue 38): its ``stake`` parameter's lines, one each."""
+    stake = answer.params.get(STAKE)
+    if not isinstance(stake, tuple | list):
+        return []
+    return [text(part.key, _params(part.params)) for part in stake if isinstance(part, Notice)]
+
+
+@_render.register
+def _(answer: Stake) -> str:
+    """``/stake`` (issue 38): its ladder, then a line per member and an estimate's line."""
+    return "\n".join([text("stake_title", ladder=answer.ladder),
+                      *(text(n.key, _params(n.params)) for n in answer.lines)])
 
 
 @_render.register
@@ -219,6 +236,7 @@ def _(answer: GameResult) -> str:
         lines.append(text("disputed_moderators", names=", ".join(answer.moderators)))
     if answer.held:
         lines.append(text("held_for_event", event=answer.held))
+    lines.extend(text(n.key, _params(n.params)) for n in answer.stake)
     lines.extend(_change(c) for c in answer.changes)
     lines.extend(text("returned", name=name, ladder=game.ladder) for name in answer.back)
     lines.extend(text(n.key, _params(n.params)) for n in answer.announcements)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from . import events as ev
-from . import view
+from . import stakes, view
 from .errors import Refusal
 from .identity import Caller, Who
 from .results import Notice
@@ -51,7 +51,9 @@ def challenge(
     expires = now + timedelta(hours=lad.settings.challenge_hours)
     event = ev.new_event(ev.ChallengeIssued(lad.name, me.user, them.user, expires.isoformat()),
                          caller.user, now)
-    return [event], lambda: view.challenge_notice(club, club.state.last_id, "challenge_issued")
+    return [event], lambda: stakes.on_challenge(
+        club, view.challenge_notice(club, club.state.last_id, "challenge_issued"), lad, me,
+        them, now)
 
 
 def answer(

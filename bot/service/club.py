@@ -27,6 +27,7 @@ from . import (
     posting,
     public,
     puzzles,
+    stakes,
     view,
 )
 from . import schedules as sched
@@ -60,6 +61,7 @@ from .results import (
     RatingHistory,
     Result,
     ScheduleInfo,
+    Stake,
 )
 from .session import SYSTEM_ACTOR, Session
 from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, Ladder
@@ -246,6 +248,16 @@ class ClubService:
     ) -> Notice:
         return await self._session.execute(caller, lambda club, now: challenges.answer(
             club, now, caller, accept, challenge))
+
+    async def stake(
+        self, caller: Caller, opponent: Who, *, opponents: Sequence[Who] = (),
+        mates: Sequence[Who] = (), ladder: str | None = None, handicap: str | None = None,
+        colour: str | None = None,
+    ) -> Stake:
+        """The points at stake in a game not played yet (issue 38); nothing is written."""
+        return await self._session.look(caller, lambda club, now: stakes.stake(
+            club, now, caller, opponent, opponents=opponents, mates=mates, ladder=ladder,
+            handicap=handicap, colour=colour))
 
     # -- moderators' corrections -----------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from ratings_core.model import Game
 from ratings_core.replay import Checkpoint, replay
 
 from . import events as ev
-from . import ladder_settings, nights, teams, view
+from . import ladder_settings, nights, stakes, teams, view
 from . import parsing as parse
 from .challenges import already_answered
 from .errors import Refusal
@@ -111,7 +111,8 @@ def report(
             # unanswered, it counts by itself after the ladder's auto_confirm_hours
             counts_at = now + timedelta(hours=rated.settings.auto_confirm_hours)
             return GameResult("reported", view.line(club, game), held=tournament,
-                              counts_at=counts_at.isoformat(timespec="minutes"))
+                              counts_at=counts_at.isoformat(timespec="minutes"),
+                              stake=stakes.on_report(club, rated, game))
         return _counted(club, rated, game, "recorded", before)
 
     return [*created, new], answer

@@ -103,6 +103,8 @@ class LadderSettings:
     team_size_handicap: float = 0.0
     #: the most members a side may have
     max_side: int = 5
+    #: reports and challenges show the points at stake for each member (issue 38)
+    show_stake: bool = True
 
 
 #: what a club night's pairing bye may score (issue 36)
@@ -202,6 +204,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("team_size_handicap", Type.POINTS, "about_team_size_handicap",
             limit=MAX_SIZE_HANDICAP),
     Setting("max_side", Type.COUNT, "about_max_side", limit=MAX_SIDE),
+    Setting("show_stake", Type.YES_NO, "about_show_stake"),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",

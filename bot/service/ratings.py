@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from itertools import chain, islice
 
@@ -495,3 +495,53 @@ def _substituted(ladder: Ladder, record: GameRecord) -> Iterator[None]:
         yield
     finally:
         ladder.games[record.id] = original
+
+
+@dataclass(frozen=True, slots=True)
+class Hypothetical:
+    """A game not in the log rated as its confirmation would rate it (issue 38's points at
+    stake): ``before``, the states it is rated from (its retired players back, its newcomers
+    admitted as the system starts them); ``after``, the final state for each score asked."""
+
+    game: Match
+    before: Checkpoint
+    after: tuple[Checkpoint, ...]
+
+
+def hypothetical(
+    ratings: LadderRatings | None, state: ClubState, ladder: Ladder, record: GameRecord,
+    scores: Sequence[float],
+) -> Hypothetical | None:
+    """``record``, a game that is no step (a waiting report, a game only thought of), replayed
+    on top of the ladder's final checkpoint once for each of ``scores`` (the first side's), with
+    the steps a confirmation now would append: a retired player's implicit return, then the
+    game. ``ratings`` None: a ladder not made yet (a companion before its first team game),
+    whose ratings start empty under ``ladder``'s system. Nothing is kept; None for a game that
+    means nothing (a member on both sides)."""
+    if ratings is None:
+        system = system_of(ladder)
+        final = replay(system, ()).final
+        derivation = _Derivation(state, ladder, {})
+    else:
+        final = ratings.sync(state, ladder)
+        assert ratings.system is not None and ratings._derivation is not None
+        system = ratings.system
+        derivation = ratings._derivation.fork()
+        derivation.games = {}  # nothing of a game that is not in the log is cached
+    game = derivation.game(record)
+    if game is None:
+        return None
+    returns = derivation._returns([game])
+    births = _births(state)
+    newcomers = [key for key in players_of(game) if final.state(key) is None]
+    admitted: list[Step] = [RatingPeriod(tuple[Event, ...](
+        Join(key, game.played_at, births.get(key)) for key in newcomers))] if newcomers else []
+    # The states the game is predicted from: the steps before it, its newcomers admitted
+    # together as its own admission admits them (one share of the pool each).
+    before = replay(system, [*returns, *admitted], start=final, birth_dates=births).final
+    after = tuple(
+        replay(system, [*returns, replace(game, score_a=score)], start=final,
+               birth_dates=births).final
+        for score in scores
+    )
+    return Hypothetical(game, before, after)

@@ -82,6 +82,9 @@ class GameResult:
     #: a report waiting for the opponent: when it counts by itself unless disputed (the
     #: instant, ISO, naive UTC; shown in ``game.zone``)
     counts_at: str | None = None
+    #: a report waiting for the opponent on a ladder that shows the points at stake (issue
+    #: 38): a ``stake_line`` per member, and ``stake_estimate`` where it is an estimate
+    stake: list[Notice] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,10 +475,21 @@ class NightStandings:
     rows: list[NightStanding]
 
 
+@dataclass(frozen=True, slots=True)
+class Stake:
+    """The points at stake in a game not played yet (issue 38, /stake): a ``stake_line``
+    notice per member of the game, the asker's side first, and ``stake_estimate`` after them
+    where the ladder's system rates events together."""
+
+    ladder: str
+    lines: list[Notice]
+
+
 Result = (
     Notice | GameResult | Leaderboard | Profile | History | HeadToHead | Preview | Audit | Pending
     | Evaluation | RatingHistory | Digest | ScheduleInfo | PuzzleShown | PuzzleInvite
     | AttemptResult | ProblemBoard | PuzzlePost | NightRoundShown | NightStandings
+    | Stake
 )
 
 _TYPES: dict[str, type] = {
@@ -488,6 +502,7 @@ _TYPES: dict[str, type] = {
         DigestRow, Retiring, Digest, ScheduleInfo, ProblemCard, PuzzleShown, PuzzleInvite,
         AttemptResult, ProblemLine, ProblemBoard, Solver, PuzzlePost, BoardLine,
         NightRoundShown, NightStanding, NightStandings,
+        Stake,
     )
 }
 

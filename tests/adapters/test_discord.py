@@ -123,7 +123,8 @@ async def test_a_club_night_with_buttons(bot: Running, club: Club) -> None:
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "alice: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)")
     assert report.embeds and report.buttons == [[("Confirm", "g:confirm:#1"),
                                                  ("Dispute", "g:dispute:#1")]]
     refused = await press(bot, club.guild, club.alice, report, "g:confirm:#1")

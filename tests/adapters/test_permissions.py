@@ -106,6 +106,8 @@ MATRIX: dict[str, str] = {
     "/history":                         "DAAADD",
     "/history @bob":                    "AAAAAA",
     "/h2h @bob":                        "DAADDD",
+    # the points at stake (issue 38): a member's own look (bob cannot stake against himself)
+    "/stake @bob":                      "DAADDD",
     "/pending":                         "DAAAAD",  # a moderator's: the disputes to settle
     "/challenge @dave":                 "DDAADD",
     "/accept {challenge}":              "DDDADD",
@@ -277,6 +279,7 @@ SLASH_OPTIONS: dict[str, list[str]] = {
     "return": ["member"], "event": ["name"], "ladder": ["name", "system"], "system": ["name"],
     "set": ["key", "value"], "settings": ["ladder"], "audit": ["entries"], "undo": [],
     "moderator": ["member"], "puzzle": ["ladder"], "answer": ["*text"],
+    "stake": ["member"],
 }
 #: a report naming both players: the moderator's report for someone else
 REPORT_FOR = ["player", "opponent", "result"]

@@ -175,7 +175,8 @@ async def test_results_are_announced_when_the_ladder_announces(chat: Transcript)
     assert await chat.as_("dave", "/report @alice win") == (
         "Game #11: dave beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "dave: +24 / +8 / -8 (win 24%)\nalice: +8 / -8 / -24 (win 76%)")
     assert await chat.as_("alice", "/confirm") == "\n".join([
         "Game #11 confirmed: dave beat alice.",
         "dave: 1394 -> 1418",  # 16 + 0.04 * 212 = 24.48, rounded 24

@@ -184,7 +184,8 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "alice: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)")
     assert (await say(bot, g, c.alice, "/pending")).plain == (
         "Your reports waiting: #1 Mar 1, 2024 alice beat bob [pending]"
     )
@@ -211,7 +212,8 @@ async def test_rating_history_h2h_and_pending_on_a_club_night(bot: Running) -> N
     assert (await say(bot, g, c.carol, "/report @alice draw")).plain == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "carol: +43 / +28 / +13 (win 43%)\nalice: +48 / -3 / -55 (win 57%)"
     )
     assert (await say(bot, g, c.alice, "/confirm 2")).plain == lines(
         "Game #2 confirmed: carol drew with alice.", "carol: 1500 -> 1528?",
@@ -303,7 +305,7 @@ async def test_challenge_declined_by_button(bot: Running) -> None:
     challenge = await say(bot, g, c.alice, "/challenge @bob")
     assert challenge.plain == (
         "alice challenges bob (challenge #1, main). bob: /accept or /decline before "
-        "Sun, Mar 3 19:00 UTC."
+        "Sun, Mar 3 19:00 UTC.\nalice: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)"
     )
     assert challenge.buttons == [[("Accept", "c:accept:#1"), ("Decline", "c:decline:#1")]]
     assert (await say(bot, g, c.bob, "/pending")).plain == (
@@ -350,7 +352,8 @@ async def test_challenge_accepted_then_played(bot: Running) -> None:
     assert (await say(bot, g, c.bob, "/report @alice win")).plain == (
         "Game #1: bob beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "bob: +53 / 0 / -53 (win 50%)\nalice: +53 / 0 / -53 (win 50%)"
     )
 
 
@@ -371,7 +374,10 @@ async def test_report_with_handicap_colour_and_event_rated_when_the_event_closes
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, handicap 100 given by alice, alice played white, event spring; "
-        f"counts on Sat, Mar 2 19:00 UTC unless disputed.\n{held}")
+        f"counts on Sat, Mar 2 19:00 UTC unless disputed.\n{held}\n"
+        # the points at stake with the handicap and colour (issue 38), an event's estimate
+        "alice: +64 / +11 / -43 (win 42%)\nbob: +43 / -11 / -64 (win 58%)\n"
+        "An estimate: main rates an event's games together when it closes.")
     await press(bot, g, c.bob, report, "g:confirm:#1")
     # An event's games move no rating before it closes.
     assert (await bot.tg.reply(g)).plain == f"Game #1 confirmed: alice beat bob.\n{held}"
@@ -430,7 +436,8 @@ async def test_dispute_by_button_and_withdraw(bot: Running) -> None:
     assert second.plain == (
         "Game #2: alice drew with carol. carol, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "alice: +53 / 0 / -53 (win 50%)\ncarol: +53 / 0 / -53 (win 50%)")
     assert (await say(bot, g, c.carol, "/withdraw 2")).plain == text("not_your_report", game=2)
     assert (await say(bot, g, c.alice, "/withdraw")).plain == (
         "Several games are waiting (1, 2); say which, e.g. /withdraw 1.")
@@ -487,7 +494,8 @@ async def test_void_restore_merge_retire_and_return(bot: Running) -> None:
     assert report.plain == (
         "Game #2: Alice P beat carol. carol, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "Alice P: +16 / 0 / -16 (win 50%)\ncarol: +16 / 0 / -16 (win 50%)")
     await press(bot, g, c.carol, report, "g:confirm:#2")
     assert (await bot.tg.reply(g)).plain == lines(
         "Game #2 confirmed: Alice P beat carol.", "Alice P: 1500 -> 1516?",
@@ -559,7 +567,8 @@ async def test_event_ladder_system_set_settings_audit_and_undo(bot: Running) -> 
     assert report.plain == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder blitz, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "alice: +16 / 0 / -16 (win 50%)\nbob: +16 / 0 / -16 (win 50%)")
     await press(bot, g, c.bob, report, "g:confirm:#1")
     # elo: both join the ladder with this game at 1600; K 32, expected 0.5: +16 and -16.
     assert (await bot.tg.reply(g)).plain == lines(

@@ -73,7 +73,10 @@ async def test_games_in_an_open_event_say_they_wait_for_it(chat: Transcript) -> 
     assert await chat.as_("ann", "/report @cid win event=spring") == "\n".join([
         "Game #2: ann beat cid. cid, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, event spring; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.", held])
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.", held,
+        # the points at stake (issue 38): an estimate, rated with the event's other games
+        "ann: +53 / 0 / -53 (win 50%)", "cid: +53 / 0 / -53 (win 50%)",
+        "An estimate: main rates an event's games together when it closes."])
     assert await chat.as_("cid", "/confirm 2") == "\n".join([
         "Game #2 confirmed: ann beat cid.", held])
 

@@ -27,7 +27,8 @@ async def test_a_moderators_own_report_waits_and_counts_when_the_opponent_confir
     assert await chat.say("/report @bob win") == (
         "Game #1: ann beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "ann: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)")
     assert "  0 games" in await chat.say("/top")  # nothing counted yet
     assert await chat.say("/confirm 1") == text("own_report", game=1, opponent="bob")
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
@@ -43,7 +44,8 @@ async def test_a_moderator_named_in_a_two_member_report_is_asked_like_a_member(
     assert await chat.say("/report @bob @ann win handicap=50 colour=white") == (
         "Game #1: bob beat ann. bob, please /confirm or /dispute.\n"
         "Ladder main, handicap 50 given by bob, ann played black, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "ann: +50 / -3 / -57 (win 52%)\nbob: +57 / +3 / -50 (win 48%)")
     assert await chat.as_("bob", "/confirm 1") == "\n".join([
         "Game #1 confirmed: bob beat ann.", "ann: 1500 -> 1443?", "bob: 1500 -> 1557?"])
     reported = (await chat.as_("ann!", "/audit 2")).splitlines()[-1]

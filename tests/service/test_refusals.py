@@ -216,7 +216,8 @@ async def test_a_replayed_request_id_returns_the_first_answer_and_adds_nothing(
     assert render(first) == (
         "Game #3: carol beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "carol: +43 / +28 / +13 (win 43%)\nalice: +48 / -3 / -55 (win 57%)")
     after_first = await snapshot(club)
     # The platform delivers the same update again (even with other words): same answer.
     assert await service.report(carol, "alice", "win") == first
@@ -244,7 +245,8 @@ async def test_a_replayed_refused_request_is_decided_again_and_stored_nothing(
     assert render(answer) == (
         "Game #3: dave beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed.")
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "dave: +43 / +28 / +13 (win 43%)\nalice: +48 / -3 / -55 (win 57%)")
     # Now a write, its answer is kept: the same update again gets it, and adds nothing.
     after = await snapshot(club)
     assert await service.report(dave, "alice", "win") == answer

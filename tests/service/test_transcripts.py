@@ -148,7 +148,8 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     assert await chat.say("/report @bob win") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "alice: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)"
     )
     assert await chat.say("/pending") == (
         "Your reports waiting: #1 Mar 1, 2024 alice beat bob [pending]"
@@ -173,7 +174,8 @@ async def test_rating_top_history_h2h_and_pending_on_a_club_night(chat: Transcri
     assert await chat.as_("carol", "/report @alice draw") == (
         "Game #2: carol drew with alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "carol: +43 / +28 / +13 (win 43%)\nalice: +48 / -3 / -55 (win 57%)"
     )
     assert await chat.as_("alice", "/confirm 2") == "\n".join([
         "Game #2 confirmed: carol drew with alice.",
@@ -221,7 +223,7 @@ async def test_challenge_accepted(chat: Transcript) -> None:
     await register(chat, "alice", "bob")
     assert await chat.as_("alice", "/challenge @bob") == (
         "alice challenges bob (challenge #1, main). bob: /accept or /decline before "
-        "Sun, Mar 3 19:00 UTC."
+        "Sun, Mar 3 19:00 UTC.\nalice: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)"
     )
     assert await chat.as_("bob", "/pending") == (
         "#1: alice challenges bob (main), open until Sun, Mar 3 19:00 UTC."
@@ -236,7 +238,8 @@ async def test_challenge_accepted(chat: Transcript) -> None:
     assert await chat.say("/report @alice win") == (
         "Game #1: bob beat alice. alice, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "bob: +53 / 0 / -53 (win 50%)\nalice: +53 / 0 / -53 (win 50%)"
     )
 
 
@@ -281,7 +284,8 @@ async def test_report_then_confirm_rates_two_newcomers_1553_and_1447(chat: Trans
     assert await chat.as_("alice", "/report @bob win") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "alice: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)"
     )
     assert await ratings(chat) == {"alice": 1500.0, "bob": 1500.0}  # nothing counts yet
     assert await chat.as_("bob", "/confirm") == "\n".join([
@@ -403,7 +407,8 @@ async def test_a_full_season_with_a_retirement_feeding_newcomers_starts(chat: Tr
     assert await chat.as_("ann", "/report @dan win") == (
         "Game #1: ann beat dan. dan, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "ann: +53 / 0 / -53 (win 50%)\ndan: +53 / 0 / -53 (win 50%)"
     )
     assert (await chat.as_("dan", "/confirm")).startswith("Game #1 confirmed: ann beat dan.")
     await chat.as_("bob", "/report @dan win")
@@ -646,7 +651,8 @@ async def test_a_second_ladder_with_its_own_system(chat: Transcript) -> None:
     assert await chat.as_("alice", "/report @bob win ladder=blitz") == (
         "Game #1: alice beat bob. bob, please /confirm or /dispute.\n"
         "Ladder blitz, no handicap, colours not given, no event; "
-        "counts on Sat, Mar 2 19:00 UTC unless disputed."
+        "counts on Sat, Mar 2 19:00 UTC unless disputed.\n"
+        "alice: +16 / 0 / -16 (win 50%)\nbob: +16 / 0 / -16 (win 50%)"
     )
     assert await chat.as_("bob", "/confirm") == "\n".join([
         "Game #1 confirmed: alice beat bob.",

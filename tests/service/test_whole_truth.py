@@ -58,6 +58,9 @@ async def test_the_prompt_shows_every_term_and_when_it_counts_by_itself(chat: Tr
         "Ladder main, handicap 50 given by ben, ann played black, event cup; "
         "counts on Sun, Mar 3 12:30 CET unless disputed.",
         text("held_for_event", event="cup"),
+        # the points at stake with its handicap and colour (issue 38), an event's estimate
+        "ann: +50 / -3 / -57 (win 52%)", "ben: +57 / +3 / -50 (win 48%)",
+        "An estimate: main rates an event's games together when it closes.",
     ]
 
 
@@ -96,7 +99,9 @@ async def test_summer_time_is_named_as_such(tmp_path: Path) -> None:
 async def test_a_challenge_expires_in_the_ladders_zone(chat: Transcript) -> None:
     # 48 h (challenge_hours) after Friday 23:30 UTC: Sunday 23:30 UTC, Monday 00:30 in Berlin
     answer = await chat.as_("ann", "/challenge @ben")
-    assert answer.endswith("ben: /accept or /decline before Mon, Mar 4 00:30 CET.")
+    assert answer.splitlines() == [
+        "ann challenges ben (challenge #1, main). ben: /accept or /decline before Mon, Mar 4 "
+        "00:30 CET.", "ann: +53 / 0 / -53 (win 50%)", "ben: +53 / 0 / -53 (win 50%)"]
     assert (await chat.as_("ben", "/pending")).endswith(
         "(main), open until Mon, Mar 4 00:30 CET.")
 

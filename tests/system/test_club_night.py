@@ -50,7 +50,8 @@ async def test_a_swiss_evening_with_restarts_a_late_joiner_and_a_withdrawal(
     async with console(env) as chat:
         (_, a, b), (_, c, d) = first
         await chat.say(f"/as {a}")
-        assert (await chat.say(f"/report @{b} win", 2)).startswith("Game #1: ")
+        # the report, its terms and the points at stake of its two players (issue 38)
+        assert (await chat.say(f"/report @{b} win", 4)).startswith("Game #1: ")
         await chat.say(f"/as {b}")
         assert (await chat.say("/confirm", 3)).startswith("Game #1 confirmed: ")
         await chat.say("/as mod!")

@@ -54,10 +54,12 @@ def test_a_moderator_reports_their_own_repeated_game_with_repeat(tmp_path: Path)
                   "/report @bob win repeat", "/report @bob loss repeat=yes",
                   "/as alice", "/report @bob win", "/report @bob win repeat=yes")
     mine = after(answers, "mod")
+    # each report: its line, its terms, and the points at stake of its two players (issue 38)
     assert mine[0].startswith("Game #1: mod beat bob."), answers
-    assert mine[2].startswith("Your report #1 against bob is still waiting"), answers
-    assert mine[3].startswith("Game #2: mod beat bob."), answers
-    assert mine[5].startswith("Game #3: bob beat mod."), answers
+    assert mine[2:4] == ["mod: +53 / 0 / -53 (win 50%)", "bob: +53 / 0 / -53 (win 50%)"]
+    assert mine[4].startswith("Your report #1 against bob is still waiting"), answers
+    assert mine[5].startswith("Game #2: mod beat bob."), answers
+    assert mine[9].startswith("Game #3: bob beat mod."), answers
     # a member's repeat is refused: only a moderator's word says it is another game
     assert after(answers, "alice")[-1].startswith("Only moderators"), answers
     pending = after(run(env, "/as bob", "/pending"), "bob")
@@ -115,7 +117,10 @@ def test_a_challenger_withdraws_their_own_challenge(tmp_path: Path) -> None:
     registered(env, "alice", "bob", "carol")
     answers = run(env, "/as alice", "/challenge @bob", "/withdraw", "/as bob", "/pending",
                   "/accept")
-    assert after(answers, "alice")[1] == "alice withdraws challenge #1 to bob.", answers
+    # the challenge, the points at stake of its two players (issue 38), the withdrawal
+    assert after(answers, "alice")[1:4] == [
+        "alice: +53 / 0 / -53 (win 50%)", "bob: +53 / 0 / -53 (win 50%)",
+        "alice withdraws challenge #1 to bob."], answers
     assert after(answers, "bob") == ["Nothing waiting for you.", "Nobody has challenged you."]
 
     # games and challenges are numbered apart: /withdraw N takes back whichever of alice's is
@@ -124,10 +129,11 @@ def test_a_challenger_withdraws_their_own_challenge(tmp_path: Path) -> None:
                   "/withdraw 2", "/withdraw challenge 2", "/withdraw 2", "/challenge @bob",
                   "/withdraw 3", "/as carol", "/pending")
     mine = after(answers, "alice")
-    assert "/withdraw game 2" in mine[5] and "/withdraw challenge 2" in mine[5], answers
-    assert mine[6] == "alice withdraws challenge #2 to carol.", answers
-    assert mine[7].startswith("Game #2 withdrawn"), answers
-    assert mine[9] == "alice withdraws challenge #3 to bob.", answers
+    # a challenge's answer is 3 lines and a report's 4 with their points at stake (issue 38)
+    assert "/withdraw game 2" in mine[11] and "/withdraw challenge 2" in mine[11], answers
+    assert mine[12] == "alice withdraws challenge #2 to carol.", answers
+    assert mine[13].startswith("Game #2 withdrawn"), answers
+    assert mine[17] == "alice withdraws challenge #3 to bob.", answers
     waiting = after(answers, "carol")
     assert any("#1" in line for line in waiting), waiting
     assert not any("challenge" in line.casefold() for line in waiting), waiting

@@ -75,6 +75,11 @@ language (English here: "#2 Nov 20, 2026 ann beat ben", "counts on Sat, Nov 21 1
 the build before wrote "2026-11-20" and "Sat 21 Nov"), /settings names the club's language ("the
 club's language: en"), and every count with its noun is a plural phrase ("5 games scored; at
 least 30 are needed", not "5 scored").
+Issue 38 changed answers on purpose: a member's report waiting for the opponent, and a new
+challenge, end with the points at stake, a line per member of the game (``ann: +53 / 0 / -53
+(win 50%)``: the shown rating's change for a win, a draw and a loss, and the side's chance to
+win), since ``show_stake`` is on by default; a moderator's record, which counts at once, has none.
+The stored events and the export are unchanged.
 """
 
 from __future__ import annotations

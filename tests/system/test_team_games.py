@@ -61,10 +61,13 @@ async def test_a_team_season_on_the_console_with_restarts(tmp_path: Path) -> Non
             await chat.say(f"/as {name}")
             await chat.say("/register")
         await chat.say("/as ann")
-        reported = await chat.say("/report @cid @dan with @ben win", 2)
+        reported = await chat.say("/report @cid @dan with @ben win", 6)
         assert reported.splitlines()[0] == (
             "Game #1: ann & ben beat cid & dan. cid & dan, please /confirm or /dispute.")
         assert reported.splitlines()[1].startswith("Ladder main-teams, no handicap")
+        # the points at stake (issue 38): what CONFIRMED below gives each member for the win
+        assert reported.splitlines()[2:] == [f"{name}: +53 / 0 / -53 (win 50%)"
+                                             for name in ("ann", "ben", "cid", "dan")]
         await chat.say("/as ben")  # ann's partner: not theirs to confirm
         assert await chat.say("/confirm 1") == (
             "Game #1 is for your opponent to confirm or dispute.")

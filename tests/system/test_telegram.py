@@ -156,7 +156,8 @@ async def test_a_moderators_own_game_waits_for_the_opponent(club: TelegramClub) 
         report = await club.say(club.ada, "/report @bob win")
         assert re.fullmatch(r"Game #1: ada beat bob\. bob, please /confirm or /dispute\.\n"
                             r"Ladder main, no handicap, colours not given, no event; counts on "
-                            r"\w{3}, \w{3} \d{1,2} \d\d:\d\d UTC unless disputed\.",
+                            r"\w{3}, \w{3} \d{1,2} \d\d:\d\d UTC unless disputed\.\n"
+                            r"ada: \+53 / 0 / -53 \(win 50%\)\nbob: \+53 / 0 / -53 \(win 50%\)",
                             report.plain), report.plain
         assert [label for row in report.buttons for label, _ in row] == ["Confirm", "Dispute"]
         board = await club.say(club.carol, "/top")

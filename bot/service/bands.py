@@ -104,6 +104,10 @@ class _Walk:
     engine: Engine
     held: dict[str, int | None]
     marks: dict[int, dict[str, int | None]] = field(default_factory=dict)
+    #: the ladder's generation and the ratings' list of steps walked last: while both are the
+    #: same, steps were only appended (a change in place bumps the generation)
+    generation: int = -1
+    source: list[Step] | None = None
 
 
 #: each ladder's walk, by its ratings object (gone with it)
@@ -130,8 +134,9 @@ def _first_difference(old: Sequence[Step], new: Sequence[Step]) -> int:
 
 
 def _walked(ratings: LadderRatings, club: Club, minimums: tuple[int, ...],
-            hysteresis: float) -> _Walk:
-    """The ladder's walk brought up to its ratings' steps."""
+            hysteresis: float, generation: int = -1) -> _Walk:
+    """The ladder's walk brought up to its ratings' steps (``generation``: the ladder's, which
+    a change of its steps in place bumps; -1: unknown, the steps are compared)."""
     system = ratings.system
     assert system is not None, "sync the ladder's ratings first"
     rule = (minimums, hysteresis)
@@ -139,9 +144,12 @@ def _walked(ratings: LadderRatings, club: Club, minimums: tuple[int, ...],
     steps = ratings.steps
     start = 0
     if found is not None and found.system is system and found.rule == rule:
-        start = _first_difference(found.steps, steps)
+        appended = (generation >= 0 and found.generation == generation
+                    and found.source is steps and len(steps) >= len(found.steps))
+        start = len(found.steps) if appended else _first_difference(found.steps, steps)
         if start == len(found.steps):  # steps appended (or none): carry on
             _feed(found, steps, start, minimums, hysteresis)
+            found.generation, found.source = generation, steps
             return found
     # Restart from the latest mark before the change that the ratings keep a checkpoint at.
     kept = {c.position: c for c in ratings.checkpoints}
@@ -160,6 +168,7 @@ def _walked(ratings: LadderRatings, club: Club, minimums: tuple[int, ...],
     walked = _Walk(system, rule, [], engine, held, marks)
     walked.steps = list(steps[:base])
     _feed(walked, steps, base, minimums, hysteresis)
+    walked.generation, walked.source = generation, steps
     _WALKS[ratings] = walked
     return walked
 
@@ -191,7 +200,7 @@ def holders(club: Club, ladder: Ladder) -> dict[int, Band]:
     ratings = club.ratings[ladder.name]
     system = view.system_of(club, ladder)
     minimums = tuple(band.minimum for band in ladder.bands)
-    walked = _walked(ratings, club, minimums, ladder_hysteresis(ladder))
+    walked = _walked(ratings, club, minimums, ladder_hysteresis(ladder), ladder.generation)
     out: dict[int, Band] = {}
     for key, index in walked.held.items():
         if index is None:

@@ -50,6 +50,7 @@ from bot.adapters.discord_render import (
     pieces,
     refusal_text,
 )
+from bot.adapters.discord_roles import RoleSync
 from bot.chat import actions, intake
 from bot.chat.commands import ChannelCheck, Context, Forward, execute, no_other_channel, parse
 from bot.chat.language import supported
@@ -83,7 +84,7 @@ FORM_TITLE_LIMIT = 45
 MAX_ROWS = 5
 #: commands that may take longer than the 3 s Discord allows before an interaction is answered
 #: (a comparison of every rating system, drawing a picture): deferred first, answered after
-SLOW = {"evaluate", "chart", "card"}
+SLOW = {"evaluate", "chart", "card", "band"}
 #: what a quiet bot is allowed to mention in its messages: no one
 NO_MENTIONS = discord.AllowedMentions.none()
 #: how long discord.py waits for the guilds announced at READY (its default, 2 s, is for
@@ -258,9 +259,32 @@ class DiscordFrontEnd:
         self._monotonic = monotonic
         self._roles: dict[str, tuple[float, str | None]] = {}
         self._turns: dict[int, asyncio.Lock] = {}
+        #: the rating bands' roles (issue 38), once the client is made
+        self.band_roles: RoleSync | None = None
 
     def client(self, sync_guild: int | None = None, **options: Any) -> ClubClient:
-        return ClubClient(self, sync_guild, **options)
+        made = ClubClient(self, sync_guild, **options)
+        self.band_roles = RoleSync(made, self.service)
+        return made
+
+    async def _note_bands(self, interaction: Interaction) -> None:
+        """Before an interaction: what the bands' roles are measured against after it."""
+        if self.band_roles is not None and interaction.guild_id is not None:
+            try:
+                await self.band_roles.note(str(interaction.guild_id))
+            except Exception:
+                log.exception("band roles of %s not noted", interaction.guild_id)
+
+    async def _follow_bands(self, interaction: Interaction) -> None:
+        """After an interaction: the roles of the members whose band changed (issue 38)."""
+        if self.band_roles is not None and interaction.guild_id is not None:
+            channel = interaction.channel
+            try:
+                await self.band_roles.follow(
+                    str(interaction.guild_id),
+                    channel if isinstance(channel, discord.abc.Messageable) else None)
+            except Exception:
+                log.exception("band roles of %s not followed", interaction.guild_id)
 
     # -- who is asking ---------------------------------------------------------------------------
 
@@ -356,7 +380,7 @@ class DiscordFrontEnd:
         return Context(self.service, caller, self.limiter, check,
                        own_language=supported(str(interaction.locale)), private_refusals=True,
                        chat_language=supported(str(interaction.guild_locale or "")),
-                       alone=alone, forward=self.forward)
+                       alone=alone, forward=self.forward, roles=self.band_roles)
 
     async def run_with_picture(self, interaction: Interaction, command: str,
                                words: Sequence[str],
@@ -379,6 +403,7 @@ class DiscordFrontEnd:
                 await interaction.response.defer(thinking=True, ephemeral=personal)
             ctx = self._context(interaction, caller, _channel_check(interaction),
                                 alone=command in ALONE)
+            await self._note_bands(interaction)
             if attachment is None:
                 reply = await intake.command(ctx, read, command)
             else:
@@ -396,6 +421,7 @@ class DiscordFrontEnd:
             if command == "set":
                 self._roles.pop(caller.chat_id, None)
             await self.answer(interaction, reply.answer, ephemeral=personal)
+            await self._follow_bands(interaction)
 
     async def _with_picture(self, ctx: Context, attachment: discord.Attachment,
                             read: intake.Read) -> Answer:
@@ -531,6 +557,7 @@ class DiscordFrontEnd:
             return
         async with self._turn(interaction.user.id):
             ctx = self._context(interaction, await self.caller(interaction))
+            await self._note_bands(interaction)
             reply = await intake.press(ctx, action_id)
             if reply is None:  # past the rate, and told so: nothing is sent
                 return
@@ -541,6 +568,7 @@ class DiscordFrontEnd:
             try:
                 if actions.stays(action):  # many press its buttons: answered on its own
                     await self.answer(interaction, reply.answer)
+                    await self._follow_bands(interaction)
                     return
                 piece = pieces(reply.answer, reply.page)[0]
                 await interaction.response.edit_message(
@@ -550,6 +578,7 @@ class DiscordFrontEnd:
                 if not _answered_already(error):
                     raise
                 log.info("click %s was answered already (delivered twice)", interaction.id)
+            await self._follow_bands(interaction)
 
     async def _on_problem_button(self, interaction: Interaction, action: actions.Action) -> None:
         """A problem's button, answered to the presser alone; the message that carries it

@@ -259,6 +259,8 @@ class DiscordFrontEnd:
         self._monotonic = monotonic
         self._roles: dict[str, tuple[float, str | None]] = {}
         self._turns: dict[int, asyncio.Lock] = {}
+        #: how many of each member's interactions hold or wait for their turn
+        self._queued: dict[int, int] = {}
         #: the rating bands' roles (issue 38), once the client is made
         self.band_roles: RoleSync | None = None
 
@@ -319,12 +321,19 @@ class DiscordFrontEnd:
         """One member's interactions run in the order they came (discord.py runs each as a
         task of its own); different members' run concurrently."""
         turn = self._turns.setdefault(user_id, asyncio.Lock())
+        self._queued[user_id] = self._queued.get(user_id, 0) + 1
         try:
             async with turn:
                 yield
         finally:
-            if not turn.locked() and self._turns.get(user_id) is turn:
-                del self._turns[user_id]
+            # Forgotten once nobody holds it or waits for it: a lock just released may have a
+            # waiter that has not taken it yet (it is not locked() then), which a new lock for
+            # the member's next interaction would let run beside it.
+            self._queued[user_id] -= 1
+            if not self._queued[user_id]:
+                del self._queued[user_id]
+                if self._turns.get(user_id) is turn:
+                    del self._turns[user_id]
 
     # -- slash commands ------------------------------------------------------------------------
 

@@ -18,8 +18,9 @@ the roles:
   resumes it;
 - afterwards the roles follow every committed change: before each interaction the front-end
   notes each ladder's wanted roles, after it the members whose wanted role changed get their
-  roles edited (:meth:`RoleSync.follow`). Choice: a change made while the bot was not running
-  (or before the first interaction since its start) waits for ``/band sync``.
+  roles edited (:meth:`RoleSync.follow`). Choice: a band added or removed, and a change made
+  while the bot was not running (or before the first interaction since its start), wait for
+  ``/band sync``.
 """
 
 from __future__ import annotations
@@ -66,9 +67,9 @@ class RoleSync:
     def __init__(self, client: discord.Client, service: ClubService) -> None:
         self.client = client
         self.service = service
-        #: each (guild id, ladder)'s wanted band role by user id, as last seen (the baseline
-        #: the next change is measured against)
-        self._seen: dict[tuple[str, str], dict[str, str | None]] = {}
+        #: each (guild id, ladder)'s bands with roles and wanted band role by user id, as last
+        #: seen (the baseline the next change is measured against)
+        self._seen: dict[tuple[str, str], RoleBands] = {}
         self._lock = asyncio.Lock()
 
     def _guild(self, guild_id: str) -> discord.Guild:
@@ -148,7 +149,7 @@ class RoleSync:
         async with self._lock:
             changes = await self._changes(guild, bands)
             stopped = await self._apply(guild, bands, changes)
-            self._seen[(str(guild.id), bands.ladder)] = bands.wanted
+            self._seen[(str(guild.id), bands.ladder)] = bands
         if stopped is None:
             return text("band_synced", ladder=bands.ladder, members=len(changes))
         done, change, role = stopped
@@ -184,7 +185,7 @@ class RoleSync:
         """Before an interaction: each ladder's wanted roles, where not noted yet."""
         if not any(guild == guild_id for guild, _ in self._seen):
             for bands in await self.service.all_band_roles(PLATFORM, guild_id):
-                self._seen.setdefault((guild_id, bands.ladder), bands.wanted)
+                self._seen.setdefault((guild_id, bands.ladder), bands)
 
     async def follow(self, guild_id: str, channel: discord.abc.Messageable | None) -> None:
         """After an interaction: the members whose wanted band role changed get their roles
@@ -201,11 +202,12 @@ class RoleSync:
             for bands in ladders:
                 key = (guild_id, bands.ladder)
                 before = self._seen.get(key)
-                self._seen[key] = bands.wanted
-                if before is None or bands.paused is not None:
+                self._seen[key] = bands
+                # Choice: a band added or removed (or another role) waits for /band sync
+                if before is None or bands.paused is not None or before.roles != bands.roles:
                     continue
                 moved = {user: wanted for user, wanted in bands.wanted.items()
-                         if before.get(user) != wanted}
+                         if before.wanted.get(user) != wanted}
                 if not moved:
                     continue
                 changes = await self._changes(guild, RoleBands(

@@ -85,6 +85,8 @@ MAX_ROWS = 5
 #: commands that may take longer than the 3 s Discord allows before an interaction is answered
 #: (a comparison of every rating system, drawing a picture): deferred first, answered after
 SLOW = {"evaluate", "chart", "card", "band"}
+#: how often the rating bands' roles follow changes no interaction made (issue 38)
+BAND_FOLLOW_SECONDS = 60.0
 #: what a quiet bot is allowed to mention in its messages: no one
 NO_MENTIONS = discord.AllowedMentions.none()
 #: how long discord.py waits for the guilds announced at READY (its default, 2 s, is for
@@ -206,6 +208,15 @@ class ClubClient(commands.Bot):
         self.front = front
         self.sync_guild = sync_guild
         self._pulse = pulse
+        #: the rating bands' roles following what no interaction changed (issue 38)
+        self._band_roles: asyncio.Task[None] | None = None
+
+    async def close(self) -> None:
+        if self._band_roles is not None:
+            self._band_roles.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._band_roles
+        await super().close()
 
     async def on_interaction(self, interaction: Interaction) -> None:
         """A submitted answer form (:func:`answer_form`); every other interaction is the
@@ -234,6 +245,7 @@ class ClubClient(commands.Bot):
         for command in typed_commands(self.front, defined):
             self.tree.add_command(command)
         self.add_dynamic_items(ClubButton)
+        self._band_roles = asyncio.create_task(self.front.follow_bands_forever(self))
         if self.sync_guild is not None:
             guild = discord.Object(id=self.sync_guild)
             self.tree.copy_global_to(guild=guild)
@@ -276,6 +288,20 @@ class DiscordFrontEnd:
                 await self.band_roles.note(str(interaction.guild_id))
             except Exception:
                 log.exception("band roles of %s not noted", interaction.guild_id)
+
+    async def follow_bands_forever(self, client: discord.Client) -> None:
+        """Every BAND_FOLLOW_SECONDS, each guild's band roles follow what changed without an
+        interaction there (a report that counted by itself when its time ran out): told, if
+        Discord refuses, in the server's system channel."""
+        while True:
+            await asyncio.sleep(BAND_FOLLOW_SECONDS)
+            for guild in list(client.guilds):
+                if self.band_roles is None:
+                    continue
+                try:
+                    await self.band_roles.follow(str(guild.id), guild.system_channel)
+                except Exception:
+                    log.exception("band roles of %s not followed", guild.id)
 
     async def _follow_bands(self, interaction: Interaction) -> None:
         """After an interaction: the roles of the members whose band changed (issue 38)."""

@@ -444,10 +444,12 @@ class ClubService:
 
     async def all_band_roles(self, platform: str, chat_id: str) -> list[bands.RoleBands]:
         """Every ladder of the chat's club whose bands carry roles (the front-end's role
-        sync after each change)."""
-        caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
-        return await self._session.look(caller, lambda club, now: bands.role_bands(
-            club, platform))
+        sync after each change); read only, and none for a chat without a club (none is
+        made)."""
+        club_id = await self._session.known_club(platform, chat_id)
+        if club_id is None:
+            return []
+        return await self._session.read(club_id, lambda club: bands.role_bands(club, platform))
 
     async def pause_band_roles(self, platform: str, chat_id: str, ladder: str, role: str
                                ) -> Notice:

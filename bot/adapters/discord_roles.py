@@ -169,7 +169,7 @@ class RoleSync:
                      if role not in change.lose] + [discord.Object(id=role)
                                                     for role in change.gain]
             try:
-                await member.edit(roles=roles, reason=f"rating band ({bands.ladder})")
+                await member.edit(roles=roles, reason=f"band:{bands.ladder}")
             except discord.NotFound:
                 continue  # left the server meanwhile
             except discord.Forbidden as refused:

@@ -46,6 +46,7 @@ TOKEN = "fake-discord-token"
 VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 MANAGE_GUILD = 1 << 5
+MANAGE_ROLES = 1 << 28
 ADMINISTRATOR = 1 << 3
 MEMBER_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES
 #: option types of application commands
@@ -78,11 +79,14 @@ class Role:
     id: int
     name: str
     permissions: int = 0
+    #: its place in the server's list of roles (higher is above; None: its order of
+    #: creation, @everyone's 0)
+    position: int | None = None
 
     def payload(self, position: int) -> dict[str, Any]:
         return {"id": str(self.id), "name": self.name, "permissions": str(self.permissions),
-                "position": position, "color": 0, "hoist": False, "managed": False,
-                "mentionable": True, "flags": 0}
+                "position": position if self.position is None else self.position, "color": 0,
+                "hoist": False, "managed": False, "mentionable": True, "flags": 0}
 
 
 @dataclass
@@ -133,6 +137,17 @@ class Guild:
     def channel(self) -> Channel:
         """The channel where the members talk (the first one)."""
         return self.channels[0]
+
+    def position(self, role: int) -> int:
+        """A role's position, as the server's payload gives it."""
+        for n, each in enumerate(self.roles.values()):
+            if each.id == role:
+                return n if each.position is None else each.position
+        raise KeyError(role)
+
+    def top_position(self, member: Member) -> int:
+        """The position of the member's highest role (@everyone's 0 without any)."""
+        return max((self.position(role) for role in member.roles), default=0)
 
     def permissions(self, member: Member) -> int:
         if member.id == self.owner_id:
@@ -304,6 +319,9 @@ class FakeDiscord:
         self._outputs: asyncio.Queue[Output] = asyncio.Queue()
         #: (status, method, path, body) of every answer that was not a success
         self.errors: list[tuple[int, str, str, Any]] = []
+        #: every change of a member's roles that went through: (guild, user, the new roles),
+        #: one per PATCH of a member (rating bands, issue 38)
+        self.role_edits: list[tuple[int, int, list[int]]] = []
         self.requests: list[tuple[str, str]] = []
         self._floods: dict[str, list[float]] = {}
         self._sockets: list[web.WebSocketResponse] = []
@@ -364,8 +382,11 @@ class FakeDiscord:
         self.guilds[guild_id] = guild
         return guild
 
-    def role(self, guild: Guild, role_id: int, name: str, permissions: int = 0) -> Role:
-        role = Role(role_id, name, permissions)
+    def role(self, guild: Guild, role_id: int, name: str, permissions: int = 0,
+             position: int | None = None) -> Role:
+        """A role of ``guild``; ``position``: its place (higher is above; by default after
+        the roles made before it)."""
+        role = Role(role_id, name, permissions, position)
         guild.roles[role_id] = role
         return role
 
@@ -704,12 +725,49 @@ class FakeDiscord:
             return self._webhook(request, method, parts, body, files)
         if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
             return self._post(request, int(parts[1]), body, files)
+        if parts[0] == "guilds" and len(parts) >= 3 and int(parts[1]) in self.guilds:
+            return self._guild_rest(request, method, self.guilds[int(parts[1])], parts[2:],
+                                    body)
         if method == "GET" and parts[0] == "channels" and len(parts) == 2:
             for server in self.guilds.values():
                 for channel in server.channels:
                     if channel.id == int(parts[1]):
                         return self._json(channel.payload())
         return self._error(request, 404, 0, f"404: Not Found ({method} {path})")
+
+    def _guild_rest(self, request: web.Request, method: str, guild: Guild, parts: list[str],
+                    body: dict[str, Any]) -> web.Response:
+        """A server's roles and members: ``GET roles``, ``GET members/ID`` (what
+        ``Guild.fetch_member`` asks) and ``PATCH members/ID`` with ``roles`` (what
+        ``Member.edit(roles=...)`` sends). Discord refuses a change of roles (403, 50013
+        Missing Permissions) unless the bot has Manage Roles and every role given or taken is
+        below its own highest role (the server's owner may change any)."""
+        if method == "GET" and parts == ["roles"]:
+            return self._json([r.payload(guild.position(r.id)) for r in guild.roles.values()])
+        if parts[0] != "members" or len(parts) != 2 or not parts[1].isdigit():
+            return self._error(request, 404, 0, f"404: Not Found ({method} {request.path})")
+        member = guild.members.get(int(parts[1]))
+        if member is None:
+            return self._error(request, 404, 10007, "Unknown Member")
+        if method == "GET":
+            return self._json(member.payload())
+        if method != "PATCH":
+            return self._error(request, 405, 0, "405: Method Not Allowed")
+        if "roles" in body:
+            roles = [int(r) for r in body["roles"]]
+            unknown = [r for r in roles if r not in guild.roles or r == guild.id]
+            if unknown:
+                return self._error(request, 400, 50035, "Invalid Form Body", body)
+            bot = guild.members[BOT_ID]
+            if bot.id != guild.owner_id:
+                changed = set(roles) ^ set(member.roles)
+                top = guild.top_position(bot)
+                if not guild.permissions(bot) & (MANAGE_ROLES | ADMINISTRATOR) or any(
+                        guild.position(r) >= top for r in changed):
+                    return self._error(request, 403, 50013, "Missing Permissions", body)
+            member.roles = roles
+            self.role_edits.append((guild.id, member.id, list(roles)))
+        return self._json(member.payload())
 
     def _application(self) -> dict[str, Any]:
         return {"id": str(APPLICATION_ID), "name": "clubrating", "icon": None,

@@ -50,6 +50,7 @@ from bot.adapters.discord_render import (
     pieces,
     refusal_text,
 )
+from bot.adapters.discord_roles import RoleSync
 from bot.chat import actions, intake
 from bot.chat.commands import ChannelCheck, Context, Forward, execute, no_other_channel, parse
 from bot.chat.language import supported
@@ -83,7 +84,9 @@ FORM_TITLE_LIMIT = 45
 MAX_ROWS = 5
 #: commands that may take longer than the 3 s Discord allows before an interaction is answered
 #: (a comparison of every rating system, drawing a picture): deferred first, answered after
-SLOW = {"evaluate", "chart", "card"}
+SLOW = {"evaluate", "chart", "card", "band"}
+#: how often the rating bands' roles follow changes no interaction made (issue 38)
+BAND_FOLLOW_SECONDS = 60.0
 #: what a quiet bot is allowed to mention in its messages: no one
 NO_MENTIONS = discord.AllowedMentions.none()
 #: how long discord.py waits for the guilds announced at READY (its default, 2 s, is for
@@ -205,6 +208,15 @@ class ClubClient(commands.Bot):
         self.front = front
         self.sync_guild = sync_guild
         self._pulse = pulse
+        #: the rating bands' roles following what no interaction changed (issue 38)
+        self._band_roles: asyncio.Task[None] | None = None
+
+    async def close(self) -> None:
+        if self._band_roles is not None:
+            self._band_roles.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._band_roles
+        await super().close()
 
     async def on_interaction(self, interaction: Interaction) -> None:
         """A submitted answer form (:func:`answer_form`); every other interaction is the
@@ -233,6 +245,7 @@ class ClubClient(commands.Bot):
         for command in typed_commands(self.front, defined):
             self.tree.add_command(command)
         self.add_dynamic_items(ClubButton)
+        self._band_roles = asyncio.create_task(self.front.follow_bands_forever(self))
         if self.sync_guild is not None:
             guild = discord.Object(id=self.sync_guild)
             self.tree.copy_global_to(guild=guild)
@@ -258,9 +271,48 @@ class DiscordFrontEnd:
         self._monotonic = monotonic
         self._roles: dict[str, tuple[float, str | None]] = {}
         self._turns: dict[int, asyncio.Lock] = {}
+        #: how many of each member's interactions hold or wait for their turn
+        self._queued: dict[int, int] = {}
+        #: the rating bands' roles (issue 38), once the client is made
+        self.band_roles: RoleSync | None = None
 
     def client(self, sync_guild: int | None = None, **options: Any) -> ClubClient:
-        return ClubClient(self, sync_guild, **options)
+        made = ClubClient(self, sync_guild, **options)
+        self.band_roles = RoleSync(made, self.service)
+        return made
+
+    async def _note_bands(self, interaction: Interaction) -> None:
+        """Before an interaction: what the bands' roles are measured against after it."""
+        if self.band_roles is not None and interaction.guild_id is not None:
+            try:
+                await self.band_roles.note(str(interaction.guild_id))
+            except Exception:
+                log.exception("band roles of %s not noted", interaction.guild_id)
+
+    async def follow_bands_forever(self, client: discord.Client) -> None:
+        """Every BAND_FOLLOW_SECONDS, each guild's band roles follow what changed without an
+        interaction there (a report that counted by itself when its time ran out): told, if
+        Discord refuses, in the server's system channel."""
+        while True:
+            await asyncio.sleep(BAND_FOLLOW_SECONDS)
+            for guild in list(client.guilds):
+                if self.band_roles is None:
+                    continue
+                try:
+                    await self.band_roles.follow(str(guild.id), guild.system_channel)
+                except Exception:
+                    log.exception("band roles of %s not followed", guild.id)
+
+    async def _follow_bands(self, interaction: Interaction) -> None:
+        """After an interaction: the roles of the members whose band changed (issue 38)."""
+        if self.band_roles is not None and interaction.guild_id is not None:
+            channel = interaction.channel
+            try:
+                await self.band_roles.follow(
+                    str(interaction.guild_id),
+                    channel if isinstance(channel, discord.abc.Messageable) else None)
+            except Exception:
+                log.exception("band roles of %s not followed", interaction.guild_id)
 
     # -- who is asking ---------------------------------------------------------------------------
 
@@ -295,12 +347,19 @@ class DiscordFrontEnd:
         """One member's interactions run in the order they came (discord.py runs each as a
         task of its own); different members' run concurrently."""
         turn = self._turns.setdefault(user_id, asyncio.Lock())
+        self._queued[user_id] = self._queued.get(user_id, 0) + 1
         try:
             async with turn:
                 yield
         finally:
-            if not turn.locked() and self._turns.get(user_id) is turn:
-                del self._turns[user_id]
+            # Forgotten once nobody holds it or waits for it: a lock just released may have a
+            # waiter that has not taken it yet (it is not locked() then), which a new lock for
+            # the member's next interaction would let run beside it.
+            self._queued[user_id] -= 1
+            if not self._queued[user_id]:
+                del self._queued[user_id]
+                if self._turns.get(user_id) is turn:
+                    del self._turns[user_id]
 
     # -- slash commands ------------------------------------------------------------------------
 
@@ -356,7 +415,7 @@ class DiscordFrontEnd:
         return Context(self.service, caller, self.limiter, check,
                        own_language=supported(str(interaction.locale)), private_refusals=True,
                        chat_language=supported(str(interaction.guild_locale or "")),
-                       alone=alone, forward=self.forward)
+                       alone=alone, forward=self.forward, roles=self.band_roles)
 
     async def run_with_picture(self, interaction: Interaction, command: str,
                                words: Sequence[str],
@@ -379,6 +438,7 @@ class DiscordFrontEnd:
                 await interaction.response.defer(thinking=True, ephemeral=personal)
             ctx = self._context(interaction, caller, _channel_check(interaction),
                                 alone=command in ALONE)
+            await self._note_bands(interaction)
             if attachment is None:
                 reply = await intake.command(ctx, read, command)
             else:
@@ -396,6 +456,7 @@ class DiscordFrontEnd:
             if command == "set":
                 self._roles.pop(caller.chat_id, None)
             await self.answer(interaction, reply.answer, ephemeral=personal)
+            await self._follow_bands(interaction)
 
     async def _with_picture(self, ctx: Context, attachment: discord.Attachment,
                             read: intake.Read) -> Answer:
@@ -531,6 +592,7 @@ class DiscordFrontEnd:
             return
         async with self._turn(interaction.user.id):
             ctx = self._context(interaction, await self.caller(interaction))
+            await self._note_bands(interaction)
             reply = await intake.press(ctx, action_id)
             if reply is None:  # past the rate, and told so: nothing is sent
                 return
@@ -541,6 +603,7 @@ class DiscordFrontEnd:
             try:
                 if actions.stays(action):  # many press its buttons: answered on its own
                     await self.answer(interaction, reply.answer)
+                    await self._follow_bands(interaction)
                     return
                 piece = pieces(reply.answer, reply.page)[0]
                 await interaction.response.edit_message(
@@ -550,6 +613,7 @@ class DiscordFrontEnd:
                 if not _answered_already(error):
                     raise
                 log.info("click %s was answered already (delivered twice)", interaction.id)
+            await self._follow_bands(interaction)
 
     async def _on_problem_button(self, interaction: Interaction, action: actions.Action) -> None:
         """A problem's button, answered to the presser alone; the message that carries it

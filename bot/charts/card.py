@@ -41,6 +41,8 @@ TITLE_TEXT_PX = 34
 SMALL_PX = 18
 #: average advance of a Latin letter in DejaVu Sans, in ems (to fit names to their column)
 _EM_ADVANCE = 0.6
+#: the most characters of a rating band's name a row shows (issue 38)
+BAND_COLUMNS = 12
 
 
 def card_size(rows: int) -> tuple[int, int]:
@@ -138,6 +140,13 @@ def leaderboard_card(
     rating_x = deviation_x - 80 if deviations else change_x - 105
     rank_x, name_x = PAD + 46, PAD + 62
     name_columns = int((rating_x - 90 - name_x) / (_EM_ADVANCE * TEXT_PX))
+    # The members' rating bands (issue 38) in small type at the names' right end: the names
+    # keep the room left of the longest band.
+    band_x = rating_x - 90
+    bands = [fonts.fitted(row.band, BAND_COLUMNS) if row.band else "" for row in rows]
+    if any(bands):
+        longest = max(len(band) for band in bands)
+        name_columns -= int((longest * _EM_ADVANCE * SMALL_PX + 12) / (_EM_ADVANCE * TEXT_PX))
 
     put(PAD, TITLE_PX / 2, fonts.shown_sentence(title), fonts.properties(TITLE_TEXT_PX, DPI),
         colours.text, "left")
@@ -163,6 +172,11 @@ def leaderboard_card(
         figure.text(*at(name_at, top + n * ROW_PX + baseline),
                     fonts.laid_out(fonts.fitted(row.name, name_columns)), va="baseline",
                     ha=name_align, fontproperties=names, color=colours.text, parse_math=False)
+    if any(bands):
+        for n, band in enumerate(bands):
+            if band:
+                put(band_x, top + n * ROW_PX + ROW_PX / 2, fonts.laid_out(band),
+                    fonts.properties(SMALL_PX, DPI), colours.muted)
     column(rating_x, [f"{row.rating:.0f}" + ("?" if row.provisional else "") for row in rows],
            bold, colours.text)
     column(deviation_x, ["" if row.deviation is None else f"±{row.deviation:.0f}"

@@ -26,6 +26,8 @@ class CardRow:
     deviation: float | None
     change: float | None
     games: int
+    #: the rating band the member holds (issue 38), if any
+    band: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,7 @@ def card_rows(
             deviation=standing.deviation,
             change=None if earlier is None else standing.rating - earlier,
             games=standing.games,
+            band=standing.band,
         ))
     return rows
 

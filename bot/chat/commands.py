@@ -10,6 +10,7 @@ words is :mod:`bot.chat.words`'s; ``/help`` is :mod:`bot.chat.help`'s, from :dat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -88,10 +89,24 @@ class Context:
     picture: str | None = None
     #: posts into the club's other chats (a club of several chats): None where there are none
     forward: Forward | None = None
+    #: the platform's roles for rating bands (issue 38: Discord's); None where there are none
+    roles: BandRoles | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.caller.platform, self.caller.chat_id, self.caller.user)
+
+
+class BandRoles(Protocol):
+    """A platform's roles that rating bands carry (issue 38; Discord's:
+    :class:`bot.adapters.discord_roles.RoleSync`): checks a role the bot is to give, and shows
+    or makes the role changes a ladder's bands call for, as the answer's text."""
+
+    async def check(self, ctx: Context, role: str) -> None: ...
+
+    async def preview(self, ctx: Context, ladder: str | None) -> str: ...
+
+    async def sync(self, ctx: Context, ladder: str | None) -> str: ...
 
 
 class Forward(Protocol):
@@ -382,6 +397,47 @@ async def _night(ctx: Context, words: Words) -> Result:
     return await ctx.service.open_night(
         ctx.caller, words.args[1] if len(words.args) == 2 else None,
         None if rounds is None else number(rounds), ladder)
+
+
+#: a role as Discord writes its mention into a command's text (``<@&id>``), or its id
+_ROLE = re.compile(r"<@&([0-9]{1,20})>|([0-9]{1,20})")
+
+
+async def _band(ctx: Context, words: Words) -> Answer:
+    """``/band add NAME MIN_RATING [@role]``, ``/band remove NAME``, ``/band list``, and on
+    Discord ``/band preview`` and ``/band sync`` (issue 38); each with ``[ladder=NAME]``."""
+    if not words.args or words.args[0] not in ("add", "remove", "list", "preview", "sync"):
+        raise Usage
+    ladder = words.take("ladder")
+    action, args = words.args[0], words.args[1:]
+    if action == "add":
+        if len(args) not in (2, 3):
+            raise Usage
+        role = None
+        if len(args) == 3:
+            typed = _ROLE.fullmatch(args[2])
+            if typed is None:
+                raise Usage
+            role = typed[1] or typed[2]
+            # what the service refuses first, then whether the platform lets the bot give it
+            await ctx.service.add_band(ctx.caller, args[0], args[1], role, ladder,
+                                       check_only=True)
+            if ctx.roles is not None:
+                await ctx.roles.check(ctx, role)
+        return await ctx.service.add_band(ctx.caller, args[0], args[1], role, ladder)
+    if action == "remove":
+        at_most(words, 2)
+        if len(args) != 1:
+            raise Usage
+        return await ctx.service.remove_band(ctx.caller, args[0], ladder)
+    at_most(words, 1)
+    if action == "list":
+        return await ctx.service.list_bands(ctx.caller, ladder)
+    if ctx.roles is None:
+        raise Refusal("band_roles_discord")
+    if action == "preview":
+        return await ctx.roles.preview(ctx, ladder)
+    return await ctx.roles.sync(ctx, ladder)
 
 
 def _entering(status: str) -> Callable[[Context, Words], Awaitable[Result]]:
@@ -945,4 +1001,6 @@ COMMANDS: dict[str, Command] = {
     "standings": Command(_standings, "help_standings", "example_standings", options=_LADDER),
     "stake": Command(_stake, "help_stake", "example_stake",
                      options=("handicap", "colour", "ladder")),
+    "band": Command(_band, "help_band", "example_band", options=_LADDER,
+                    also=("help_band_roles",)),
 }

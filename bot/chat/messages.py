@@ -1155,6 +1155,62 @@ MESSAGES: dict[str, str] = {
     "param_stake_opponent": "The member you would play",
     "param_stake_sides": "A team game: more opponents, then with and your partners "
                          "(@carol with @dan)",
+    # -- rating bands and Discord roles (issue 38) ------------------------------------------
+    "said_band_added": "{who} added the band {band} (from {minimum}) to {ladder}",
+    "said_band_removed": "{who} removed the band {band} from {ladder}",
+    "said_band_roles_paused": "the band roles of {ladder} paused: Discord refused a change",
+    "said_band_roles_resumed": "{who} resumed the band roles of {ladder}",
+    "about_band_hysteresis": "Rating bands: points a rating may fall below a band's minimum "
+                             "before the band is lost",
+    "help_band": "/band add NAME MIN_RATING [@role] | remove NAME | list - a ladder's rating "
+                 "bands (moderators add and remove)",
+    "help_band_roles": "/band preview | sync - Discord: who would gain and lose which band "
+                       "role; sync gives and takes them (moderators)",
+    "help_bands": "/band add|remove|list - rating bands",
+    "example_band": "/band add Gold 1400",
+    "band_bad_name": "A band's name is 1 to {limit} characters.",
+    "band_bad_minimum": "A band's minimum rating is a whole number from {low} to {high} (not "
+                        "{text}).",
+    "band_role_discord": "Bands carry roles on Discord only: add the band without a role here.",
+    "band_exists": "{ladder} has a band {band} already.",
+    "band_same_minimum": "The band {band} starts at {minimum} already: two bands cannot start "
+                         "at the same rating.",
+    "band_too_many": "A ladder has at most {limit} bands.",
+    "band_checked": "The band can be added.",
+    "band_added": "Band {band} added to {ladder}: from a rating of {minimum}.",
+    "band_added_role": "Band {band} added to {ladder}: from a rating of {minimum}, with the "
+                       "role <@&{role}>.",
+    "band_removed": "Band {band} removed from {ladder}.",
+    "band_unknown": "{ladder} has no band {band} (its bands: {bands}).",
+    "band_none": "{ladder} has no rating bands yet. A moderator adds one: /band add NAME "
+                 "MIN_RATING",
+    "band_list": "Rating bands of {ladder}, each kept until the rating is {hysteresis} points "
+                 "below its minimum:{bands}",
+    "band_line": "\n{band}: from {minimum}, {members:member|members}",
+    "band_line_role": "\n{band}: from {minimum}, role <@&{role}>, {members:member|members}",
+    "band_tag": "[{band}]",
+    "profile_band": "Band: {band}",
+    "band_roles_discord": "Band roles are Discord's: here a band shows beside the rating.",
+    "band_no_roles": "No band of {ladder} carries a role: /band add NAME MIN_RATING @role",
+    "band_roles_paused": "The band roles of {ladder} are paused: Discord refused to change the "
+                         "role <@&{role}>. Check that I have Manage Roles and that my highest "
+                         "role is above the band roles, then send /band sync.",
+    "band_roles_running": "The band roles of {ladder} follow the ratings.",
+    "band_role_manage": "I cannot give roles: I need the Manage Roles permission. Nothing "
+                        "changed.",
+    "band_role_above": "I cannot give the role {role}: it is not below my highest role "
+                       "({top}). Nothing changed.",
+    "band_role_unknown": "This server has no role {role}. Nothing changed.",
+    "band_preview_title": "Band roles of {ladder} (preview; /band sync applies it):",
+    "band_preview_gain": "{name} gains {role}",
+    "band_preview_lose": "{name} loses {role}",
+    "band_preview_none": "Band roles of {ladder}: every member holds the right roles already.",
+    "band_preview_more": "... and {members:member|members} more",
+    "band_synced": "Band roles of {ladder}: {members:member|members} changed.",
+    "band_sync_stopped": "Discord refused to change the roles of {name} ({role}): the band "
+                         "roles of {ladder} are paused after {members:member|members} changed. "
+                         "Check that I have Manage Roles and that my highest role is above "
+                         "the band roles, then send /band sync.",
 }
 
 

@@ -252,7 +252,8 @@ def _(answer: Leaderboard) -> str:
     for row in answer.rows:
         rating = rating_text(row.rating, row.provisional, row.deviation)
         games = text("leaderboard_games", games=row.games)
-        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  {games}")
+        lines.append(f"{row.rank:>3}. {row.name:<{width}}  {rating:>9}  {games}"
+                     + _band_tag(row.band))
     if answer.hidden_provisional:
         lines.append(text("leaderboard_hidden", count=answer.hidden_provisional))
     return "\n".join(lines)
@@ -260,7 +261,13 @@ def _(answer: Leaderboard) -> str:
 
 @_render.register
 def _(answer: Profile) -> str:
-    return _profile(answer) + _team_lines(answer.team)
+    return _profile(answer) + _team_lines(answer.team) + (
+        "\n" + text("profile_band", band=answer.band) if answer.band else "")
+
+
+def _band_tag(band: str | None) -> str:
+    """A board row's rating band (issue 38), after two spaces; nothing without one."""
+    return "" if band is None else "  " + text("band_tag", band=band)
 
 
 def _profile(answer: Profile) -> str:
@@ -525,7 +532,8 @@ def _(answer: Digest) -> str:
         rating = rating_text(at.rating, at.provisional, at.deviation)
         change = text("digest_new") if row.change is None else _signed(row.change)
         games = text("leaderboard_games", games=at.games)
-        lines.append(f"{at.rank:>3}. {at.name:<{width}}  {rating:>9}  {change:>5}  {games}")
+        lines.append(f"{at.rank:>3}. {at.name:<{width}}  {rating:>9}  {change:>5}  {games}"
+                     + _band_tag(at.band))
     if not answer.rows:
         lines.append(text("leaderboard_empty", ladder=answer.ladder))
     if answer.hidden_provisional:

@@ -16,6 +16,7 @@ from bot.pairing import model as pairing
 from bot.storage.repository import Repository
 
 from . import (
+    bands,
     challenges,
     games,
     heavy,
@@ -427,6 +428,51 @@ class ClubService:
                               ) -> NightStandings:
         return await self._session.look(caller, lambda club, now: nights.standings(
             club, caller, nights.ladder_of(club, ladder)))
+
+    # -- rating bands and their Discord roles (issue 38) ------------------------------------
+
+    async def add_band(self, caller: Caller, name: str, minimum: str, role: str | None = None,
+                       ladder: str | None = None, *, check_only: bool = False) -> Notice:
+        """``/band add``; ``check_only``: refuse what the service refuses, writing nothing
+        (before a front-end asks its platform about the role)."""
+        if check_only:
+            return await self._session.look(caller, lambda club, now: bands.check_band(
+                club, now, caller, name, minimum, role, ladder))
+        return await self._session.execute(caller, lambda club, now: bands.add_band(
+            club, now, caller, name, minimum, role, ladder))
+
+    async def remove_band(self, caller: Caller, name: str, ladder: str | None = None) -> Notice:
+        return await self._session.execute(caller, lambda club, now: bands.remove_band(
+            club, now, caller, name, ladder))
+
+    async def list_bands(self, caller: Caller, ladder: str | None = None) -> Notice:
+        return await self._session.look(caller, lambda club, now: bands.list_bands(
+            club, caller, ladder))
+
+    async def band_roles(self, caller: Caller, ladder: str | None = None) -> bands.RoleBands:
+        """What ``/band preview`` and ``/band sync`` change on the ladder (moderators)."""
+        return await self._session.look(caller, lambda club, now: bands.roles_of(
+            club, caller, ladder))
+
+    async def all_band_roles(self, platform: str, chat_id: str) -> list[bands.RoleBands]:
+        """Every ladder of the chat's club whose bands carry roles (the front-end's role
+        sync after each change); read only, and none for a chat without a club (none is
+        made)."""
+        club_id = await self._session.known_club(platform, chat_id)
+        if club_id is None:
+            return []
+        return await self._session.read(club_id, lambda club: bands.role_bands(club, platform))
+
+    async def pause_band_roles(self, platform: str, chat_id: str, ladder: str, role: str
+                               ) -> Notice:
+        """The platform refused a role change: the ladder's role sync waits for /band sync."""
+        caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
+        return await self._session.execute(caller, lambda club, now: bands.pause_roles(
+            club, now, caller, ladder, role))
+
+    async def resume_band_roles(self, caller: Caller, ladder: str | None = None) -> Notice:
+        return await self._session.execute(caller, lambda club, now: bands.resume_roles(
+            club, now, caller, ladder))
 
     # -- the public web leaderboard (reads only) ----------------------------------------------
 

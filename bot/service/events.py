@@ -84,6 +84,10 @@ class Kind(StrEnum):
     ROUND_PUBLISHED = "round_published"
     BOARD_FORFEITED = "board_forfeited"
     NIGHT_CLOSED = "night_closed"
+    BAND_ADDED = "band_added"
+    BAND_REMOVED = "band_removed"
+    BAND_ROLES_PAUSED = "band_roles_paused"
+    BAND_ROLES_RESUMED = "band_roles_resumed"
 
 
 #: moderator actions that /undo can take back
@@ -112,6 +116,8 @@ UNDOABLE = frozenset(
         Kind.ROUND_PUBLISHED,
         Kind.BOARD_FORFEITED,
         Kind.NIGHT_CLOSED,
+        Kind.BAND_ADDED,
+        Kind.BAND_REMOVED,
     }
 )
 
@@ -686,6 +692,46 @@ class NightClosed:
     ladder: str
 
 
+# -- rating bands (issue 38) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BandAdded:
+    """A rating band of ``ladder``: ``name``, held from a shown rating of ``minimum`` on
+    (:mod:`bot.service.bands`), with the Discord role ``role`` (its id; None: none) that its
+    holders get."""
+
+    KIND: ClassVar[Kind] = Kind.BAND_ADDED
+    ladder: str
+    name: str
+    minimum: int
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BandRemoved:
+    KIND: ClassVar[Kind] = Kind.BAND_REMOVED
+    ladder: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class BandRolesPaused:
+    """Discord refused to change a member's roles for ``ladder``'s bands (``role``: the role
+    it was given, its id): the bot changes no roles for the ladder until ``/band sync``
+    (:class:`BandRolesResumed`)."""
+
+    KIND: ClassVar[Kind] = Kind.BAND_ROLES_PAUSED
+    ladder: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class BandRolesResumed:
+    KIND: ClassVar[Kind] = Kind.BAND_ROLES_RESUMED
+    ladder: str
+
+
 def problem_user(ladder: str, problem: str) -> str:
     """The user key a problem is rated under: no platform's user id, nor an imported name's
     (``import:NAME``), has this form."""
@@ -702,7 +748,8 @@ Event = (
     | HandleChanged | LanguageChosen | ProblemAdded | AttemptStarted | PuzzlePosted
     | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked | HistoryMerged | ChatUnlinked
     | ChatReturned | ChatSettingSet | NightOpened | NightEntered | RoundPaired | RoundPublished
-    | BoardForfeited | NightClosed | PairForbidden
+    | BoardForfeited | NightClosed | PairForbidden | BandAdded | BandRemoved | BandRolesPaused
+    | BandRolesResumed
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

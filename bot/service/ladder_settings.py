@@ -105,6 +105,9 @@ class LadderSettings:
     max_side: int = 5
     #: reports and challenges show the points at stake for each member (issue 38)
     show_stake: bool = True
+    #: rating points a member's rating may fall below their band's minimum before they lose
+    #: the band (issue 38, :mod:`bot.service.bands`)
+    band_hysteresis: float = 25.0
 
 
 #: what a club night's pairing bye may score (issue 36)
@@ -117,6 +120,8 @@ TEAM_SETTINGS = ("team_ladder", "uneven_teams", "team_size_handicap", "max_side"
 MAX_SIDE = 50
 #: the largest team_size_handicap, in rating points per missing member
 MAX_SIZE_HANDICAP = 400.0
+#: the largest band_hysteresis, in rating points (issue 38)
+MAX_BAND_HYSTERESIS = 1000.0
 #: the tie-breaks a ladder's club nights may be set to (``bot.pairing.tiebreaks``)
 ALL_TIEBREAKS = tiebreaks.ALL
 
@@ -205,6 +210,8 @@ SETTINGS: tuple[Setting, ...] = (
             limit=MAX_SIZE_HANDICAP),
     Setting("max_side", Type.COUNT, "about_max_side", limit=MAX_SIDE),
     Setting("show_stake", Type.YES_NO, "about_show_stake"),
+    Setting("band_hysteresis", Type.POINTS, "about_band_hysteresis",
+            limit=MAX_BAND_HYSTERESIS),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",

@@ -19,7 +19,7 @@ from ratings_core.model import Step
 from ratings_core.parameters import describe
 from ratings_core.systems import EDITION, PAST_EDITIONS, preset_params
 
-from . import evaluating, heavy, ladder_settings, linking, moderation, public, timeline, view
+from . import bands, evaluating, heavy, ladder_settings, linking, moderation, public, timeline, view
 from . import events as ev
 from . import parsing as parse
 from .errors import Refusal
@@ -39,8 +39,10 @@ _EVENT_NAME = re.compile(r"^[\w-]{1,32}$")
 
 
 def leaderboard(club: Club, ladder: str | None) -> Leaderboard:
-    """The ladder's ranking; retired players left out, provisional ones marked."""
-    return view.board(club, view.ladder(club, ladder))
+    """The ladder's ranking; retired players left out, provisional ones marked; each member's
+    band (issue 38)."""
+    lad = view.ladder(club, ladder)
+    return bands.banded(club, lad, view.board(club, lad))
 
 
 def leaderboard_at(

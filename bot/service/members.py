@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
+from . import bands, heavy, ladder_settings, moderation, timeline, view
 from . import events as ev
-from . import heavy, ladder_settings, moderation, timeline, view
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller, UserRef, Who, valid_handle
@@ -85,6 +85,9 @@ def profile(
     member = view.member_or_me(club, caller, who)
     lad = view.ladder(club, ladder)
     shown = replace(view.profile(club, lad, member), team=_team_standing(club, lad, member))
+    band = bands.band_of(club, lad, member)
+    if band is not None:  # issue 38
+        shown = replace(shown, band=band.name)
     state = view.standing(club, lad, member)
     if shown.games == 0 or state is None:
         return shown

@@ -624,6 +624,12 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
         case ev.PairForbidden(ladder, first, second):
             params = {"ladder": ladder, "first": _name(state, first),
                       "second": _name(state, second)}
+        case ev.BandAdded(ladder, name, minimum):
+            params = {"ladder": ladder, "band": name, "minimum": minimum}
+        case ev.BandRemoved(ladder, name):
+            params = {"ladder": ladder, "band": name}
+        case ev.BandRolesPaused(ladder) | ev.BandRolesResumed(ladder):
+            params = {"ladder": ladder}
         case ev.ProblemAdded(ladder, problem):  # never its answers: /audit is read in the group
             params = {"ladder": ladder, "problem": problem}
         case ev.AttemptStarted(ladder, problem, member):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from . import bands, news, timeline, view
 from . import events as ev
-from . import news, timeline, view
 from . import schedules as sched
 from .errors import Refusal
 from .identity import Caller
@@ -88,7 +88,8 @@ def digest(
     ratings = club.ratings[lad.name]
     system = view.system_of(club, lad)
     before = timeline.state_at(ratings, club.state, start or datetime.min)
-    digest = news.build_digest(club.state, lad, system, view.board(club, lad), before, final,
+    board = bands.banded(club, lad, view.board(club, lad))  # each member's band (issue 38)
+    digest = news.build_digest(club.state, lad, system, board, before, final,
                                start, now, schedule.size, played_from=began)
     shown = "" if began is None or scheduled else began.isoformat(timespec="minutes")
     # the latest team games by name (issue 37: "alice & bob beat carol & dan")

@@ -95,6 +95,8 @@ class Standing:
     provisional: bool
     deviation: float | None
     games: int
+    #: the rating band the member holds (issue 38), if any
+    band: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,8 @@ class Profile:
     retired: bool = False
     #: their standing on the ladder's companion, which rates its team games (issue 37)
     team: TeamStanding | None = None
+    #: the rating band the member holds on the ladder (issue 38), if any
+    band: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

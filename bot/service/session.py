@@ -413,6 +413,10 @@ class Session:
             if len(ladder.inputs) >= OFF_LOOP_EVENTS:
                 started = time.monotonic()
                 await self._in_worker(club, functools.partial(view.ratings, club, ladder))
+                if ladder.bands:  # each member's band (issue 38): a walk of every game
+                    from .bands import holders  # (a use case module: it imports this one)
+
+                    await self._in_worker(club, functools.partial(holders, club, ladder))
                 if time.monotonic() - started >= LONG_SYNC_SECONDS:  # a replay of many games
                     collector.long_lived()
 

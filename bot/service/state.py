@@ -281,6 +281,16 @@ class ClubNight:
         return self.rounds[-1] if self.rounds and not self.rounds[-1].published else None
 
 
+@dataclass(frozen=True, slots=True)
+class Band:
+    """A rating band of a ladder (issue 38): held from a shown rating of ``minimum`` on, with
+    the Discord role ``role`` (its id; None: none) that its holders get."""
+
+    name: str
+    minimum: int
+    role: str | None = None
+
+
 @dataclass(slots=True)
 class Ladder:
     name: str
@@ -312,6 +322,10 @@ class Ladder:
     nights: list[ClubNight] = field(default_factory=list)
     #: a companion's parent: the ladder whose team games it rates (issue 37), else None
     parent: str | None = None
+    #: its rating bands, lowest minimum first (issue 38)
+    bands: list[Band] = field(default_factory=list)
+    #: the role Discord refused while the ladder's band roles are paused (None: not paused)
+    roles_paused: str | None = None
 
     @property
     def night(self) -> ClubNight | None:
@@ -659,6 +673,18 @@ class ClubState:
                 night = self.ladders[event.ladder].night
                 if night is not None:
                     night.closed = True
+            case events.BandAdded():
+                bands = self.ladders[event.ladder].bands
+                bands.append(Band(event.name, int(event.minimum), event.role))
+                bands.sort(key=lambda band: band.minimum)
+            case events.BandRemoved():
+                ladder = self.ladders[event.ladder]
+                ladder.bands = [band for band in ladder.bands
+                                if band.name.casefold() != event.name.casefold()]
+            case events.BandRolesPaused():
+                self.ladders[event.ladder].roles_paused = event.role
+            case events.BandRolesResumed():
+                self.ladders[event.ladder].roles_paused = None
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)

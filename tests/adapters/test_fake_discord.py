@@ -17,7 +17,7 @@ import pytest
 from discord import app_commands
 
 from tests.discord_harness import pointed_at
-from tests.fake_discord import TOKEN, FakeDiscord, Guild, Member, unescape
+from tests.fake_discord import MANAGE_ROLES, TOKEN, FakeDiscord, Guild, Member, unescape
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + (64).to_bytes(4, "big") * 2 + bytes(range(256))
 
@@ -294,3 +294,48 @@ async def test_a_modal_answers_no_modal_submit(
         await asyncio.sleep(0.01)
     assert [e.code for e in client.failures] == [50035]  # type: ignore[attr-defined]
     assert dc.pending_outputs() == 0 and len(dc.modals) == 1
+
+
+async def test_roles_with_positions_members_fetched_and_their_roles_changed() -> None:
+    """What discord.py calls for rating bands' roles (issue 38): the bot's own highest role
+    and Manage Roles from the server's payload, a member fetched, one PATCH with the whole new
+    list of roles; Discord's 403 (50013) for a role not below the bot's highest, and for a
+    bot without Manage Roles."""
+    async with FakeDiscord() as dc:
+        guild = dc.guild(800000000000000001, "Club")
+        bot_role = dc.role(guild, 11, "clubrating", MANAGE_ROLES, position=5)
+        gold = dc.role(guild, 12, "Gold", position=2)
+        admins = dc.role(guild, 13, "Admins", position=9)
+        guild.members[dc.bot.id].roles = [bot_role.id]
+        ann = dc.member(guild, dc.user(800000000000000009, "ann"))
+        with pointed_at(dc):
+            client = Bare()
+            task = asyncio.create_task(client.start(TOKEN, reconnect=False))
+            await asyncio.wait_for(client.wait_until_ready(), 10)
+            try:
+                server = client.get_guild(guild.id)
+                assert server is not None
+                assert server.me.top_role.name == "clubrating"
+                assert server.me.guild_permissions.manage_roles
+                role = server.get_role(gold.id)
+                assert role is not None and role.position == 2
+                assert [r.position for r in await server.fetch_roles()] == [0, 5, 2, 9]
+                fetched = await server.fetch_member(ann.id)
+                assert fetched.roles == [server.default_role]
+                await fetched.edit(roles=[discord.Object(id=gold.id)])
+                assert dc.role_edits == [(guild.id, ann.id, [gold.id])]
+                assert ann.roles == [gold.id]
+                assert ("PATCH", f"/guilds/{guild.id}/members/{ann.id}") in dc.requests
+                with pytest.raises(discord.Forbidden) as above:
+                    await fetched.edit(roles=[discord.Object(id=admins.id)])
+                assert (above.value.status, above.value.code) == (403, 50013)
+                bot_role.permissions = 0  # Manage Roles taken from the bot
+                with pytest.raises(discord.Forbidden):
+                    await fetched.edit(roles=[])
+                assert ann.roles == [gold.id] and len(dc.role_edits) == 1
+                with pytest.raises(discord.NotFound):
+                    await server.fetch_member(12345)
+            finally:
+                await client.close()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task

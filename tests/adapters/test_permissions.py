@@ -81,6 +81,12 @@ MATRIX: dict[str, str] = {
     # club nights (issue 36): only moderators open one; without a night open the rest refuse
     "/night open swiss rounds=3":       "DDDDAD",
     "/night close":                     "DDDDDD",
+    # rating bands (issue 38): moderators add and remove, everyone lists; no band to remove,
+    # and no band with a role to preview or sync (nor any role outside Discord)
+    "/band add Gold 1400":              "DDDDAD",
+    "/band list":                       "AAAAAA",
+    "/band remove Gold":                "DDDDDD",
+    "/band sync":                       "DDDDDD",
     "/in":                              "DDDDDD",
     "/out":                             "DDDDDD",
     "/pause":                           "DDDDDD",

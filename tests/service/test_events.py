@@ -180,6 +180,14 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
                        "direct": False, "night": 100, "round": 1, "board": 1}),
     ("board_forfeited", {"ladder": "main", "round": 1, "board": 1, "result": "+-"}),
     ("night_closed", {"ladder": "main"}),
+    # rating bands (issue 38): /band add, with a Discord role and without; /band remove; the
+    # role sync paused by a refusal of Discord's, and resumed by /band sync
+    ("band_added", {"ladder": "main", "name": "Gold", "minimum": 1400, "role": None}),
+    ("band_added", {"ladder": "main", "name": "Gold", "minimum": 1400,
+                    "role": "900000000000000001"}),
+    ("band_removed", {"ladder": "main", "name": "Gold"}),
+    ("band_roles_paused", {"ladder": "main", "role": "900000000000000001"}),
+    ("band_roles_resumed", {"ladder": "main"}),
 ]
 
 
@@ -440,6 +448,11 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
             await chat.as_(user, "/in")
         await chat.as_("mod!", "/forbid @alice @bob", "/pair", "/publish", "/result 1 +-",
                        "/pair", "/publish", "/result 1 1-0", "/night close")
+        # rating bands (issue 38): added, one removed; role sync paused by Discord, resumed
+        await chat.as_("mod!", "/band add Gold 1600", "/band add Silver 1500",
+                       "/band remove Silver")
+        await chat.service.pause_band_roles(console.PLATFORM, console.CHAT, "main", "900")
+        await chat.service.resume_band_roles(mod, "main")
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

@@ -45,7 +45,9 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
                                       "open_reports", "open_reports_per_opponent", "language",
                                       "normalise", "public", "public_slug", "night_bye_points",
                                       "night_tiebreaks", "team_ladder", "uneven_teams",
-                                      "team_size_handicap", "max_side", "show_stake")
+                                      "team_size_handicap", "max_side", "show_stake",
+                                      # rating bands (issue 38)
+                                      "band_hysteresis")
     assert names() == (*names(everywhere=True), "moderator_role")
     assert names(everywhere=True) == parsing.SETTINGS
 
@@ -53,7 +55,7 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
         24.0, 48.0, None, False, False, None, 5, 1, None, "case", False, None, "1", None,
-        "companion", False, 0.0, 5, True, None]
+        "companion", False, 0.0, 5, True, 25.0, None]
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 
@@ -88,6 +90,8 @@ def test_the_view_is_what_settings_showed() -> None:
             "uneven_teams": "no", "team_size_handicap": "0", "max_side": "5",
             # the points at stake on reports and challenges (issue 38)
             "show_stake": "yes",
+            # rating bands (issue 38)
+            "band_hysteresis": "25",
         }
     assert [*view(LadderSettings()), *ladder_settings.club_view(LadderSettings())] == [
         name for name in names(everywhere=True) if name not in ("normalise", "language")

@@ -58,6 +58,15 @@ async def no_other_channel(channel: str) -> None:
     raise Refusal("channel_elsewhere")
 
 
+#: checks that the bot may post in the caller's chat (``/board here``); raises a
+#: :class:`Refusal` when it may not (each front-end asks its platform)
+BoardCheck = Callable[[], Awaitable[None]]
+
+
+async def may_post_here() -> None:
+    """For a front-end whose chat the bot always writes in (the console)."""
+
+
 @dataclass(slots=True)
 class Context:
     """Who asks where, the rate limiter their commands count against (the process's one, from
@@ -88,6 +97,8 @@ class Context:
     picture: str | None = None
     #: posts into the club's other chats (a club of several chats): None where there are none
     forward: Forward | None = None
+    #: checks that the bot may post in this chat, for a live leaderboard (issue 38)
+    check_board: BoardCheck = may_post_here
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -794,6 +805,20 @@ async def _schedule(ctx: Context, words: Words) -> Result:
 _SCHEDULE_ACTIONS = ("show", "pause", "resume")
 
 
+async def _board(ctx: Context, words: Words) -> Result:
+    """``/board here|off [ladder=NAME]`` (issue 38): whether the caller may and the ladder
+    exists is refused first, then whether the bot may post here (the platform's answer)."""
+    if not words.args or words.args[0] not in ("here", "off"):
+        raise Usage
+    at_most(words, 1)
+    ladder = words.take("ladder")
+    if words.args[0] == "off":
+        return await ctx.service.stop_board(ctx.caller, ladder)
+    await ctx.service.check_board(ctx.caller, ladder)
+    await ctx.check_board()
+    return await ctx.service.start_board(ctx.caller, ladder)
+
+
 async def _digest(ctx: Context, words: Words) -> Result:
     return await ctx.service.digest(ctx.caller, ladder_word(words))
 
@@ -930,4 +955,5 @@ COMMANDS: dict[str, Command] = {
     "forbid": Command(_forbid, "help_forbid", "example_forbid", options=_LADDER),
     "bye": Command(_bye, "help_bye", "example_bye", options=_LADDER),
     "standings": Command(_standings, "help_standings", "example_standings", options=_LADDER),
+    "board": Command(_board, "help_board", "example_board", options=_LADDER),
 }

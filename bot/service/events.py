@@ -84,6 +84,9 @@ class Kind(StrEnum):
     ROUND_PUBLISHED = "round_published"
     BOARD_FORFEITED = "board_forfeited"
     NIGHT_CLOSED = "night_closed"
+    LIVE_BOARD_STARTED = "live_board_started"
+    LIVE_BOARD_MOVED = "live_board_moved"
+    LIVE_BOARD_STOPPED = "live_board_stopped"
 
 
 #: moderator actions that /undo can take back
@@ -686,6 +689,43 @@ class NightClosed:
     ladder: str
 
 
+# -- the live leaderboard (issue 38) ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBoardStarted:
+    """The ladder's table is kept up to date in one message of chat ``chat`` of ``platform``
+    (``/board here``); the message is posted by that platform's front-end, which then says its
+    id (:class:`LiveBoardMoved`). It replaces any live board the ladder had before. The board
+    is named by this event's id."""
+
+    KIND: ClassVar[Kind] = Kind.LIVE_BOARD_STARTED
+    ladder: str
+    platform: str
+    chat: str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBoardMoved:
+    """The ladder's live board (started by event ``board``) is now the message ``message``
+    (the platform's message id): posted first, or again after the one before was deleted."""
+
+    KIND: ClassVar[Kind] = Kind.LIVE_BOARD_MOVED
+    ladder: str
+    board: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBoardStopped:
+    """The ladder's live board is no longer kept: ``reason`` "off" (``/board off``) or
+    "failed" (its message could not be posted or edited three times in a row)."""
+
+    KIND: ClassVar[Kind] = Kind.LIVE_BOARD_STOPPED
+    ladder: str
+    reason: str
+
+
 def problem_user(ladder: str, problem: str) -> str:
     """The user key a problem is rated under: no platform's user id, nor an imported name's
     (``import:NAME``), has this form."""
@@ -703,6 +743,7 @@ Event = (
     | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked | HistoryMerged | ChatUnlinked
     | ChatReturned | ChatSettingSet | NightOpened | NightEntered | RoundPaired | RoundPublished
     | BoardForfeited | NightClosed | PairForbidden
+    | LiveBoardStarted | LiveBoardMoved | LiveBoardStopped
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

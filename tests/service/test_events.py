@@ -180,6 +180,12 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
                        "direct": False, "night": 100, "round": 1, "board": 1}),
     ("board_forfeited", {"ladder": "main", "round": 1, "board": 1, "result": "+-"}),
     ("night_closed", {"ladder": "main"}),
+    # the live leaderboard (issue 38): /board here, the front-end's post, /board off or its
+    # failures
+    ("live_board_started", {"ladder": "main", "platform": "telegram", "chat": "-1001"}),
+    ("live_board_moved", {"ladder": "main", "board": 120, "message": "17"}),
+    ("live_board_stopped", {"ladder": "main", "reason": "off"}),
+    ("live_board_stopped", {"ladder": "main", "reason": "failed"}),
 ]
 
 
@@ -440,6 +446,15 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
             await chat.as_(user, "/in")
         await chat.as_("mod!", "/forbid @alice @bob", "/pair", "/publish", "/result 1 +-",
                        "/pair", "/publish", "/result 1 1-0", "/night close")
+        # a live leaderboard (issue 38): started, posted by a front-end, stopped by its
+        # failures; started again and ended by /board off
+        await chat.as_("mod!", "/board here")
+        board_caller = Caller(console.PLATFORM, console.CHAT, "mod", "mod", moderator=True)
+        club_id, board = (await chat.service.live_boards(console.PLATFORM))[0]
+        assert await chat.service.live_board_moved(club_id, board, "1")
+        assert await chat.service.live_board_failed(club_id, board)
+        await chat.service.start_board(board_caller)
+        await chat.service.stop_board(board_caller)
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

@@ -162,7 +162,7 @@ class BoardKeeper:
         kept = _Kept(club_id, board)
         self._kept[(club_id, board.ladder)] = kept
         kept.task = asyncio.get_running_loop().create_task(
-            self._follow(kept), name=f"board:{self.poster.platform}:{board.chat}")
+            self._follow(kept), name=f"board:{self.poster.platform}:{board.where}")
         kept.wake.set()
 
     def _let_go(self, kept: _Kept) -> None:
@@ -189,7 +189,7 @@ class BoardKeeper:
                 raise
             except Exception:
                 log.exception("live board of %s in %s:%s failed", kept.board.ladder,
-                              self.poster.platform, kept.board.chat)
+                              self.poster.platform, kept.board.where)
                 await self._failed(kept)
 
     async def _refresh(self, kept: _Kept) -> None:
@@ -199,7 +199,7 @@ class BoardKeeper:
             return
         with writing_in(language):
             shown = self.poster.render(board)
-        chat, message = kept.board.chat, kept.board.message
+        chat, message = kept.board.where, kept.board.message
         if message is not None and not changed(kept.shown, shown):
             return
         if message is not None:
@@ -233,7 +233,7 @@ class BoardKeeper:
             log.exception("could not stop the live board of %s", kept.board.ladder)
             return
         log.warning("live board of %s in %s:%s stopped after %d failures", kept.board.ladder,
-                    self.poster.platform, kept.board.chat, kept.failures)
+                    self.poster.platform, kept.board.where, kept.failures)
         with writing_in(language):
             said = text("board_failed", ladder=kept.board.ladder)
-        await self.poster.tell(kept.board.chat, said)
+        await self.poster.tell(kept.board.where, said)

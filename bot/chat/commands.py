@@ -99,6 +99,9 @@ class Context:
     forward: Forward | None = None
     #: checks that the bot may post in this chat, for a live leaderboard (issue 38)
     check_board: BoardCheck = may_post_here
+    #: the channel the command was sent in, where the club's chat has several (a Discord
+    #: server's text channel): where a live leaderboard goes
+    channel: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -816,7 +819,7 @@ async def _board(ctx: Context, words: Words) -> Result:
         return await ctx.service.stop_board(ctx.caller, ladder)
     await ctx.service.check_board(ctx.caller, ladder)
     await ctx.check_board()
-    return await ctx.service.start_board(ctx.caller, ladder)
+    return await ctx.service.start_board(ctx.caller, ladder, ctx.channel)
 
 
 async def _digest(ctx: Context, words: Words) -> Result:

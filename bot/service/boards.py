@@ -52,10 +52,12 @@ def check_start(club: Club, caller: Caller, ladder: str | None) -> str:
     return view.ladder(club, ladder).name
 
 
-def start(club: Club, now: datetime, caller: Caller, ladder: str | None) -> Decision[Notice]:
-    """Keep the ladder's table in a message of the caller's chat from now on."""
+def start(club: Club, now: datetime, caller: Caller, ladder: str | None,
+          channel: str | None = None) -> Decision[Notice]:
+    """Keep the ladder's table in a message of the caller's chat (its ``channel``, where the
+    chat has several) from now on."""
     name = check_start(club, caller, ladder)
-    event = ev.LiveBoardStarted(name, caller.platform, caller.chat_id)
+    event = ev.LiveBoardStarted(name, caller.platform, caller.chat_id, channel)
     return ([ev.new_event(event, caller.user, now)],
             lambda: Notice("board_started", {"ladder": name}))
 

@@ -633,9 +633,10 @@ class ClubService:
         return await self._session.look(
             caller, lambda club, now: boards.check_start(club, caller, ladder))
 
-    async def start_board(self, caller: Caller, ladder: str | None = None) -> Notice:
+    async def start_board(self, caller: Caller, ladder: str | None = None,
+                          channel: str | None = None) -> Notice:
         return await self._session.execute(
-            caller, lambda club, now: boards.start(club, now, caller, ladder))
+            caller, lambda club, now: boards.start(club, now, caller, ladder, channel))
 
     async def stop_board(self, caller: Caller, ladder: str | None = None) -> Notice:
         return await self._session.execute(

@@ -695,7 +695,8 @@ class NightClosed:
 @dataclass(frozen=True, slots=True)
 class LiveBoardStarted:
     """The ladder's table is kept up to date in one message of chat ``chat`` of ``platform``
-    (``/board here``); the message is posted by that platform's front-end, which then says its
+    (``/board here``; on Discord in the server's text channel ``channel``); the message is
+    posted by that platform's front-end, which then says its
     id (:class:`LiveBoardMoved`). It replaces any live board the ladder had before. The board
     is named by this event's id."""
 
@@ -703,6 +704,9 @@ class LiveBoardStarted:
     ladder: str
     platform: str
     chat: str
+    #: the channel of the chat where the message goes, where the club's chat has several (a
+    #: Discord server's text channel); None: the chat itself (a Telegram group)
+    channel: str | None = field(default=None, metadata=_with("channel"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -354,6 +354,13 @@ class LiveBoard:
     platform: str
     chat: str
     message: str | None = None
+    #: the channel of the chat where the message is (a Discord server's), None: the chat
+    channel: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The platform's id of where its message goes: the channel, else the chat."""
+        return self.channel or self.chat
 
 
 class ClubState:
@@ -717,8 +724,8 @@ class ClubState:
             case events.ClaimDeclined():
                 self.claims[event.claim].status = "declined"
             case events.LiveBoardStarted():
-                self.live_boards[event.ladder] = LiveBoard(stored.id, event.ladder,
-                                                           event.platform, event.chat)
+                self.live_boards[event.ladder] = LiveBoard(
+                    stored.id, event.ladder, event.platform, event.chat, channel=event.channel)
             case events.LiveBoardMoved():
                 live = self.live_boards.get(event.ladder)
                 if live is not None and live.id == event.board:

@@ -183,6 +183,8 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     # the live leaderboard (issue 38): /board here, the front-end's post, /board off or its
     # failures
     ("live_board_started", {"ladder": "main", "platform": "telegram", "chat": "-1001"}),
+    ("live_board_started", {"ladder": "blitz", "platform": "discord", "chat": "9001",
+                            "channel": "9101"}),
     ("live_board_moved", {"ladder": "main", "board": 120, "message": "17"}),
     ("live_board_stopped", {"ladder": "main", "reason": "off"}),
     ("live_board_stopped", {"ladder": "main", "reason": "failed"}),

@@ -8,6 +8,10 @@ member deletes the message, and the next result posts a new one (pinned, recorde
 the bot is stopped and started again and goes on editing that message. Three failed edits in a
 row stop the board, and the group is told once. A member's ``/board here``, ``/board off``
 without a board and ``/board here`` where the bot may not post are refused, the log unchanged.
+
+On Discord the same board in the channel where ``/board here`` was run, edited at most once
+every 10 seconds, pinned (the bot may manage messages), posted again after deletion (Discord's
+10008 Unknown Message); refused in a channel where the bot may not send messages.
 """
 
 from __future__ import annotations
@@ -15,16 +19,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from tests.fake_discord import MANAGE_MESSAGES, VIEW_CHANNEL, FakeDiscord
+from tests.fake_discord import Output as DiscordOutput
 from tests.fake_telegram import TOKEN, FakeTelegram
 from tests.fake_telegram import Output as TelegramOutput
 
-from .clubs import FRIDAY, GROUP, TelegramClub
+from .clubs import FRIDAY, GROUP, DiscordClub, TelegramClub
 
 STARTED = "The live leaderboard of main is kept in this chat from now on; /board off ends it."
 MODERATORS_ONLY = "Only moderators can do that."
@@ -195,3 +202,111 @@ async def test_a_board_where_the_bot_may_not_post_is_refused(tmp_path: Path) -> 
             assert len(events(club.folder)) == before
         finally:
             await bot.stop()
+
+
+# -- Discord ----------------------------------------------------------------------------------
+
+
+class Forward:
+    """Moves a club's clock on from where it is now by a few seconds at a time: on Discord a
+    jump longer than the gateway's heartbeat would have discord.py reconnect (its heartbeat
+    unanswered for a minute), losing what is sent meanwhile."""
+
+    def __init__(self, club: DiscordClub) -> None:
+        self.club = club
+        self.at, self.since = FRIDAY, time.monotonic()  # the clock was set at the club's making
+
+    def by(self, seconds: float) -> None:
+        now = self.at + timedelta(seconds=time.monotonic() - self.since)
+        self.at, self.since = now + timedelta(seconds=seconds), time.monotonic()
+        self.club.clock.set(self.at)
+
+
+
+@pytest.fixture
+async def discord_club(tmp_path: Path) -> AsyncIterator[DiscordClub]:
+    async with FakeDiscord() as dc:
+        yield DiscordClub.on(dc, tmp_path)
+
+
+async def next_of(club: DiscordClub, kind: str) -> DiscordOutput:
+    """The bot's next output of ``kind`` ("post", "edit", "reply"), skipping the others."""
+    while True:
+        output = await club.dc.output(60.0)
+        if output.kind == kind:
+            return output
+
+
+def discord_edits(club: DiscordClub) -> list[DiscordOutput]:
+    return [output for output in club.dc.log if output.kind == "edit"]
+
+
+async def test_a_board_on_discord_edited_at_most_every_ten_seconds_and_reposted(
+        discord_club: DiscordClub) -> None:
+    club, ada, dc = discord_club, discord_club.ada, discord_club.dc
+    forward = Forward(club)
+    pinner = dc.role(club.guild, 900000000000000250, "Bots", MANAGE_MESSAGES)
+    club.guild.members[dc.bot.id].roles.append(pinner.id)
+    bot = await club.bot().start()
+    try:
+        await club.register(club.alice, club.bob, club.carol)
+        before = len(events(club.folder))
+        assert (await club.say(club.alice, "board", arguments="here")).plain == MODERATORS_ONLY
+        assert (await club.say(ada, "board", arguments="off")).plain == NO_BOARD
+        assert len(events(club.folder)) == before
+
+        await dc.command(club.guild, ada, "board", arguments="here")
+        first, second = await dc.output(60.0), await dc.output(60.0)
+        started, board = (first, second) if first.kind == "reply" else (second, first)
+        assert started.plain == STARTED
+        assert board.kind == "post"
+        assert int(board.message["channel_id"]) == club.guild.channel.id
+        assert board.plain.splitlines() == ["main ladder", "  1. alice      1500?  0 games",
+                                            "  2. bob        1500?  0 games",
+                                            "  3. carol      1500?  0 games"]
+        await until(lambda: events(club.folder, "live_board_moved"), "the board's record")
+        assert dc.pins[club.guild.channel.id] == [board.message_id]
+
+        # two results inside ten seconds: one edit at the window's end, showing both
+        for winner in (club.alice, club.carol):
+            await club.say(ada, "report", player=winner, opponent=club.bob, result="win")
+        await asyncio.sleep(2)
+        assert discord_edits(club) == []
+        forward.by(12)
+        edited = await next_of(club, "edit")
+        assert edited.message_id == board.message_id
+        assert edited.plain.splitlines() == AFTER_TWO
+        assert len(discord_edits(club)) == 1
+        top = await club.say(ada, "top")
+        assert top.plain == edited.plain  # the board is /top's table
+
+        # deleted: the next result posts it again, and pins it
+        dc.delete(board.message_id)
+        forward.by(12)
+        await club.say(ada, "report", player=club.alice, opponent=club.carol, result="win")
+        again = await next_of(club, "post")
+        assert again.message_id != board.message_id
+        assert [e[:3] for e in dc.errors if e[1] == "PATCH"] == [
+            (404, "PATCH", f"/api/v10/channels/{club.guild.channel.id}/messages/"
+                           f"{board.message_id}")]
+        await until(lambda: len(events(club.folder, "live_board_moved")) == 2, "its record")
+        assert dc.pins[club.guild.channel.id] == [again.message_id]
+        assert again.plain == (await club.say(ada, "top")).plain
+    finally:
+        await bot.stop()
+
+
+async def test_a_board_where_the_bot_may_not_send_on_discord_is_refused(
+        discord_club: DiscordClub) -> None:
+    club = discord_club
+    club.guild.roles[club.guild.id].permissions = VIEW_CHANNEL  # nobody may send there
+    bot = await club.bot().start()
+    try:
+        await club.register(club.alice)
+        before = len(events(club.folder))
+        refused = await club.say(club.ada, "board", arguments="here")
+        assert (refused.kind, refused.plain) == ("reply", CANNOT_POST)
+        assert len(events(club.folder)) == before
+        assert club.posts() == []
+    finally:
+        await bot.stop()

@@ -976,7 +976,7 @@ class TelegramBot:
         self.publisher = TelegramPublisher(self.app.bot)
         #: the live leaderboards in Telegram chats (issue 38)
         self.boards = BoardKeeper(service, TelegramBoardPoster(
-            self.app.bot, lambda board: split_html(as_html(board))[0]))
+            self.app.bot, lambda board: split_html(as_html(page_of(board, 0)))[0]))
         self._base_url = base_url
         self._webhook = webhook
         self._pulse = pulse

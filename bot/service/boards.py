@@ -11,9 +11,10 @@ is stored (what it shows is the table the log gives now).
 
 Choices where the issue leaves them open:
 
-- what it shows is exactly ``/top``'s table of the ladder (:func:`shown`), with no time of
-  update in it: so an edit is due only when a rating, a name or a rank changed, and the
-  front-end compares the text it would show with the text it showed last (:func:`changed`);
+- what it shows is exactly ``/top``'s table of the ladder (:func:`shown`; a front-end shows
+  its first page, as it shows ``/top``'s), with no time of update in it: so an edit is due
+  only when a rating, a name or a rank changed, and the front-end compares the text it would
+  show with the text it showed last (:func:`changed`);
 - its message is posted by the front-end that serves its chat, not by the command: the
   command only records the board, so that the first post and a post after the message was
   deleted are one path (the front-end says the new id: :func:`moved`);

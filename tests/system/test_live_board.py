@@ -10,7 +10,8 @@ row stop the board, and the group is told once. A member's ``/board here``, ``/b
 without a board and ``/board here`` where the bot may not post are refused, the log unchanged.
 
 On Discord the same board in the channel where ``/board here`` was run, edited at most once
-every 10 seconds, pinned (the bot may manage messages), posted again after deletion (Discord's
+every 10 seconds (a change just after an edit waits for the next window; a challenge edits
+nothing), pinned (the bot may manage messages), posted again after deletion (Discord's
 10008 Unknown Message); refused in a channel where the bot may not send messages.
 """
 
@@ -279,6 +280,20 @@ async def test_a_board_on_discord_edited_at_most_every_ten_seconds_and_reposted(
         assert len(discord_edits(club)) == 1
         top = await club.say(ada, "top")
         assert top.plain == edited.plain  # the board is /top's table
+
+        # a result just after the edit waits for the next window; a challenge, which changes
+        # no rating, edits nothing
+        await club.say(ada, "report", player=club.bob, opponent=club.carol, result="win")
+        await asyncio.sleep(2)
+        assert len(discord_edits(club)) == 1
+        forward.by(12)
+        second = await next_of(club, "edit")
+        assert second.message_id == board.message_id
+        assert second.plain == (await club.say(ada, "top")).plain != edited.plain
+        await club.say(club.alice, "challenge", member=club.bob)
+        forward.by(12)
+        await asyncio.sleep(3)
+        assert len(discord_edits(club)) == 2
 
         # deleted: the next result posts it again, and pins it
         dc.delete(board.message_id)

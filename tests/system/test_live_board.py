@@ -9,6 +9,8 @@ the bot is stopped and started again and goes on editing that message. Three fai
 row stop the board, and the group is told once. A member's ``/board here``, ``/board off``
 without a board and ``/board here`` where the bot may not post are refused, the log unchanged.
 
+In the console, the board is printed again after the command that changed the table.
+
 On Discord the same board in the channel where ``/board here`` was run, edited at most once
 every 10 seconds (a change just after an edit waits for the next window; a challenge edits
 nothing), pinned (the bot may manage messages), posted again after deletion (Discord's
@@ -33,6 +35,7 @@ from tests.fake_telegram import TOKEN, FakeTelegram
 from tests.fake_telegram import Output as TelegramOutput
 
 from .clubs import FRIDAY, GROUP, DiscordClub, TelegramClub
+from .process import FakeClock, clubrating, environment
 
 STARTED = "The live leaderboard of main is kept in this chat from now on; /board off ends it."
 MODERATORS_ONLY = "Only moderators can do that."
@@ -203,6 +206,40 @@ async def test_a_board_where_the_bot_may_not_post_is_refused(tmp_path: Path) -> 
             assert len(events(club.folder)) == before
         finally:
             await bot.stop()
+
+
+# -- the console ------------------------------------------------------------------------------
+
+
+def test_the_console_prints_its_board_again_after_the_command_that_changed_it(
+        tmp_path: Path) -> None:
+    """The console is one chat whose output cannot be edited: its board is the table printed
+    again after a command that changed it (bob's confirmation), not after one that changed
+    nothing (ada's report waiting for bob, /top)."""
+    env = environment(tmp_path, FakeClock(tmp_path, FRIDAY))
+    shown = clubrating(env, "run", input=(
+        "/as ada!\n/register\n/as bob\n/register\n/board here\n/as ada!\n/board here\n"
+        "/report @ada @bob win\n/as bob\n/confirm\n/top\n/as ada!\n/board off\n/board off\n"))
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (
+        "You are now ada (moderator).\n"
+        "Welcome, ada! You are on the main ladder.\n"
+        "You are now bob.\n"
+        "Welcome, bob! You are on the main ladder.\n"
+        f"{MODERATORS_ONLY}\n"
+        "You are now ada (moderator).\n"
+        f"{STARTED}\n"
+        "main ladder\n  1. ada      1500?  0 games\n  2. bob      1500?  0 games\n"
+        "Game #1: ada beat bob. bob, please /confirm or /dispute.\n"
+        "Ladder main, no handicap, colours not given, no event; counts on Sat, Nov 21 18:00 "
+        "UTC unless disputed.\n"
+        "You are now bob.\n"
+        "Game #1 confirmed: ada beat bob.\nada: 1500 -> 1553?\nbob: 1500 -> 1447?\n"
+        "main ladder\n  1. ada      1553?  1 game\n  2. bob      1447?  1 game\n"  # the board
+        "main ladder\n  1. ada      1553?  1 game\n  2. bob      1447?  1 game\n"  # /top
+        "You are now ada (moderator).\n"
+        "The live leaderboard of main is no longer kept.\n"
+        f"{NO_BOARD}\n")
 
 
 # -- Discord ----------------------------------------------------------------------------------

@@ -41,6 +41,10 @@ class DiscordBoardPoster:
             return piece.embed.description or ""
         return piece.content or ""
 
+    def serves(self, chat: str) -> bool:
+        """The channels of the servers this client (its shards) received."""
+        return self._client.get_channel(int(chat)) is not None
+
     def _channel(self, where: str) -> discord.TextChannel | discord.Thread:
         found = self._client.get_channel(int(where))
         if not isinstance(found, discord.TextChannel | discord.Thread):

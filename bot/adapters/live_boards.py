@@ -63,6 +63,11 @@ class BoardPoster(Protocol):
         """The board's text as the platform shows it, in the language being written."""
         ...
 
+    def serves(self, chat: str) -> bool:
+        """Whether this process reaches ``chat`` (a sharded Discord bot reaches its shard's
+        servers only: another process keeps the others' boards)."""
+        ...
+
     async def post(self, chat: str, shown: str) -> str:
         """Post ``shown`` into ``chat``; the new message's id."""
         ...
@@ -159,6 +164,10 @@ class BoardKeeper:
                 self._keep(club_id, board)
 
     def _keep(self, club_id: int, board: LiveBoard) -> None:
+        if not self.poster.serves(board.where):
+            log.info("live board of %s in %s:%s is another process's", board.ladder,
+                     self.poster.platform, board.where)
+            return
         kept = _Kept(club_id, board)
         self._kept[(club_id, board.ladder)] = kept
         kept.task = asyncio.get_running_loop().create_task(

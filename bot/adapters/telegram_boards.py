@@ -38,6 +38,10 @@ class TelegramBoardPoster:
     def render(self, board: Leaderboard) -> str:
         return self._render(board)
 
+    def serves(self, chat: str) -> bool:
+        """Every chat: one process polls (or takes the webhook of) a bot's updates."""
+        return True
+
     async def post(self, chat: str, shown: str) -> str:
         sent = await self._bot.send_message(int(chat), shown, parse_mode=ParseMode.HTML)
         return str(sent.message_id)

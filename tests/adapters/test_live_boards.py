@@ -35,6 +35,9 @@ class Recorder:
     def render(self, board: Leaderboard) -> str:
         return render(board)
 
+    def serves(self, chat: str) -> bool:
+        return True
+
     async def post(self, chat: str, shown: str) -> str:
         self.posted.append(shown)
         return str(len(self.posted))

@@ -47,6 +47,8 @@ VIEW_CHANNEL = 1 << 10
 SEND_MESSAGES = 1 << 11
 MANAGE_GUILD = 1 << 5
 MANAGE_ROLES = 1 << 28
+MANAGE_MESSAGES = 1 << 13
+PIN_MESSAGES = 1 << 51
 ADMINISTRATOR = 1 << 3
 MEMBER_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES
 #: option types of application commands
@@ -234,7 +236,9 @@ class Output:
     """Something the bot said: an interaction's answer, an edit of the message whose button
     was pressed, a follow-up, a post in a channel, or a modal it opened."""
 
-    kind: str  # "reply" | "update" | "followup" | "post" | "autocomplete" | "modal"
+    #: "reply" | "update" | "followup" | "post" | "edit" (a channel message's) |
+    #: "autocomplete" | "modal"
+    kind: str
     message: dict[str, Any]
     interaction_id: int | None = None
     #: the files sent with it, (filename, bytes), as uploaded
@@ -309,6 +313,8 @@ class FakeDiscord:
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.sync_calls: list[int | None] = []
         self.messages: dict[int, dict[str, Any]] = {}
+        #: each channel's pinned messages, the latest last
+        self.pins: dict[int, list[int]] = {}
         self.interactions: dict[int, dict[str, Any]] = {}
         self.answered: set[int] = set()
         self.log: list[Output] = []
@@ -728,6 +734,11 @@ class FakeDiscord:
         if parts[0] == "guilds" and len(parts) >= 3 and int(parts[1]) in self.guilds:
             return self._guild_rest(request, method, self.guilds[int(parts[1])], parts[2:],
                                     body)
+        if parts[0] == "channels" and parts[2:4] == ["messages", "pins"] and len(parts) == 5:
+            return self._pin(request, method, int(parts[1]), int(parts[4]))
+        if parts[0] == "channels" and len(parts) == 4 and parts[2] == "messages":
+            return self._channel_message(request, method, int(parts[1]), int(parts[3]), body,
+                                         files)
         if method == "GET" and parts[0] == "channels" and len(parts) == 2:
             for server in self.guilds.values():
                 for channel in server.channels:
@@ -938,6 +949,59 @@ class FakeDiscord:
                                     body.get("allowed_mentions")))
                 return self._json(edited)
         return self._error(request, 404, 0, "404: Not Found")
+
+    def delete(self, message: Output | int) -> None:
+        """A member (a moderator) deletes the message: editing it then answers 404 with code
+        10008 (Unknown Message), as on Discord."""
+        message_id = message if isinstance(message, int) else message.message_id
+        found = self.messages.pop(message_id)
+        pinned = self.pins.get(int(found["channel_id"]), [])
+        if message_id in pinned:
+            pinned.remove(message_id)
+
+    def _bot_may(self, channel_id: int, bits: int) -> bool:
+        """Whether the bot's roles in the channel's server grant any of ``bits``."""
+        for guild in self.guilds.values():
+            if any(c.id == channel_id for c in guild.channels):
+                return bool(guild.permissions(guild.members[BOT_ID]) & bits)
+        return False
+
+    def _channel_message(self, request: web.Request, method: str, channel_id: int,
+                         message_id: int, body: dict[str, Any],
+                         files: list[tuple[str, bytes]]) -> web.Response:
+        """GET, PATCH (edit) or DELETE a message of a channel; a deleted one is 10008."""
+        message = self.messages.get(message_id)
+        if message is None or int(message["channel_id"]) != channel_id:
+            return self._error(request, 404, 10008, "Unknown Message")
+        if method == "GET":
+            return self._json(message)
+        if method == "DELETE":
+            self.delete(message_id)
+            return web.Response(status=204)
+        if method == "PATCH":
+            edited = self._edit(message_id, body, files)
+            if isinstance(edited, str):
+                return self._error(request, 400, 50035, f"Invalid Form Body: {edited}", body)
+            self._record(Output("edit", edited, None, files, body.get("allowed_mentions")))
+            return self._json(edited)
+        return self._error(request, 405, 0, "405: Method Not Allowed")
+
+    def _pin(self, request: web.Request, method: str, channel_id: int,
+             message_id: int) -> web.Response:
+        """PUT (pin) or DELETE (unpin) a message: the bot needs Pin Messages or Manage
+        Messages in the channel."""
+        message = self.messages.get(message_id)
+        if message is None or int(message["channel_id"]) != channel_id:
+            return self._error(request, 404, 10008, "Unknown Message")
+        if not self._bot_may(channel_id, PIN_MESSAGES | MANAGE_MESSAGES):
+            return self._error(request, 403, 50013, "Missing Permissions")
+        pinned = self.pins.setdefault(channel_id, [])
+        if message_id in pinned:
+            pinned.remove(message_id)
+        if method == "PUT":
+            pinned.append(message_id)
+        message["pinned"] = method == "PUT"
+        return web.Response(status=204)
 
     def _post(self, request: web.Request, channel_id: int, body: dict[str, Any],
               files: list[tuple[str, bytes]]) -> web.Response:

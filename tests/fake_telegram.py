@@ -83,6 +83,10 @@ class Chat:
     creator: User | None = None
     bot_admin: bool = True
     bot_left: bool = False  # the bot was removed from the chat: its posts are refused
+    #: the bot is a member that may not send messages (restricted): its posts are refused
+    bot_muted: bool = False
+    #: the ids of the chat's pinned messages, the latest last (pinChatMessage)
+    pinned: list[int] = field(default_factory=list)
     is_forum: bool = False  # a supergroup whose messages live in topics
 
     def api(self) -> dict[str, Any]:
@@ -225,6 +229,8 @@ class FakeTelegram:
         self._seen: dict[int, int] = {}  # per chat: outputs already returned by reply()
         self._queue: list[list[Any]] = []  # [update, delivered?] in delivery order
         self._flood: dict[str, list[int]] = {}  # lower-case method -> [retry_after, times]
+        #: lower-case method -> [(error_code, description), ...]: its next calls' answers
+        self._failing: dict[str, list[tuple[int, str]]] = {}
         self._queries: dict[str, dict[str, Any]] = {}
         self._ids = itertools.count(1)
         self._poll_generation = 0
@@ -285,6 +291,9 @@ class FakeTelegram:
                 self._flood[method.lower()][1] -= 1
                 raise ApiError(429, f"Too Many Requests: retry after {retry_after}",
                                {"retry_after": retry_after})
+            if self._failing.get(method.lower()):
+                code, description = self._failing[method.lower()].pop(0)
+                raise ApiError(code, description)
             try:
                 result = await handler(params)
             except KeyError as missing:
@@ -441,6 +450,19 @@ class FakeTelegram:
         """The next ``times`` calls of ``method`` answer 429 Too Many Requests."""
         self._flood[method.lower()] = [retry_after, times]
 
+    def fail(self, method: str, description: str, code: int = 400, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` answer ``code`` with ``description`` (e.g.
+        "Bad Request: message can't be edited")."""
+        self._failing.setdefault(method.lower(), []).extend([(code, description)] * times)
+
+    def delete(self, chat: Chat | User | int, message: int | Output) -> None:
+        """A member (an administrator) deletes the message: editing it then answers 400
+        "message to edit not found", as on Telegram."""
+        chat = self._chat(chat)
+        del self._messages[chat.id, _message_id(message)]
+        if _message_id(message) in chat.pinned:
+            chat.pinned.remove(_message_id(message))
+
     def called(self, method: str) -> list[dict[str, Any]]:
         return [params for name, params in self.calls if name.lower() == method.lower()]
 
@@ -533,6 +555,9 @@ class FakeTelegram:
             raise ApiError(403, f"Forbidden: bot is not a member of the {chat.type} chat")
         if chat.type == "channel" and not chat.bot_admin:
             raise ApiError(400, "Bad Request: need administrator rights in the channel chat")
+        if chat.bot_muted:
+            raise ApiError(400, "Bad Request: not enough rights to send text messages to the "
+                                "chat")
         reply_to = (p.get("reply_parameters") or {}).get("message_id", p.get("reply_to_message_id"))
         replied = copy.deepcopy(self.message(chat, reply_to)) if reply_to else None
         if replied:
@@ -543,6 +568,16 @@ class FakeTelegram:
     def _member(self, chat: Chat, user: User) -> dict[str, Any]:
         if user.id == BOT_ID and chat.bot_left:
             return {"status": "left", "user": user.api()}
+        if user.id == BOT_ID and chat.bot_muted:
+            rights = dict.fromkeys(
+                ("can_send_messages", "can_send_audios", "can_send_documents",
+                 "can_send_photos", "can_send_videos", "can_send_video_notes",
+                 "can_send_voice_notes", "can_send_polls", "can_send_other_messages",
+                 "can_add_web_page_previews", "can_change_info", "can_invite_users",
+                 "can_pin_messages", "can_manage_topics", "can_edit_tag",
+                 "can_react_to_messages"), False)
+            return {"status": "restricted", "user": user.api(), "is_member": True,
+                    "until_date": 0} | rights
         if chat.creator and chat.creator.id == user.id:
             return {"status": "creator", "user": user.api(), "is_anonymous": False}
         if user.id in {a.id for a in chat.admins} or (user.id == BOT_ID and chat.bot_admin):
@@ -679,6 +714,17 @@ class FakeTelegram:
     async def api_deleteMessage(self, p: dict[str, Any]) -> bool:
         message = self._find(p, "delete")
         del self._messages[message["chat"]["id"], message["message_id"]]
+        return True
+
+    async def api_pinChatMessage(self, p: dict[str, Any]) -> bool:
+        """Pinned by an administrator with can_pin_messages (the bot, where it is one)."""
+        chat = self._target(p["chat_id"])
+        if self.message(chat, p["message_id"]) is None:
+            raise ApiError(400, "Bad Request: message to pin not found")
+        if not chat.bot_admin or chat.bot_muted:
+            raise ApiError(400, "Bad Request: not enough rights to manage pinned messages in "
+                                "the chat")
+        chat.pinned = [m for m in chat.pinned if m != p["message_id"]] + [p["message_id"]]
         return True
 
     async def api_answerCallbackQuery(self, p: dict[str, Any]) -> bool:

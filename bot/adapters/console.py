@@ -17,11 +17,13 @@ from typing import TextIO
 
 from bot.chat import intake
 from bot.chat.commands import Context, parse
+from bot.chat.language import writing_in
 from bot.chat.messages import text
 from bot.chat.presenter import render
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Words
 from bot.scheduling.publishing import Button, Picture
+from bot.service.boards import changed
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Preview
@@ -112,6 +114,7 @@ async def run_console(service: ClubService, limiter: RateLimiter, lines: TextIO,
     ``limiter``. ``posts``: the publisher of the scheduled posts into ``out``, which shows the
     prompt again after a post that came while the console waited."""
     console = Console(service, limiter)
+    boards = ConsoleBoards(service)
     if interactive:
         out.write(console.welcome() + "\n")
     while True:
@@ -131,6 +134,10 @@ async def run_console(service: ClubService, limiter: RateLimiter, lines: TextIO,
         answer = await console.handle(line)
         if answer:
             out.write(answer + "\n")
+            out.flush()
+        board = await boards.changed()
+        if board:
+            out.write(board + "\n")
             out.flush()
 
 
@@ -163,6 +170,34 @@ async def read_line(lines: TextIO) -> str:
 
     threading.Thread(target=reader, name="console-input", daemon=True).start()
     return await read
+
+
+class ConsoleBoards:
+    """The console's live leaderboards (issue 38): the console is one chat whose messages
+    cannot be edited, so a board is its table printed again after the command that changed it
+    (never between a command and its answer: a scripted session's output stays in order)."""
+
+    def __init__(self, service: ClubService) -> None:
+        self.service = service
+        #: the text each board (by its id) was printed with last
+        self._printed: dict[int, str] = {}
+
+    async def changed(self) -> str:
+        """The tables of the console's boards that changed since they were printed last
+        ("" when none did)."""
+        shown = []
+        for club_id, board in await self.service.live_boards(PLATFORM):
+            table, language = await self.service.live_board_shown(club_id, board)
+            if table is None:
+                continue
+            with writing_in(language):
+                rendered = render(table)
+            if changed(self._printed.get(board.id), rendered):
+                self._printed[board.id] = rendered
+                shown.append(rendered)
+                if board.message is None:  # the console's output is its message
+                    await self.service.live_board_moved(club_id, board, PLATFORM)
+        return "\n".join(shown)
 
 
 class ConsolePublisher:

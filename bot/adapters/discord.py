@@ -24,6 +24,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -33,7 +34,8 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.adapters.discord_channels import check_channel
+from bot.adapters.discord_boards import DiscordBoardPoster
+from bot.adapters.discord_channels import check_board_channel, check_channel
 from bot.adapters.discord_commands import (
     MENTION,
     CatalogueTranslator,
@@ -51,6 +53,7 @@ from bot.adapters.discord_render import (
     refusal_text,
 )
 from bot.adapters.discord_roles import RoleSync
+from bot.adapters.live_boards import BoardKeeper
 from bot.chat import actions, intake
 from bot.chat.commands import ChannelCheck, Context, Forward, execute, no_other_channel, parse
 from bot.chat.language import supported
@@ -415,7 +418,10 @@ class DiscordFrontEnd:
         return Context(self.service, caller, self.limiter, check,
                        own_language=supported(str(interaction.locale)), private_refusals=True,
                        chat_language=supported(str(interaction.guild_locale or "")),
-                       alone=alone, forward=self.forward, roles=self.band_roles)
+                       alone=alone, forward=self.forward, roles=self.band_roles,
+                       check_board=partial(_board_check, interaction),
+                       channel=None if interaction.channel_id is None
+                       else str(interaction.channel_id))
 
     async def run_with_picture(self, interaction: Interaction, command: str,
                                words: Sequence[str],
@@ -659,6 +665,11 @@ class DiscordFrontEnd:
             log.info("form %s was answered already (delivered twice)", interaction.id)
 
 
+async def _board_check(interaction: Interaction) -> None:
+    """Whether the bot may post where the interaction was sent (a live leaderboard)."""
+    check_board_channel(interaction.guild, interaction.channel)
+
+
 def _channel_check(interaction: Interaction) -> ChannelCheck:
     """Checks a channel the member names against their server and their rights there."""
 
@@ -776,6 +787,8 @@ class DiscordBot:
                                       forward=forward).client(sync_guild, pulse=pulse)
         self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
+        #: the live leaderboards in the server's channels (issue 38)
+        self.boards = BoardKeeper(service, DiscordBoardPoster(self.client))
         self._token = token
         self._proxied = bool(api_base or gateway)
         self._server = urlsplit(api_base).netloc.rpartition("@")[2] if api_base else "discord.com"
@@ -822,6 +835,7 @@ class DiscordBot:
             running.result()  # the client's own failure (LoginFailure, ...)
             raise RuntimeError("the Discord client stopped before it was ready")
         log.info("Discord bot %s is running", self.client.user)
+        await self.boards.start()
 
     async def failed(self) -> None:
         """Returns (or raises) when the client stops by itself."""
@@ -829,6 +843,7 @@ class DiscordBot:
             await asyncio.shield(self._running)
 
     async def stop(self) -> None:
+        await self.boards.stop()
         await self.client.close()
         if self._running is not None and not self._running.done():
             self._running.cancel()

@@ -21,3 +21,13 @@ def check_channel(guild: discord.Guild, member: discord.Member, channel: str) ->
     mine = found.permissions_for(guild.me)
     if not (mine.view_channel and mine.send_messages):
         raise Refusal("channel_bot_cannot_post", channel=channel)
+
+
+def check_board_channel(guild: discord.Guild | None, channel: object) -> None:
+    """Refuse unless the bot may see and send messages in ``channel``, the text channel where
+    a live leaderboard is asked for (issue 38)."""
+    if guild is None or not isinstance(channel, discord.TextChannel | discord.Thread):
+        raise Refusal("board_bot_cannot_post")
+    mine = channel.permissions_for(guild.me)
+    if not (mine.view_channel and mine.send_messages):
+        raise Refusal("board_bot_cannot_post")

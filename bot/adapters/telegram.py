@@ -60,8 +60,10 @@ from telegram.ext import (
     filters,
 )
 
+from bot.adapters.live_boards import BoardKeeper
 from bot.adapters.outbox import Outbox
-from bot.adapters.telegram_channels import check_channel
+from bot.adapters.telegram_boards import TelegramBoardPoster
+from bot.adapters.telegram_channels import check_board_chat, check_channel
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.chat import intake
 from bot.chat.actions import SOLVE, Action, Group, actions_for, caption, page_of, stays
@@ -470,7 +472,8 @@ class TelegramFrontEnd:
                       lambda channel: check_channel(context.bot, user_id, channel),
                       own_language=supported(code),
                       administrator_language=_adoptable(code) if caller.moderator else None,
-                      forward=self.forward)
+                      forward=self.forward,
+                      check_board=lambda: check_board_chat(context.bot, chat.id, chat.type))
         # The command is the whole first word, as on the console. Telegram's command ends at
         # the first character a name cannot hold: /top-5 came to /top's handler, but is
         # answered as the unknown command it is.
@@ -971,6 +974,9 @@ class TelegramBot:
         self.app = self.front.application(token, base_url,
                                           polled=pulse if webhook is None else None)
         self.publisher = TelegramPublisher(self.app.bot)
+        #: the live leaderboards in Telegram chats (issue 38)
+        self.boards = BoardKeeper(service, TelegramBoardPoster(
+            self.app.bot, lambda board: split_html(as_html(page_of(board, 0)))[0]))
         self._base_url = base_url
         self._webhook = webhook
         self._pulse = pulse
@@ -1014,6 +1020,7 @@ class TelegramBot:
             )
             self._watch = asyncio.create_task(self._watch_webhook())
         log.info("Telegram bot @%s is running", app.bot.username)
+        await self.boards.start()
 
     async def _watch_webhook(self) -> None:
         """With a webhook a quiet club brings no update, so the pulse comes from asking
@@ -1043,6 +1050,7 @@ class TelegramBot:
         app = self.app
         if self._watch is not None:
             self._watch.cancel()
+        await self.boards.stop()
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
         await self.front.outbox.close(OUTBOX_CLOSE_SECONDS)

@@ -41,3 +41,14 @@ async def check_channel(bot: Bot, user_id: int, channel: str) -> None:
         raise Refusal("channel_not_yours", channel=channel)
     if not _may_post(me, chat.type):
         raise Refusal("channel_bot_cannot_post", channel=channel)
+
+
+async def check_board_chat(bot: Bot, chat_id: int, chat_type: str) -> None:
+    """Refuse unless the bot may post in the chat ``chat_id`` (of ``chat_type``), where a live
+    leaderboard is asked for (issue 38): Telegram's ``getChatMember`` of the bot says so."""
+    try:
+        me = await bot.get_chat_member(chat_id, bot.id)
+    except TelegramError:
+        raise Refusal("board_bot_cannot_post") from None
+    if not _may_post(me, chat_type):
+        raise Refusal("board_bot_cannot_post")

@@ -59,6 +59,15 @@ async def no_other_channel(channel: str) -> None:
     raise Refusal("channel_elsewhere")
 
 
+#: checks that the bot may post in the caller's chat (``/board here``); raises a
+#: :class:`Refusal` when it may not (each front-end asks its platform)
+BoardCheck = Callable[[], Awaitable[None]]
+
+
+async def may_post_here() -> None:
+    """For a front-end whose chat the bot always writes in (the console)."""
+
+
 @dataclass(slots=True)
 class Context:
     """Who asks where, the rate limiter their commands count against (the process's one, from
@@ -91,6 +100,11 @@ class Context:
     forward: Forward | None = None
     #: the platform's roles for rating bands (issue 38: Discord's); None where there are none
     roles: BandRoles | None = None
+    #: checks that the bot may post in this chat, for a live leaderboard (issue 38)
+    check_board: BoardCheck = may_post_here
+    #: the channel the command was sent in, where the club's chat has several (a Discord
+    #: server's text channel): where a live leaderboard goes
+    channel: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -863,6 +877,20 @@ async def _schedule(ctx: Context, words: Words) -> Result:
 _SCHEDULE_ACTIONS = ("show", "pause", "resume")
 
 
+async def _board(ctx: Context, words: Words) -> Result:
+    """``/board here|off [ladder=NAME]`` (issue 38): whether the caller may and the ladder
+    exists is refused first, then whether the bot may post here (the platform's answer)."""
+    if not words.args or words.args[0] not in ("here", "off"):
+        raise Usage
+    at_most(words, 1)
+    ladder = words.take("ladder")
+    if words.args[0] == "off":
+        return await ctx.service.stop_board(ctx.caller, ladder)
+    await ctx.service.check_board(ctx.caller, ladder)
+    await ctx.check_board()
+    return await ctx.service.start_board(ctx.caller, ladder, ctx.channel)
+
+
 async def _digest(ctx: Context, words: Words) -> Result:
     return await ctx.service.digest(ctx.caller, ladder_word(words))
 
@@ -1003,4 +1031,5 @@ COMMANDS: dict[str, Command] = {
                      options=("handicap", "colour", "ladder")),
     "band": Command(_band, "help_band", "example_band", options=_LADDER,
                     also=("help_band_roles",)),
+    "board": Command(_board, "help_board", "example_board", options=_LADDER),
 }

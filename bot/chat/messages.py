@@ -1211,6 +1211,29 @@ MESSAGES: dict[str, str] = {
                          "roles of {ladder} are paused after {members:member|members} changed. "
                          "Check that I have Manage Roles and that my highest role is above "
                          "the band roles, then send /band sync.",
+    # -- the live leaderboard (issue 38) ------------------------------------------------------
+    "board_started": "The live leaderboard of {ladder} is kept in this chat from now on; "
+                     "/board off ends it.",
+    "board_stopped": "The live leaderboard of {ladder} is no longer kept.",
+    "board_none": "{ladder} has no live leaderboard: /board here starts one.",
+    "board_bot_cannot_post": "I may not post in this chat: give me the right to send "
+                             "messages here, then /board here again.",
+    # told in the board's chat, once, when its message failed three times in a row
+    "board_failed": "The live leaderboard of {ladder} has stopped: its message could not be "
+                    "posted or edited three times in a row. /board here starts it again.",
+    "help_board": "/board here|off [ladder=NAME] - keep the ladder's table in one message of "
+                  "this chat, edited as ratings change (pinned where I may pin), or end it "
+                  "(moderators)",
+    "example_board": "/board here ladder=blitz",
+    # the one line of the main /help (at most 40 characters)
+    "help_board_short": "/board here|off - a live leaderboard",
+    "said_live_board_started": "{who} started the live leaderboard of {ladder} in {platform} "
+                               "chat {chat}",
+    "said_live_board_moved": "{who} posted the live leaderboard of {ladder} as message "
+                             "{message}",
+    "said_live_board_stopped": "{who} stopped the live leaderboard of {ladder}",
+    "said_live_board_failed": "{who} stopped the live leaderboard of {ladder}: its message "
+                              "failed three times",
 }
 
 

@@ -17,6 +17,7 @@ from bot.storage.repository import Repository
 
 from . import (
     bands,
+    boards,
     challenges,
     games,
     heavy,
@@ -65,7 +66,7 @@ from .results import (
     Stake,
 )
 from .session import SYSTEM_ACTOR, Session
-from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, Ladder
+from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, Ladder, LiveBoard
 from .view import MAX_REASON
 
 T = TypeVar("T")
@@ -676,6 +677,66 @@ class ClubService:
         return await self._session.execute(caller, lambda club, now: history_io.import_history(
             club, now, history, labels, ladder, actor, deadline, allow_duplicates),
             off_loop=deadline)
+
+    # -- the live leaderboard (issue 38) -----------------------------------------------------------
+
+    def on_commit(self, listener: Callable[[int, Sequence[str]], None]) -> None:
+        """Call ``listener`` with the club's id and the kinds of the events after every write
+        of this process (a front-end's live boards follow the ratings so)."""
+        self._session.committed.append(listener)
+
+    async def check_board(self, caller: Caller, ladder: str | None = None) -> str:
+        """The ladder ``/board here`` would show, or its refusal (not a moderator, no such
+        ladder): asked before the front-end checks that the bot may post in the chat."""
+        return await self._session.look(
+            caller, lambda club, now: boards.check_start(club, caller, ladder))
+
+    async def start_board(self, caller: Caller, ladder: str | None = None,
+                          channel: str | None = None) -> Notice:
+        return await self._session.execute(
+            caller, lambda club, now: boards.start(club, now, caller, ladder, channel))
+
+    async def stop_board(self, caller: Caller, ladder: str | None = None) -> Notice:
+        return await self._session.execute(
+            caller, lambda club, now: boards.stop(club, now, caller, ladder))
+
+    async def live_boards(self, platform: str) -> list[tuple[int, LiveBoard]]:
+        """Every club's live boards in chats of ``platform``, with their clubs' ids."""
+        found: dict[int, list[LiveBoard]] = {}
+        for club_id, _, _, state in await self._session.each_club():
+            found.setdefault(club_id, boards.boards(state, platform))
+        return [(club_id, board) for club_id, kept in found.items() for board in kept]
+
+    async def live_boards_of(self, club_id: int, platform: str) -> list[LiveBoard]:
+        """Club ``club_id``'s live boards in chats of ``platform``, as its log says now."""
+        return boards.boards(await self._session.current(club_id), platform)
+
+    async def live_board_shown(self, club_id: int, board: LiveBoard
+                               ) -> tuple[Leaderboard | None, str | None]:
+        """What ``board`` shows now (None: it is no longer kept), and the language of its
+        chat (None: English)."""
+
+        def look(club: view.Club) -> tuple[Leaderboard | None, str | None]:
+            state = club.state
+            main = state.ladder(DEFAULT_LADDER)
+            language = (state.own_settings(board.platform, board.chat).language
+                        or (None if main is None else main.settings.language))
+            return boards.shown(club, board), language
+
+        return await self._session.read(club_id, look)
+
+    async def live_board_moved(self, club_id: int, board: LiveBoard, message: str) -> bool:
+        """The front-end posted ``board`` as ``message``; False if the board is no longer
+        kept."""
+        caller = Caller(board.platform, board.chat, SYSTEM_ACTOR, SYSTEM_ACTOR)
+        return await self._session.execute(caller, lambda club, now: boards.moved(
+            club, now, SYSTEM_ACTOR, board.ladder, board.id, message), club_id=club_id)
+
+    async def live_board_failed(self, club_id: int, board: LiveBoard) -> bool:
+        """``board``'s message failed too often: True when this stopped it."""
+        caller = Caller(board.platform, board.chat, SYSTEM_ACTOR, SYSTEM_ACTOR)
+        return await self._session.execute(caller, lambda club, now: boards.failed(
+            club, now, SYSTEM_ACTOR, board.ladder, board.id), club_id=club_id)
 
 
 def _public_there(club: view.Club, ladder: str, slug: str) -> bool:

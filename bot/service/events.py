@@ -88,6 +88,9 @@ class Kind(StrEnum):
     BAND_REMOVED = "band_removed"
     BAND_ROLES_PAUSED = "band_roles_paused"
     BAND_ROLES_RESUMED = "band_roles_resumed"
+    LIVE_BOARD_STARTED = "live_board_started"
+    LIVE_BOARD_MOVED = "live_board_moved"
+    LIVE_BOARD_STOPPED = "live_board_stopped"
 
 
 #: moderator actions that /undo can take back
@@ -730,6 +733,45 @@ class BandRolesPaused:
 class BandRolesResumed:
     KIND: ClassVar[Kind] = Kind.BAND_ROLES_RESUMED
     ladder: str
+# -- the live leaderboard (issue 38) ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBoardStarted:
+    """The ladder's table is kept up to date in one message of chat ``chat`` of ``platform``
+    (``/board here``; on Discord in the server's text channel ``channel``); the message is
+    posted by that platform's front-end, which then says its
+    id (:class:`LiveBoardMoved`). It replaces any live board the ladder had before. The board
+    is named by this event's id."""
+
+    KIND: ClassVar[Kind] = Kind.LIVE_BOARD_STARTED
+    ladder: str
+    platform: str
+    chat: str
+    #: the channel of the chat where the message goes, where the club's chat has several (a
+    #: Discord server's text channel); None: the chat itself (a Telegram group)
+    channel: str | None = field(default=None, metadata=_with("channel"))
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBoardMoved:
+    """The ladder's live board (started by event ``board``) is now the message ``message``
+    (the platform's message id): posted first, or again after the one before was deleted."""
+
+    KIND: ClassVar[Kind] = Kind.LIVE_BOARD_MOVED
+    ladder: str
+    board: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBoardStopped:
+    """The ladder's live board is no longer kept: ``reason`` "off" (``/board off``) or
+    "failed" (its message could not be posted or edited three times in a row)."""
+
+    KIND: ClassVar[Kind] = Kind.LIVE_BOARD_STOPPED
+    ladder: str
+    reason: str
 
 
 def problem_user(ladder: str, problem: str) -> str:
@@ -750,6 +792,8 @@ Event = (
     | ChatReturned | ChatSettingSet | NightOpened | NightEntered | RoundPaired | RoundPublished
     | BoardForfeited | NightClosed | PairForbidden | BandAdded | BandRemoved | BandRolesPaused
     | BandRolesResumed
+    | BoardForfeited | NightClosed | PairForbidden
+    | LiveBoardStarted | LiveBoardMoved | LiveBoardStopped
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

@@ -641,6 +641,14 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             if revealed:
                 parts.append(Notice("part_solution_shown", {"problem": revealed}))
             params = {"ladder": ladder, "what": _joined("list_separator", parts)}
+        case ev.LiveBoardStarted(ladder, platform, chat_id):
+            params = {"ladder": ladder, "platform": platform.title(), "chat": chat_id}
+        case ev.LiveBoardMoved(ladder, _, message):
+            params = {"ladder": ladder, "message": message}
+        case ev.LiveBoardStopped(ladder, why):
+            params = {"ladder": ladder}
+            if why == "failed":
+                key = "said_live_board_failed"
         case _:
             assert_never(event)
     return Notice(key, {"who": who, **params})

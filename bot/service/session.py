@@ -78,6 +78,9 @@ class Session:
         self._announcements = 0
         #: when answers older than ANSWERS_KEPT were last removed (None: not yet, since start)
         self._forgot_at: datetime | None = None
+        #: called after each write with the club's id and the kinds of the events written
+        #: (the live leaderboards follow the ratings so); a listener must not raise
+        self.committed: list[Callable[[int, Sequence[str]], None]] = []
 
     async def club_id(self, platform: str, chat_id: str) -> int:
         """The chat's club: its own, created on first contact, or the one it joined."""
@@ -354,6 +357,9 @@ class Session:
             raise
         if request_id is not None:
             await self._forget_old_answers()
+        kinds = [e.kind for e in events]
+        for listener in self.committed:
+            listener(club.id, kinds)
         return result
 
     async def _forget_old_answers(self) -> None:

@@ -357,6 +357,26 @@ class Schedule:
     since: datetime | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LiveBoard:
+    """A ladder's live leaderboard (issue 38): the message of chat ``chat`` of ``platform``
+    that shows its table, ``message`` None until the front-end posted it. ``id``: the id of
+    the event that started it."""
+
+    id: int
+    ladder: str
+    platform: str
+    chat: str
+    message: str | None = None
+    #: the channel of the chat where the message is (a Discord server's), None: the chat
+    channel: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The platform's id of where its message goes: the channel, else the chat."""
+        return self.channel or self.chat
+
+
 class ClubState:
     def __init__(self) -> None:
         self.last_id = 0
@@ -398,6 +418,8 @@ class ClubState:
         #: moderator actions still in force, oldest first (what /undo takes back)
         self.undoable: list[StoredEvent] = []
         self.log: list[StoredEvent] = []
+        #: each ladder's live leaderboard (issue 38), by ladder name
+        self.live_boards: dict[str, LiveBoard] = {}
 
     @classmethod
     def build(cls, log: Iterable[StoredEvent]) -> ClubState:
@@ -727,6 +749,16 @@ class ClubState:
                 self._on_claim_approved(event.claim)
             case events.ClaimDeclined():
                 self.claims[event.claim].status = "declined"
+            case events.LiveBoardStarted():
+                self.live_boards[event.ladder] = LiveBoard(
+                    stored.id, event.ladder, event.platform, event.chat, channel=event.channel)
+            case events.LiveBoardMoved():
+                live = self.live_boards.get(event.ladder)
+                if live is not None and live.id == event.board:
+                    self.live_boards[event.ladder] = dataclasses.replace(
+                        live, message=event.message)
+            case events.LiveBoardStopped():
+                self.live_boards.pop(event.ladder, None)
             case events.ActionUndone():
                 # An undo changes what came before it: only build() folds it, by leaving its
                 # target out.

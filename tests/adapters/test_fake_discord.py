@@ -17,7 +17,15 @@ import pytest
 from discord import app_commands
 
 from tests.discord_harness import pointed_at
-from tests.fake_discord import MANAGE_ROLES, TOKEN, FakeDiscord, Guild, Member, unescape
+from tests.fake_discord import (
+    MANAGE_MESSAGES,
+    MANAGE_ROLES,
+    TOKEN,
+    FakeDiscord,
+    Guild,
+    Member,
+    unescape,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + (64).to_bytes(4, "big") * 2 + bytes(range(256))
 
@@ -339,3 +347,34 @@ async def test_roles_with_positions_members_fetched_and_their_roles_changed() ->
                 await client.close()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+
+
+async def test_channel_messages_edited_pinned_and_deleted(
+        world: tuple[FakeDiscord, Guild, Member, Bare]) -> None:
+    """What a live leaderboard meets (issue 38): a channel message edited in place (PATCH), a
+    pin refused without Pin Messages or Manage Messages and made with it, and a message a
+    member deleted: editing it is 404 with code 10008 (Unknown Message)."""
+    dc, guild, member, client = world
+    channel = client.get_channel(guild.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    sent = await channel.send("table")
+    assert (await dc.output()).kind == "post"
+    await channel.get_partial_message(sent.id).edit(content="new table")
+    edited = await dc.output()
+    assert (edited.kind, edited.message_id, edited.content) == ("edit", sent.id, "new table")
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.get_partial_message(sent.id).pin()
+    assert refused.value.code == 50013 and dc.pins.get(channel.id, []) == []
+    pinner = dc.role(guild, 800000000000000050, "Bots", MANAGE_MESSAGES)
+    guild.members[dc.bot.id].roles.append(pinner.id)
+    await channel.get_partial_message(sent.id).pin()
+    assert dc.pins[channel.id] == [sent.id]
+    dc.delete(sent.id)
+    assert dc.pins[channel.id] == []
+    with pytest.raises(discord.NotFound) as gone:
+        await channel.get_partial_message(sent.id).edit(content="again")
+    assert gone.value.code == 10008
+    other = await channel.send("other")
+    await dc.output()
+    await channel.get_partial_message(other.id).delete()
+    assert other.id not in dc.messages

@@ -374,3 +374,40 @@ async def test_shutdown_is_fast(tg: FakeTelegram, app: App) -> None:
     assert tg.called("getUpdates")[-1]["timeout"] == 0  # PTB's final confirming call
     await tg.send(alice, alice, "/start")  # confirmed updates are gone, new ones wait
     assert len(tg._queue) == 1
+
+
+async def test_pins_deleted_messages_a_muted_bot_and_failures_on_demand(
+        tg: FakeTelegram, app: App) -> None:
+    """What a live leaderboard meets (issue 38): pinChatMessage where the bot is an
+    administrator (refused where it is not), a message a member deleted ("message to edit not
+    found"), a bot restricted from sending, and a failure the test asks for."""
+    ada = tg.user(1, "Ada", "ada")
+    group = tg.group(-5, "Club", admins=[ada])
+    plain_member = tg.group(-6, "Other", admins=[ada], bot_admin=False)
+    sent = await app.bot.send_message(-5, "table")
+    assert await app.bot.pin_chat_message(-5, sent.message_id, disable_notification=True)
+    assert group.pinned == [sent.message_id]
+    other = await app.bot.send_message(-6, "table")
+    with pytest.raises(BadRequest, match="(?i)not enough rights to manage pinned messages"):
+        await app.bot.pin_chat_message(-6, other.message_id)
+    assert plain_member.pinned == []
+
+    tg.delete(group, sent.message_id)
+    assert group.pinned == [] and tg.message(group, sent.message_id) is None
+    with pytest.raises(BadRequest, match="[Mm]essage to edit not found"):
+        await app.bot.edit_message_text("new table", chat_id=-5, message_id=sent.message_id)
+
+    muted = tg.group(-7, "Muted", admins=[ada], bot_admin=False)
+    muted.bot_muted = True
+    me = await app.bot.get_chat_member(-7, BOT_ID)
+    assert me.status == "restricted" and not getattr(me, "can_send_messages", True)
+    with pytest.raises(BadRequest, match="(?i)not enough rights to send text messages"):
+        await app.bot.send_message(-7, "table")
+
+    again = await app.bot.send_message(-5, "table")
+    tg.fail("editMessageText", "Bad Request: message can't be edited", times=2)
+    for _ in range(2):
+        with pytest.raises(BadRequest, match="(?i)can.t be edited"):
+            await app.bot.edit_message_text("x", chat_id=-5, message_id=again.message_id)
+    await app.bot.edit_message_text("x", chat_id=-5, message_id=again.message_id)
+    assert tg.message(group, again.message_id)["text"] == "x"  # type: ignore[index]

@@ -245,6 +245,7 @@ NOT_SENTENCES = {
     "rights|chat was deactivated": "Telegram's own error texts, matched",
     "query is too old": "Telegram's own error text, matched",
     "not modified": "Telegram's own error text, matched",
+    "message to edit not found": "Telegram's own error text, matched",
     "console-input": "a thread's name",
     "User-Agent": "an HTTP header",
     " and DISCORD_API_BASE, DISCORD_GATEWAY_URL": "the operator's start-up error",

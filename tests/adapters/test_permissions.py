@@ -97,6 +97,9 @@ MATRIX: dict[str, str] = {
     "/forbid @alice @bob":              "DDDDDD",
     "/bye @alice":                      "DDDDDD",
     "/standings":                       "DDDDDD",
+    # a live leaderboard (issue 38): moderators start it; without one, /board off refuses
+    "/board here":                      "DDDDAD",
+    "/board off":                       "DDDDDD",
     "/chart @alice":                    "AAAAAA",
     "/chart":                           "DAAADD",
     "/card":                            "AAAAAA",

@@ -206,7 +206,9 @@ def test_every_kind_of_event_has_its_sentence() -> None:
         # (issue 35)
         "said_chat_setting_off", "said_chat_merging",
         # a club night's check-ins: in, out, paused (issue 36)
-        "said_night_left", "said_night_paused"}
+        "said_night_left", "said_night_paused",
+        # a live leaderboard stopped by its failures (issue 38)
+        "said_live_board_failed"}
     assert keys <= set(MESSAGES)
     assert {k for k in MESSAGES if k.startswith("said_")} == keys
 

@@ -188,6 +188,14 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("band_removed", {"ladder": "main", "name": "Gold"}),
     ("band_roles_paused", {"ladder": "main", "role": "900000000000000001"}),
     ("band_roles_resumed", {"ladder": "main"}),
+    # the live leaderboard (issue 38): /board here, the front-end's post, /board off or its
+    # failures
+    ("live_board_started", {"ladder": "main", "platform": "telegram", "chat": "-1001"}),
+    ("live_board_started", {"ladder": "blitz", "platform": "discord", "chat": "9001",
+                            "channel": "9101"}),
+    ("live_board_moved", {"ladder": "main", "board": 120, "message": "17"}),
+    ("live_board_stopped", {"ladder": "main", "reason": "off"}),
+    ("live_board_stopped", {"ladder": "main", "reason": "failed"}),
 ]
 
 
@@ -453,6 +461,15 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
                        "/band remove Silver")
         await chat.service.pause_band_roles(console.PLATFORM, console.CHAT, "main", "900")
         await chat.service.resume_band_roles(mod, "main")
+        # a live leaderboard (issue 38): started, posted by a front-end, stopped by its
+        # failures; started again and ended by /board off
+        await chat.as_("mod!", "/board here")
+        board_caller = Caller(console.PLATFORM, console.CHAT, "mod", "mod", moderator=True)
+        club_id, board = (await chat.service.live_boards(console.PLATFORM))[0]
+        assert await chat.service.live_board_moved(club_id, board, "1")
+        assert await chat.service.live_board_failed(club_id, board)
+        await chat.service.start_board(board_caller)
+        await chat.service.stop_board(board_caller)
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

@@ -233,6 +233,7 @@ def test_the_console_prints_its_board_again_after_the_command_that_changed_it(
         "Game #1: ada beat bob. bob, please /confirm or /dispute.\n"
         "Ladder main, no handicap, colours not given, no event; counts on Sat, Nov 21 18:00 "
         "UTC unless disputed.\n"
+        "ada: +53 / 0 / -53 (win 50%)\nbob: +53 / 0 / -53 (win 50%)\n"  # the stake
         "You are now bob.\n"
         "Game #1 confirmed: ada beat bob.\nada: 1500 -> 1553?\nbob: 1500 -> 1447?\n"
         "main ladder\n  1. ada      1553?  1 game\n  2. bob      1447?  1 game\n"  # the board

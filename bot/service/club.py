@@ -27,6 +27,7 @@ from . import (
     posting,
     public,
     puzzles,
+    seasons,
     view,
 )
 from . import schedules as sched
@@ -60,6 +61,8 @@ from .results import (
     RatingHistory,
     Result,
     ScheduleInfo,
+    SeasonList,
+    SeasonTable,
 )
 from .session import SYSTEM_ACTOR, Session
 from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, Ladder
@@ -591,6 +594,52 @@ class ClubService:
         caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
         return await self._session.look(caller, lambda club, now: puzzles.exported(
             club, ladder))
+
+    # -- seasons (issue 38) --------------------------------------------------------------------
+
+    async def close_season(self, caller: Caller, name: str | None = None,
+                           ladder: str | None = None, confirm: bool = False,
+                           button: int | None = None) -> SeasonTable:
+        """``/season close [NAME]``: the table to confirm; with ``confirm`` (or a confirm
+        button's ref, ``button``) the season closes, and its table is posted where the
+        ladder's posts go."""
+        expected = None
+        if button is not None:
+            ladder, expected = await self._session.look(
+                caller, lambda club, now: seasons.ladder_of_ref(club, button))
+        if not confirm and button is None:
+            return await self._session.look(caller, lambda club, now: seasons.close_preview(
+                club, now, caller, name, ladder))
+        shown = await self._session.execute(caller, lambda club, now: seasons.close(
+            club, now, caller, name, ladder, expected))
+        if shown.state == "closed":
+            club_id = await self._session.club_id(caller.platform, caller.chat_id)
+            self._session.announce(club_id, [seasons.posted(shown)])
+        return shown
+
+    async def close_season_on_schedule(self, caller: Caller, ladder: str) -> SeasonTable:
+        """The scheduler closes ``ladder``'s season (``season_schedule``)."""
+        shown = await self._session.execute(caller, lambda club, now: seasons.close(
+            club, now, caller, None, ladder, automatic=True))
+        club_id = await self._session.club_id(caller.platform, caller.chat_id)
+        self._session.announce(club_id, [seasons.posted(shown)])
+        return shown
+
+    async def season_list(self, caller: Caller, ladder: str | None = None) -> SeasonList:
+        return await self._session.look(caller, lambda club, now: seasons.listing(
+            club, ladder, now))
+
+    async def season_table(self, caller: Caller, season: str,
+                           ladder: str | None = None) -> SeasonTable:
+        """``/top season=N``: the archived table of the ladder's season N."""
+        return await self._session.look(caller, lambda club, now: seasons.archived(
+            club, now, ladder, season))
+
+    async def season_member(self, caller: Caller, season: str, who: Who | None = None,
+                            ladder: str | None = None) -> Notice:
+        """``/rating [@member] season=N``: the member's line of season N."""
+        return await self._session.look(caller, lambda club, now: seasons.member_line(
+            club, ladder, who, caller, season))
 
     # -- import and export ---------------------------------------------------------------------
 

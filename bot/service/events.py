@@ -84,6 +84,7 @@ class Kind(StrEnum):
     ROUND_PUBLISHED = "round_published"
     BOARD_FORFEITED = "board_forfeited"
     NIGHT_CLOSED = "night_closed"
+    SEASON_CLOSED = "season_closed"
 
 
 #: moderator actions that /undo can take back
@@ -686,6 +687,24 @@ class NightClosed:
     ladder: str
 
 
+# -- seasons (issue 38) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonClosed:
+    """The ladder's current season closed, named ``name``: the boundary between it and the
+    next. ``reset`` (none, soft or hard) and ``factor`` are the ladder's ``season_reset`` and
+    ``season_soft_factor`` as they were at the close, so that a later change of the settings
+    never re-rates an old boundary. ``automatic``: closed by ``season_schedule``."""
+
+    KIND: ClassVar[Kind] = Kind.SEASON_CLOSED
+    ladder: str
+    name: str
+    reset: str
+    factor: float
+    automatic: bool = False
+
+
 def problem_user(ladder: str, problem: str) -> str:
     """The user key a problem is rated under: no platform's user id, nor an imported name's
     (``import:NAME``), has this form."""
@@ -702,7 +721,7 @@ Event = (
     | HandleChanged | LanguageChosen | ProblemAdded | AttemptStarted | PuzzlePosted
     | LinkCodeIssued | ChatLinked | ChatMoved | MemberLinked | HistoryMerged | ChatUnlinked
     | ChatReturned | ChatSettingSet | NightOpened | NightEntered | RoundPaired | RoundPublished
-    | BoardForfeited | NightClosed | PairForbidden
+    | BoardForfeited | NightClosed | PairForbidden | SeasonClosed
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

@@ -103,6 +103,14 @@ class LadderSettings:
     team_size_handicap: float = 0.0
     #: the most members a side may have
     max_side: int = 5
+    #: seasons (issue 38): the games a member needs in a season to be in its table
+    season_min_games: int = 5
+    #: what a season's close does to ratings: none, soft (toward the base) or hard (restart)
+    season_reset: str = "none"
+    #: a soft reset keeps this share of each rating's distance from the base
+    season_soft_factor: float = 0.5
+    #: seasons close by hand (manual), or on the first of each month or quarter
+    season_schedule: str = "manual"
 
 
 #: what a club night's pairing bye may score (issue 36)
@@ -117,6 +125,12 @@ MAX_SIDE = 50
 MAX_SIZE_HANDICAP = 400.0
 #: the tie-breaks a ladder's club nights may be set to (``bot.pairing.tiebreaks``)
 ALL_TIEBREAKS = tiebreaks.ALL
+#: what a season's close does to ratings (issue 38): ``ratings_core.model.SEASON_RESETS`` or none
+SEASON_RESETS = ("none", "soft", "hard")
+#: when seasons close by themselves (issue 38)
+SEASON_SCHEDULES = ("manual", "monthly", "quarterly")
+#: the most games season_min_games may ask for
+MAX_SEASON_GAMES = 999
 
 
 class Type(StrEnum):
@@ -144,6 +158,8 @@ class Type(StrEnum):
     CHOICES = "choices"
     #: rating points from 0 to the setting's limit
     POINTS = "points"
+    #: a number from 0 to 1
+    FRACTION = "fraction"
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +218,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("team_size_handicap", Type.POINTS, "about_team_size_handicap",
             limit=MAX_SIZE_HANDICAP),
     Setting("max_side", Type.COUNT, "about_max_side", limit=MAX_SIDE),
+    Setting("season_min_games", Type.COUNT, "about_season_min_games", limit=MAX_SEASON_GAMES),
+    Setting("season_reset", Type.CHOICE, "about_season_reset", choices=SEASON_RESETS),
+    Setting("season_soft_factor", Type.FRACTION, "about_season_soft_factor", limit=1.0),
+    Setting("season_schedule", Type.CHOICE, "about_season_schedule", choices=SEASON_SCHEDULES),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
@@ -256,6 +276,11 @@ def parse(name: str, text: str) -> JsonValue:
             return _number(setting, value, text)
         case Type.POINTS:
             return _points(setting, value, text)
+        case Type.FRACTION:
+            try:
+                return _points(setting, value, text)
+            except Refusal:
+                raise Refusal("bad_setting_fraction", setting=name, text=text[:20]) from None
         case Type.COUNT:
             return _count(setting, value, text)
         case Type.YES_NO:

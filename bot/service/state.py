@@ -182,6 +182,19 @@ class Tournament:
 
 
 @dataclass(frozen=True, slots=True)
+class Season:
+    """A closed season of a ladder (issue 38): its name, its boundary's event id and time, and
+    the reset that the boundary applies (``none``, ``soft`` or ``hard``, with its factor)."""
+
+    name: str
+    id: int
+    closed_at: datetime
+    reset: str
+    factor: float
+    automatic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Membership:
     seq: int
     kind: Kind
@@ -312,6 +325,8 @@ class Ladder:
     nights: list[ClubNight] = field(default_factory=list)
     #: a companion's parent: the ladder whose team games it rates (issue 37), else None
     parent: str | None = None
+    #: its closed seasons, oldest first (issue 38); each is an input ("season", index)
+    seasons: list[Season] = field(default_factory=list)
 
     @property
     def night(self) -> ClubNight | None:
@@ -659,6 +674,11 @@ class ClubState:
                 night = self.ladders[event.ladder].night
                 if night is not None:
                     night.closed = True
+            case events.SeasonClosed():
+                ladder = self.ladders[event.ladder]
+                ladder.inputs.append(("season", len(ladder.seasons)))
+                ladder.seasons.append(Season(event.name, stored.id, stored.at, event.reset,
+                                             event.factor, event.automatic))
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)

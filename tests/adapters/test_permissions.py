@@ -91,6 +91,9 @@ MATRIX: dict[str, str] = {
     "/forbid @alice @bob":              "DDDDDD",
     "/bye @alice":                      "DDDDDD",
     "/standings":                       "DDDDDD",
+    # seasons (issue 38): anyone lists them; only moderators close one (here: a preview)
+    "/season list":                     "AAAAAA",
+    "/season close":                    "DDDDAD",
     "/chart @alice":                    "AAAAAA",
     "/chart":                           "DAAADD",
     "/card":                            "AAAAAA",
@@ -277,6 +280,7 @@ SLASH_OPTIONS: dict[str, list[str]] = {
     "return": ["member"], "event": ["name"], "ladder": ["name", "system"], "system": ["name"],
     "set": ["key", "value"], "settings": ["ladder"], "audit": ["entries"], "undo": [],
     "moderator": ["member"], "puzzle": ["ladder"], "answer": ["*text"],
+    "season": ["action", "name"],
 }
 #: a report naming both players: the moderator's report for someone else
 REPORT_FOR = ["player", "opponent", "result"]

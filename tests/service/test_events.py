@@ -180,6 +180,8 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
                        "direct": False, "night": 100, "round": 1, "board": 1}),
     ("board_forfeited", {"ladder": "main", "round": 1, "board": 1, "result": "+-"}),
     ("night_closed", {"ladder": "main"}),
+    ("season_closed", {"ladder": "main", "name": "S1", "reset": "soft", "factor": 0.5,
+                       "automatic": False}),
 ]
 
 
@@ -440,6 +442,8 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
             await chat.as_(user, "/in")
         await chat.as_("mod!", "/forbid @alice @bob", "/pair", "/publish", "/result 1 +-",
                        "/pair", "/publish", "/result 1 1-0", "/night close")
+        # a season closed (issue 38)
+        await chat.as_("mod!", "/season close S1 confirm")
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

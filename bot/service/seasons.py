@@ -375,7 +375,8 @@ def close(club: Club, now: datetime, caller: Caller, given: str | None,
 def posted(shown: SeasonTable) -> Notice:
     """A closed season's table as an announcement, for where the ladder's posts go."""
     rows = tuple(Notice("season_post_row", {
-        "place": row.place, "name": row.name, "rating": f"{row.rating:.0f}",
+        "place": row.place, "name": row.name,
+        "rating": f"{row.rating:.0f}" + ("?" if row.provisional else ""),  # as boards mark it
         "change": f"{row.change:+d}"}) for row in shown.rows[:10])
     return Notice("season_post", {"ladder": shown.ladder, "season": shown.name,
                                   "games": shown.games, "rows": rows})

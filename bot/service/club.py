@@ -617,13 +617,17 @@ class ClubService:
             self._session.announce(club_id, [seasons.posted(shown)])
         return shown
 
-    async def close_season_on_schedule(self, caller: Caller, ladder: str) -> SeasonTable:
-        """The scheduler closes ``ladder``'s season (``season_schedule``)."""
-        shown = await self._session.execute(caller, lambda club, now: seasons.close(
-            club, now, caller, None, ladder, automatic=True))
-        club_id = await self._session.club_id(caller.platform, caller.chat_id)
-        self._session.announce(club_id, [seasons.posted(shown)])
-        return shown
+    async def season_due(self, caller: Caller, ladder: str) -> seasons.SeasonDue:
+        """What ``season_schedule`` has made due on ``ladder`` now (the scheduler's)."""
+        return await self._session.look(caller, lambda club, now: seasons.due(
+            club, ladder, now))
+
+    async def close_season_on_schedule(self, caller: Caller, ladder: str,
+                                       boundary: datetime) -> Notice:
+        """The scheduler closes ``ladder``'s season at ``boundary`` (``season_schedule``): the
+        final table to post, or the notice that a season without games runs on."""
+        return await self._session.execute(caller, lambda club, now: seasons.close_on_schedule(
+            club, now, caller, ladder, boundary))
 
     async def season_list(self, caller: Caller, ladder: str | None = None) -> SeasonList:
         return await self._session.look(caller, lambda club, now: seasons.listing(

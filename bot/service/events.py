@@ -695,7 +695,9 @@ class SeasonClosed:
     """The ladder's current season closed, named ``name``: the boundary between it and the
     next. ``reset`` (none, soft or hard) and ``factor`` are the ladder's ``season_reset`` and
     ``season_soft_factor`` as they were at the close, so that a later change of the settings
-    never re-rates an old boundary. ``automatic``: closed by ``season_schedule``."""
+    never re-rates an old boundary. ``automatic``: closed by ``season_schedule``, at the
+    boundary ``boundary`` (ISO, naive UTC: 00:00 club time on the first day), which is then
+    the season's end rather than the moment the scheduler wrote the event."""
 
     KIND: ClassVar[Kind] = Kind.SEASON_CLOSED
     ladder: str
@@ -703,6 +705,7 @@ class SeasonClosed:
     reset: str
     factor: float
     automatic: bool = False
+    boundary: str | None = field(default=None, metadata=_with("boundary"))
 
 
 def problem_user(ladder: str, problem: str) -> str:

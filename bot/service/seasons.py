@@ -348,10 +348,11 @@ def close_preview(club: Club, now: datetime, caller: Caller, given: str | None,
 
 def close(club: Club, now: datetime, caller: Caller, given: str | None,
           ladder_name: str | None, expected: int | None = None,
-          automatic: bool = False) -> Decision[SeasonTable]:
+          boundary: datetime | None = None) -> Decision[SeasonTable]:
     """Close the ladder's running season: a boundary with the reset its settings say now.
     ``expected``: the season's number a confirm button named (refused when it is closed
-    already)."""
+    already); ``boundary``: the scheduled boundary of an automatic close."""
+    automatic = boundary is not None
     if not automatic:
         view.require_moderator(club, caller)
     lad = view.ladder(club, ladder_name)
@@ -362,9 +363,9 @@ def close(club: Club, now: datetime, caller: Caller, given: str | None,
     _closable(club, lad)
     settings = lad.settings
     reset = settings.season_reset if settings.season_reset in SEASON_RESETS else "none"
-    event = ev.new_event(ev.SeasonClosed(lad.name, name, reset,
-                                         float(settings.season_soft_factor), automatic),
-                         caller.user, now)
+    event = ev.new_event(ev.SeasonClosed(
+        lad.name, name, reset, float(settings.season_soft_factor), automatic,
+        None if boundary is None else boundary.isoformat()), caller.user, now)
 
     def answer() -> SeasonTable:
         return table(club, view.ladder(club, lad.name), index, "closed", now)
@@ -439,3 +440,77 @@ def changed_by(club: Club, number: int) -> Notice | None:
     return Notice("season_table_changed", {"ladder": ladder.name,
                                            "season": ladder.seasons[index].name,
                                            "number": index + 1})
+
+
+# -- closing by schedule (season_schedule monthly|quarterly) -----------------------------------
+
+
+#: the months a season of each schedule starts in
+_STARTS = {"monthly": tuple(range(1, 13)), "quarterly": (1, 4, 7, 10)}
+
+
+def _boundaries(schedule: str, zone: ZoneInfo, now: datetime) -> tuple[datetime, datetime]:
+    """The latest boundary at or before ``now`` and the next one (naive UTC): 00:00 in
+    ``zone`` on the first day of a month (``monthly``) or of a quarter (``quarterly``)."""
+    local = now.replace(tzinfo=UTC).astimezone(zone)
+    starts = _STARTS[schedule]
+    month = max(m for m in starts if m <= local.month)
+    last = datetime(local.year, month, 1, tzinfo=zone)
+    later = [m for m in starts if m > month]
+    following = (datetime(local.year, later[0], 1, tzinfo=zone) if later
+                 else datetime(local.year + 1, starts[0], 1, tzinfo=zone))
+
+    def utc(when: datetime) -> datetime:
+        return when.astimezone(UTC).replace(tzinfo=None)
+
+    return utc(last), utc(following)
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonDue:
+    """What time has made due on a ladder with a ``season_schedule``: the boundary whose close
+    is due (None: none), and the boundary of tomorrow whose reminder is due (None: none)."""
+
+    close: datetime | None
+    remind: datetime | None
+    reminder: Notice | None
+
+
+def due(club: Club, ladder_name: str, now: datetime) -> SeasonDue:
+    """A close is due once a boundary has passed that no close of the ladder's (a moderator's
+    or an earlier automatic one) came at or after, on a ladder that existed before it; a
+    reminder from 00:00 club time on the day before the next boundary.
+
+    Source: issue 38 ("closes automatically at 00:00 club time on the first day, through the
+    existing scheduler, with a reminder the day before"). The scheduler claims each once
+    (``Repository.claim_post``), so each is posted once however many processes try.
+    """
+    lad = club.state.ladders.get(ladder_name)
+    schedule = None if lad is None else lad.settings.season_schedule
+    if lad is None or schedule not in _STARTS:
+        return SeasonDue(None, None, None)
+    zone = ZoneInfo(view.zone_of(lad))
+    last, following = _boundaries(schedule, zone, now)
+    closed = lad.seasons[-1].closed_at if lad.seasons else None
+    close = (last if lad.created_at is not None and lad.created_at < last
+             and (closed is None or closed < last) else None)
+    eve = (following.replace(tzinfo=UTC).astimezone(zone) - timedelta(days=1))
+    remind = following if now >= eve.astimezone(UTC).replace(tzinfo=None) else None
+    reminder = None if remind is None else Notice("season_reminder", {
+        "season": season_name(lad, len(lad.seasons)), "ladder": lad.name})
+    return SeasonDue(close, remind, reminder)
+
+
+def close_on_schedule(club: Club, now: datetime, caller: Caller, ladder_name: str,
+                      boundary: datetime) -> Decision[Notice]:
+    """The scheduler's close at ``boundary``: the final table as a post, or, for a season
+    without games (the errata: skipped, the season runs on), what the moderators are told
+    instead. Choice: a game played after the boundary but recorded before the close (the bot
+    was down) stays in the closing season: the log's order is the ratings' order."""
+    lad = view.ladder(club, ladder_name)
+    if season_data(club, lad, len(lad.seasons)).total == 0:
+        skipped = Notice("season_skipped", {"season": season_name(lad, len(lad.seasons)),
+                                            "ladder": lad.name})
+        return [], lambda: skipped
+    events, answer = close(club, now, caller, None, ladder_name, boundary=boundary)
+    return events, lambda: posted(answer())

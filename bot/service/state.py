@@ -677,7 +677,9 @@ class ClubState:
             case events.SeasonClosed():
                 ladder = self.ladders[event.ladder]
                 ladder.inputs.append(("season", len(ladder.seasons)))
-                ladder.seasons.append(Season(event.name, stored.id, stored.at, event.reset,
+                ended = (stored.at if event.boundary is None
+                         else datetime.fromisoformat(event.boundary))
+                ladder.seasons.append(Season(event.name, stored.id, ended, event.reset,
                                              event.factor, event.automatic))
             case events.MemberLinked():
                 self.link_codes[event.code].used = True

@@ -240,3 +240,41 @@ async def test_a_season_closed_with_the_slash_command_on_discord(discord: Discor
         assert mine.plain == "bob in season Winter on main: 1447 (-53), peak 1500, 1 game, place 2"
     finally:
         assert await bot.stop() == 0
+
+
+async def test_a_monthly_season_reminded_closed_and_skipped_when_empty(
+        telegram: TelegramClub) -> None:
+    """``season_schedule monthly`` in Berlin: the reminder at 00:00 on 30 November, the close
+    at 00:00 on 1 December (23:00 UTC the day before), each posted once; December has no game,
+    so on 1 January the season is not closed and the group is told once."""
+    club = telegram
+    bot = await club.bot().start()
+    try:
+        await club.register(club.alice, club.bob)
+        for line in ("/set season_schedule monthly", "/set timezone Europe/Berlin",
+                     "/set season_min_games 1", "/schedule pause"):
+            await club.say(club.ada, line)
+        assert "recorded" in (await club.say(club.ada, "/report @alice @bob win")).plain
+
+        club.clock.set(datetime(2026, 11, 29, 23, 0, 5))  # 00:00:05 on the 30th in Berlin
+        [reminder] = await club.next_posts(1)
+        assert reminder.plain == "Season S1 on main closes tomorrow at 00:00."
+
+        club.clock.set(datetime(2026, 11, 30, 23, 0, 5))  # 00:00:05 on 1 December in Berlin
+        [closed] = await club.next_posts(1)
+        assert closed.plain == ("Season S1 on main is closed after 1 game. Final table:\n"
+                                "1. alice 1553? (+53)\n2. bob 1447? (-53)")
+        listed = await club.say(club.bob, "/season list")
+        assert listed.plain == ("Seasons of main:\n1. S1 (2026-11-20 – 2026-11-30): 1 game, 2 "
+                                "players, champion alice")
+
+        # (the clock leaps over 31 December: that day's reminder is never due)
+        club.clock.set(datetime(2026, 12, 31, 23, 0, 5))  # 00:00:05 on 1 January in Berlin
+        [skipped] = await club.next_posts(1)
+        assert skipped.plain == "Season S2 on main has no games: it was not closed, and runs on."
+        await asyncio.sleep(35)  # a poll later: told once
+        listed = await club.say(club.bob, "/season list")
+        assert listed.plain == ("Seasons of main:\n1. S1 (2026-11-20 – 2026-11-30): 1 game, 2 "
+                                "players, champion alice")
+    finally:
+        assert await bot.stop() == 0

@@ -242,13 +242,13 @@ class PostScheduler:
             said: list[tuple[str, Notice]] = []
             if due.remind is not None and due.reminder is not None and \
                     await self.repository.claim_post(plan.club_id,
-                                                     f"{plan.claimed_as} season reminder",
+                                                     f"{plan.claimed_as}:season_reminder",
                                                      due.remind, now):
                 log.info("season reminder of %s:%s %s for %s claimed", plan.platform,
                          plan.chat_id, plan.ladder, due.remind.isoformat())
                 said.append((plan.target, due.reminder))
             if due.close is not None and await self.repository.claim_post(
-                    plan.club_id, f"{plan.ladder} season close", due.close, now):
+                    plan.club_id, f"{plan.ladder}:season_close", due.close, now):
                 log.info("season close of %s %s at %s claimed", plan.club_id, plan.ladder,
                          due.close.isoformat())
                 try:

@@ -479,7 +479,8 @@ class SeasonDue:
 def due(club: Club, ladder_name: str, now: datetime) -> SeasonDue:
     """A close is due once a boundary has passed that no close of the ladder's (a moderator's
     or an earlier automatic one) came at or after, on a ladder that existed before it; a
-    reminder from 00:00 club time on the day before the next boundary.
+    reminder from 00:00 club time on the day before the next boundary, for a season with games
+    (one without will not close).
 
     Source: issue 38 ("closes automatically at 00:00 club time on the first day, through the
     existing scheduler, with a reminder the day before"). The scheduler claims each once
@@ -496,6 +497,8 @@ def due(club: Club, ladder_name: str, now: datetime) -> SeasonDue:
              and (closed is None or closed < last) else None)
     eve = (following.replace(tzinfo=UTC).astimezone(zone) - timedelta(days=1))
     remind = following if now >= eve.astimezone(UTC).replace(tzinfo=None) else None
+    if remind is not None and season_data(club, lad, len(lad.seasons)).total == 0:
+        remind = None  # a season without games will not close: nothing to remind of
     reminder = None if remind is None else Notice("season_reminder", {
         "season": season_name(lad, len(lad.seasons)), "ladder": lad.name})
     return SeasonDue(close, remind, reminder)

@@ -225,19 +225,23 @@ async def test_a_season_closed_with_the_slash_command_on_discord(discord: Discor
         preview = await club.say(club.ada, "season", action="close", name="Winter")
         assert preview.plain.splitlines()[-1] == (
             "To close it, send /season close Winter confirm.")
-        closed = await club.say(club.ada, "season", action="close", name="Winter",
-                                confirm=True)
-        assert closed.plain == (
-            "Season Winter on main is closed (2026-11-20 – 2026-11-20, 1 game). Its final "
+        # without a name: the Confirm button closes it
+        preview = await club.say(club.ada, "season", action="close")
+        pressed = await club.press(club.ada, preview, button(preview, "Confirm"))
+        assert pressed.plain == (
+            "Season S1 on main is closed (2026-11-20 – 2026-11-20, 1 game). Its final "
             "table:\n"
             "1. alice 1553? (+53), peak 1553, 1 game\n"
             "2. bob 1447? (-53), peak 1500, 1 game\n"
             "Most improved: alice (+53)")
+        again = await club.say(club.ada, "season", action="close", name="Winter",
+                               confirm=True)
+        assert again.plain == "The season on main has no games yet: there is nothing to close."
         top = await club.say(club.bob, "top", season=1)
         assert top.plain.splitlines()[0] == (
-            "Season 1, Winter, on main (2026-11-20 – 2026-11-20, 1 game):")
+            "Season 1, S1, on main (2026-11-20 – 2026-11-20, 1 game):")
         mine = await club.say(club.bob, "rating", season=1)
-        assert mine.plain == "bob in season Winter on main: 1447 (-53), peak 1500, 1 game, place 2"
+        assert mine.plain == "bob in season S1 on main: 1447 (-53), peak 1500, 1 game, place 2"
     finally:
         assert await bot.stop() == 0
 

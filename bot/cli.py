@@ -37,6 +37,7 @@ from ratings_core.model import (
     Event,
     Game,
     RatingPeriod,
+    SeasonStart,
     Step,
     TeamGame,
     events_of,
@@ -323,7 +324,8 @@ def _with_team_rule(history: History, rule: TeamRule, file: str) -> list[Step]:
         return rule.applied(event)
 
     return [RatingPeriod(tuple(ruled(e, position, k) for k, e in enumerate(step.events)))
-            if isinstance(step, RatingPeriod) else ruled(step, position, 0)
+            if isinstance(step, RatingPeriod)
+            else step if isinstance(step, SeasonStart) else ruled(step, position, 0)
             for position, step in enumerate(steps)]
 
 

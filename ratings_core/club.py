@@ -50,7 +50,7 @@ from .parameters import first_move_param, param, require
 from .provisional import keep_direction, performance_rating, weighted_rating
 from .rows import GameLists, GameRows
 from .sides import members, scaled_change, side_deviation, strengths, uneven_ratio
-from .system import PoolRule, RatingSystem
+from .system import PoolRule, RatingSystem, widened_deviation
 from .table import LeagueSums, Table
 
 #: the club default's first-move advantage, fitted on real games (docs/accuracy.md)
@@ -217,6 +217,23 @@ class ClubElo(RatingSystem):
             return (deviation > self._established(state.best) + p.provisional_margin
                     or (few_games and not self._fixed_start))
         return few_games
+
+    @property
+    def keeps_league_sums(self) -> bool:
+        return self._by_deviation and not self._fixed_start
+
+    def season_deviation(self, state: PlayerState, factor: float) -> float | None:
+        """By deviation: widened toward ``initial_deviation``, below the ``?`` mark's threshold
+        (an established player's deviation plus ``provisional_margin``) for a rating that was
+        not marked (:func:`ratings_core.system.widened_deviation`); a newcomer's deviation that
+        is still the league's stays so. By games (edition 1): none. Source: issue 38 and its
+        errata. Choice: ``initial_deviation`` as the newcomer's, the league's spread being a
+        measure of the players, not of what is known about one."""
+        if not self._by_deviation or state.deviation is None:
+            return state.deviation
+        p = self.params
+        return widened_deviation(state.deviation, p.initial_deviation,
+                                 self._established(state.best) + p.provisional_margin, factor)
 
     def shown_deviation(self, state: PlayerState) -> float | None:
         """None: the ``?`` mark says what the deviation would (Elo's simplicity, issue 19)."""

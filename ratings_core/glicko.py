@@ -47,7 +47,7 @@ from .sides import (
     strengths,
     uneven_ratio,
 )
-from .system import RatingSystem
+from .system import RatingSystem, widened_deviation
 from .table import Table, moment_of
 
 Result = tuple[float, float, float]
@@ -270,6 +270,13 @@ class DeviationSystem(RatingSystem):
 
     def is_provisional(self, state: PlayerState) -> bool:
         return self._deviation(state) > self.params.provisional_deviation
+
+    def season_deviation(self, state: PlayerState, factor: float) -> float | None:
+        """Widened toward a newcomer's, below the provisional mark for an established rating
+        (:func:`ratings_core.system.widened_deviation`). Source: issue 38 and its errata."""
+        p = self.params
+        return widened_deviation(self._deviation(state), p.initial_deviation,
+                                 p.provisional_deviation, factor)
 
     def expected_score(self, player: PlayerState, opponent: PlayerState,
                        handicap: float = 0.0) -> float:

@@ -181,12 +181,43 @@ class RatingPeriod:
     events: tuple[Event, ...]
 
 
-Step = Event | RatingPeriod
+#: how a season boundary resets ratings (issue 38): ``soft`` pulls every rating toward the
+#: system's base, ``hard`` starts everyone again as a newcomer
+SEASON_RESETS = ("soft", "hard")
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonStart:
+    """A new season starts at ``played_at``: every active player's rating is reset by the
+    system's rule (:meth:`~ratings_core.system.RatingSystem.season_start`). ``reset`` is
+    ``soft`` (ratings moved to ``T + (r - T) * factor``) or ``hard`` (everyone a newcomer
+    again). A boundary whose reset is ``none`` is no step at all: it changes no rating.
+
+    Source: issue 38 (seasons, ``season_reset``) and its errata.
+    """
+
+    played_at: datetime
+    reset: str
+    factor: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.reset not in SEASON_RESETS:
+            raise ValueError(f"reset must be soft or hard, not {self.reset!r}")
+        if not (math.isfinite(self.factor) and 0.0 <= self.factor <= 1.0):
+            raise ValueError(f"factor must be a number in [0, 1], not {self.factor!r}")
+
+
+Step = Event | RatingPeriod | SeasonStart
 
 
 def events_of(step: Step) -> tuple[Event, ...]:
-    """The events a step is made of: a period's, or the step itself."""
-    return step.events if isinstance(step, RatingPeriod) else (step,)
+    """The events a step is made of: a period's, or the step itself (none for a season's
+    start, which is no event of anyone's)."""
+    if isinstance(step, RatingPeriod):
+        return step.events
+    if isinstance(step, SeasonStart):
+        return ()
+    return (step,)
 
 
 def games_of(step: Step) -> list[Match]:

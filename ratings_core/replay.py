@@ -37,6 +37,7 @@ from .model import (
     PlayerState,
     Retire,
     Return,
+    SeasonStart,
     Status,
     Step,
     TeamGame,
@@ -275,7 +276,48 @@ class Engine:
 
     def _apply(self, step: Step, position: int) -> None:
         """A membership event is a period of its own; games arrive through runs."""
+        if type(step) is SeasonStart:
+            self.start_season(step)
+            return
         self.apply_period(events_of(step), position)
+
+    def start_season(self, step: SeasonStart) -> None:
+        """Reset every active player's rating, games, deviation and volatility by the system's
+        rule (:meth:`RatingSystem.season_start`), in table order; the league's sums, where the
+        system keeps them, are summed again (a player whom a hard reset leaves without games
+        leaves them, as a newcomer is not in them).
+
+        Rule, in our words: a boundary moves ratings, nothing else. Choice (issue 38 decides
+        none of these): a retired player is left as they were, so the deficit their
+        retirement put in the starting pool (SPEC 3.7) is the one their return takes back;
+        the pool itself is unchanged, since nobody joins or leaves; the peak, the best rating
+        ever reached, stays, or becomes the reset rating where that is higher (a season's own
+        peak is the bot's, from the season's steps); an
+        event-rated system (``fqe``, ``rs-go``) resets between its events, as every other.
+
+        Source: issue 38 (seasons) and its errata.
+        """
+        self.stamp_last_played()  # the system may read it, and the table's times stay whole
+        table = self.table
+        system = self.system
+        for i in range(len(table)):
+            if not table.active[i]:
+                continue
+            after = system.season_start(table.at(i), step.reset, step.factor, step.played_at)
+            rating = float(after.rating)
+            table.rating[i] = rating
+            table.games[i] = after.games
+            table.deviation[i] = after.deviation
+            table.volatility[i] = after.volatility
+            table.peak[i] = max(table.peak[i], rating)
+        if system.keeps_league_sums:  # summed again: exact, whoever a hard reset took out
+            league = LeagueSums()
+            for rating, games in zip(table.rating, table.games, strict=True):
+                if games > 0:
+                    league.players += 1
+                    league.total += rating
+                    league.squares += rating * rating
+            table.league = league
 
     def _rate_run(self, games: Sequence[Game], first_position: int) -> None:
         """Admit newcomers and check every game of a run, then let the system rate it."""

@@ -601,6 +601,18 @@ class RussianGo(RatingSystem):
     def is_provisional(self, state: PlayerState) -> bool:
         return state.deviation is None or state.games < self.params.small_sample
 
+    def season_start(self, state: PlayerState, reset: str, factor: float,
+                     when: datetime) -> PlayerState:
+        """The reset of every system (:meth:`RatingSystem.season_start`), the deviation kept
+        within the bounds of the moved rating (the widest, S*, follows the rating: seed 001).
+        Source: issue 38; seed 001. Choice: no widening, since rs-go's provisional mark comes
+        from its games (errata: only club, glicko and glicko2 widen)."""
+        new = super().season_start(state, reset, factor, when)
+        if new.deviation is None:
+            return new
+        return dataclasses.replace(new, deviation=self._bounded_deviation(new.deviation,
+                                                                          new.rating))
+
     def expected_score(self, player: PlayerState, opponent: PlayerState,
                        handicap: float = 0.0) -> float:
         """p(DR, D) with the handicap in stones. Source: seed 001, SPEC 3.4 and 3.9."""

@@ -9,6 +9,7 @@ override :meth:`RatingSystem.rate_sequence` with a faster loop that gives the sa
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,6 +70,23 @@ class PoolRule:
 
     base: float
     cap: float
+
+
+def widened_deviation(deviation: float, newcomer: float, threshold: float,
+                      factor: float) -> float:
+    """A deviation widened by a soft season reset: moved toward a newcomer's by the share of
+    the rating that the reset takes away (1 - ``factor``), never narrowed, and, for a rating
+    that was not provisional (a deviation at most ``threshold``, the provisional mark's), no
+    wider than ``threshold``: an established member stays established.
+
+    Rule, in our words: d' = d + (D0 - d)(1 - f), at least d; at most the threshold when d was.
+    Source: issue 38 (a soft reset widens the deviation, leaving provisional status as it was)
+    and its errata (the widened deviation stays below the provisional threshold). Choice: the
+    same share as the rating's pull, so a rating moved halfway back to the base is half as
+    well known as it was, short of the mark.
+    """
+    widened = max(deviation, deviation + (newcomer - deviation) * (1.0 - factor))
+    return min(widened, threshold) if deviation <= threshold else widened
 
 
 class RatingSystem(ABC):
@@ -134,6 +152,50 @@ class RatingSystem(ABC):
 
     def is_provisional(self, state: PlayerState) -> bool:
         return False
+
+    @property
+    def keeps_league_sums(self) -> bool:
+        """Whether the system keeps the table's :class:`LeagueSums` in its rating loops (a
+        season's reset then keeps them too); ``club`` does where newcomers take the league's
+        deviation."""
+        return False
+
+    def season_base(self, when: datetime) -> float:
+        """T of a season's reset: the rating a new adult member starts with before any
+        placement (no date of birth, no share of the starting pool).
+
+        Source: issue 38, errata ("T is the system's base rating for a new adult member before
+        any placement").
+        """
+        return self.newcomer(when, None, 0.0).rating
+
+    def season_start(self, state: PlayerState, reset: str, factor: float,
+                     when: datetime) -> PlayerState:
+        """An active player's state when a season starts at ``when``; the engine takes its
+        rating, games, deviation and volatility and keeps everything else (the peak, the
+        status, when they last played).
+
+        Rule, in our words: ``soft`` moves the rating to T + (r - T) * ``factor``, T
+        :meth:`season_base`, and widens the deviation where the system has one
+        (:meth:`season_deviation`); games stay, so a provisional rating stays provisional and
+        an established one established. ``hard`` gives the state a newcomer of the system
+        starts with (at T, no games): everyone is provisional again where the system marks
+        newcomers so.
+
+        Source: issue 38 (``season_reset none|soft|hard``, "leaving provisional status as it
+        was") and its errata (T; established members stay established).
+        """
+        start = self.newcomer(when, None, 0.0)
+        if reset == "hard":
+            return start
+        rating = start.rating + (state.rating - start.rating) * factor
+        return dataclasses.replace(state, rating=rating,
+                                   deviation=self.season_deviation(state, factor))
+
+    def season_deviation(self, state: PlayerState, factor: float) -> float | None:
+        """A soft reset's deviation: as it was for a system whose provisional mark does not
+        come from a deviation (``elo``, ``fqe``, ``rs-go``...)."""
+        return state.deviation
 
     def shown_deviation(self, state: PlayerState) -> float | None:
         """The deviation people are shown beside the rating (None: none is shown)."""

@@ -56,6 +56,8 @@ Result = Literal["win", "loss", "draw"]
 Colour = Literal["white", "black"]
 #: what a /withdraw takes back, when one's report and challenge share its number (issue 31)
 Withdrawn = Literal["game", "challenge"]
+#: what /season does (issue 38)
+SeasonAction = Literal["list", "close"]
 #: every setting /set changes (``bot.service.ladder_settings``; a ladder's system and parameters
 #: are /system's), offered by name
 SETTINGS = [Choice(name=name, value=name) for name in ladder_settings.names()]
@@ -128,17 +130,25 @@ class MemberCommands(_Commands):
 
     @app_commands.command(name="rating", description=described("menu_rating"))
     @app_commands.describe(member=described("param_member_optional"),
-                           ladder=described("param_ladder"))
+                           ladder=described("param_ladder"), season=described("param_season"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def rating(self, interaction: Interaction, member: discord.Member | None = None,
-                     ladder: str | None = None) -> None:
-        await self.front.run(interaction, "rating", [member], {"ladder": ladder})
+                     ladder: str | None = None,
+                     season: app_commands.Range[int, 1] | None = None) -> None:
+        await self.front.run(interaction, "rating", [member],
+                             {"ladder": ladder, "season": _number(season)})
 
     @app_commands.command(name="top", description=described("menu_top"))
-    @app_commands.describe(ladder=described("param_ladder"), problems=described("param_problems"))
+    @app_commands.describe(ladder=described("param_ladder"), problems=described("param_problems"),
+                           season=described("param_season"))
     @app_commands.autocomplete(ladder=_Commands.ladders)
     async def top(self, interaction: Interaction, ladder: str | None = None,
-                  problems: bool | None = None) -> None:
+                  problems: bool | None = None,
+                  season: app_commands.Range[int, 1] | None = None) -> None:
+        if season is not None:  # a closed season's table (issue 38)
+            await self.front.run(interaction, "top", [], {"ladder": ladder,
+                                                          "season": str(season)})
+            return
         if not problems:
             await self.front.run(interaction, "top", [ladder])
             return
@@ -286,6 +296,20 @@ class MemberCommands(_Commands):
     async def settings(self, interaction: Interaction, ladder: str | None = None) -> None:
         await self.front.run(interaction, "settings", [ladder])
 
+    @app_commands.command(name="season", description=described("menu_season"))
+    @app_commands.describe(action=described("param_season_action"),
+                           name=described("param_season_name"),
+                           confirm=described("param_season_confirm"),
+                           ladder=described("param_ladder"))
+    @app_commands.autocomplete(ladder=_Commands.ladders)
+    async def season(self, interaction: Interaction, action: SeasonAction,
+                     name: str | None = None, confirm: bool | None = None,
+                     ladder: str | None = None) -> None:
+        """``/season list`` and ``/season close`` (moderators; the service refuses others)
+        (issue 38)."""
+        words = [action, name, "confirm" if confirm and action == "close" else None]
+        await self.front.run(interaction, "season", words, {"ladder": ladder})
+
     @app_commands.command(name="help", description=described("menu_help"))
     @app_commands.describe(command=described("param_help_command"))
     async def help_(self, interaction: Interaction, command: str | None = None) -> None:
@@ -307,13 +331,15 @@ class ModeratorCommands(_Commands):
                            result=described("param_corrected_result"),
                            a=described("param_a"), b=described("param_b"),
                            handicap=described("param_handicap"),
-                           sides=described("param_corrected_sides"))
+                           sides=described("param_corrected_sides"),
+                           force=described("param_force"))
     @app_commands.default_permissions(manage_guild=True)
     async def correct(self, interaction: Interaction, number: app_commands.Range[int, 1],
                       result: Result | None = None, a: discord.Member | None = None,
                       b: discord.Member | None = None, handicap: str | None = None,
-                      sides: str | None = None) -> None:
-        await self.front.run(interaction, "correct", [str(number), result],
+                      sides: str | None = None, force: bool | None = None) -> None:
+        await self.front.run(interaction, "correct",
+                             [str(number), result, "force" if force else None],
                              {"a": a, "b": b, "handicap": handicap,
                               "sides": Typed(sides) if sides else None})
 

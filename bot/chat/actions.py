@@ -40,6 +40,7 @@ from bot.service.results import (
     PuzzlePost,
     PuzzleShown,
     Result,
+    SeasonTable,
 )
 
 #: leaderboard rows per page
@@ -48,7 +49,7 @@ PAGE = 20
 #: contain ":"), then the game, challenge, claim, action, member or page number. Discord's
 #: template for the custom ids of old messages too, so it only grows; a chat's data not matching
 #: it is not ours.
-ID_PATTERN = (r"(?P<kind>[gcxtkumspln]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)"
+ID_PATTERN = (r"(?P<kind>[gcxtkumsplnz]):(?P<action>[a-z0-9_-]{1,32}):(?P<number>#?)"
               r"(?P<ref>[0-9]{1,18})")
 _ID = re.compile(ID_PATTERN)
 
@@ -67,6 +68,8 @@ class Group(StrEnum):
     PUZZLE = "p"
     LINK = "l"
     NIGHT = "n"
+    #: a season's close, to confirm (issue 38): its ref names the ladder and the season
+    SEASON = "z"
 
 
 #: the groups whose buttons name a game or challenge by its number in the club (``#3``)
@@ -123,6 +126,7 @@ _CHOICES: dict[Group, dict[str, tuple[str, Emphasis]]] = {
                   "first": ("button_first_wins", Emphasis.NEUTRAL),
                   "draw": ("button_draw", Emphasis.NEUTRAL),
                   "second": ("button_second_wins", Emphasis.NEUTRAL)},
+    Group.SEASON: {"close": ("button_close_season", Emphasis.PRIMARY)},
 }
 
 
@@ -271,6 +275,8 @@ def actions_for(answer: Answer, page: int = 0) -> list[list[Action]]:
         found = [[Action.board(answer.night, answer.round, line.number, verb)
                   for verb in BOARD_RESULTS] for line in answer.boards if line.result is None]
         return [[a for a in row if a is not None] for row in found if all(row)]
+    if isinstance(answer, SeasonTable) and answer.state == "preview" and not answer.named:
+        return [[Action.choice(Group.SEASON, "close", answer.ref)]]
     if isinstance(answer, PuzzleInvite):
         return [[Action.choice(Group.PUZZLE, SOLVE, answer.ref)]]
     if isinstance(answer, PuzzlePost) and answer.card is not None:
@@ -317,6 +323,8 @@ async def press(service: ClubService, caller: Caller, action: Action) -> tuple[R
         night, number, on = board_of_ref(ref)
         return await service.board_button(caller, night, number, on,
                                           BOARD_RESULTS[action.verb]), 0
+    if action.group is Group.SEASON and action.verb == "close":
+        return await service.close_season(caller, button=ref), 0
     if action.group in _PREVIEWS and action.verb in _APPLY_OR_CANCEL:
         return await press_correction(service, caller, action.verb,
                                       **{_PREVIEWS[action.group]: ref}), 0

@@ -38,7 +38,7 @@ from bot.chat.words import (
     split_words,
 )
 from bot.scheduling.publishing import Picture
-from bot.service import heavy
+from bot.service import heavy, seasons
 from bot.service.club import Caller, ClubService, Correction
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef, Who
@@ -304,8 +304,13 @@ async def _register(ctx: Context, words: Words) -> Result:
 
 async def _rating(ctx: Context, words: Words) -> Result:
     """``/rating [@member] [ladder=NAME]``; a word that names no member but a ladder is that
-    ladder (``/rating puzzles``: one's own rating there)."""
+    ladder (``/rating puzzles``: one's own rating there). ``season=N``: the member's line of
+    the ladder's season N (issue 38)."""
     ladder = words.take("ladder")
+    season = words.take("season")
+    if season is not None:
+        return await ctx.service.season_member(ctx.caller, season, optional_member(words),
+                                               ladder)
     who = optional_member(words)
     try:
         return await ctx.service.profile(ctx.caller, who, ladder)
@@ -326,6 +331,9 @@ async def _top(ctx: Context, words: Words) -> Result:
     """``/top [LADDER]``; ``/top LADDER problems``: a puzzle ladder's problems, hardest first."""
     if len(words.args) == 2 and words.args[1].casefold() == PROBLEMS:
         return await ctx.service.problems(ctx.caller, words.args[0])
+    season = words.take("season")
+    if season is not None:  # a closed season's archived table (issue 38)
+        return await ctx.service.season_table(ctx.caller, season, ladder_word(words))
     return await ctx.service.leaderboard(ctx.caller, ladder_word(words))
 
 
@@ -672,13 +680,17 @@ async def _pending(ctx: Context, words: Words) -> Result:
 async def _correct(ctx: Context, words: Words) -> Result | str:
     if not words.args:
         raise Usage
+    # the last word ``force``: a game inside a closed season all the same (issue 38)
+    force = len(words.args) > 1 and words.args[-1].casefold() == FORCE
+    if force:
+        words.args.pop()
     sides = _corrected_sides(words)
     at_most(words, 2)
     game = number(words.args[0])
     # the result of the player shown first in the game's line as recorded (issue 31, ERRATA)
     shown = words.args[1] if len(words.args) > 1 else None
     correction = Correction(None, words.take_who("a"), words.take_who("b"),
-                            words.take("handicap"), shown=shown, sides=sides)
+                            words.take("handicap"), shown=shown, sides=sides, force=force)
     return await ctx.service.preview_correction(ctx.caller, game, correction)
 
 
@@ -963,14 +975,39 @@ async def _help(ctx: Context, words: Words) -> str:
     return "\n".join(lines)
 
 
+#: /correct's last word for a game inside a closed season (issue 38)
+FORCE = "force"
+#: /season's subcommands (issue 38)
+SEASON_VERBS = ("close", "list")
+
+
+async def _season(ctx: Context, words: Words) -> Result:
+    """``/season close [NAME] [confirm] [ladder=NAME]`` (a moderator), ``/season list
+    [ladder=NAME]`` (issue 38)."""
+    if not words.args or words.args[0].casefold() not in SEASON_VERBS:
+        raise Usage
+    ladder = words.take("ladder")
+    if words.args[0].casefold() == "list":
+        at_most(words, 1)
+        return await ctx.service.season_list(ctx.caller, ladder)
+    rest = words.args[1:]
+    confirm = bool(rest) and rest[-1].casefold() == seasons.CONFIRM
+    if confirm:
+        rest = rest[:-1]
+    if len(rest) > 1:
+        raise ExtraWord(rest[1])
+    return await ctx.service.close_season(ctx.caller, rest[0] if rest else None, ladder,
+                                          confirm)
+
+
 _LADDER = ("ladder",)
 #: command -> its entry: handler, usage line's message key, example's message key, and the
 #: options it takes (see :class:`Command`)
 COMMANDS: dict[str, Command] = {
     "register": Command(_register, "help_register", "example_register", options=("birth",)),
-    "rating": Command(_rating, "help_rating", "example_rating", options=_LADDER,
+    "rating": Command(_rating, "help_rating", "example_rating", options=("ladder", "season"),
                       also=("help_rating_marks",)),
-    "top": Command(_top, "help_top", "example_top", options=_LADDER),
+    "top": Command(_top, "help_top", "example_top", options=("ladder", "season")),
     "challenge": Command(_challenge, "help_challenge", "example_challenge", options=_LADDER),
     "accept": Command(_accept, "help_accept", "example_accept"),
     "decline": Command(_decline, "help_decline", "example_decline"),
@@ -1032,4 +1069,6 @@ COMMANDS: dict[str, Command] = {
     "band": Command(_band, "help_band", "example_band", options=_LADDER,
                     also=("help_band_roles",)),
     "board": Command(_board, "help_board", "example_board", options=_LADDER),
+    "season": Command(_season, "help_season", "example_season", options=_LADDER,
+                      also=("help_season_close", "help_season_views")),
 }

@@ -75,6 +75,7 @@ MODERATOR_HELP = [
     "help_set", "help_settings", "help_audit", "help_undo", "help_moderator", "help_schedule",
     "help_evaluate", "help_claim_answer", "help_puzzle_add", "help_link",
     "help_unlink", "help_nights_moderator", "help_bands", "help_board_short",
+    "help_seasons",
 ]
 #: help lines of what one front-end reads itself (no command of the table) -> its platform
 FRONT_END_ONLY = {"help_as": "console"}

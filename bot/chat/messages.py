@@ -1234,6 +1234,75 @@ MESSAGES: dict[str, str] = {
     "said_live_board_stopped": "{who} stopped the live leaderboard of {ladder}",
     "said_live_board_failed": "{who} stopped the live leaderboard of {ladder}: its message "
                               "failed three times",
+    # -- seasons (issue 38) ------------------------------------------------------------------
+    "season_no_games": "The season on {ladder} has no games yet: there is nothing to close.",
+    "season_bad_number": "season= takes a season's number, e.g. season=1 (not {text}).",
+    "season_none_closed": "No season of {ladder} is closed yet.",
+    "season_unknown": "{ladder} has {seasons:closed season|closed seasons}: there is no "
+                      "season {number}.",
+    "season_bad_name": "A season's name is one word of at most 32 characters, without = (not "
+                       "{text}).",
+    "season_name_taken": "{ladder} has a season called {name} already: give another name.",
+    "season_closed_already": "Season {number} of {ladder} is closed already.",
+    "season_correction_closed": "Game #{game} is in season {season}, which is closed. To "
+                                "correct it all the same, end the command with force "
+                                "(/correct {game} loss force).",
+    "bad_setting_fraction": "{setting} takes a number from 0 to 1 (not {text}).",
+    "season_title_preview": "Season {season} on {ladder} ({start} – {end}, "
+                            "{games:game|games}). Closing it keeps this table:",
+    "season_title_closed": "Season {season} on {ladder} is closed ({start} – {end}, "
+                           "{games:game|games}). Its final table:",
+    "season_title_archived": "Season {number}, {season}, on {ladder} ({start} – {end}, "
+                             "{games:game|games}):",
+    "season_row": "{place}. {name} {rating} ({change}), peak {peak}, {games:game|games}",
+    "season_improved": "Most improved: {name} ({change})",
+    "season_table_empty": "Nobody has {least:game|games} in this season (season_min_games).",
+    "season_confirm": "To close it, press Confirm or send /season close {season} confirm.",
+    "season_confirm_named": "To close it, send /season close {season} confirm.",
+    "button_close_season": "Confirm",
+    "season_list_title": "Seasons of {ladder}:",
+    "season_list_line": "{number}. {season} ({start} – {end}): {games:game|games}, "
+                        "{players:player|players}, champion {champion}",
+    "season_list_line_no_champion": "{number}. {season} ({start} – {end}): "
+                                    "{games:game|games}, {players:player|players}, no "
+                                    "champion",
+    "season_list_empty": "No season of {ladder} is closed yet.",
+    "season_member": "{name} in season {season} on {ladder}: {rating} ({change}), peak {peak}, "
+                     "{games:game|games}, place {place}",
+    "season_member_unplaced": "{name} in season {season} on {ladder}: {rating} ({change}), "
+                              "peak {peak}, {games:game|games}; a place takes {least}",
+    "season_member_none": "{name} played no game in season {season} on {ladder}.",
+    "season_post": "Season {season} on {ladder} is closed after {games:game|games}. Final "
+                   "table:{rows}",
+    "season_post_row": "\n{place}. {name} {rating} ({change})",
+    "season_table_changed": "A correction changed the table of season {season} on {ladder}: "
+                            "/top season={number} shows it.",
+    "season_reminder": "Season {season} on {ladder} closes tomorrow at 00:00.",
+    "season_skipped": "Season {season} on {ladder} has no games: it was not closed, and runs "
+                      "on.",
+    "said_season_closed": "{who} closed season {season} on {ladder}",
+    "help_seasons": "/season list|close - seasons",
+    "help_season": "/season list [ladder=NAME] - every closed season: its dates, games and "
+                   "champion",
+    "help_season_close": "/season close [NAME] [confirm] - end the season: its final table, "
+                         "then Confirm (moderators)",
+    "help_season_views": "/top season=N, /rating @member season=N - a closed season's table, "
+                         "a member's line in it",
+    "example_season": "/season close Autumn",
+    "menu_season": "Seasons: the list, or close the season (moderators)",
+    "param_season": "A closed season's number (/season list)",
+    "param_season_action": "list: the closed seasons; close: end the season",
+    "param_season_name": "The closing season's name (default: S1, S2, ...)",
+    "param_season_confirm": "Close at once, without the table to confirm first",
+    "param_force": "Correct a game inside a closed season all the same",
+    "about_season_min_games": "Seasons: the games a member needs in a season to be in its "
+                              "table",
+    "about_season_reset": "Seasons: what a close does to ratings: none, soft (toward the "
+                          "start) or hard (all start again)",
+    "about_season_soft_factor": "Seasons: the share of each rating's distance from the start "
+                                "that a soft reset keeps (0 to 1)",
+    "about_season_schedule": "Seasons: closed by hand (manual), or at 00:00 on the first of "
+                             "each month or quarter",
 }
 
 

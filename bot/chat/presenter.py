@@ -38,6 +38,8 @@ from bot.service.results import (
     PuzzleShown,
     RatingChange,
     ScheduleInfo,
+    SeasonList,
+    SeasonTable,
     Stake,
     TeamStanding,
 )
@@ -612,4 +614,42 @@ def _(answer: PuzzlePost) -> str:
     if answer.card is not None:
         lines.append(_card(answer.card, "puzzle_post_problem"))
         lines.append(text("puzzle_post_how"))
+    return "\n".join(lines)
+
+
+@_render.register
+def _(answer: SeasonTable) -> str:
+    """A season's table (issue 38): its title, a line per member with ``season_min_games``
+    games, the most improved, and how to confirm a preview."""
+    dates = {"season": answer.name, "ladder": answer.ladder, "start": answer.start,
+             "end": answer.end, "games": answer.games}
+    if answer.state == "archived":
+        lines = [text("season_title_archived", dates, number=answer.number)]
+    else:
+        lines = [text(f"season_title_{answer.state}", dates)]
+    lines += [text("season_row", place=row.place, name=row.name,
+                   rating=rating_text(row.rating, row.provisional), change=f"{row.change:+d}",
+                   peak=f"{row.peak:.0f}", games=row.games) for row in answer.rows]
+    if not answer.rows:
+        lines.append(text("season_table_empty", least=answer.min_games))
+    if answer.improved is not None:
+        lines.append(text("season_improved", name=answer.improved,
+                          change=f"{answer.improvement:+d}"))
+    if answer.state == "preview":
+        lines.append(text("season_confirm_named" if answer.named else "season_confirm",
+                          season=answer.name))
+    return "\n".join(lines)
+
+
+@_render.register
+def _(answer: SeasonList) -> str:
+    """``/season list``: a line per closed season (issue 38)."""
+    if not answer.seasons:
+        return text("season_list_empty", ladder=answer.ladder)
+    lines = [text("season_list_title", ladder=answer.ladder)]
+    for season in answer.seasons:
+        shown = {"number": season.number, "season": season.name, "start": season.start,
+                 "end": season.end, "games": season.games, "players": season.players}
+        lines.append(text("season_list_line_no_champion", shown) if season.champion is None
+                     else text("season_list_line", shown, champion=season.champion))
     return "\n".join(lines)

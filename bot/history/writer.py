@@ -19,6 +19,7 @@ from ratings_core.model import (
     Join,
     RatingPeriod,
     Retire,
+    SeasonStart,
     TeamGame,
 )
 
@@ -63,7 +64,7 @@ def write_events(steps: Sequence[HistoryStep], names: Mapping[str, str],
         if isinstance(step, RatingPeriod):
             for event in rows_of(step):
                 writer.writerow(row(event, label))
-        else:
+        elif not isinstance(step, SeasonStart):  # a season's start has no row (issue 38)
             writer.writerow(row(step, ""))
     return buffer.getvalue()
 

@@ -182,6 +182,10 @@ class PostScheduler:
         except Exception:
             log.exception("scheduled posts: the poll failed; trying again at the next one")
             return []
+        try:
+            tasks += await self._seasons(plans.values())
+        except Exception:
+            log.exception("seasons: the poll failed; trying again at the next one")
         return tasks
 
     async def check(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
@@ -220,6 +224,47 @@ class PostScheduler:
             for target, said in by_target.items():
                 message = self.words.announcements(said, language)
                 tasks.append(self._spawn(self._announce(platform, target, message)))
+        return tasks
+
+    async def _seasons(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
+        """Seasons that close by themselves (issue 38, ``season_schedule``): the reminder the
+        day before a boundary, and the close at it, each claimed once (``claim_post``) and
+        posted where the ladder's posts go; a season without games is not closed, and the
+        club's own chat is told once."""
+        tasks = []
+        now = self.clock.now()
+        for plan in plans:
+            if plan.puzzles:
+                continue
+            caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
+                            moderator=True)
+            due = await self.service.season_due(caller, plan.ladder)
+            said: list[tuple[str, Notice]] = []
+            if due.remind is not None and due.reminder is not None and \
+                    await self.repository.claim_post(plan.club_id,
+                                                     f"{plan.claimed_as}:season_reminder",
+                                                     due.remind, now):
+                log.info("season reminder of %s:%s %s for %s claimed", plan.platform,
+                         plan.chat_id, plan.ladder, due.remind.isoformat())
+                said.append((plan.target, due.reminder))
+            if due.close is not None and await self.repository.claim_post(
+                    plan.club_id, f"{plan.ladder}:season_close", due.close, now):
+                log.info("season close of %s %s at %s claimed", plan.club_id, plan.ladder,
+                         due.close.isoformat())
+                try:
+                    notice = await self.service.close_season_on_schedule(caller, plan.ladder,
+                                                                         due.close)
+                except Refusal as refused:
+                    log.warning("season close of %s %s refused: %s", plan.club_id,
+                                plan.ladder, refused.key)
+                    continue
+                skipped = notice.key == "season_skipped"
+                said.append((plan.chat_id if skipped else plan.target, notice))
+            if said:
+                language = await self.service.language(plan.platform, plan.chat_id)
+                for target, notice in said:
+                    message = self.words.announcements([notice], language)
+                    tasks.append(self._spawn(self._announce(plan.platform, target, message)))
         return tasks
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:

@@ -29,6 +29,7 @@ from . import (
     posting,
     public,
     puzzles,
+    seasons,
     stakes,
     view,
 )
@@ -63,6 +64,8 @@ from .results import (
     RatingHistory,
     Result,
     ScheduleInfo,
+    SeasonList,
+    SeasonTable,
     Stake,
 )
 from .session import SYSTEM_ACTOR, Session
@@ -650,6 +653,56 @@ class ClubService:
         caller = Caller(platform, chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
         return await self._session.look(caller, lambda club, now: puzzles.exported(
             club, ladder))
+
+    # -- seasons (issue 38) --------------------------------------------------------------------
+
+    async def close_season(self, caller: Caller, name: str | None = None,
+                           ladder: str | None = None, confirm: bool = False,
+                           button: int | None = None) -> SeasonTable:
+        """``/season close [NAME]``: the table to confirm; with ``confirm`` (or a confirm
+        button's ref, ``button``) the season closes, and its table is posted where the
+        ladder's posts go."""
+        expected = None
+        if button is not None:
+            ladder, expected = await self._session.look(
+                caller, lambda club, now: seasons.ladder_of_ref(club, button))
+        if not confirm and button is None:
+            return await self._session.look(caller, lambda club, now: seasons.close_preview(
+                club, now, caller, name, ladder))
+        shown = await self._session.execute(caller, lambda club, now: seasons.close(
+            club, now, caller, name, ladder, expected))
+        if shown.state == "closed":
+            club_id = await self._session.club_id(caller.platform, caller.chat_id)
+            self._session.announce(club_id, [seasons.posted(shown)])
+        return shown
+
+    async def season_due(self, caller: Caller, ladder: str) -> seasons.SeasonDue:
+        """What ``season_schedule`` has made due on ``ladder`` now (the scheduler's)."""
+        return await self._session.look(caller, lambda club, now: seasons.due(
+            club, ladder, now))
+
+    async def close_season_on_schedule(self, caller: Caller, ladder: str,
+                                       boundary: datetime) -> Notice:
+        """The scheduler closes ``ladder``'s season at ``boundary`` (``season_schedule``): the
+        final table to post, or the notice that a season without games runs on."""
+        return await self._session.execute(caller, lambda club, now: seasons.close_on_schedule(
+            club, now, caller, ladder, boundary))
+
+    async def season_list(self, caller: Caller, ladder: str | None = None) -> SeasonList:
+        return await self._session.look(caller, lambda club, now: seasons.listing(
+            club, ladder, now))
+
+    async def season_table(self, caller: Caller, season: str,
+                           ladder: str | None = None) -> SeasonTable:
+        """``/top season=N``: the archived table of the ladder's season N."""
+        return await self._session.look(caller, lambda club, now: seasons.archived(
+            club, now, ladder, season))
+
+    async def season_member(self, caller: Caller, season: str, who: Who | None = None,
+                            ladder: str | None = None) -> Notice:
+        """``/rating [@member] season=N``: the member's line of season N."""
+        return await self._session.look(caller, lambda club, now: seasons.member_line(
+            club, ladder, who, caller, season))
 
     # -- import and export ---------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from . import chats, heavy, ladders, members, moderation
+from . import chats, heavy, ladders, members, moderation, seasons
 from .chats import Chats
 from .identity import Caller, UserRef, Who
 from .moderation import Correction
@@ -118,6 +118,12 @@ class Corrections:
         correction = Correction.from_kept(kept)
         answer = await self.correct(caller, key, correction, apply=True,
                                     expected=-1 if at is None else at)
+        if answer.applied and correction.force:  # a closed season's table changed (issue 38)
+            changed = await self._session.look(caller, lambda club, now: seasons.changed_by(
+                club, key))
+            if changed is not None:
+                club_id = await self._session.club_id(caller.platform, caller.chat_id)
+                self._session.announce(club_id, [changed])
         if not answer.applied:
             club_id = await self._session.club_id(caller.platform, caller.chat_id)
             await repository.keep_preview(club_id, caller.user, key, correction.kept(answer.at),

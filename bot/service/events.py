@@ -91,6 +91,7 @@ class Kind(StrEnum):
     LIVE_BOARD_STARTED = "live_board_started"
     LIVE_BOARD_MOVED = "live_board_moved"
     LIVE_BOARD_STOPPED = "live_board_stopped"
+    SEASON_CLOSED = "season_closed"
 
 
 #: moderator actions that /undo can take back
@@ -772,6 +773,25 @@ class LiveBoardStopped:
     KIND: ClassVar[Kind] = Kind.LIVE_BOARD_STOPPED
     ladder: str
     reason: str
+# -- seasons (issue 38) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonClosed:
+    """The ladder's current season closed, named ``name``: the boundary between it and the
+    next. ``reset`` (none, soft or hard) and ``factor`` are the ladder's ``season_reset`` and
+    ``season_soft_factor`` as they were at the close, so that a later change of the settings
+    never re-rates an old boundary. ``automatic``: closed by ``season_schedule``, at the
+    boundary ``boundary`` (ISO, naive UTC: 00:00 club time on the first day), which is then
+    the season's end rather than the moment the scheduler wrote the event."""
+
+    KIND: ClassVar[Kind] = Kind.SEASON_CLOSED
+    ladder: str
+    name: str
+    reset: str
+    factor: float
+    automatic: bool = False
+    boundary: str | None = field(default=None, metadata=_with("boundary"))
 
 
 def problem_user(ladder: str, problem: str) -> str:
@@ -794,6 +814,7 @@ Event = (
     | BandRolesResumed
     | BoardForfeited | NightClosed | PairForbidden
     | LiveBoardStarted | LiveBoardMoved | LiveBoardStopped
+    | BoardForfeited | NightClosed | PairForbidden | SeasonClosed
 )
 
 #: the payload class of each kind (every member of :data:`Event`)

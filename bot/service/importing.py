@@ -20,6 +20,7 @@ from ratings_core.model import (
     RatingPeriod,
     Retire,
     Return,
+    SeasonStart,
     TeamGame,
     sides_of,
 )
@@ -213,6 +214,8 @@ def rekey(steps: Sequence[HistoryStep], keys: dict[str, str],
             out.append(period(map(row, rows_of(step))))
         elif isinstance(step, TeamGame):
             out.append(team(step))
+        elif isinstance(step, SeasonStart):  # names no one (issue 38)
+            out.append(step)
         else:
             out.append(_rekey_member(step, keys))
     return out

@@ -108,6 +108,14 @@ class LadderSettings:
     #: rating points a member's rating may fall below their band's minimum before they lose
     #: the band (issue 38, :mod:`bot.service.bands`)
     band_hysteresis: float = 25.0
+    #: seasons (issue 38): the games a member needs in a season to be in its table
+    season_min_games: int = 5
+    #: what a season's close does to ratings: none, soft (toward the base) or hard (restart)
+    season_reset: str = "none"
+    #: a soft reset keeps this share of each rating's distance from the base
+    season_soft_factor: float = 0.5
+    #: seasons close by hand (manual), or on the first of each month or quarter
+    season_schedule: str = "manual"
 
 
 #: what a club night's pairing bye may score (issue 36)
@@ -124,6 +132,12 @@ MAX_SIZE_HANDICAP = 400.0
 MAX_BAND_HYSTERESIS = 1000.0
 #: the tie-breaks a ladder's club nights may be set to (``bot.pairing.tiebreaks``)
 ALL_TIEBREAKS = tiebreaks.ALL
+#: what a season's close does to ratings (issue 38): ``ratings_core.model.SEASON_RESETS`` or none
+SEASON_RESETS = ("none", "soft", "hard")
+#: when seasons close by themselves (issue 38)
+SEASON_SCHEDULES = ("manual", "monthly", "quarterly")
+#: the most games season_min_games may ask for
+MAX_SEASON_GAMES = 999
 
 
 class Type(StrEnum):
@@ -151,6 +165,8 @@ class Type(StrEnum):
     CHOICES = "choices"
     #: rating points from 0 to the setting's limit
     POINTS = "points"
+    #: a number from 0 to 1
+    FRACTION = "fraction"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +228,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("show_stake", Type.YES_NO, "about_show_stake"),
     Setting("band_hysteresis", Type.POINTS, "about_band_hysteresis",
             limit=MAX_BAND_HYSTERESIS),
+    Setting("season_min_games", Type.COUNT, "about_season_min_games", limit=MAX_SEASON_GAMES),
+    Setting("season_reset", Type.CHOICE, "about_season_reset", choices=SEASON_RESETS),
+    Setting("season_soft_factor", Type.FRACTION, "about_season_soft_factor", limit=1.0),
+    Setting("season_schedule", Type.CHOICE, "about_season_schedule", choices=SEASON_SCHEDULES),
     # club-wide (read from the main ladder) and only Discord has roles: Discord's /set offers
     # it by name, the other platforms' lists leave it out
     Setting("moderator_role", Type.ROLE, "about_moderator_role", platform="discord",
@@ -266,6 +286,11 @@ def parse(name: str, text: str) -> JsonValue:
             return _number(setting, value, text)
         case Type.POINTS:
             return _points(setting, value, text)
+        case Type.FRACTION:
+            try:
+                return _points(setting, value, text)
+            except Refusal:
+                raise Refusal("bad_setting_fraction", setting=name, text=text[:20]) from None
         case Type.COUNT:
             return _count(setting, value, text)
         case Type.YES_NO:

@@ -20,7 +20,7 @@ from ratings_core.replay import Checkpoint
 from ratings_core.system import RatingSystem
 
 from . import events as ev
-from . import ladder_settings, reasons, teams, view
+from . import ladder_settings, reasons, seasons, teams, view
 from . import parsing as parse
 from .errors import Refusal
 from .identity import Caller, Who, who_from_json, who_to_json
@@ -58,6 +58,9 @@ class Correction:
     shown: str | None = None
     #: both sides anew (``sides=@a @b vs @c @d``, issue 37)
     sides: tuple[tuple[Who, ...], tuple[Who, ...]] | None = None
+    #: a game inside a closed season is corrected all the same (``/correct 12 loss force``,
+    #: issue 38)
+    force: bool = False
 
     def kept(self, at: int | None = None) -> str:
         """As kept with a preview: JSON, a member named by user id as ``{"user": id}``;
@@ -72,6 +75,8 @@ class Correction:
             del fields["sides"]  # as kept before issue 37
         else:
             fields["sides"] = [[who_to_json(who) for who in side] for side in self.sides]
+        if not self.force:
+            del fields["force"]  # as kept before issue 38
         if at is not None:
             fields["at"] = at
         return json.dumps(fields, separators=(",", ":"))
@@ -112,6 +117,7 @@ def correct(
         raise Refusal("game_voided", game=number)
     if game.status is GameStatus.WITHDRAWN:
         raise Refusal("game_withdrawn", game=number)
+    seasons.forced_check(club, game, correction.force)  # issue 38: a closed season's game
     corrected = replace(game, status=GameStatus.CONFIRMED, seq=game.seq or 10**18,
                         version=game.version + 1)
     changes = ev.GameChanges()
@@ -649,6 +655,8 @@ def sentence(state: ClubState, stored: StoredEvent) -> Notice:
             params = {"ladder": ladder}
             if why == "failed":
                 key = "said_live_board_failed"
+        case ev.SeasonClosed(ladder, name):
+            params = {"ladder": ladder, "season": name}
         case _:
             assert_never(event)
     return Notice(key, {"who": who, **params})

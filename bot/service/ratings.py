@@ -27,6 +27,7 @@ from ratings_core.model import (
     RatingPeriod,
     Retire,
     Return,
+    SeasonStart,
     Step,
     TeamGame,
     players_of,
@@ -90,12 +91,16 @@ class _Derivation:
         self.labels: list[str] = []
         #: where each game rated on its own stands among the steps made, by its record's id
         self.positions: dict[int, int] = {}
+        #: where each closed season ends among the steps made (the steps before its boundary),
+        #: by its index in the ladder's seasons (issue 38)
+        self.boundaries: dict[int, int] = {}
         self._keys: dict[int, str] = {}
 
     def fork(self) -> _Derivation:
         """A derivation that goes on from this one's end without changing it (a preview's)."""
         fork = _Derivation(self.state, self.ladder, self.games)
         fork.known, fork.retired = set(self.known), set(self.retired)
+        fork.boundaries = dict(self.boundaries)
         fork._keys = self._keys
         return fork
 
@@ -190,6 +195,13 @@ class _Derivation:
                     if step is not None:
                         out.append(step)
                         labels.append("")
+            elif kind == "season":
+                assert isinstance(ref, int)
+                self.boundaries[ref] = len(labels)
+                season = ladder.seasons[ref]
+                if season.reset != "none":  # a boundary without a reset is no step
+                    out.append(SeasonStart(season.closed_at, season.reset, season.factor))
+                    labels.append("")
             else:
                 assert isinstance(ref, str)
                 members, games = self._period(ref)
@@ -270,6 +282,13 @@ class LadderRatings:
         self.labels: list[str] = []
         self.checkpoints: list[Checkpoint] = []
         self.final: Checkpoint | None = None
+
+    @property
+    def boundaries(self) -> dict[int, int]:
+        """Where each closed season of the ladder ends among :attr:`steps` (the number of
+        steps before its boundary), by its index in the ladder's seasons (issue 38): another
+        dict once the steps are derived again."""
+        return {} if self._derivation is None else self._derivation.boundaries
 
     def sync(self, state: ClubState, ladder: Ladder) -> Checkpoint:
         """Bring the ratings up to the ladder's inputs; returns the final state."""

@@ -489,11 +489,68 @@ class Stake:
     lines: list[Notice]
 
 
+@dataclass(frozen=True, slots=True)
+class SeasonLine:
+    """A member's line of a season's table (issue 38): the rating at the close (now, for the
+    season that runs), its change over the season (the shown ratings' difference), the
+    season's peak and games."""
+
+    place: int
+    name: str
+    rating: float
+    change: int
+    peak: float
+    games: int
+    provisional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonTable:
+    """A season's table: ``state`` ``preview`` (a moderator's /season close, to confirm),
+    ``closed`` (just closed) or ``archived`` (/top season=N). ``number`` counts the ladder's
+    seasons from 1; ``start`` and ``end`` are dates in the ladder's zone. ``improved``: the
+    member whose rating rose most, by ``improvement`` points (None: nobody rose)."""
+
+    ladder: str
+    number: int
+    name: str
+    state: str
+    start: str
+    end: str
+    games: int
+    min_games: int
+    rows: list[SeasonLine]
+    improved: str | None = None
+    improvement: int = 0
+    #: a preview's name was given by the moderator (its button closes only a default name)
+    named: bool = False
+    #: a preview's confirm button's ref: the ladder and the season (``seasons.confirm_ref``)
+    ref: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonSummary:
+    number: int
+    name: str
+    start: str
+    end: str
+    games: int
+    players: int
+    champion: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonList:
+    ladder: str
+    seasons: list[SeasonSummary]
+
+
 Result = (
     Notice | GameResult | Leaderboard | Profile | History | HeadToHead | Preview | Audit | Pending
     | Evaluation | RatingHistory | Digest | ScheduleInfo | PuzzleShown | PuzzleInvite
     | AttemptResult | ProblemBoard | PuzzlePost | NightRoundShown | NightStandings
     | Stake
+    | SeasonTable | SeasonList
 )
 
 _TYPES: dict[str, type] = {
@@ -507,6 +564,7 @@ _TYPES: dict[str, type] = {
         AttemptResult, ProblemLine, ProblemBoard, Solver, PuzzlePost, BoardLine,
         NightRoundShown, NightStanding, NightStandings,
         Stake,
+        SeasonLine, SeasonTable, SeasonSummary, SeasonList,
     )
 }
 

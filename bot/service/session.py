@@ -151,6 +151,15 @@ class Session:
             self._announced[key] = kept[-1][0]
         return [notice for number, notice in kept if number > seen]
 
+    def announce(self, club_id: int, notices: Sequence[Notice]) -> None:
+        """Keep ``notices`` for :meth:`unannounced`: the scheduler posts them where their
+        ladder's posts go (a closed season's table, issue 38)."""
+        kept = self._unannounced.setdefault(club_id, [])
+        for notice in notices:
+            self._announcements += 1
+            kept.append((self._announcements, notice))
+        del kept[:-MAX_UNANNOUNCED]
+
     async def each_club(
         self, platform: str | None = None
     ) -> list[tuple[int, str, str, ClubState]]:

@@ -182,6 +182,19 @@ class Tournament:
 
 
 @dataclass(frozen=True, slots=True)
+class Season:
+    """A closed season of a ladder (issue 38): its name, its boundary's event id and time, and
+    the reset that the boundary applies (``none``, ``soft`` or ``hard``, with its factor)."""
+
+    name: str
+    id: int
+    closed_at: datetime
+    reset: str
+    factor: float
+    automatic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Membership:
     seq: int
     kind: Kind
@@ -326,6 +339,8 @@ class Ladder:
     bands: list[Band] = field(default_factory=list)
     #: the role Discord refused while the ladder's band roles are paused (None: not paused)
     roles_paused: str | None = None
+    #: its closed seasons, oldest first (issue 38); each is an input ("season", index)
+    seasons: list[Season] = field(default_factory=list)
 
     @property
     def night(self) -> ClubNight | None:
@@ -707,6 +722,13 @@ class ClubState:
                 self.ladders[event.ladder].roles_paused = event.role
             case events.BandRolesResumed():
                 self.ladders[event.ladder].roles_paused = None
+            case events.SeasonClosed():
+                ladder = self.ladders[event.ladder]
+                ladder.inputs.append(("season", len(ladder.seasons)))
+                ended = (stored.at if event.boundary is None
+                         else datetime.fromisoformat(event.boundary))
+                ladder.seasons.append(Season(event.name, stored.id, ended, event.reset,
+                                             event.factor, event.automatic))
             case events.MemberLinked():
                 self.link_codes[event.code].used = True
                 self._on_member_linked(event)

@@ -120,7 +120,7 @@ def test_the_limits_are_those_of_today() -> None:
     # then the merges' group "m", then the /system previews' group "s" (issue 19), then the
     # problems' group "p" (issue 34), then a chat's merge or unlink "l" (issue 35), then a club
     # night's check-in "n" (issue 36), so every id it matched before it matches still.
-    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkumspln]):(?P<action>[a-z0-9_-]{1,32}):"
+    assert BUTTON_TEMPLATE == (r"(?P<kind>[gcxtkumsplnz]):(?P<action>[a-z0-9_-]{1,32}):"
                                r"(?P<number>#?)(?P<ref>[0-9]{1,18})")
     for old in ("g:confirm:12", "c:accept:3", "x:apply:12", "k:approve:40", "t:main:2"):
         assert re.fullmatch(BUTTON_TEMPLATE, old), old

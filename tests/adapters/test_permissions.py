@@ -100,6 +100,9 @@ MATRIX: dict[str, str] = {
     # a live leaderboard (issue 38): moderators start it; without one, /board off refuses
     "/board here":                      "DDDDAD",
     "/board off":                       "DDDDDD",
+    # seasons (issue 38): anyone lists them; only moderators close one (here: a preview)
+    "/season list":                     "AAAAAA",
+    "/season close":                    "DDDDAD",
     "/chart @alice":                    "AAAAAA",
     "/chart":                           "DAAADD",
     "/card":                            "AAAAAA",
@@ -289,6 +292,7 @@ SLASH_OPTIONS: dict[str, list[str]] = {
     "set": ["key", "value"], "settings": ["ladder"], "audit": ["entries"], "undo": [],
     "moderator": ["member"], "puzzle": ["ladder"], "answer": ["*text"],
     "stake": ["member"],
+    "season": ["action", "name"],
 }
 #: a report naming both players: the moderator's report for someone else
 REPORT_FOR = ["player", "opponent", "result"]

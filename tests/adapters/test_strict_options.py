@@ -61,7 +61,7 @@ def game_of(answer: str) -> int:
 @pytest.mark.parametrize(("who", "line", "expected"), [
     ("alice", "/report @bob win hcp=50",
      f"Unknown option hcp; /report takes {REPORT_OPTIONS}"),
-    ("alice", "/rating lader=blitz", "Unknown option lader; /rating takes ladder="),
+    ("alice", "/rating lader=blitz", "Unknown option lader; /rating takes ladder=, season="),
     ("alice", "/chart @bob colour=red", "Unknown option colour; /chart takes ladder=, theme="),
     ("alice", "/register Al birthday=2000-01-01",
      "Unknown option birthday; /register takes birth="),

@@ -196,6 +196,8 @@ SHAPES: list[tuple[str, dict[str, JsonValue]]] = [
     ("live_board_moved", {"ladder": "main", "board": 120, "message": "17"}),
     ("live_board_stopped", {"ladder": "main", "reason": "off"}),
     ("live_board_stopped", {"ladder": "main", "reason": "failed"}),
+    ("season_closed", {"ladder": "main", "name": "S1", "reset": "soft", "factor": 0.5,
+                       "automatic": False}),
 ]
 
 
@@ -470,6 +472,8 @@ async def test_every_event_the_service_writes_comes_back_byte_for_byte(tmp_path:
         assert await chat.service.live_board_failed(club_id, board)
         await chat.service.start_board(board_caller)
         await chat.service.stop_board(board_caller)
+        # a season closed (issue 38)
+        await chat.as_("mod!", "/season close S1 confirm")
         # dan's username changed: his next command, a read, keeps the new one
         await chat.service.leaderboard(Caller(console.PLATFORM, console.CHAT, "dan", "dan",
                                               handle="dan_v2"))

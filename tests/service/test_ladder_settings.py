@@ -47,7 +47,10 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
                                       "night_tiebreaks", "team_ladder", "uneven_teams",
                                       "team_size_handicap", "max_side", "show_stake",
                                       # rating bands (issue 38)
-                                      "band_hysteresis")
+                                      "band_hysteresis",
+                                      # seasons (issue 38)
+                                      "season_min_games", "season_reset",
+                                      "season_soft_factor", "season_schedule")
     assert names() == (*names(everywhere=True), "moderator_role")
     assert names(everywhere=True) == parsing.SETTINGS
 
@@ -55,7 +58,7 @@ def test_the_table_names_every_changeable_field_of_a_ladder() -> None:
 def test_defaults_come_from_ladder_settings() -> None:
     assert [s.default for s in SETTINGS] == [
         24.0, 48.0, None, False, False, None, 5, 1, None, "case", False, None, "1", None,
-        "companion", False, 0.0, 5, True, 25.0, None]
+        "companion", False, 0.0, 5, True, 25.0, 5, "none", 0.5, "manual", None]
     assert ladder_settings._NAME_SHOWN == parsing.MAX_NAME
 
 
@@ -92,6 +95,9 @@ def test_the_view_is_what_settings_showed() -> None:
             "show_stake": "yes",
             # rating bands (issue 38)
             "band_hysteresis": "25",
+            # seasons (issue 38)
+            "season_min_games": "5", "season_reset": "none", "season_soft_factor": "0.5",
+            "season_schedule": "manual",
         }
     assert [*view(LadderSettings()), *ladder_settings.club_view(LadderSettings())] == [
         name for name in names(everywhere=True) if name not in ("normalise", "language")
@@ -107,6 +113,8 @@ def test_the_view_is_what_settings_showed() -> None:
     ("auto_confirm_hours", "8761", "auto_confirm_hours takes a number above 0 and at most 8760 "
                                    "(not 8761)."),
     ("challenge_hours", "-1", "challenge_hours takes a number above 0 and at most 8760 (not -1)."),
+    ("season_soft_factor", "1.5", "season_soft_factor takes a number from 0 to 1 (not 1.5)."),
+    ("season_reset", "soft!", "season_reset takes none, soft, hard (not soft!)."),
     ("challenge_hours", "nan", "challenge_hours takes a number above 0 and at most 8760 "
                                "(not nan)."),
     ("challenge_hours", "off", "challenge_hours takes a number above 0 and at most 8760 "

@@ -34,7 +34,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ratings_core.model import Game, PlayerState, Status, Step, TeamGame, events_of
+from ratings_core.model import (
+    Game,
+    PlayerState,
+    SeasonStart,
+    Status,
+    Step,
+    TeamGame,
+    events_of,
+)
 from ratings_core.replay import Engine
 from ratings_core.system import RatingSystem
 from ratings_core.table import Table
@@ -218,7 +226,8 @@ def _feed(walked: _Walk, steps: Sequence[Step], start: int, minimums: tuple[int,
             continue
         flush()
         run.append(step)
-        playing.update(_players(step))
+        # A season's start (issue 38) resets everyone's rating: every band is walked again.
+        playing.update(engine.table.names if type(step) is SeasonStart else _players(step))
         flush()
     flush()
     walked.steps.extend(steps[start:])

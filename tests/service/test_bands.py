@@ -16,7 +16,7 @@ from bot.service.bands import next_band, walk
 from bot.service.ratings import LadderRatings
 from bot.service.state import Band, ClubState, Ladder, LadderSettings
 from bot.service.view import Club
-from ratings_core.model import Game, Join, Retire, Return, Step
+from ratings_core.model import Game, Join, Retire, Return, SeasonStart, Step
 from ratings_core.replay import replay
 from ratings_core.systems import make_system
 from tests.chat import Transcript, open_club
@@ -80,7 +80,9 @@ def _brute_force(steps: list[Step], system_name: str, minimums: tuple[int, ...],
     for end in range(1, len(steps) + 1):
         final = replay(system, steps[:end]).final
         step = steps[end - 1]
-        for key in bands._players(step):
+        # a season's start resets everyone's rating (issue 38)
+        touched = final.players if isinstance(step, SeasonStart) else bands._players(step)
+        for key in touched:
             state = final.state(key)
             assert state is not None
             shown.setdefault(key, []).append(bands.shown_rating(system, state))
@@ -144,6 +146,29 @@ def test_the_kept_walk_is_the_walk_from_scratch(system_name: str,
             changed[i] = Game(step.player_a, step.player_b, 1.0 - step.score_a, step.played_at)
         assert _walked(changed, minimums, 10, ratings) == _brute_force(
             changed, system_name, minimums, 10)
+
+
+@pytest.mark.parametrize("system_name", ["elo", "club", "glicko2"])
+def test_a_season_s_reset_walks_every_band_again(system_name: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A soft reset moves every rating toward the base and a hard one makes everyone
+    provisional (issue 38): every member's band follows, as a walk from scratch gives it."""
+    monkeypatch.setattr(bands, "CHECKPOINT_EVERY", 50)
+    steps = _steps(160, seed=7)
+    steps.insert(90, SeasonStart(steps[89].played_at, "soft", 0.25))
+    steps.insert(140, SeasonStart(steps[139].played_at, "hard", 0.5))
+    minimums = (1480, 1500, 1520)
+    ratings = LadderRatings()
+    ratings.system = make_system(system_name)
+    before_hard = None
+    for end in (60, 91, 141, len(steps)):
+        walked = _walked(steps[:end], minimums, 10, ratings)
+        assert walked == _brute_force(steps[:end], system_name, minimums, 10)
+        if end == 91:
+            before_hard = walked
+    assert before_hard is not None and any(held is not None for held in before_hard.values())
+    # right after the hard reset nobody holds a band: everyone is provisional again
+    assert set(_walked(steps[:141], minimums, 10, ratings).values()) == {None}
 
 
 def test_the_holders_follow_the_ladder() -> None:

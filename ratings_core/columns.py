@@ -23,7 +23,7 @@ from datetime import date
 
 from .model import HANDICAP, Game, PlayerState, TeamGame, players_of
 from .replay import Checkpoint, Engine, ReplayError, ReplayResult
-from .rows import CHUNK, GAME, TEAM, EventColumns, GameRows
+from .rows import CHUNK, GAME, SEASON, TEAM, EventColumns, GameRows
 from .system import RatingSystem
 from .table import EPOCH, datetime_of
 
@@ -135,9 +135,9 @@ class ColumnEngine(Engine):
         return ReplayResult(Checkpoint(position, self.table.snapshot(), self.pool))
 
     def _rate_rows(self, start: int, stop: int, position: int) -> int:
-        """Rows that are steps of their own: runs of games, runs of team games, and membership
-        events each a period of its own (as ``Engine._apply``); returns the position after
-        them."""
+        """Rows that are steps of their own: runs of games, runs of team games, membership
+        events each a period of its own and seasons' starts (as ``Engine._apply``); returns the
+        position after them."""
         columns = self.columns
         while start < stop:
             found = _OTHER_ROW.search(columns.kind, start, stop)
@@ -153,8 +153,11 @@ class ColumnEngine(Engine):
                 self._rate_teams(end, start, position)
                 position += start - end
                 continue
-            self.apply_period((columns.event(end),), position)
-            self._refresh((columns.player_a[end],))
+            if columns.kind[end] == SEASON:  # moves ratings, no one's place (issue 38)
+                self.start_season(columns.seasons[columns.player_a[end]])
+            else:
+                self.apply_period((columns.event(end),), position)
+                self._refresh((columns.player_a[end],))
             position += 1
             start = end + 1
         return position

@@ -80,7 +80,8 @@ class History:
         ``ann``), its line ends or blank rows. ``clubrating import`` records it with the import
         and refuses a history a ladder has already. Solving times are left out: an import
         stores none. A team game's line holds both sides, each as written (issue 37); a
-        singles file's fingerprint is what it always was."""
+        season row's, its time, reset and factor (issue 38); a file of singles and membership
+        rows has the fingerprint it always had."""
         digest = hashlib.sha256()
         line = _CanonicalLines()
         for step, label in zip(self.steps, self.labels, strict=True):

@@ -27,7 +27,7 @@ from bot.history.steps import rows_of
 from bot.service.team_rule import TeamRule
 from ratings_core.model import RatingPeriod, SeasonStart, Step, TeamGame, events_of
 from ratings_core.replay import replay
-from ratings_core.rows import EventColumns
+from ratings_core.rows import SEASON, EventColumns
 from ratings_core.system import RatingSystem
 from ratings_core.systems import PRESETS, make_system
 from tests.strategies import team_histories
@@ -38,10 +38,13 @@ NAMES = ["ann", "bob", "cy", "dee", "Émile", "o'neil"]
 
 
 def same_steps(columns: EventColumns, history: History) -> bool:
-    """The columns hold the history's events in its step order, and its periods."""
-    events = [e for step in history.steps for e in events_of(step)]
+    """The columns hold the history's events in its step order, and its periods; a season
+    row its season's start (issue 38)."""
+    events = [e for step in history.steps
+              for e in ((step,) if isinstance(step, SeasonStart) else events_of(step))]
     sizes = [len(step.events) for step in history.steps if isinstance(step, RatingPeriod)]
-    return ([columns.event(r) for r in range(len(columns))] == events
+    return ([columns.seasons[columns.player_a[r]] if columns.kind[r] == SEASON
+             else columns.event(r) for r in range(len(columns))] == events
             and [stop - start for start, stop in columns.periods] == sizes)
 
 
@@ -56,7 +59,9 @@ SCORES = ["1", "0", "0.5", "1.0", " 1", "-0", ".5", "2", "NaN", ""]
 HANDICAPS = ["", "", "0", "-0", "1.5", " 100 ", "-2", "1e3", "1001", "inf", "x"]
 SECONDS = ["", "", "12", "0.5", "86400", "0", "-3", "86401"]
 COLOURS = ["", "", "white", "Black", " WHITE ", "red"]
-KINDS = ["", "", "", "game", " game", "join", "retire", "return", "leave"]
+KINDS = ["", "", "", "game", " game", "season", "join", "retire", "return", "leave"]
+#: a season row's factor (issue 38); the refused ones last
+FACTORS = ["0.5", "0", "1", ".25", " 0.5", "2", "-0.5", "x", ""]
 
 
 @st.composite
@@ -93,6 +98,10 @@ def csv_files(draw: st.DrawFn) -> bytes:
             "kind": kind,
             "colour": pick(COLOURS) if game else "",
         }
+        if kind.strip() == "season":  # issue 38
+            cells.update(player_a=rng.choice(["soft", "hard", " soft"] + (
+                ["none", "ann"] if wrong else [])), score_a=pick(FACTORS),
+                event=rng.choice(["", "cup"] if wrong else [""]))
         rows.append([cells[c] for c in columns])
     lines = [",".join(columns)] + [",".join(_quoted(c, rng) for c in row) for row in rows]
     if draw(st.booleans()):
@@ -111,6 +120,7 @@ def _fine(value: str, values: list[str]) -> bool:
         id(SECONDS): {"0", "-3", "86401"},
         id(COLOURS): {"red"},
         id(KINDS): {"leave", "join", "retire", "return"},
+        id(FACTORS): {"2", "-0.5", "x", ""},
     }[id(values)]
     return value not in refused
 

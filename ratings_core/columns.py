@@ -7,7 +7,8 @@ team games and rating periods are handed to the system as rows
 (:meth:`RatingSystem.rate_columns`), while membership events, periods and runs of team games
 (issue 37) go through the engine's own code, as ``Join``/``Retire``/``Return`` values, periods
 of ``Game`` and ``TeamGame`` values, and runs of ``TeamGame`` values (the engine's runs of team
-games, which hand them to ``rate_team_sequence``).
+games, which hand them to ``rate_team_sequence``); a season's start (issue 38) through the
+engine's ``start_season``, as its own step.
 
 Source: no rating rule of its own; the rules are the engine's (replay.py) and the systems'.
 Issue 19 of this project asked for it: ``clubrating replay`` of a million-row file within

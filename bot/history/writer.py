@@ -63,7 +63,7 @@ def write_events(steps: Sequence[HistoryStep], names: Mapping[str, str],
 
     def season(step: SeasonStart) -> list[str]:
         """A season's start (issue 38): its reset in player_a, its factor in score_a."""
-        cells = [step.played_at.isoformat(), "", step.reset, "", _exact(step.factor), "",
+        cells = [step.played_at.isoformat(), "", step.reset, "", _exact(float(step.factor)), "",
                  "season"]
         return [*cells, *([""] if coloured else []), *([""] if timed else [])]
 

@@ -312,8 +312,6 @@ def import_events(
     return out
 
 
-
-
 def season_closed(step: SeasonStart, ladder: str, seasons: list[str], actor: str,
                   now: datetime) -> NewEvent:
     """A season row of an imported history as the boundary it stands for (issue 38): the

@@ -7,7 +7,8 @@ team games and rating periods are handed to the system as rows
 (:meth:`RatingSystem.rate_columns`), while membership events, periods and runs of team games
 (issue 37) go through the engine's own code, as ``Join``/``Retire``/``Return`` values, periods
 of ``Game`` and ``TeamGame`` values, and runs of ``TeamGame`` values (the engine's runs of team
-games, which hand them to ``rate_team_sequence``).
+games, which hand them to ``rate_team_sequence``); a season's start (issue 38) through the
+engine's ``start_season``, as its own step.
 
 Source: no rating rule of its own; the rules are the engine's (replay.py) and the systems'.
 Issue 19 of this project asked for it: ``clubrating replay`` of a million-row file within
@@ -23,7 +24,7 @@ from datetime import date
 
 from .model import HANDICAP, Game, PlayerState, TeamGame, players_of
 from .replay import Checkpoint, Engine, ReplayError, ReplayResult
-from .rows import CHUNK, GAME, TEAM, EventColumns, GameRows
+from .rows import CHUNK, GAME, SEASON, TEAM, EventColumns, GameRows
 from .system import RatingSystem
 from .table import EPOCH, datetime_of
 
@@ -135,9 +136,9 @@ class ColumnEngine(Engine):
         return ReplayResult(Checkpoint(position, self.table.snapshot(), self.pool))
 
     def _rate_rows(self, start: int, stop: int, position: int) -> int:
-        """Rows that are steps of their own: runs of games, runs of team games, and membership
-        events each a period of its own (as ``Engine._apply``); returns the position after
-        them."""
+        """Rows that are steps of their own: runs of games, runs of team games, membership
+        events each a period of its own and seasons' starts (as ``Engine._apply``); returns the
+        position after them."""
         columns = self.columns
         while start < stop:
             found = _OTHER_ROW.search(columns.kind, start, stop)
@@ -153,8 +154,11 @@ class ColumnEngine(Engine):
                 self._rate_teams(end, start, position)
                 position += start - end
                 continue
-            self.apply_period((columns.event(end),), position)
-            self._refresh((columns.player_a[end],))
+            if columns.kind[end] == SEASON:  # moves ratings, no one's place (issue 38)
+                self.start_season(columns.seasons[columns.player_a[end]])
+            else:
+                self.apply_period((columns.event(end),), position)
+                self._refresh((columns.player_a[end],))
             position += 1
             start = end + 1
         return position

@@ -29,14 +29,15 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import TypeVar
 
-from .model import SCORE_A, Event, Game, Join, Retire, Return, TeamGame
+from .model import SCORE_A, Event, Game, Join, Retire, Return, SeasonStart, TeamGame
 from .table import datetime_of, moment_of
 
 #: games handed to a system at once when each is its own period (bounds memory, keeps speed):
 #: a run of :class:`~ratings_core.system.GameRun` in the replay, :meth:`GameRows.games` here
 CHUNK = 8192
-#: the row kinds, as stored in :attr:`EventColumns.kind` (TEAM: a game of sides, issue 37)
-GAME, JOIN, RETIRE, RETURN, TEAM = 0, 1, 2, 3, 4
+#: the row kinds, as stored in :attr:`EventColumns.kind` (TEAM: a game of sides, issue 37;
+#: SEASON: a season's start, issue 38)
+GAME, JOIN, RETIRE, RETURN, TEAM, SEASON = 0, 1, 2, 3, 4, 5
 #: player_b of a team row
 NO_PLAYER_B = -2
 _N = TypeVar("_N", int, float)
@@ -51,7 +52,9 @@ class EventColumns:
     (TEAM, issue 37) has player_a its game's index in ``teams`` and player_b
     :data:`NO_PLAYER_B`; its score and moment are its game's, its handicap, first move and
     solving time the defaults (its ``TeamGame`` holds its own). Every member's name is among
-    ``names`` too.
+    ``names`` too. A season row (SEASON, issue 38) is a step of its own, never in a period: its
+    player_a its season's index in ``seasons``, player_b -1, its score the season's factor and
+    its moment the season's time.
     """
 
     #: every player's name, by id
@@ -74,6 +77,8 @@ class EventColumns:
     seconds: array[float] | None = None
     #: the games of sides, each named by its team row's player_a (issue 37)
     teams: list[TeamGame] = field(default_factory=list)
+    #: the seasons' starts, each named by its season row's player_a (issue 38)
+    seasons: list[SeasonStart] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -97,6 +102,7 @@ class EventColumns:
         )
 
     def event(self, row: int) -> Event:
+        """The event of a row that is not a season row (whose step is in ``seasons``)."""
         kind = self.kind[row]
         if kind == GAME:
             return self.game(row)
@@ -126,6 +132,7 @@ class ColumnsBuilder:
         self.first_move: array[int] | None = None
         self.seconds: array[float] | None = None
         self.teams: list[TeamGame] = []
+        self.seasons: list[SeasonStart] = []
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -188,8 +195,12 @@ class ColumnsBuilder:
         self.first_move = _extend(self.first_move, "b", 0, before, count, None)
         self.seconds = _extend(self.seconds, "d", math.nan, before, count, None)
 
-    def add_event(self, event: Event, label: str = "") -> None:
-        """One row, from its event (a game of sides too: a team row, issue 37)."""
+    def add_event(self, event: Event | SeasonStart, label: str = "") -> None:
+        """One row, from its event (a game of sides too: a team row, issue 37; a season's
+        start: a season row, issue 38, which is in no period)."""
+        if isinstance(event, SeasonStart):
+            self._add_season(event)
+            return
         label_id = self.label_id(label)
         moment = array("q", (moment_of(event.played_at),))
         if isinstance(event, TeamGame):
@@ -222,9 +233,22 @@ class ColumnsBuilder:
         self.first_move = _extend(self.first_move, "b", 0, before, 1, None)
         self.seconds = _extend(self.seconds, "d", math.nan, before, 1, None)
 
+    def _add_season(self, season: SeasonStart) -> None:
+        before = len(self.kind)
+        self.player_a.append(len(self.seasons))
+        self.seasons.append(season)
+        self.player_b.append(-1)
+        self.score.append(season.factor)
+        self.moment.append(moment_of(season.played_at))
+        self.kind.append(SEASON)
+        self.label = _extend(self.label, "i", -1, before, 1, None)
+        self.handicap = _extend(self.handicap, "d", 0.0, before, 1, None)
+        self.first_move = _extend(self.first_move, "b", 0, before, 1, None)
+        self.seconds = _extend(self.seconds, "d", math.nan, before, 1, None)
+
     def finish(self) -> EventColumns:
         """The rows in step order, a period's rows moved to where its last row was."""
-        optional = (self.handicap, self.first_move, self.seconds, self.teams)
+        optional = (self.handicap, self.first_move, self.seconds, self.teams, self.seasons)
         if self.label is None:
             return EventColumns(self.names, self.player_a, self.player_b, self.score,
                                 self.moment, self.kind, [], *optional)
@@ -246,6 +270,7 @@ class ColumnsBuilder:
             None if self.first_move is None else moved(self.first_move),
             None if self.seconds is None else moved_floats(self.seconds),
             self.teams,  # a team row keeps its game's index (in player_a)
+            self.seasons,  # a season row its season's (issue 38)
         )
 
 

@@ -14,6 +14,7 @@ from bot.service.parsing import MAX_HANDICAP, MAX_SECONDS
 from bot.service.team_rule import SIDE_JOINER
 from ratings_core.model import (
     FIRST_MOVE,
+    SEASON_RESETS,
 )
 
 EVENT_COLUMNS = ("played_at", "event", "player_a", "player_b", "score_a")
@@ -21,7 +22,8 @@ EVENT_OPTIONAL = ("handicap", "seconds", "kind", "colour")
 
 PLAYER_COLUMNS = ("player", "rating")
 PLAYER_OPTIONAL = ("games", "deviation", "volatility", "birth_date", "status")
-KINDS = ("game", "join", "retire", "return")
+#: ``season``: a new season starts, every rating reset (issue 38, :func:`read_reset`)
+KINDS = ("game", "join", "retire", "return", "season")
 #: longer names are refused: they would break every table and chat message showing them
 MAX_NAME_LENGTH = 100
 
@@ -224,3 +226,27 @@ def read_colour(text: str) -> int:
     if colour not in FIRST_MOVE:
         raise CellError("colour", f"must be white, black or empty, not {text!r}")
     return FIRST_MOVE[colour]
+
+
+# -- a season's start (issue 38) -------------------------------------------------------------
+#
+# A row of kind "season" is a boundary whose reset changes ratings: played_at its time,
+# player_a the reset (soft or hard), score_a the soft reset's factor (written for a hard one
+# too, as its boundary carried it), every other cell empty, in no event.
+
+
+def read_reset(text: str) -> str:
+    """A season row's player_a: the reset, ``soft`` or ``hard`` (a ``none`` boundary changes
+    no rating and has no row)."""
+    if text not in SEASON_RESETS:
+        raise CellError("player_a", f"must be the season's reset, soft or hard, not {text!r}")
+    return text
+
+
+def read_factor(text: str) -> float:
+    """A season row's score_a: the soft reset's factor, a number from 0 to 1."""
+    factor = read_number(text, "score_a") if text else math.nan
+    if not 0.0 <= factor <= 1.0:
+        raise CellError("score_a", f"must be the season's factor, a number from 0 to 1, "
+                                   f"not {text!r}")
+    return factor

@@ -53,6 +53,7 @@ from ratings_core.rows import (
     JOIN,
     RETIRE,
     RETURN,
+    SEASON,
     ColumnsBuilder,
     EventColumns,
 )
@@ -64,7 +65,8 @@ _BATCH = 4096
 _BLOCK = 1 << 17
 #: distinct texts a cell cache of read_event_columns keeps before starting afresh
 _CACHE_LIMIT = 1 << 16
-_KIND_CODES = {"game": GAME, "join": JOIN, "retire": RETIRE, "return": RETURN}
+_KIND_CODES = {"game": GAME, "join": JOIN, "retire": RETIRE, "return": RETURN,
+               "season": SEASON}
 _T = TypeVar("_T")
 _N = TypeVar("_N", int, float)
 
@@ -205,7 +207,7 @@ class _ColumnReader:
         self._add_games(cells, skip, start, len(cells[0]))
 
     def _membership_rows(self, cells: Sequence[Sequence[str]]) -> list[int]:
-        """The rows whose kind is join, retire or return."""
+        """The rows whose kind is join, retire, return or season (issue 38)."""
         if self.kind is None:
             return []
         texts = cells[self.kind]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from bot.history.cells import (
@@ -19,7 +20,9 @@ from bot.history.cells import (
     CellError,
     CsvError,
     read_colour,
+    read_factor,
     read_handicap,
+    read_reset,
     read_score,
     read_seconds,
     read_side,
@@ -32,6 +35,7 @@ from ratings_core.model import (
     Join,
     Retire,
     Return,
+    SeasonStart,
     TeamGame,
     sides_of,
 )
@@ -76,10 +80,15 @@ class History:
         ``ann``), its line ends or blank rows. ``clubrating import`` records it with the import
         and refuses a history a ladder has already. Solving times are left out: an import
         stores none. A team game's line holds both sides, each as written (issue 37); a
-        singles file's fingerprint is what it always was."""
+        season row's, its time, reset and factor (issue 38); a file of singles and membership
+        rows has the fingerprint it always had."""
         digest = hashlib.sha256()
         line = _CanonicalLines()
         for step, label in zip(self.steps, self.labels, strict=True):
+            if isinstance(step, SeasonStart):  # a season row (issue 38)
+                digest.update((json.dumps([step.played_at.isoformat(), "", "season", step.reset,
+                                           float(step.factor)]) + "\n").encode())
+                continue
             digest.update("".join(line(event, label) for event in rows_of(step)).encode())
         return digest.hexdigest()
 
@@ -131,13 +140,16 @@ def _canonical(event: Row, label: str) -> list[object]:
     return [*common, kind, _canonical_name(event.player)]
 
 
-def event_of(values: dict[str, str]) -> Row:
+def event_of(values: dict[str, str]) -> Row | SeasonStart:
     """One row's event: a game of one against one when each player cell names one member, a
-    team game when either names a side of several."""
+    team game when either names a side of several; a season row is a season's start (issue
+    38)."""
     kind = values.get("kind") or "game"
     if kind not in KINDS:
         raise CellError("kind", f"must be one of {', '.join(KINDS)}, not {kind!r}")
     played_at = read_time(values["played_at"], "played_at")
+    if kind == "season":
+        return season_of(values, played_at)
     side = read_side(values["player_a"], "player_a")
     if kind != "game":
         if len(side) > 1:
@@ -170,6 +182,20 @@ def event_of(values: dict[str, str]) -> Row:
                     first_move)
 
 
+def season_of(values: dict[str, str], played_at: datetime) -> SeasonStart:
+    """A season row as the season's start it stands for (issue 38): player_a the reset,
+    score_a its factor, every other cell empty; a step of its own, so in no event."""
+    if values.get("event"):
+        raise CellError("event", "must be empty: a season row is a step of its own, in no "
+                                 "event")
+    reset = read_reset(values["player_a"])
+    extra = [c for c in ("player_b", "handicap", "seconds", "colour") if values.get(c)]
+    if extra:
+        raise CellError(extra[0], "must be empty: a season row gives only played_at, its "
+                                  "reset (player_a) and its factor (score_a)")
+    return SeasonStart(played_at, reset, read_factor(values["score_a"]))
+
+
 def _check_sides(side_a: tuple[str, ...], side_b: tuple[str, ...]) -> None:
     """Refuse a member named twice in a game of sides (on one side, or on both), naming the
     column of the second time."""
@@ -186,7 +212,7 @@ def read_events(path: Path) -> History:
     """EVENTS.csv as replay steps: rows sharing a non-empty ``event`` form one rating period,
     rated when its last row is reached; every other row is a step of its own."""
     name = path.name
-    parsed: list[tuple[int, str, Row]] = []
+    parsed: list[tuple[int, str, Row | SeasonStart]] = []
     for row, values in records(path, EVENT_COLUMNS, EVENT_OPTIONAL):
         try:
             parsed.append((row, values["event"], event_of(values)))
@@ -205,6 +231,7 @@ def read_events(path: Path) -> History:
             rows.append([row])
             labels.append("")
             continue
+        assert not isinstance(event, SeasonStart)  # a season row is in no event (season_of)
         members, member_rows = open_periods.setdefault(event_name, ([], []))
         members.append(event)
         member_rows.append(row)

@@ -3,7 +3,8 @@ into the same steps.
 
 A player cell holds a side: its members' names, each ``&`` in a name doubled, joined by
 ``" & "`` (:func:`~bot.history.cells.side_cell`); a game of one against one has a name in each,
-written as it always was unless the name holds ``&`` (issue 37)."""
+written as it always was unless the name holds ``&`` (issue 37). A season's start is a row of
+kind ``season``: its reset in player_a, its factor in score_a (issue 38)."""
 
 from __future__ import annotations
 
@@ -60,11 +61,19 @@ def write_events(steps: Sequence[HistoryStep], names: Mapping[str, str],
             colour = ""
         return [*cells, *([colour] if coloured else []), *([seconds] if timed else [])]
 
+    def season(step: SeasonStart) -> list[str]:
+        """A season's start (issue 38): its reset in player_a, its factor in score_a."""
+        cells = [step.played_at.isoformat(), "", step.reset, "", _exact(float(step.factor)), "",
+                 "season"]
+        return [*cells, *([""] if coloured else []), *([""] if timed else [])]
+
     for step, label in zip(steps, labels, strict=True):
         if isinstance(step, RatingPeriod):
             for event in rows_of(step):
                 writer.writerow(row(event, label))
-        elif not isinstance(step, SeasonStart):  # a season's start has no row (issue 38)
+        elif isinstance(step, SeasonStart):
+            writer.writerow(season(step))
+        else:
             writer.writerow(row(step, ""))
     return buffer.getvalue()
 

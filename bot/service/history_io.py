@@ -154,7 +154,7 @@ def import_history(
     opened: set[str] = {key for key in lad.tournaments}
     events.extend(importing.history_events([step for _, step in split.own],
                                            [labels[p] for p, _ in split.own], lad.name, users,
-                                           actor, now, opened))
+                                           actor, now, opened, [s.name for s in lad.seasons]))
     if split.teams:
         if create:
             events.append(teams.companion_created(lad, actor, now))

@@ -34,6 +34,7 @@ from .events import (
     PlayerJoined,
     PlayerRetired,
     PlayerReturned,
+    SeasonClosed,
     new_event,
     plain_keys,
 )
@@ -125,7 +126,9 @@ def check_dates(history: History, zone: str, now: datetime) -> None:
     end = datetime.combine(last + timedelta(days=1), time(), tz).astimezone(UTC).replace(
         tzinfo=None)
     for position, step in enumerate(history.steps):
-        for k, event in enumerate(rows_of(step)):
+        # a season row's time is its boundary's (issue 38)
+        rows = (step,) if isinstance(step, SeasonStart) else rows_of(step)
+        for k, event in enumerate(rows):
             if not start <= event.played_at < end:
                 raise Refusal("import_bad_date", file=history.file,
                               row=history.row_of(position, k), column="played_at",
@@ -232,10 +235,12 @@ def _rekey_member(event: Event, keys: dict[str, str]) -> Join | Retire | Return:
 
 def history_events(
     steps: Sequence[HistoryStep], labels: Sequence[str], ladder: str, users: dict[str, str],
-    actor: str, now: datetime, opened: set[str],
+    actor: str, now: datetime, opened: set[str], seasons: list[str] | None = None,
 ) -> list[NewEvent]:
     """The events of every step of an imported history, in order (:func:`import_events`): a
-    game of its own, nearly every step of a long history, made without its payload."""
+    game of its own, nearly every step of a long history, made without its payload.
+    ``seasons``: the names of the ladder's seasons, each season row's added (issue 38)."""
+    seasons = [] if seasons is None else seasons
     reported, keys = GameReported.KIND, plain_keys(GameReported)
     out: list[NewEvent] = []
     for step, label in zip(steps, labels, strict=True):
@@ -250,13 +255,13 @@ def history_events(
                 data["seconds"] = step.seconds
             out.append(NewEvent(reported, actor, now, data))
         else:
-            out.extend(import_events(step, label, ladder, users, actor, now, opened))
+            out.extend(import_events(step, label, ladder, users, actor, now, opened, seasons))
     return out
 
 
 def import_events(
     step: HistoryStep, label: str, ladder: str, users: dict[str, str], actor: str,
-    now: datetime, opened: set[str],
+    now: datetime, opened: set[str], seasons: list[str] | None = None,
 ) -> list[NewEvent]:
     def game(g: Game | TeamGame, event: str | None) -> NewEvent:
         (first, *partners_a), (second, *partners_b) = sides_of(g)
@@ -283,6 +288,8 @@ def import_events(
         return [member(PlayerRetired, step)]
     if isinstance(step, Return):
         return [member(PlayerReturned, step)]
+    if isinstance(step, SeasonStart):
+        return [season_closed(step, ladder, [] if seasons is None else seasons, actor, now)]
     assert isinstance(step, RatingPeriod)
     name = label or "import"
     base, n = name, 1
@@ -305,3 +312,21 @@ def import_events(
     return out
 
 
+def season_closed(step: SeasonStart, ladder: str, seasons: list[str], actor: str,
+                  now: datetime) -> NewEvent:
+    """A season row of an imported history as the boundary it stands for (issue 38): the
+    ladder's next season closed at the row's time (``boundary``, by no schedule) with the
+    row's reset and factor, so that the ladder rates as the file replays. It is named as a
+    close without a name is, ``S`` and the season's number (``S3``), with ``-2``, ``-3``...
+    after it when the ladder has a season of that name; the name is added to ``seasons``, the
+    names of the ladder's seasons."""
+    base = f"S{len(seasons) + 1}"
+    name, n = base, 1
+    taken = {each.casefold() for each in seasons}
+    while name.casefold() in taken:
+        n += 1
+        name = f"{base}-{n}"
+    seasons.append(name)
+    return new_event(SeasonClosed(ladder=ladder, name=name, reset=step.reset,
+                                  factor=step.factor, automatic=False,
+                                  boundary=step.played_at.isoformat()), actor, now)

@@ -207,8 +207,9 @@ def merge_join(club: Club, now: datetime, caller: Caller, digest: str, chat: Joi
         ladder = state.ladder(brought.name)
         opened = set() if ladder is None else set(ladder.tournaments)
         name = brought.name if ladder is None else ladder.name
+        seasons = [] if ladder is None else [season.name for season in ladder.seasons]
         out += importing.history_events(brought.steps, brought.labels, name, brought.users,
-                                        actor, now, opened)
+                                        actor, now, opened, seasons)
         games += brought.games
     out.append(ev.new_event(ev.HistoryMerged(caller.platform, caller.chat_id, games), actor,
                             now))

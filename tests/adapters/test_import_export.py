@@ -16,6 +16,8 @@ import pytest
 
 from bot.chat.messages import text
 from bot.cli import main
+from bot.service.club import Caller
+from bot.service.results import Leaderboard
 from ratings_core.glickman import Q, attenuation
 from tests.chat import open_club
 
@@ -560,3 +562,72 @@ async def test_a_puzzle_ladder_takes_attempts_at_its_own_problems_only(
         # 20 s: adj = 125 log2(20/30) = -73.1; ann: 1500 + 73.1 + 400 = 1973.1
         assert (await chat.as_("ann", "/rating @ann ladder=puzzles")).startswith(
             "ann (puzzles): 1973, rank 1, 1 game")
+
+
+# -- seasons' resets as rows of kind season (issue 38) --------------------------------------
+
+MOD = Caller("console", "local", "mod", "mod", moderator=True)
+
+
+async def test_a_ladder_with_a_hard_and_a_soft_reset_exports_what_the_bot_shows(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Season S1 closes with a hard reset (everyone a newcomer again), S2 with a soft one of
+    factor 0.25: the export writes both boundaries as season rows, its replay gives the bot's
+    ratings to the bit, and imported into another club it is the same ladder."""
+    async with open_club(db) as chat:
+        for name in ("mod!", "ann", "bob", "cid"):
+            await chat.as_(name, "/register")
+        await chat.as_("mod!", "/set season_reset hard", "/report @ann @bob win")
+        chat.clock.advance(hours=1)
+        await chat.say("/report @cid @bob draw")
+        chat.clock.advance(days=1)
+        assert "Season S1 on main is closed" in await chat.say("/season close S1 confirm")
+        chat.clock.advance(days=1)
+        await chat.say("/report @bob @ann win")
+        await chat.as_("mod!", "/set season_reset soft", "/set season_soft_factor 0.25")
+        chat.clock.advance(days=1)
+        assert "Season S2 on main is closed" in await chat.say("/season close S2 confirm")
+        await chat.say("/report @cid @ann win")
+        board = await chat.service.leaderboard(MOD, None)
+        assert isinstance(board, Leaderboard)
+        shown = {row.name: row.rating for row in board.rows}
+    exported = await asyncio.to_thread(export, capsys)
+    assert exported == f"""{HEADER}
+2024-03-01T19:00:00,,mod,,,,join
+2024-03-01T19:00:00,,ann,,,,join
+2024-03-01T19:00:00,,bob,,,,join
+2024-03-01T19:00:00,,cid,,,,join
+2024-03-01T19:00:00,,ann,bob,1,0,game
+2024-03-01T20:00:00,,cid,bob,0.5,0,game
+2024-03-02T20:00:00,,hard,,0.5,,season
+2024-03-03T20:00:00,,bob,ann,1,0,game
+2024-03-04T20:00:00,,soft,,0.25,,season
+2024-03-04T20:00:00,,cid,ann,1,0,game
+"""
+    data = replayed(capsys, tmp_path, exported)
+    assert isinstance(data, dict)
+    assert {p["player"]: p["rating"] for p in data["players"]} == shown
+    # after the hard reset bob beat ann as two newcomers: 1553.47 (the first game of
+    # test_the_bot_shows_what_the_export_replays_to); the soft reset took him a quarter of the
+    # way back from 1500, and he has not played since
+    assert shown["bob"] == 1500.0 + (1553.4693004625915 - 1500.0) * 0.25
+    assert round(shown["bob"], 4) == 1513.3673
+    # without its season rows the file replays to other ratings
+    plain = "".join(line for line in exported.splitlines(keepends=True)
+                    if not line.endswith(",season\n"))
+    assert replayed(capsys, tmp_path, plain) != data
+    # imported into another club: the same boundaries (S1, S2), the same ratings and export
+    code, out, err = await asyncio.to_thread(
+        run, capsys, "import", "--chat", TELEGRAM, str(write(tmp_path, "export.csv", exported)))
+    assert (code, out) == (0, text("imported", games=4, steps=10, ladder="main") + "\n"), err
+    assert await asyncio.to_thread(export, capsys, TELEGRAM) == exported
+    with sqlite3.connect(db) as reading:
+        closes = reading.execute("SELECT data FROM events WHERE kind = 'season_closed' AND "
+                                 "actor = 'import' ORDER BY id").fetchall()
+    reading.close()
+    assert [json.loads(data) for (data,) in closes] == [
+        {"ladder": "main", "name": "S1", "reset": "hard", "factor": 0.5, "automatic": False,
+         "boundary": "2024-03-02T20:00:00"},
+        {"ladder": "main", "name": "S2", "reset": "soft", "factor": 0.25, "automatic": False,
+         "boundary": "2024-03-04T20:00:00"}]

@@ -25,9 +25,9 @@ from bot.history import (
 )
 from bot.history.steps import rows_of
 from bot.service.team_rule import TeamRule
-from ratings_core.model import RatingPeriod, Step, TeamGame, events_of
+from ratings_core.model import RatingPeriod, SeasonStart, Step, TeamGame, events_of
 from ratings_core.replay import replay
-from ratings_core.rows import EventColumns
+from ratings_core.rows import SEASON, EventColumns
 from ratings_core.system import RatingSystem
 from ratings_core.systems import PRESETS, make_system
 from tests.strategies import team_histories
@@ -38,10 +38,13 @@ NAMES = ["ann", "bob", "cy", "dee", "Émile", "o'neil"]
 
 
 def same_steps(columns: EventColumns, history: History) -> bool:
-    """The columns hold the history's events in its step order, and its periods."""
-    events = [e for step in history.steps for e in events_of(step)]
+    """The columns hold the history's events in its step order, and its periods; a season
+    row its season's start (issue 38)."""
+    events = [e for step in history.steps
+              for e in ((step,) if isinstance(step, SeasonStart) else events_of(step))]
     sizes = [len(step.events) for step in history.steps if isinstance(step, RatingPeriod)]
-    return ([columns.event(r) for r in range(len(columns))] == events
+    return ([columns.seasons[columns.player_a[r]] if columns.kind[r] == SEASON
+             else columns.event(r) for r in range(len(columns))] == events
             and [stop - start for start, stop in columns.periods] == sizes)
 
 
@@ -56,7 +59,9 @@ SCORES = ["1", "0", "0.5", "1.0", " 1", "-0", ".5", "2", "NaN", ""]
 HANDICAPS = ["", "", "0", "-0", "1.5", " 100 ", "-2", "1e3", "1001", "inf", "x"]
 SECONDS = ["", "", "12", "0.5", "86400", "0", "-3", "86401"]
 COLOURS = ["", "", "white", "Black", " WHITE ", "red"]
-KINDS = ["", "", "", "game", " game", "join", "retire", "return", "leave"]
+KINDS = ["", "", "", "game", " game", "season", "join", "retire", "return", "leave"]
+#: a season row's factor (issue 38); the refused ones last
+FACTORS = ["0.5", "0", "1", ".25", " 0.5", "2", "-0.5", "x", ""]
 
 
 @st.composite
@@ -93,6 +98,10 @@ def csv_files(draw: st.DrawFn) -> bytes:
             "kind": kind,
             "colour": pick(COLOURS) if game else "",
         }
+        if kind.strip() == "season":  # issue 38
+            cells.update(player_a=rng.choice(["soft", "hard", " soft"] + (
+                ["none", "ann"] if wrong else [])), score_a=pick(FACTORS),
+                event=rng.choice(["", "cup"] if wrong else [""]))
         rows.append([cells[c] for c in columns])
     lines = [",".join(columns)] + [",".join(_quoted(c, rng) for c in row) for row in rows]
     if draw(st.booleans()):
@@ -111,6 +120,7 @@ def _fine(value: str, values: list[str]) -> bool:
         id(SECONDS): {"0", "-3", "86401"},
         id(COLOURS): {"red"},
         id(KINDS): {"leave", "join", "retire", "return"},
+        id(FACTORS): {"2", "-0.5", "x", ""},
     }[id(values)]
     return value not in refused
 
@@ -367,3 +377,87 @@ def _names(row: object) -> tuple[str, ...]:
         return row.side_a + row.side_b
     return tuple(getattr(row, key) for key in ("player", "player_a", "player_b")
                  if hasattr(row, key))
+
+
+# -- seasons' resets as rows of kind season (issue 38) --------------------------------------
+
+@pytest.mark.parametrize(("system", "teams"), [
+    ("club", False), ("club", True), ("elo", False), ("glicko", False), ("glicko2", True),
+    ("fqe", False), ("shogi24", False)])
+def test_season_rows_replay_alike_from_columns_and_from_steps(tmp_path: Path, system: str,
+                                                              teams: bool) -> None:
+    """A club's file with a soft or hard reset every 250 rows (some between the rows of a
+    night, whose period comes after them): the columns' replay is the history path's and the
+    engine's replay of read_events' steps, to the bit; the seasons are steps of their own in
+    file order."""
+    events = tmp_path / "EVENTS.csv"
+    _club_file(events, 1500, seed=5, teams=teams)
+    lines = events.read_text(encoding="utf-8").splitlines()
+    with_seasons = lines[:1]
+    for n, line in enumerate(lines[1:], 1):
+        with_seasons.append(line)
+        if n % 250 == 0:
+            reset, factor = ("hard", "0.5") if n % 750 == 0 else (
+                "soft", ["0.5", "0.25", "1", "0"][n // 250 % 4])
+            with_seasons.append(f"{line.split(',', 1)[0]},,{reset},,{factor},,season,")
+    events.write_text("\n".join(with_seasons) + "\n", encoding="utf-8")
+    history = read_events(events)
+    seasons = [step for step in history.steps if isinstance(step, SeasonStart)]
+    assert [(s.reset, s.factor) for s in seasons] == [
+        ("soft", 0.25), ("soft", 1.0), ("hard", 0.5), ("soft", 0.5), ("soft", 0.25),
+        ("hard", 0.5)]
+    columns = read_event_columns(events)
+    assert columns.seasons == seasons
+    rated = make_system(system)
+    expected = replay(rated, history.steps)
+    assert _replay_history(rated, None, events) == expected
+    assert _replay_columns(rated, None, events) == expected
+    # the resets count: the file without them replays to other ratings
+    assert _replay_columns(rated, None, events) != replay(
+        rated, [step for step in history.steps if not isinstance(step, SeasonStart)])
+
+
+SEASON_HEADER = "played_at,event,player_a,player_b,score_a,handicap,seconds,kind,colour"
+ONLY = "must be empty: a season row gives only played_at, its reset (player_a) and its " \
+       "factor (score_a)"
+
+
+@pytest.mark.parametrize(("row", "column", "problem"), [
+    ("2024-01-02,,medium,,0.5,,,season,", "player_a",
+     "must be the season's reset, soft or hard, not 'medium'"),
+    ("2024-01-02,,none,,0.5,,,season,", "player_a",
+     "must be the season's reset, soft or hard, not 'none'"),
+    ("2024-01-02,,,,0.5,,,season,", "player_a",
+     "must be the season's reset, soft or hard, not ''"),
+    ("2024-01-02,,soft,,1.5,,,season,", "score_a",
+     "must be the season's factor, a number from 0 to 1, not '1.5'"),
+    ("2024-01-02,,soft,,-0.1,,,season,", "score_a",
+     "must be the season's factor, a number from 0 to 1, not '-0.1'"),
+    ("2024-01-02,,hard,,,,,season,", "score_a",
+     "must be the season's factor, a number from 0 to 1, not ''"),
+    ("2024-01-02,,soft,,half,,,season,", "score_a", "must be a number, not 'half'"),
+    ("2024-01-02,,soft,,nan,,,season,", "score_a", "must be a finite number, not 'nan'"),
+    ("2024-01-02,,soft,ann,0.5,,,season,", "player_b", ONLY),
+    ("2024-01-02,,soft,,0.5,10,,season,", "handicap", ONLY),
+    ("2024-01-02,,soft,,0.5,,30,season,", "seconds", ONLY),
+    ("2024-01-02,,soft,,0.5,,,season,white", "colour", ONLY),
+    ("2024-01-02,cup,soft,,0.5,,,season,", "event",
+     "must be empty: a season row is a step of its own, in no event"),
+    ("yesterday,,soft,,0.5,,,season,", "played_at",
+     "must be an ISO 8601 date or date-time, not 'yesterday'"),
+])
+def test_a_malformed_season_row_is_refused_naming_its_row_and_column(
+        tmp_path: Path, row: str, column: str, problem: str) -> None:
+    events = tmp_path / "EVENTS.csv"
+    events.write_text(f"{SEASON_HEADER}\n2024-01-01,,ann,bob,1,,,,\n{row}\n"
+                      "2024-01-03,,ann,bob,0,,,,\n", encoding="utf-8")
+    with pytest.raises(CsvError) as refused:
+        read_events(events)
+    assert (refused.value.row, refused.value.column, refused.value.problem) == (
+        2, column, problem)
+    with pytest.raises(ValueError):
+        read_event_columns(events)
+    assert _replay_columns(make_system("club"), None, events) is None
+    done = _clubrating(str(events))
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", f"clubrating: EVENTS.csv row 2, column {column}: {problem}\n")

@@ -21,6 +21,7 @@ from ratings_core.model import (
     RatingPeriod,
     Retire,
     Return,
+    SeasonStart,
     Status,
     Step,
     TeamGame,
@@ -37,7 +38,7 @@ NAMES = [f"p{i}" for i in range(6)]
 PROPERTY = settings(max_examples=80, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-Row = tuple[str, Event]
+Row = tuple[str, Event | SeasonStart]
 
 
 @st.composite
@@ -80,12 +81,14 @@ def labels(draw: st.DrawFn, used: list[str]) -> str:
 
 @st.composite
 def file_rows(draw: st.DrawFn, max_rows: int = 40,
-              players: dict[str, PlayerState] | None = None, teams: bool = False) -> list[Row]:
+              players: dict[str, PlayerState] | None = None, teams: bool = False,
+              seasons: bool = False) -> list[Row]:
     """EVENTS.csv rows in file order: games (handicaps, first moves, draws, -0.0), joins,
     retirements and returns, each with its label; with ``teams``, half the games are games
     of sides of one to three, even or not, with a size handicap or none (issue 37). Most
     histories are valid; in one in four or so a row is drawn at random (a retired player
-    plays, a stranger retires, ...), which both replays must refuse alike."""
+    plays, a stranger retires, ...), which both replays must refuse alike. With ``seasons``,
+    now and then a season's soft or hard reset, a row of its own (issue 38)."""
     players = players or {}
     rows: list[Row] = []
     known = set(players)
@@ -94,7 +97,12 @@ def file_rows(draw: st.DrawFn, max_rows: int = 40,
     careless_at = draw(st.integers(0, 4 * max_rows))
     for row in range(draw(st.integers(0, max_rows))):
         when = draw(moments())
-        kind = draw(st.sampled_from(["game"] * 8 + ["join", "retire", "return"]))
+        kind = draw(st.sampled_from(["game"] * 8 + ["join", "retire", "return"]
+                                    + (["season"] if seasons else [])))
+        if kind == "season":
+            rows.append(("", SeasonStart(when, draw(st.sampled_from(["soft", "hard"])),
+                                         draw(st.sampled_from([0.5, 0.0, 1.0, 0.25])))))
+            continue
         careless = row == careless_at
         active = [n for n in NAMES if n not in retired]
         if kind == "game":
@@ -144,9 +152,10 @@ def file_rows(draw: st.DrawFn, max_rows: int = 40,
 
 
 @st.composite
-def histories(draw: st.DrawFn, max_rows: int = 40) -> tuple[list[Row], dict[str, PlayerState]]:
+def histories(draw: st.DrawFn, max_rows: int = 40, seasons: bool = False
+              ) -> tuple[list[Row], dict[str, PlayerState]]:
     players = draw(rosters())
-    return draw(file_rows(max_rows, players)), players
+    return draw(file_rows(max_rows, players, seasons=seasons)), players
 
 
 BIRTH_DATES = {"p1": date(2015, 5, 1), "p2": date(1980, 1, 1)}
@@ -162,6 +171,7 @@ def steps_of(rows: list[Row]) -> list[Step]:
         if not label:
             steps.append(event)
             continue
+        assert not isinstance(event, SeasonStart)  # a season row is in no period
         open_periods.setdefault(label, []).append(event)
         if last[label] == i:
             steps.append(RatingPeriod(tuple(open_periods.pop(label))))
@@ -266,6 +276,22 @@ def fits(system: RatingSystem, steps: list[Step]) -> bool:
 def test_columns_replay_equals_the_replay_of_steps(
     name: str, history: tuple[list[Row], dict[str, PlayerState]], cuts: list[bool]
 ) -> None:
+    _replays_alike(name, history, cuts)
+
+
+@pytest.mark.parametrize("name", GAME_SYSTEMS)
+@PROPERTY
+@given(history=histories(seasons=True), cuts=st.lists(st.booleans(), max_size=40))
+def test_columns_replay_with_seasons_equals_the_replay_of_steps(
+    name: str, history: tuple[list[Row], dict[str, PlayerState]], cuts: list[bool]
+) -> None:
+    """Seasons' soft and hard resets among the rows (issue 38): the same result, to the
+    bit."""
+    _replays_alike(name, history, cuts)
+
+
+def _replays_alike(name: str, history: tuple[list[Row], dict[str, PlayerState]],
+                   cuts: list[bool]) -> None:
     rows, players = history
     system = make_system(name)
     steps = steps_of(rows)

@@ -18,7 +18,7 @@ from bot.history import CsvError, History, read_events
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.service.errors import Refusal
-from bot.service.events import HistoryImported, Kind, decode
+from bot.service.events import HistoryImported, Kind, SeasonClosed, decode
 from bot.service.parsing import MAX_HANDICAP, MAX_NAME
 from bot.service.state import ClubState
 from bot.storage.backends import open_repository
@@ -241,3 +241,50 @@ def test_the_fingerprint_is_of_the_rows(tmp_path: Path) -> None:
                     GAMES.replace("2024-01-06T19:00:00", "2024-01-06T19:00:01"),
                     GAMES.replace("ann,bob,1", "bob,ann,0")):
         assert of(changed) != base
+
+
+# -- season rows (issue 38) ---------------------------------------------------------------------
+
+SEASONS = GAMES + "2024-01-21T00:00:00,,soft,,0.5,,season\n2024-01-27,,bob,ann,1,,\n"
+
+
+def test_a_season_row_counts_in_the_fingerprint(tmp_path: Path) -> None:
+    def of(content: str) -> str:
+        path = tmp_path / "F.csv"
+        path.write_text(content, encoding="utf-8")
+        return read_events(path).fingerprint()
+
+    base = of(SEASONS)
+    assert of(SEASONS.replace(",0.5,,season", ",.50,,season")) == base
+    for changed in (SEASONS.replace("soft,,0.5", "hard,,0.5"),
+                    SEASONS.replace("soft,,0.5", "soft,,0.25"),
+                    SEASONS.replace("2024-01-21T00:00:00", "2024-01-22T00:00:00"),
+                    SEASONS.replace("2024-01-21T00:00:00,,soft,,0.5,,season\n", "")):
+        assert of(changed) != base
+
+
+async def test_season_rows_close_seasons_after_the_ladders_own(club: Club) -> None:
+    """Each season row is a boundary of the ladder, named after the seasons it has, with the
+    row's time, reset and factor."""
+    await club.import_(club.file(SEASONS))
+    assert await club.import_(club.file(
+        f"{HEADER}\n2024-02-01,,ann,bob,1,,\n2024-02-02,,hard,,0.25,,season\n", "NEXT.csv")) == (
+        text("imported", games=1, steps=2, ladder="main"))
+    closed = [decode(e.kind, e.data) for e in await club.stored()
+              if e.kind == Kind.SEASON_CLOSED]
+    assert [(c.name, c.reset, c.factor, c.automatic, c.boundary) for c in closed
+            if isinstance(c, SeasonClosed)] == [
+        ("S1", "soft", 0.5, False, "2024-01-21T00:00:00"),
+        ("S2", "hard", 0.25, False, "2024-02-02T00:00:00")]
+    seasons = ClubState.build(await club.stored()).ladders["main"].seasons
+    assert [(s.name, s.closed_at) for s in seasons] == [
+        ("S1", datetime(2024, 1, 21)), ("S2", datetime(2024, 2, 2))]
+
+
+async def test_a_season_row_after_tomorrow_names_file_row_and_column(club: Club) -> None:
+    later = (NOW + timedelta(days=2)).date()
+    history = club.file(f"{HEADER}\n2024-01-06,,ann,bob,1,,\n{later},,soft,,0.5,,season\n")
+    assert await club.refused(history) == text(
+        "import_bad_date", file="EVENTS.csv", row=2, column="played_at", first="1900-01-01",
+        last=(NOW + timedelta(days=1)).date().isoformat(), zone="UTC",
+        text=f"{later}T00:00:00")

@@ -531,3 +531,42 @@ async def test_a_chat_merges_its_team_games_onto_the_clubs_companion(
     reported = await club.report(on(GROUP, "11"), "carol", "win", mates=["bob"],
                                  opponents=["dan"])
     assert reported.game.ladder == "main-teams"
+
+
+async def test_a_chat_merges_its_seasons_resets_by_date(
+        service: tuple[ClubService, Repository, FakeClock]) -> None:
+    """A group whose season closed with a soft reset merges into the club (its history goes
+    in as an import's, the reset a season row's boundary, issue 38): the club's ladder has the
+    season, named as the group named it by default, and its ratings are those of one group
+    that had every game and the reset."""
+    club, _, clock = service
+    for chat, people in ((GROUP, ("11", "alice", "12", "bob")),
+                         (GROUP2, ("11", "alice", "13", "carol")),
+                         (CONTROL, ("11", "alice", "12", "bob", "13", "carol"))):
+        for user, name in zip(people[::2], people[1::2], strict=True):
+            await club.register(on(chat, user), name)
+    clock.advance(days=1)
+    for where in (GROUP, CONTROL):
+        await club.report(on(where, "1", moderator=True), "bob", "win", player="alice")
+    clock.advance(days=1)
+    for where in (GROUP2, CONTROL):
+        await club.report(on(where, "1", moderator=True), "carol", "win", player="alice")
+    clock.advance(days=1)
+    for where in (GROUP2, CONTROL):
+        moderator = on(where, "1", moderator=True)
+        await club.set_setting(moderator, "season_reset", "soft")
+        await club.close_season(moderator, confirm=True)
+    clock.advance(days=1)
+    for where in (GROUP2, CONTROL):
+        await club.report(on(where, "1", moderator=True), "alice", "win", player="carol")
+    clock.advance(days=1)
+    code = code_of(await club.link_code(on(GROUP, "1", moderator=True)))
+    moderator = on(GROUP2, "2", moderator=True)
+    await club.link(moderator, code, merge=True)
+    applied = await club.apply_correction(moderator)
+    assert isinstance(applied, Preview) and applied.applied
+    merged = ratings_of(await club.leaderboard(on(GROUP, "11")))
+    assert merged == ratings_of(await club.leaderboard(on(CONTROL, "11")))
+    # the reset moved bob, who never played in the group that had it: 1447 -> 1473
+    assert round(merged["bob"][0]) == 1473
+    assert render(await club.season_list(on(GROUP, "11"))).splitlines()[1].startswith("1. S1 ")

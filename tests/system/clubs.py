@@ -165,6 +165,11 @@ class TelegramClub(TelegramChat):
 # -- Discord ----------------------------------------------------------------------------------
 
 
+def mention(member: Member) -> str:
+    """``member`` as a mention typed into a command's text: ``<@id>``."""
+    return f"<@{member.user.id}>"
+
+
 def chess_server(dc: FakeDiscord, managers_may: int = MANAGE_GUILD) -> tuple[Guild, Member]:
     """The club's server on ``dc``, and ada: she has its Managers role, which may do
     ``managers_may`` (Manage Server makes her a moderator)."""

@@ -5,7 +5,6 @@ language for what they alone see; the menus registered in every language."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -31,12 +30,6 @@ WELCOME = {"ru": "Добро пожаловать", "fr": "Bienvenue", "ja": "�
 def shows(text: str, expected: str | tuple[str, ...]) -> bool:
     return any(form in text for form in (expected if isinstance(expected, tuple)
                                          else (expected,)))
-
-
-@pytest.fixture
-async def telegram(tmp_path: Path) -> AsyncIterator[TelegramClub]:
-    async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
-        yield TelegramClub.on(tg, tmp_path)
 
 
 @pytest.mark.parametrize("language", list(GAMES))

@@ -70,12 +70,6 @@ async def until(check: object, what: str, timeout: float = 60.0) -> None:
     raise AssertionError(f"not within {timeout} s: {what}")
 
 
-@pytest.fixture
-async def telegram(tmp_path: Path) -> AsyncIterator[TelegramClub]:
-    async with FakeTelegram(token=TOKEN) as tg:
-        yield TelegramClub.on(tg, tmp_path)
-
-
 async def start_board(club: TelegramClub) -> tuple[TelegramOutput, TelegramOutput]:
     """ada's /board here: the bot's answer and the board it posts (in either order)."""
     await club.tg.send(club.group, club.ada, "/board here")

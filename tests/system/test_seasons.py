@@ -16,14 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
-
-import pytest
-
-from tests.fake_discord import FakeDiscord
-from tests.fake_telegram import TOKEN, FakeTelegram
 
 from .clubs import FRIDAY, DiscordClub, TelegramClub, button
 from .process import FakeClock, environment
@@ -152,12 +146,6 @@ async def test_a_season_closed_archived_reset_and_corrected_on_the_console(
         assert log_size(env) == before + 1
 
 
-@pytest.fixture
-async def telegram(tmp_path: Path) -> AsyncIterator[TelegramClub]:
-    async with FakeTelegram(token=TOKEN) as tg:
-        yield TelegramClub.on(tg, tmp_path)
-
-
 async def test_a_season_closed_by_its_button_and_posted_on_telegram(
         telegram: TelegramClub) -> None:
     club = telegram
@@ -203,12 +191,6 @@ async def test_a_season_closed_by_its_button_and_posted_on_telegram(
                                                "2. carol 1525? (+25), peak 1525, 2 games"]
     finally:
         assert await bot.stop() == 0
-
-
-@pytest.fixture
-async def discord(tmp_path: Path) -> AsyncIterator[DiscordClub]:
-    async with FakeDiscord() as dc:
-        yield DiscordClub.on(dc, tmp_path)
 
 
 async def test_a_season_closed_with_the_slash_command_on_discord(discord: DiscordClub) -> None:

@@ -13,15 +13,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
-
-from tests.fake_discord import FakeDiscord, Member
-from tests.fake_telegram import TOKEN, FakeTelegram
-
-from .clubs import FRIDAY, DiscordClub, TelegramClub, button
+from .clubs import FRIDAY, DiscordClub, TelegramClub, button, mention
 from .process import FakeClock, environment
 from .test_puzzles_console import ConsoleChat, console
 
@@ -142,12 +136,6 @@ async def test_the_stake_is_the_change_once_confirmed_on_the_console(tmp_path: P
 # -- Telegram ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-async def telegram(tmp_path: Path) -> AsyncIterator[TelegramClub]:
-    async with FakeTelegram(token=TOKEN) as tg:
-        yield TelegramClub.on(tg, tmp_path)
-
-
 async def test_a_report_confirmed_with_the_button_moves_each_rating_by_its_stake(
         telegram: TelegramClub) -> None:
     club = telegram
@@ -183,16 +171,6 @@ async def test_a_report_confirmed_with_the_button_moves_each_rating_by_its_stake
 
 
 # -- Discord ----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def discord(tmp_path: Path) -> AsyncIterator[DiscordClub]:
-    async with FakeDiscord() as dc:
-        yield DiscordClub.on(dc, tmp_path)
-
-
-def mention(member: Member) -> str:
-    return f"<@{member.user.id}>"
 
 
 async def test_the_stake_slash_command_with_a_member_and_typed_sides(

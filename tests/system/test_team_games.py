@@ -11,15 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
-
-from tests.fake_discord import FakeDiscord, Member
-from tests.fake_telegram import TOKEN, FakeTelegram
-
-from .clubs import FRIDAY, DiscordClub, TelegramClub, button
+from .clubs import FRIDAY, DiscordClub, TelegramClub, button, mention
 from .process import FakeClock, clubrating, environment
 from .test_puzzles_console import console
 from .test_upgrade import BOARDS, EXPORT, earlier_build
@@ -130,12 +124,6 @@ async def test_a_team_season_on_the_console_with_restarts(tmp_path: Path) -> Non
 # -- Telegram ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-async def telegram(tmp_path: Path) -> AsyncIterator[TelegramClub]:
-    async with FakeTelegram(token=TOKEN) as tg:
-        yield TelegramClub.on(tg, tmp_path)
-
-
 async def test_a_doubles_game_on_telegram_confirmed_with_the_button(
         telegram: TelegramClub) -> None:
     club = telegram
@@ -164,17 +152,6 @@ async def test_a_doubles_game_on_telegram_confirmed_with_the_button(
 
 
 # -- Discord ----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def discord(tmp_path: Path) -> AsyncIterator[DiscordClub]:
-    async with FakeDiscord() as dc:
-        yield DiscordClub.on(dc, tmp_path)
-
-
-def mention(member: Member) -> str:
-    """``member`` as a mention typed into a command's text: ``<@id>``."""
-    return f"<@{member.user.id}>"
 
 
 async def test_sides_on_discord_typed_with_mentions(discord: DiscordClub) -> None:

@@ -447,10 +447,7 @@ class Engine:
         keeps one), the rest of their state as the system gives a newcomer."""
         if not newcomers:
             return
-        share = 0.0
-        rule = self.system.pool
-        if rule is not None:
-            share, self.pool = starting_pool.share(self.pool, len(newcomers), rule.cap)
+        share, self.pool = self._share(len(newcomers))
         for name, when, birth in newcomers:
             state = self.system.newcomer(when, birth, share)
             if known and name in known:
@@ -458,3 +455,38 @@ class Engine:
                 state = replace(state, rating=rating,
                                 peak=None if state.peak is None else rating)
             self.table.add(name, state)
+
+    def _share(self, count: int) -> tuple[float, float]:
+        """Each of ``count`` newcomers' share of the starting pool, and the pool left after
+        them (SPEC 3.7); no share and the pool as it is for a system without one."""
+        rule = self.system.pool
+        if rule is None:
+            return 0.0, self.pool
+        return starting_pool.share(self.pool, count, rule.cap)
+
+    def starting_ratings(self, step: Step) -> dict[str, float]:
+        """The ratings the players ``step`` brings in will start with, before it is applied
+        (a season's table starts a newcomer there; issue 38). The rule is :meth:`admit`'s as
+        the step applies it: those who join in one step join together, sharing the pool,
+        explicit joins first, then each game's players met for the first time; one who joins
+        with a known rating starts from it. Nothing changes."""
+        index = self.table.index
+        joining: dict[str, tuple[datetime, date | None, float | None]] = {}
+        events = events_of(step)
+        for event in events:
+            if isinstance(event, Join) and event.player not in index:
+                joining.setdefault(event.player, (
+                    event.played_at, event.birth_date or self.birth_dates.get(event.player),
+                    event.rating))
+        for event in events:
+            if isinstance(event, Game | TeamGame):
+                for name in players_of(event):
+                    if name not in index:
+                        joining.setdefault(name, (event.played_at, self.birth_dates.get(name),
+                                                  None))
+        if not joining:
+            return {}
+        share, _ = self._share(len(joining))
+        return {name: rating if rating is not None
+                else self.system.newcomer(when, birth, share).rating
+                for name, (when, birth, rating) in joining.items()}

@@ -26,17 +26,11 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from weakref import WeakKeyDictionary
 from zoneinfo import ZoneInfo
 
-from ratings_core import pool as starting_pool
 from ratings_core.model import (
-    Game,
-    Join,
-    RatingPeriod,
-    Step,
-    TeamGame,
     games_of,
     players_of,
 )
@@ -139,7 +133,7 @@ def _replayed(club: Club, ratings: LadderRatings, start: int, end: int) -> Seaso
     data = SeasonData()
     began = dict(zip(table.names, table.rating, strict=True))
     for step in steps[start:end]:
-        for name, rating in _newcomers(engine, step).items():
+        for name, rating in engine.starting_ratings(step).items():
             began.setdefault(name, rating)
         position = engine.feed((step,), position, None, [])
         for game in games_of(step):
@@ -157,38 +151,6 @@ def _replayed(club: Club, ratings: LadderRatings, start: int, end: int) -> Seaso
         data.close[name] = state.rating
         data.provisional[name] = system.is_provisional(state)
     return data
-
-
-def _newcomers(engine: Engine, step: Step) -> dict[str, float]:
-    """The starting ratings of the players ``step`` brings in, as the engine will give them:
-    those who join together share the starting pool (SPEC 3.7); one who joins with a known
-    rating starts from it."""
-    index = engine.table.index
-    joining: list[tuple[str, datetime, date | None, float | None]] = []
-    seen: set[str] = set()
-
-    def add(name: str, when: datetime, birth: date | None, rating: float | None) -> None:
-        if name not in index and name not in seen:
-            seen.add(name)
-            joining.append((name, when, birth or engine.birth_dates.get(name), rating))
-
-    events = step.events if isinstance(step, RatingPeriod) else (step,)
-    for event in events:
-        if isinstance(event, Join):
-            add(event.player, event.played_at, event.birth_date, event.rating)
-    for event in events:
-        if isinstance(event, Game | TeamGame):
-            for name in players_of(event):
-                add(name, event.played_at, None, None)
-    if not joining:
-        return {}
-    share = 0.0
-    rule = engine.system.pool
-    if rule is not None:
-        share, _ = starting_pool.share(engine.pool, len(joining), rule.cap)
-    return {name: rating if rating is not None
-            else engine.system.newcomer(when, birth, share).rating
-            for name, when, birth, rating in joining}
 
 
 # -- what people see ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from ratings_core.club import ClubElo, ClubParams
 from ratings_core.elo import ClassicElo, EloParams
 from ratings_core.linear import LinearElo, TaisenElo
 from ratings_core.model import Game, Join, PlayerState, RatingPeriod, Retire, Return, Status, Step
-from ratings_core.replay import ReplayError, replay
+from ratings_core.replay import Engine, ReplayError, replay
 from ratings_core.system import RatingSystem
 from ratings_core.systems import PRESETS, make_system
 from tests.helpers import day, established, game
@@ -254,3 +254,24 @@ def test_last_played_left_to_the_engine_is_right_at_every_checkpoint(system: Rat
             n: s.last_played for n, s in theirs.players.items()}
     assert {n: s.last_played for n, s in deferred.players.items()} == {
         "ann": day(5), "bob": day(6), "cid": day(8), "dan": day(8)}
+
+
+def test_starting_ratings_are_the_ratings_a_step_admits_its_newcomers_with() -> None:
+    """``Engine.starting_ratings`` (a season's table starts newcomers there, issue 38) gives,
+    before a step, the ratings the step then admits its newcomers with: together, sharing the
+    starting pool that retirements left (SPEC 3.7), a known rating kept."""
+    system = ClubElo()
+    engine = Engine(system, {})
+    history: list[Step] = [game("a", "b", 1.0, 0), game("a", "b", 1.0, 1),
+                           game("c", "b", 1.0, 2), Retire("b", day(3))]
+    position = engine.feed(history, 0, None, [])
+    assert engine.pool != 0.0  # b's deficit is in the pool
+    period = RatingPeriod((Join("d", day(4)), Join("e", day(4), rating=1700.0),
+                           game("f", "a", 0.0, 4)))
+    expected = engine.starting_ratings(period)
+    pool = engine.pool
+    engine.feed([RatingPeriod(period.events[:2] + (Join("f", day(4)),))], position, None, [])
+    admitted = {name: engine.table.rating[engine.table.index[name]] for name in "def"}
+    assert expected == admitted and set(expected) == {"d", "e", "f"}
+    assert expected["d"] != system.newcomer(day(4), None, 0.0).rating and engine.pool != pool
+    assert engine.starting_ratings(game("a", "c", 0.5, 5)) == {}

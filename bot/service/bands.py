@@ -97,7 +97,7 @@ def shown_rating(system: RatingSystem, state: PlayerState) -> int | None:
     provisional, without games, or retired."""
     if state.status != Status.ACTIVE or not state.games or system.is_provisional(state):
         return None
-    return round(state.rating)
+    return view.whole_points(state.rating)
 
 
 # -- every member's band, kept per ladder -----------------------------------------------------

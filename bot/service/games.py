@@ -51,9 +51,7 @@ def report(
         first = view.member(club, player)
     else:
         first = view.me(club, caller)
-    side_a = [first, *(view.member(club, who) for who in mates)]
-    side_b = [view.member(club, who) for who in (opponent, *opponents)]
-    team = len(side_a) > 1 or len(side_b) > 1
+    side_a, side_b, team = teams.named_sides(club, first, mates, opponent, opponents)
     if not team and first.id == side_b[0].id:
         raise Refusal("not_yourself")
     score = parse.score(result)

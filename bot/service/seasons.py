@@ -190,7 +190,7 @@ def _eligible(ladder: Ladder, data: SeasonData) -> list[str]:
 
 def _change(data: SeasonData, key: str) -> int:
     """The change over the season as people read it: the shown ratings' difference."""
-    return round(data.close[key]) - round(data.start[key])
+    return view.whole_points(data.close[key]) - view.whole_points(data.start[key])
 
 
 def table(club: Club, ladder: Ladder, index: int, state: str, now: datetime,

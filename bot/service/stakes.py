@@ -57,11 +57,6 @@ def signed(points: int) -> str:
     return f"{points:+d}" if points else "0"
 
 
-def shown(rating: float) -> int:
-    """A rating in whole points, as the bot shows it (``f"{rating:.0f}"``: half to even)."""
-    return round(rating)
-
-
 def percent(expected: float) -> int:
     """An expected score as a whole percentage, rounded half to even (62.5 % shows 62)."""
     return round(expected * 100)
@@ -70,7 +65,8 @@ def percent(expected: float) -> int:
 def line(name: str, before: float, after: Sequence[float], expected: float) -> Notice:
     """One member's stake line: their shown rating's change for a win, a draw and a loss of
     their side (``after``, in that order), and their side's expected score."""
-    win, draw, loss = (shown(rating) - shown(before) for rating in after)
+    before_shown = view.whole_points(before)
+    win, draw, loss = (view.whole_points(rating) - before_shown for rating in after)
     return Notice("stake_line", {"name": name, "win": signed(win), "draw": signed(draw),
                                  "loss": signed(loss), "percent": percent(expected)})
 
@@ -137,9 +133,7 @@ def stake(
     handicap and system), and a retired member is refused: a stake is of members who play.
     Nothing is written."""
     me = view.me(club, caller)
-    side_a = [me, *(view.member(club, who) for who in mates)]
-    side_b = [view.member(club, who) for who in (opponent, *opponents)]
-    team = len(side_a) > 1 or len(side_b) > 1
+    side_a, side_b, team = teams.named_sides(club, me, mates, opponent, opponents)
     if not team and me.id == side_b[0].id:
         raise Refusal("stake_yourself")
     points = parse.handicap(handicap)

@@ -17,9 +17,20 @@ from bot.storage.repository import NewEvent
 from . import events as ev
 from . import view
 from .errors import Refusal
+from .identity import Who
 from .ratings import player_key
 from .state import Ladder, Member, companion_name
 from .view import Club
+
+
+def named_sides(club: Club, first: Member, mates: Sequence[Who], opponent: Who,
+                opponents: Sequence[Who]) -> tuple[list[Member], list[Member], bool]:
+    """The sides of a game as a command names them (``/report``, ``/stake``): ``first`` and
+    the ``mates`` after ``with``, against ``opponent`` and the other ``opponents``; and
+    whether it is a team game (a side of two or more)."""
+    side_a = [first, *(view.member(club, who) for who in mates)]
+    side_b = [view.member(club, who) for who in (opponent, *opponents)]
+    return side_a, side_b, len(side_a) > 1 or len(side_b) > 1
 
 
 def check_sides(club: Club, ladder: Ladder, side_a: Sequence[Member],

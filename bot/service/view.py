@@ -66,6 +66,12 @@ class Club:
 # -- ratings ------------------------------------------------------------------------------------
 
 
+def whole_points(rating: float) -> int:
+    """A rating as the bot shows it, in whole points (``f"{rating:.0f}"``: half to even): what
+    a change, a stake or a band is counted in (issue 38)."""
+    return round(rating)
+
+
 def ratings(club: Club, ladder: Ladder) -> Checkpoint:
     """The ladder's ratings after its last counting game (replaying only what changed)."""
     return club.ratings.setdefault(ladder.name, LadderRatings()).sync(club.state, ladder)

@@ -94,8 +94,24 @@ class RoleSync:
                 raise Refusal("band_role_above", role=role.name, top=top.name)
 
     async def check(self, ctx: Context, role: str) -> None:
-        """``/band add ... @role``: whether the bot may give the role."""
-        self._checked(self._guild(ctx.caller.chat_id), [role])
+        """``/band add ... @role``: whether the bot may give the role, and whether the
+        moderator who names it may give it themselves. A club's moderator need not manage
+        the server's roles, and a band must not be a way to get a role one could not give
+        (Discord's own rule for people: Manage Roles, and a role below one's highest; the
+        server's owner may give any)."""
+        guild = self._guild(ctx.caller.chat_id)
+        self._checked(guild, [role])
+        given = guild.get_role(int(role))
+        assert given is not None  # checked just above
+        if guild.owner_id == int(ctx.caller.user):
+            return
+        try:
+            member = await guild.fetch_member(int(ctx.caller.user))
+        except discord.NotFound:
+            raise Refusal("band_role_yours", role=given.name) from None
+        if (not member.guild_permissions.manage_roles
+                or given.position >= member.top_role.position):
+            raise Refusal("band_role_yours", role=given.name)
 
     # -- preview and sync --------------------------------------------------------------------
 

@@ -1200,6 +1200,8 @@ MESSAGES: dict[str, str] = {
                         "changed.",
     "band_role_above": "I cannot give the role {role}: it is not below my highest role "
                        "({top}). Nothing changed.",
+    "band_role_yours": "You cannot give the role {role} yourself (it needs Manage Roles and a "
+                       "role below your highest), so a band cannot give it. Nothing changed.",
     "band_role_unknown": "This server has no role {role}. Nothing changed.",
     "band_preview_title": "Band roles of {ladder} (preview; /band sync applies it):",
     "band_preview_gain": "{name} gains {role}",

@@ -20,11 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_discord import BOT_ID, MANAGE_ROLES, FakeDiscord
+from tests.fake_discord import BOT_ID, MANAGE_GUILD, MANAGE_ROLES, FakeDiscord
 
 from .clubs import GUILD, DiscordClub
 
 BOT_ROLE, GOLD, SILVER, ADMINS = (900000000000000401 + n for n in range(4))
+#: ada's role in the club's server (tests/system/clubs.py ``chess_server``)
+MANAGERS = 900000000000000201
 
 
 @pytest.fixture
@@ -36,6 +38,10 @@ async def club(tmp_path: Path) -> AsyncIterator[DiscordClub]:
         dc.role(club.guild, SILVER, "Silver", position=2)
         dc.role(club.guild, ADMINS, "Admins", position=8)
         club.guild.members[BOT_ID].roles = [BOT_ROLE]
+        # ada manages the server's roles, with her highest role (Managers) above the bands'
+        managers = club.guild.roles[MANAGERS]
+        managers.permissions |= MANAGE_ROLES
+        managers.position = 5
         yield club
 
 
@@ -58,6 +64,37 @@ def patches(club: DiscordClub) -> list[tuple[str, str]]:
     """Every request that changed (or tried to change) a member of the server."""
     return [(method, path) for method, path in club.dc.requests
             if method == "PATCH" and path.startswith(f"/guilds/{GUILD}/members/")]
+
+
+@pytest.mark.parametrize(("permissions", "position", "may"), [
+    (MANAGE_GUILD, 5, False),  # a moderator, but without Manage Roles
+    (MANAGE_GUILD | MANAGE_ROLES, 1, False),  # Manage Roles, her highest role below Gold
+    (MANAGE_GUILD | MANAGE_ROLES, 5, True),  # above Gold: she may give it, so a band may
+])
+async def test_a_band_cannot_give_a_role_its_moderator_could_not_give(
+        club: DiscordClub, permissions: int, position: int, may: bool) -> None:
+    """A club's moderator need not manage the server's roles: a band's role must be one they
+    may give themselves (Manage Roles, below their highest role), else it is refused, naming
+    the role, with nothing written and no request to change roles."""
+    managers = club.guild.roles[MANAGERS]
+    managers.permissions, managers.position = permissions, position
+    bot = await club.bot().start()
+    try:
+        await club.register(club.alice)  # the club exists
+        before = events(club.folder)
+        answer = await club.say(club.ada, "band", arguments=f"add Gold 1610 <@&{GOLD}>")
+        if may:
+            assert answer.plain == (f"Band Gold added to main: from a rating of 1610, with the "
+                                    f"role <@&{GOLD}>.")
+            assert events(club.folder) == before + 1
+        else:
+            assert (answer.plain, answer.ephemeral) == (
+                "You cannot give the role Gold yourself (it needs Manage Roles and a role "
+                "below your highest), so a band cannot give it. Nothing changed.", True)
+            assert events(club.folder) == before
+        assert patches(club) == []
+    finally:
+        assert await bot.stop() == 0
 
 
 async def test_band_roles_checked_synced_followed_and_paused(club: DiscordClub) -> None:

@@ -39,7 +39,7 @@ from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.reasons import automatic
 from bot.service.results import Digest, Notice, PuzzlePost
-from bot.service.schedules import Plan, due_post, next_fire, previous_post
+from bot.service.schedules import Plan, due_post, previous_post
 from bot.storage.pictures import PictureStore
 from bot.storage.repository import Repository
 
@@ -57,8 +57,8 @@ MISFIRE_GRACE_SECONDS = 300
 #: the platform's reason for refusing a post, as far as it is kept in the log and shown
 MAX_REASON_SHOWN = 150
 #: plans looked at between two yields to the event loop (a poll of 10,000 clubs must not hold
-#: it: each due-post check is a cron computation)
-PLANS_PER_YIELD = 100
+#: it for all of them at once)
+PLANS_PER_YIELD = 500
 
 class PostWords(Protocol):
     """What the posts say, in a club's language (None: English): the chat layer's words
@@ -112,8 +112,6 @@ class PostScheduler:
         self.plans: dict[tuple[int, str, str, str], Plan] = {}
         #: per ladder, the latest scheduled time already claimed (here or by another process)
         self._handled: dict[tuple[int, str, str, str], datetime] = {}
-        #: per ladder, the plan and the next time a post of it falls due (not looked at before)
-        self._next: dict[tuple[int, str, str, str], tuple[Plan, datetime]] = {}
         #: per club, the due time (as the directory keeps it) and the latest announcement the
         #: sweep acted on; per ladder, the season close and reminder it acted on
         self._swept: dict[int, str] = {}
@@ -214,12 +212,7 @@ class PostScheduler:
         for number, plan in enumerate(plans, 1):
             if number % PLANS_PER_YIELD == 0:
                 await asyncio.sleep(0)
-            waiting = self._next.get(plan.key)
-            if waiting is not None and waiting[0] == plan and now < waiting[1]:
-                continue  # nothing of this plan falls due before its next fire time
             when = due_post(plan, now)
-            following = None if plan.paused else next_fire(plan.trigger, now)
-            self._next[plan.key] = (plan, following or datetime.max)
             if when is None or self._handled.get(plan.key) == when:
                 continue
             claimed = await self.repository.claim_post(plan.club_id, plan.claimed_as, when,

@@ -85,6 +85,8 @@ class ClubService:
         self._session = Session(repository, clock)
         self._chats = Chats(self._session)
         self._corrections = Corrections(self._session, self._chats)
+        #: each club's plans as the directory held them at the last poll (decoded once)
+        self._plans: dict[int, tuple[str, sched.ClubPlans]] = {}
 
     async def fill_directory(self) -> int:
         """Derive the directory rows of the clubs a database written by an earlier version
@@ -566,7 +568,7 @@ class ClubService:
     async def schedules(self) -> list[sched.Plan]:
         """Every ladder's posting plan in every club (the scheduler's jobs), as the directory
         says (no club's log is read)."""
-        return await directory.plans(self._repository)
+        return await directory.plans(self._repository, self._plans)
 
     async def due_clubs(self) -> dict[int, str]:
         """The clubs where something fell due by itself (the directory's earliest time has

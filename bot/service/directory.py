@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 FORMAT = "1"
 FORMAT_KIND, MOVED, MEMBER, PUZZLES, PLANS = "format", "moved", "member", "puzzles", "plans"
 SLUG, PUBLIC, CODE, BOARD, DUE, SEASON = "slug", "public", "code", "board", "due", "season"
+#: rows decoded between two yields to the event loop
+ROWS_PER_YIELD = 500
 #: a club with this many members or rating inputs derives its rows in a worker thread (an
 #: inactivity rule reads the ratings, which a first replay of a long ladder makes)
 OFF_LOOP_SIZE = 2000
@@ -250,9 +252,19 @@ async def members(repository: Repository, user: str) -> list[tuple[int, bool, st
             for club, _, value in await repository.directory(MEMBER, user)]
 
 
-async def plans(repository: Repository) -> list[schedules.Plan]:
-    """Every ladder's posting plan in every chat of every club."""
+async def plans(repository: Repository, decoded: dict[int, tuple[str, schedules.ClubPlans]]
+                ) -> list[schedules.Plan]:
+    """Every ladder's posting plan in every chat of every club. ``decoded``: each club's
+    plans as the last call read them, kept by the caller (a poll of 10,000 clubs decodes only
+    what changed), yielding to the event loop between batches."""
     chats = await routes(repository)
-    return [plan for club, _, value in await repository.directory(PLANS)
-            for platform, chat_id in chats.get(club, [])
-            for plan in schedules.chat_plans(club, platform, chat_id, decode_plans(value))]
+    found = []
+    for number, (club, _, value) in enumerate(await repository.directory(PLANS), 1):
+        if number % ROWS_PER_YIELD == 0:
+            await asyncio.sleep(0)
+        known = decoded.get(club)
+        if known is None or known[0] != value:
+            known = decoded[club] = (value, decode_plans(value))
+        for platform, chat_id in chats.get(club, []):
+            found += schedules.chat_plans(club, platform, chat_id, known[1])
+    return found

@@ -283,7 +283,19 @@ def due_post(plan: Plan, now: datetime) -> datetime | None:
     """
     if plan.paused:
         return None
-    return latest_fire(plan.trigger, plan.since, now)
+    latest = fires_around(plan.cron, plan.timezone, now)[0]
+    # the most recent time after ``since`` is the most recent time, if it is after ``since``
+    return latest if latest is not None and (plan.since is None or latest > plan.since) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def fires_around(cron: str, timezone: str, now: datetime) -> tuple[datetime | None,
+                                                                   datetime | None]:
+    """The schedule's most recent fire time at or before ``now`` and its first after it: one
+    cron computation for every ladder on the same schedule at one poll (10,000 clubs share a
+    handful of schedules, issue 41)."""
+    trigger = cron_trigger(cron, timezone)
+    return latest_fire(trigger, None, now), next_fire(trigger, now)
 
 
 def previous_post(plan: Plan, scheduled_for: datetime) -> datetime | None:

@@ -17,12 +17,17 @@ the longest time the event loop went without it:
 - directory: :meth:`PostScheduler.poll` as it is.
 
 The issue's target: a poll of 10,000 clubs within 3 s, the event loop never held over 100 ms.
+
+Then what keeping the directory costs a write in a club of ``--members`` (10,000) members: the
+club's rows derived (:func:`directory.rows`, on every write) beside the whole write they are
+part of (a report, end to end through the service), each the median of ``--rounds``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import sys
 import tempfile
 import time
@@ -118,10 +123,45 @@ async def measured(label: str, path: Path, poll: Callable[[ClubService, SqliteRe
     await repository.close()
 
 
+async def big_club(path: Path, members: int, rounds: int) -> None:
+    repository = await SqliteRepository.open(path)
+    clock = FakeClock(FRIDAY)
+    service = ClubService(repository, clock)
+    alice, bob = (Caller("bench", "big", name, name) for name in ("alice", "bob"))
+    await service.register(alice)
+    await service.register(bob)
+    [joined] = [e for e in await repository.events(1) if e.actor == "bob"
+                and e.kind == "member_registered"]
+    club_id = await repository.club_id("bench", "big", FRIDAY)
+    others = [NewEvent(joined.kind, f"m{n}", joined.at, joined.data | {
+        "user": f"m{n}", "name": f"m{n}", "handle": f"m{n}"}) for n in range(members - 2)]
+    async with repository.transaction(club_id, (await repository.events(1))[-1].id) as tx:
+        await tx.append(others)
+    await service.leaderboard(alice)  # the club read and rated once, as a running bot has it
+    club = service._session.clubs[club_id]  # the state the writes fold into
+    derived, writes = [], []
+    try:
+        for n in range(rounds):
+            began = time.perf_counter()
+            directory.rows(club)
+            derived.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            await service.report(alice, f"m{n}", "win")  # (one open report per opponent)
+            writes.append(time.perf_counter() - began)
+            clock.advance(minutes=1)
+    finally:
+        await repository.close()
+    print(f"a club of {len(club.state.by_user)} members: its directory rows derived in "
+          f"{statistics.median(derived) * 1000:.1f} ms, a write (a report) "
+          f"{statistics.median(writes) * 1000:.1f} ms (medians of {rounds})")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clubs", type=int, default=10_000)
     parser.add_argument("--due", type=int, default=100)
+    parser.add_argument("--members", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "poll.db"
@@ -144,6 +184,7 @@ async def main() -> None:
         copy.write_bytes(path.read_bytes())
         await measured("reference", copy, reference_poll)
         await measured("directory", path, from_directory)
+        await big_club(Path(folder) / "big.db", args.members, args.rounds)
 
 
 if __name__ == "__main__":

@@ -281,10 +281,13 @@ class PostScheduler:
             expected = calendar.due(now)
             if expected == (None, None) or self._seasons_done.get(plan.key) == expected:
                 continue  # the calendar says nothing is due, or what is was acted on
-            self._seasons_done[plan.key] = expected
             caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
                             moderator=True)
             due = await self.service.season_due(caller, plan.ladder)
+            # From here each post is claimed before it is made: looking again changes nothing,
+            # except for a reminder the season had no games for yet (one may be played today).
+            self._seasons_done[plan.key] = (expected[0],
+                                            None if due.remind is None else expected[1])
             said: list[tuple[str, Notice]] = []
             if due.remind is not None and due.reminder is not None and \
                     await self.repository.claim_post(plan.club_id,

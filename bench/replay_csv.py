@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/replay_csv.py                  # both histories, 1,000,000 rows each
     .venv/bin/python bench/replay_csv.py --runs 3 --history plain
-    .venv/bin/python bench/replay_csv.py --rows 200000 --keep /tmp/EVENTS.csv --history plain
+    .venv/bin/python bench/replay_csv.py --rows 200000 --history plain --keep /tmp/files
 
 Two histories (``--history``, both by default), each ``--rows`` game rows (1,000,000) among
 ``--players`` members (10,000), seeded, times ISO ``YYYY-MM-DDTHH:MM:SS``:

@@ -168,7 +168,7 @@ class ColumnEngine(Engine):
         hands a run of ``Game`` values to the system.
 
         The system turns the rows it gets into lists of Python objects (``GameRows.lists``,
-        about 190 bytes a game): given a whole run at once, a history without membership rows
+        about 180 bytes a game): given a whole run at once, a history without membership rows
         (issue 41: a run as long as the file) held 180 MB of them for a million games. In
         chunks they are a chunk's, whatever the run's length, for the same numbers: each game
         is a period of its own, rated in order either way."""

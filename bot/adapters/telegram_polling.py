@@ -95,7 +95,8 @@ class ConfirmedPolling:
             try:
                 await self.app.bot.get_updates(offset=self._offset, timeout=0)
             except TelegramError as error:
-                log.info("kept updates not confirmed at stop (they come again): %s", error)
+                log.info("kept updates not confirmed at stop (they come again): %s",
+                         error.message)
 
     async def failed(self) -> None:
         """Returns (or raises) only when polling ended by itself: a token Telegram refuses."""
@@ -124,13 +125,21 @@ class ConfirmedPolling:
                 pause = 0.5 + (wait.total_seconds() if isinstance(wait, timedelta) else wait)
             except TimedOut:
                 pause = 0.0
-            except (TelegramError, OSError) as error:
-                # OSError: the database out of reach; nothing was confirmed, it comes again
-                log.warning("getting Telegram updates failed: %s", error)
-                pause = 1.0 if pause <= self._interval else min(MOST_BACKOFF, 1.5 * pause)
+            except TelegramError as error:
+                log.warning("getting Telegram updates failed: %s", error.message)
+                pause = self._backoff(pause)
+            except Exception:
+                # the database out of reach: nothing was kept nor confirmed, it comes again
+                log.exception("could not keep the Telegram updates received")
+                pause = self._backoff(pause)
             else:
                 pause = self._interval
             await asyncio.sleep(pause)
+
+    def _backoff(self, pause: float) -> float:
+        """The pause after a failure that followed one of ``pause``: 1 s, then half as long
+        again each time, up to MOST_BACKOFF (as PTB's own loop)."""
+        return 1.0 if pause <= self._interval else min(MOST_BACKOFF, 1.5 * pause)
 
     async def _receive(self, updates: Sequence[Update]) -> None:
         if not updates:

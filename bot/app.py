@@ -159,13 +159,15 @@ class FrontEnd(Protocol):
 
 
 def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Settings,
-                     pulse: Callable[[str], None] = lambda platform: None) -> list[FrontEnd]:
+                     pulse: Callable[[str], None] = lambda platform: None,
+                     repository: Repository | None = None) -> list[FrontEnd]:
     """Telegram when its token is set (``TELEGRAM_BASE_URL``: another Bot API server; a
     webhook, see :func:`telegram_webhook`), Discord when its token is set
     (``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` put a proxy in front of Discord's REST API
     and gateway; ``DISCORD_GUILD_ID`` syncs the slash commands to that guild alone, at once,
     instead of globally), all counting commands with ``limiter`` and calling ``pulse`` with
-    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). Each
+    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). Telegram's
+    long polling keeps the updates it receives in ``repository`` until they are handled. Each
     platform's library is imported only when it is asked for."""
     built: list[FrontEnd] = []
     # a report against a member of another chat of the club is posted there (issue 35)
@@ -176,7 +178,8 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
         built.append(TelegramBot(service, limiter, settings.telegram_token,
                                  settings.telegram_base_url, telegram_webhook(settings),
                                  pulse=partial(pulse, "telegram"),
-                                 pictures=PictureStore(settings.data_dir), forward=forward))
+                                 pictures=PictureStore(settings.data_dir), forward=forward,
+                                 repository=repository))
     if settings.discord_token:
         from .adapters.discord import DiscordBot
 
@@ -259,7 +262,8 @@ async def run() -> None:
             limiter = RateLimiter(service.clock, settings.rate)
             await prepare_pictures()  # matplotlib and fonts loaded, then out of the GC's way
             heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
-            front_ends = build_front_ends(service, limiter, settings, heartbeat.beat)
+            front_ends = build_front_ends(service, limiter, settings, heartbeat.beat,
+                                         repository)
             await serve(service, repository, front_ends, stop, settings, heartbeat)
             return
         # The console is the operator's own terminal: nobody there is rate-limited, whatever

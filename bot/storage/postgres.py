@@ -271,6 +271,37 @@ class PostgresRepository:
             "DELETE FROM requests WHERE answered_at < $1", answered_at(before))
         return int(status.split()[-1])  # "DELETE n"
 
+    async def receive_updates(
+        self, source: str, updates: Sequence[tuple[int, str]], now: datetime
+    ) -> set[int]:
+        if not updates:
+            return set()
+        # One statement: of processes receiving the same update, the primary key lets one
+        # insert it (the others wait for its commit, then insert nothing).
+        rows = await self._pool.fetch(
+            "INSERT INTO received_updates (source, update_id, body, received_at)"
+            " SELECT $1, id, body, $4 FROM unnest($2::bigint[], $3::text[]) AS u (id, body)"
+            " ON CONFLICT DO NOTHING RETURNING update_id",
+            source, [u[0] for u in updates], [u[1] for u in updates], answered_at(now),
+        )
+        return {int(r["update_id"]) for r in rows}
+
+    async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
+        await self._pool.execute(
+            "UPDATE received_updates SET body = NULL WHERE source = $1"
+            " AND update_id = ANY($2::bigint[])", source, list(update_ids))
+
+    async def unhandled_updates(self, source: str) -> list[str]:
+        rows = await self._pool.fetch(
+            "SELECT body FROM received_updates WHERE source = $1 AND body IS NOT NULL"
+            " ORDER BY update_id", source)
+        return [str(r["body"]) for r in rows]
+
+    async def forget_updates(self, before: datetime) -> int:
+        status = await self._pool.execute(
+            "DELETE FROM received_updates WHERE received_at < $1", answered_at(before))
+        return int(status.split()[-1])  # "DELETE n"
+
     async def claim_post(
         self, club_id: int, ladder: str, scheduled_for: datetime, now: datetime
     ) -> bool:

@@ -4,6 +4,9 @@ The event log is append-only: a backend offers no way to change or remove an eve
 case that writes runs in one transaction (:meth:`Repository.transaction`), which also records
 the answer to the request that caused it, so a replayed request finds its first answer; the
 answers are kept only as long as a platform may redeliver (:meth:`Repository.forget_answers`).
+A platform's updates are kept from their receipt until they were handled
+(:meth:`Repository.receive_updates`), so that one confirmed to the platform is never lost and
+one delivered again is handled once.
 """
 
 from __future__ import annotations
@@ -93,6 +96,30 @@ class Repository(Protocol):
     async def forget_answers(self, before: datetime) -> int:
         """Remove every club's answers recorded before ``before`` (no platform redelivers an
         update that old); how many were removed."""
+        ...
+
+    async def receive_updates(
+        self, source: str, updates: Sequence[tuple[int, str]], now: datetime
+    ) -> set[int]:
+        """Keep the ``updates`` (id, body) that ``source`` (a bot: ``telegram:<its id>``)
+        received, until :meth:`updates_handled`; the ids among them that were new. An update
+        kept before (being handled, or handled within :meth:`forget_updates`'s window) is not
+        new: of two receivers, one gets it."""
+        ...
+
+    async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
+        """Record that these updates of ``source`` were handled: their bodies are dropped,
+        their ids kept (a delivery again is not new)."""
+        ...
+
+    async def unhandled_updates(self, source: str) -> list[str]:
+        """The bodies of ``source``'s kept updates not yet handled, oldest id first (what a
+        bot stopped mid-way still has to handle)."""
+        ...
+
+    async def forget_updates(self, before: datetime) -> int:
+        """Remove the updates received before ``before`` (no platform delivers one that old
+        again), handled or not; how many were removed."""
         ...
 
     def transaction(

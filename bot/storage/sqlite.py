@@ -294,6 +294,44 @@ class SqliteRepository:
                 "DELETE FROM requests WHERE answered_at < ? RETURNING 1", (answered_at(before),))
         return len(list(rows))
 
+    async def receive_updates(
+        self, source: str, updates: Sequence[tuple[int, str]], now: datetime
+    ) -> set[int]:
+        if not updates:
+            return set()
+        # One statement: the rows it inserted are the new updates.
+        rows = ", ".join("(?, ?, ?, ?)" for _ in updates)
+        values = [v for update_id, body in updates
+                  for v in (source, update_id, body, answered_at(now))]
+        async with self._lock:
+            inserted = await self._connection.execute_fetchall(
+                "INSERT INTO received_updates (source, update_id, body, received_at)"
+                f" VALUES {rows} ON CONFLICT DO NOTHING RETURNING update_id", values)
+        return {int(r[0]) for r in inserted}
+
+    async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
+        if not update_ids:
+            return
+        marks = ", ".join("?" for _ in update_ids)
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE received_updates SET body = NULL WHERE source = ?"
+                f" AND update_id IN ({marks})", (source, *update_ids))
+
+    async def unhandled_updates(self, source: str) -> list[str]:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "SELECT body FROM received_updates WHERE source = ? AND body IS NOT NULL"
+                " ORDER BY update_id", (source,))
+        return [str(r[0]) for r in rows]
+
+    async def forget_updates(self, before: datetime) -> int:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "DELETE FROM received_updates WHERE received_at < ? RETURNING 1",
+                (answered_at(before),))
+        return len(list(rows))
+
     async def claim_post(
         self, club_id: int, ladder: str, scheduled_for: datetime, now: datetime
     ) -> bool:

@@ -122,6 +122,34 @@ async def test_answers_older_than_the_redelivery_window_are_forgotten(
     assert await repository.answer(mine, "old") == '"again"'
 
 
+async def test_received_updates_are_new_once_and_kept_until_handled(
+    repository: Repository,
+) -> None:
+    """Issue 41: an update is kept from its receipt until it was handled; a delivery again (or
+    to a second receiver) is not new; another bot's updates of the same ids are its own."""
+    bot, other = "telegram:123456", "telegram:654321"
+    assert await repository.receive_updates(bot, [(7, '{"n":7}'), (9, '{"n":9}')], NOW) == {7, 9}
+    assert await repository.receive_updates(bot, [(9, '{"n":9}'), (10, '{"n":10}')],
+                                            NOW) == {10}
+    assert await repository.receive_updates(other, [(9, '{"m":9}')], NOW) == {9}
+    assert await repository.receive_updates(bot, [], NOW) == set()
+    assert await repository.unhandled_updates(bot) == ['{"n":7}', '{"n":9}', '{"n":10}']
+    await repository.updates_handled(bot, [7, 10])
+    await repository.updates_handled(bot, [])
+    assert await repository.unhandled_updates(bot) == ['{"n":9}']
+    assert await repository.unhandled_updates(other) == ['{"m":9}']
+    # handled, and delivered again: still not new
+    assert await repository.receive_updates(bot, [(7, '{"n":7}')], NOW) == set()
+    later = NOW + timedelta(hours=1)
+    assert await repository.receive_updates(bot, [(11, '{"n":11}')], later) == {11}
+    assert await repository.forget_updates(NOW + timedelta(minutes=1)) == 4
+    assert await repository.unhandled_updates(bot) == ['{"n":11}']
+    assert await repository.unhandled_updates(other) == []
+    assert await repository.forget_updates(NOW + timedelta(minutes=1)) == 0
+    # past the window an id is new again (no platform delivers it so late)
+    assert await repository.receive_updates(bot, [(7, '{"n":7}')], later) == {7}
+
+
 async def test_a_preview_is_kept_replaced_and_taken_once(repository: Repository) -> None:
     club = await repository.club_id("console", "local", NOW)
     other = await repository.club_id("console", "other", NOW)

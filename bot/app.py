@@ -37,6 +37,7 @@ from .adapters.console import ConsolePublisher, run_console
 from .service.clock import SystemClock
 from .service.club import ClubService
 from .storage.backends import describe, open_repository
+from .storage.discord_gateway import DiscordGateway
 from .storage.errors import DatabaseUnavailable
 from .storage.pictures import PictureStore
 from .storage.repository import Repository
@@ -159,14 +160,17 @@ class FrontEnd(Protocol):
 
 
 def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Settings,
-                     pulse: Callable[[str], None] = lambda platform: None) -> list[FrontEnd]:
+                     pulse: Callable[[str], None] = lambda platform: None,
+                     gateway_store: DiscordGateway | None = None) -> list[FrontEnd]:
     """Telegram when its token is set (``TELEGRAM_BASE_URL``: another Bot API server; a
     webhook, see :func:`telegram_webhook`), Discord when its token is set
     (``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` put a proxy in front of Discord's REST API
     and gateway; ``DISCORD_GUILD_ID`` syncs the slash commands to that guild alone, at once,
-    instead of globally), all counting commands with ``limiter`` and calling ``pulse`` with
-    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). Each
-    platform's library is imported only when it is asked for."""
+    instead of globally; ``gateway_store``, the database, shares the Discord shards, their
+    IDENTIFY turns and the slash commands' hash between the bot's processes), all counting
+    commands with ``limiter`` and calling ``pulse`` with their platform's name whenever the
+    platform answers (:mod:`bot.ops.heartbeat`). Each platform's library is imported only when
+    it is asked for."""
     built: list[FrontEnd] = []
     # a report against a member of another chat of the club is posted there (issue 35)
     forward = Forwarder(service)
@@ -185,7 +189,8 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
                                 gateway=settings.discord_gateway_url,
                                 sync_guild=settings.discord_guild_id,
                                 pulse=partial(pulse, "discord"),
-                                pictures=PictureStore(settings.data_dir), forward=forward))
+                                pictures=PictureStore(settings.data_dir), forward=forward,
+                                gateway_store=gateway_store, shards=settings.discord_shards))
     forward.publishers = {front.platform: front.publisher for front in built}
     return built
 
@@ -259,7 +264,8 @@ async def run() -> None:
             limiter = RateLimiter(service.clock, settings.rate)
             await prepare_pictures()  # matplotlib and fonts loaded, then out of the GC's way
             heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
-            front_ends = build_front_ends(service, limiter, settings, heartbeat.beat)
+            front_ends = build_front_ends(service, limiter, settings, heartbeat.beat,
+                                          gateway_store=repository)
             await serve(service, repository, front_ends, stop, settings, heartbeat)
             return
         # The console is the operator's own terminal: nobody there is rate-limited, whatever

@@ -53,6 +53,8 @@ from bot.adapters.discord_render import (
     refusal_text,
 )
 from bot.adapters.discord_roles import RoleSync
+from bot.adapters.discord_shards import ShardPlan
+from bot.adapters.discord_sync import sync_commands
 from bot.adapters.live_boards import BoardKeeper
 from bot.chat import actions, intake
 from bot.chat.commands import ChannelCheck, Context, Forward, execute, no_other_channel, parse
@@ -67,6 +69,8 @@ from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.puzzles import MAX_ANSWER
 from bot.service.results import Notice, PuzzleShown
+from bot.settings import Shards
+from bot.storage.discord_gateway import DiscordGateway
 from bot.storage.pictures import MAX_BYTES, PictureError, PictureStore
 
 log = logging.getLogger(__name__)
@@ -192,14 +196,22 @@ class ClubTree(app_commands.CommandTree["ClubClient"]):
         await self.client.front.on_command_error(interaction, error)
 
 
-class ClubClient(commands.Bot):
+class ClubClient(commands.AutoShardedBot):
     """The discord.py client: the command cogs added, the buttons registered and the slash
     commands synced at start. A ``commands.Bot`` for its cogs: it reads no message (no message
-    content intent, no message events), so no prefix command ever runs."""
+    content intent, no message events), so no prefix command ever runs. Auto-sharded (issue
+    41): the shards ``plan`` takes (all, as many as Discord recommends, without one), each in
+    its own gateway connection, their IDENTIFYs in the turns the plan books; the slash commands
+    are synced only when their hash differs from the one ``store`` keeps (always without
+    one)."""
 
     def __init__(self, front: DiscordFrontEnd, sync_guild: int | None = None,
                  guild_ready_timeout: float = GUILD_READY_TIMEOUT,
-                 pulse: Callable[[], None] | None = None) -> None:
+                 pulse: Callable[[], None] | None = None, plan: ShardPlan | None = None,
+                 store: DiscordGateway | None = None) -> None:
+        shards = plan.shards if plan is not None else None
+        sharding: dict[str, Any] = {} if shards is None else {
+            "shard_count": shards.count, "shard_ids": list(shards.ids)}
         # The gateway's messages (its heartbeat acknowledgements among them) reach
         # on_socket_raw_receive only with discord.py's debug events on: the bot's pulse.
         super().__init__(command_prefix=commands.when_mentioned, help_command=None,
@@ -207,12 +219,27 @@ class ClubClient(commands.Bot):
                          allowed_contexts=app_commands.AppCommandContext(guild=True),
                          intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS,
                          guild_ready_timeout=guild_ready_timeout,
-                         enable_debug_events=pulse is not None)
+                         enable_debug_events=pulse is not None, **sharding)
         self.front = front
         self.sync_guild = sync_guild
+        self.plan = plan
+        self.store = store
         self._pulse = pulse
         #: the rating bands' roles following what no interaction changed (issue 38)
         self._band_roles: asyncio.Task[None] | None = None
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Every IDENTIFY waits for its bucket's turn, booked through the database for every
+        process of the bot (discord.py's own wait, 5 s, knows of this process alone)."""
+        if self.plan is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        await self.plan.identify_turn(shard_id)
+
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard received its guilds: how many, for the operator (and the tests)."""
+        guilds = sum(1 for guild in self.guilds if guild.shard_id == shard_id)
+        log.info("Discord shard %d of %s ready: %d guilds", shard_id, self.shard_count, guilds)
 
     async def close(self) -> None:
         if self._band_roles is not None:
@@ -239,8 +266,9 @@ class ClubClient(commands.Bot):
             self._pulse()
 
     async def setup_hook(self) -> None:
-        """Add the commands and the buttons, then publish the commands to Discord: to one
-        guild when configured (at once, for development), else globally."""
+        """Add the commands and the buttons; take this process's shards (before any gateway
+        connection: a refusal connects nothing), then publish the commands to Discord if they
+        changed: to one guild when configured (at once, for development), else globally."""
         await self.tree.set_translator(CatalogueTranslator())
         await self.add_cog(MemberCommands(self.front))
         await self.add_cog(ModeratorCommands(self.front))
@@ -248,14 +276,10 @@ class ClubClient(commands.Bot):
         for command in typed_commands(self.front, defined):
             self.tree.add_command(command)
         self.add_dynamic_items(ClubButton)
+        if self.plan is not None:
+            await self.plan.claim(self)
+        await sync_commands(self.tree, self.sync_guild, self.store)
         self._band_roles = asyncio.create_task(self.front.follow_bands_forever(self))
-        if self.sync_guild is not None:
-            guild = discord.Object(id=self.sync_guild)
-            self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-        else:
-            synced = await self.tree.sync()
-        log.info("synced %d slash commands", len(synced))
 
 
 class DiscordFrontEnd:
@@ -775,16 +799,23 @@ class DiscordBot:
     before anything is scheduled), then started (logged in, slash commands synced, guilds
     received) and stopped. ``api_base`` and ``gateway`` point discord.py elsewhere
     (:func:`point_discord_py_at`); ``sync_guild`` syncs the commands to that guild alone;
-    ``pictures`` keeps and shows problems' pictures."""
+    ``gateway_store`` (the database) shares the shards, the IDENTIFY turns and the commands'
+    hash with the bot's other processes, and ``shards`` (``DISCORD_SHARD_COUNT``,
+    ``DISCORD_SHARD_IDS``) says which shards are this one's; ``pictures`` keeps and shows
+    problems' pictures."""
 
     platform = PLATFORM
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str, *,
                  api_base: str | None = None, gateway: str | None = None,
                  sync_guild: int | None = None, pulse: Callable[[], None] | None = None,
-                 pictures: PictureStore | None = None, forward: Forward | None = None) -> None:
+                 pictures: PictureStore | None = None, forward: Forward | None = None,
+                 gateway_store: DiscordGateway | None = None,
+                 shards: Shards | None = None) -> None:
+        plan = None if gateway_store is None else ShardPlan(gateway_store, shards)
         self.client = DiscordFrontEnd(service, limiter, pictures=pictures,
-                                      forward=forward).client(sync_guild, pulse=pulse)
+                                      forward=forward).client(sync_guild, pulse=pulse,
+                                                              plan=plan, store=gateway_store)
         self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
         #: the live leaderboards in the server's channels (issue 38)
@@ -801,6 +832,8 @@ class DiscordBot:
         fix (:class:`ConfigError`)."""
         server = self._server
         proxies = " and DISCORD_API_BASE, DISCORD_GATEWAY_URL" if self._proxied else ""
+        if isinstance(error, StartupError):  # said already (a shard served elsewhere, ...)
+            return error
         if isinstance(error, discord.LoginFailure):
             return ConfigError(f"Discord ({server}) refused DISCORD_TOKEN: check the bot's token "
                                "(Developer Portal, your application, Bot, Reset Token)")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.chat.forward import Forwarder
 from bot.chat.posts import ChatPosts
 from bot.chat.ratelimit import RateLimiter
-from bot.errors import StartupError
+from bot.errors import ConfigError, StartupError
 from bot.ops.backup import start_daily_backups
 from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat
 from bot.ops.redaction import redact_in_logs
@@ -324,3 +324,28 @@ async def run_web(listen: tuple[str, int]) -> None:
             await site.cleanup()
     finally:
         await repository.close()
+
+
+async def sync_discord_commands() -> str:
+    """``clubrating sync-commands``: the Discord bot's slash commands written to Discord now
+    (to ``DISCORD_GUILD_ID`` alone when set), whether or not they changed, and their hash kept
+    in the database, so that the bot's next starts leave them alone until they change. What
+    was done, in one line."""
+    settings = Settings.from_environment()
+    if not settings.discord_token:
+        raise ConfigError("DISCORD_TOKEN is not set: sync-commands writes the Discord bot's "
+                          "slash commands")
+    service, repository = await open_service(settings.database, settings.backup_folder)
+    try:
+        from .adapters.discord import DiscordBot
+
+        bot = DiscordBot(service, RateLimiter(service.clock, None), settings.discord_token,
+                         api_base=settings.discord_api_base,
+                         gateway=settings.discord_gateway_url,
+                         sync_guild=settings.discord_guild_id, gateway_store=repository)
+        synced = await bot.sync_commands()
+    finally:
+        await repository.close()
+    where = ("globally" if settings.discord_guild_id is None
+             else f"to the server {settings.discord_guild_id}")
+    return f"synced {synced} slash commands {where}"

@@ -224,6 +224,11 @@ class ClubClient(commands.AutoShardedBot):
         self.sync_guild = sync_guild
         self.plan = plan
         self.store = store
+        #: sync the slash commands at login whatever hash ``store`` holds
+        #: (``clubrating sync-commands``)
+        self.force_sync = False
+        #: how many slash commands the login synced (None: none, they had not changed)
+        self.synced: int | None = None
         self._pulse = pulse
         #: the rating bands' roles following what no interaction changed (issue 38)
         self._band_roles: asyncio.Task[None] | None = None
@@ -278,7 +283,8 @@ class ClubClient(commands.AutoShardedBot):
         self.add_dynamic_items(ClubButton)
         if self.plan is not None:
             await self.plan.claim(self)
-        await sync_commands(self.tree, self.sync_guild, self.store)
+        self.synced = await sync_commands(self.tree, self.sync_guild, self.store,
+                                          force=self.force_sync)
         self._band_roles = asyncio.create_task(self.front.follow_bands_forever(self))
 
 
@@ -869,6 +875,22 @@ class DiscordBot:
             raise RuntimeError("the Discord client stopped before it was ready")
         log.info("Discord bot %s is running", self.client.user)
         await self.boards.start()
+
+    async def sync_commands(self) -> int:
+        """``clubrating sync-commands``: log in, sync the slash commands whatever hash the
+        database holds, and keep theirs; no shard is taken and the gateway is never opened. How
+        many were synced; a refusal raises what :meth:`explain` says."""
+        if self._api_base or self._gateway:
+            point_discord_py_at(self._api_base, self._gateway)
+        client = self.client
+        client.plan, client.force_sync = None, True
+        try:
+            await client.login(self._token)
+        except Exception as error:
+            raise (self.explain(error) or error) from error
+        finally:
+            await client.close()
+        return client.synced or 0
 
     async def failed(self) -> None:
         """Returns (or raises) when the client stops by itself."""

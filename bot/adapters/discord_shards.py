@@ -20,8 +20,10 @@ from bot.storage.discord_gateway import DiscordGateway
 
 log = logging.getLogger(__name__)
 
-#: seconds between two IDENTIFYs of one bucket (Discord's "Sharding", max_concurrency)
-IDENTIFY_SPACING = 5.0
+#: seconds between the turns of two IDENTIFYs of one bucket: Discord's 5 ("Sharding",
+#: max_concurrency), and half a second more, since an IDENTIFY reaches Discord a little after
+#: its turn, and one late by more than the next is early would be refused
+IDENTIFY_SPACING = 5.5
 #: session starts a process needs per shard it starts: one now, one spare for a reconnect
 #: (Discord resets the token of a bot that exceeds its daily session starts)
 STARTS_PER_SHARD = 2
@@ -57,8 +59,8 @@ class ShardPlan:
         self.max_concurrency = max(1, int(limits.get("max_concurrency", 1)))
         taken = await self.gateway.hold_shards(self.application_id, ids)
         if taken:
-            message = (f"Discord {_named(taken)} of {count} already served by another process "
-                       "on this database: give each process its own DISCORD_SHARD_IDS")
+            message = (f"Discord {_named(taken)} of {count} served already by a running "
+                       "process on this database: give each process its own DISCORD_SHARD_IDS")
             log.error(message)
             raise ConfigError(message)
         remaining, needed = int(limits["remaining"]), STARTS_PER_SHARD * len(ids)

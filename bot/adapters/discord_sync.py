@@ -47,13 +47,19 @@ async def sync_commands(tree: app_commands.CommandTree[Any], guild: int | None,
     application = tree.client.application_id
     scope = "global" if guild is None else f"guild:{guild}"
     digest = tree_hash(await tree_payload(tree, target))
-    known = (None if store is None or application is None or force
-             else await store.command_tree(application, scope))
-    if known == digest:
-        log.info("slash commands unchanged since the last sync (%s): not synced", scope)
-        return None
-    synced = await tree.sync(guild=target)
-    if store is not None and application is not None:
+    if store is None or application is None:
+        return await _sync(tree, target, scope)
+    async with store.command_sync(application):
+        if not force and await store.command_tree(application, scope) == digest:
+            log.info("slash commands unchanged since the last sync (%s): not synced", scope)
+            return None
+        synced = await _sync(tree, target, scope)
         await store.keep_command_tree(application, scope, digest, datetime.now(UTC))
+    return synced
+
+
+async def _sync(tree: app_commands.CommandTree[Any], target: discord.Object | None,
+                scope: str) -> int:
+    synced = await tree.sync(guild=target)
     log.info("synced %d slash commands (%s)", len(synced), scope)
     return len(synced)

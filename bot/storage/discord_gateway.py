@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Protocol
 
@@ -20,8 +21,16 @@ FORGET_TURNS_AFTER = 3600.0
 def shard_lock_key(application_id: int, shard_id: int) -> int:
     """The advisory lock key (a signed 64-bit integer, as ``pg_try_advisory_lock`` takes) of one
     shard of one application: two applications on one database never share a key."""
-    digest = hashlib.blake2b(f"clubrating discord shard {application_id} {shard_id}".encode(),
-                             digest_size=8).digest()
+    return _lock_key(f"clubrating discord shard {application_id} {shard_id}")
+
+
+def command_sync_key(application_id: int) -> int:
+    """The advisory lock key of syncing one application's slash commands."""
+    return _lock_key(f"clubrating discord commands {application_id}")
+
+
+def _lock_key(name: str) -> int:
+    digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
@@ -40,6 +49,11 @@ class DiscordGateway(Protocol):
     async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
         """Book the bucket's next IDENTIFY, ``spacing`` seconds after the one booked before it
         by any process; how many seconds to wait for it (0: now)."""
+        ...
+
+    def command_sync(self, application_id: int) -> AbstractAsyncContextManager[None]:
+        """Held by one process at a time while it compares the slash commands' hash and syncs
+        them: of processes starting at once with a new tree, one syncs it."""
         ...
 
     async def command_tree(self, application_id: int, scope: str) -> str | None:

@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
 from .addresses import public_address
-from .discord_gateway import FORGET_TURNS_AFTER, shard_lock_key
+from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
 from .repository import (
@@ -259,6 +259,16 @@ class PostgresRepository:
             " RETURNING turn_at, extract(epoch FROM clock_timestamp()) AS now",
             str(application_id), bucket, spacing, FORGET_TURNS_AFTER)
         return max(0.0, float(row["turn_at"]) - float(row["now"]))
+
+    @asynccontextmanager
+    async def command_sync(self, application_id: int) -> AsyncIterator[None]:
+        async with self._pool.acquire() as connection:
+            key = command_sync_key(application_id)
+            await connection.execute("SELECT pg_advisory_lock($1)", key)
+            try:
+                yield
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", key)
 
     async def command_tree(self, application_id: int, scope: str) -> str | None:
         found = await self._pool.fetchval(

@@ -353,6 +353,11 @@ class SqliteRepository:
             ))
         return max(0.0, float(rows[0][0]) - now)
 
+    @asynccontextmanager
+    async def command_sync(self, application_id: int) -> AsyncIterator[None]:
+        # One process: its one client syncs once per start.
+        yield
+
     async def command_tree(self, application_id: int, scope: str) -> str | None:
         async with self._lock:
             rows = list(await self._connection.execute_fetchall(

@@ -184,13 +184,16 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
     if settings.discord_token:
         from .adapters.discord import DiscordBot
 
+        shards = settings.discord_shards
         built.append(DiscordBot(service, limiter, settings.discord_token,
                                 api_base=settings.discord_api_base,
                                 gateway=settings.discord_gateway_url,
                                 sync_guild=settings.discord_guild_id,
                                 pulse=partial(pulse, "discord"),
                                 pictures=PictureStore(settings.data_dir), forward=forward,
-                                gateway_store=gateway_store, shards=settings.discord_shards))
+                                gateway_store=gateway_store,
+                                shard_count=shards.count if shards is not None else None,
+                                shard_ids=shards.ids if shards is not None else ()))
     forward.publishers = {front.platform: front.publisher for front in built}
     return built
 

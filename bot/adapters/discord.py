@@ -69,7 +69,6 @@ from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.puzzles import MAX_ANSWER
 from bot.service.results import Notice, PuzzleShown
-from bot.settings import Shards
 from bot.storage.discord_gateway import DiscordGateway
 from bot.storage.pictures import MAX_BYTES, PictureError, PictureStore
 
@@ -209,9 +208,8 @@ class ClubClient(commands.AutoShardedBot):
                  guild_ready_timeout: float = GUILD_READY_TIMEOUT,
                  pulse: Callable[[], None] | None = None, plan: ShardPlan | None = None,
                  store: DiscordGateway | None = None) -> None:
-        shards = plan.shards if plan is not None else None
-        sharding: dict[str, Any] = {} if shards is None else {
-            "shard_count": shards.count, "shard_ids": list(shards.ids)}
+        sharding: dict[str, Any] = {} if plan is None or plan.count is None else {
+            "shard_count": plan.count, "shard_ids": list(plan.ids)}
         # The gateway's messages (its heartbeat acknowledgements among them) reach
         # on_socket_raw_receive only with discord.py's debug events on: the bot's pulse.
         super().__init__(command_prefix=commands.when_mentioned, help_command=None,
@@ -806,9 +804,9 @@ class DiscordBot:
     received) and stopped. ``api_base`` and ``gateway`` point discord.py elsewhere
     (:func:`point_discord_py_at`); ``sync_guild`` syncs the commands to that guild alone;
     ``gateway_store`` (the database) shares the shards, the IDENTIFY turns and the commands'
-    hash with the bot's other processes, and ``shards`` (``DISCORD_SHARD_COUNT``,
-    ``DISCORD_SHARD_IDS``) says which shards are this one's; ``pictures`` keeps and shows
-    problems' pictures."""
+    hash with the bot's other processes, and ``shard_ids`` of ``shard_count``
+    (``DISCORD_SHARD_IDS``, ``DISCORD_SHARD_COUNT``) are the shards this one serves (none: all,
+    as many as Discord recommends); ``pictures`` keeps and shows problems' pictures."""
 
     platform = PLATFORM
 
@@ -816,9 +814,10 @@ class DiscordBot:
                  api_base: str | None = None, gateway: str | None = None,
                  sync_guild: int | None = None, pulse: Callable[[], None] | None = None,
                  pictures: PictureStore | None = None, forward: Forward | None = None,
-                 gateway_store: DiscordGateway | None = None,
-                 shards: Shards | None = None) -> None:
-        plan = None if gateway_store is None else ShardPlan(gateway_store, shards)
+                 gateway_store: DiscordGateway | None = None, shard_count: int | None = None,
+                 shard_ids: Sequence[int] = ()) -> None:
+        plan = (None if gateway_store is None
+                else ShardPlan(gateway_store, shard_count, shard_ids))
         self.client = DiscordFrontEnd(service, limiter, pictures=pictures,
                                       forward=forward).client(sync_guild, pulse=pulse,
                                                               plan=plan, store=gateway_store)

@@ -11,11 +11,11 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import NoReturn
 
 import discord
 
 from bot.errors import ConfigError
-from bot.settings import Shards
 from bot.storage.discord_gateway import DiscordGateway
 
 log = logging.getLogger(__name__)
@@ -35,12 +35,14 @@ def _named(shard_ids: Sequence[int]) -> str:
 
 class ShardPlan:
     """The shards one process serves, taken before it connects (:meth:`claim`), and the turns
-    of their IDENTIFYs (:meth:`identify_turn`). ``shards`` None: every shard, as many as
-    Discord recommends."""
+    of their IDENTIFYs (:meth:`identify_turn`): ``ids`` of ``count`` (``DISCORD_SHARD_COUNT``,
+    ``DISCORD_SHARD_IDS``); ``count`` None: every shard, as many as Discord recommends."""
 
-    def __init__(self, gateway: DiscordGateway, shards: Shards | None) -> None:
+    def __init__(self, gateway: DiscordGateway, count: int | None = None,
+                 ids: Sequence[int] = ()) -> None:
         self.gateway = gateway
-        self.shards = shards
+        self.count = count
+        self.ids = tuple(ids) if count is None or ids else tuple(range(count))
         #: set by :meth:`claim`
         self.application_id = 0
         self.max_concurrency = 1
@@ -51,27 +53,25 @@ class ShardPlan:
         starting again would not help) naming the shards another process serves, or saying how
         many starts remain and when they come back."""
         recommended, _, limits = await client.http.get_bot_gateway()
-        count = self.shards.count if self.shards is not None else recommended
-        ids = self.shards.ids if self.shards is not None else tuple(range(count))
+        count = self.count if self.count is not None else recommended
+        ids = self.ids if self.count is not None else tuple(range(count))
         client.shard_count = count
         client.shard_ids = list(ids)
         self.application_id = client.application_id or 0
         self.max_concurrency = max(1, int(limits.get("max_concurrency", 1)))
         taken = await self.gateway.hold_shards(self.application_id, ids)
         if taken:
-            message = (f"Discord {_named(taken)} of {count} served already by a running "
-                       "process on this database: give each process its own DISCORD_SHARD_IDS")
-            log.error(message)
-            raise ConfigError(message)
+            _refuse(ConfigError(
+                f"Discord {_named(taken)} of {count} served already by a running process on "
+                "this database: give each process its own DISCORD_SHARD_IDS"))
         remaining, needed = int(limits["remaining"]), STARTS_PER_SHARD * len(ids)
         if remaining < needed:
             reset = timedelta(milliseconds=int(limits["reset_after"]))
-            message = (f"Discord allows {remaining} more session starts of its daily "
-                       f"{limits['total']} (back in {_duration(reset)}); starting {len(ids)} "
-                       f"shards needs {needed}: start later (a bot past the limit has its "
-                       "token reset by Discord)")
-            log.error(message)
-            raise ConfigError(message)
+            _refuse(ConfigError(
+                f"Discord allows {remaining} more session starts of its daily "
+                f"{limits['total']} (back in {_duration(reset)}); starting {len(ids)} shards "
+                f"needs {needed}: start later (a bot past the limit has its token reset by "
+                "Discord)"))
         log.info("Discord %s of %d are this process's (%d session starts left, "
                  "max_concurrency %d)", _named(ids), count, remaining, self.max_concurrency)
 
@@ -82,6 +82,12 @@ class ShardPlan:
         if wait > 0:
             log.info("shard %s identifies in %.1f s (bucket %d)", shard_id, wait, bucket)
             await asyncio.sleep(wait)
+
+
+def _refuse(error: ConfigError) -> NoReturn:
+    """The reason in the log too (the operator reads the journal), then the refusal."""
+    log.error("%s", error)
+    raise error
 
 
 def _duration(span: timedelta) -> str:

@@ -4,6 +4,8 @@ run) the shards each process holds."""
 
 from __future__ import annotations
 
+import asyncio
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 
 from bot.storage.discord_gateway import FORGET_TURNS_AFTER, shard_lock_key
@@ -64,3 +66,24 @@ def test_each_shard_of_each_bot_has_its_own_lock_key() -> None:
     keys = {shard_lock_key(app, shard) for app in (APP, APP + 1) for shard in range(1000)}
     assert len(keys) == 2000
     assert all(-2 ** 63 <= key < 2 ** 63 for key in keys)
+
+
+async def test_one_process_at_a_time_compares_and_syncs_the_commands(postgres_db: str) -> None:
+    first = await PostgresRepository.open(postgres_db)
+    second = await PostgresRepository.open(postgres_db)
+    try:
+        async with first.command_sync(APP):
+            waiting = asyncio.ensure_future(_enter(second.command_sync(APP)))
+            await asyncio.sleep(0.3)
+            assert not waiting.done()  # the second waits for the first's sync
+        await asyncio.wait_for(waiting, 5)
+        async with first.command_sync(APP + 1), second.command_sync(APP):
+            pass  # another bot's sync waits for nobody
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def _enter(held: AbstractAsyncContextManager[None]) -> None:
+    async with held:
+        pass

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.chat.forward import Forwarder
 from bot.chat.posts import ChatPosts
 from bot.chat.ratelimit import RateLimiter
-from bot.errors import StartupError
+from bot.errors import ConfigError, StartupError
 from bot.ops.backup import start_daily_backups
 from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat
 from bot.ops.redaction import redact_in_logs
@@ -166,9 +166,10 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
     (``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` put a proxy in front of Discord's REST API
     and gateway; ``DISCORD_GUILD_ID`` syncs the slash commands to that guild alone, at once,
     instead of globally), all counting commands with ``limiter`` and calling ``pulse`` with
-    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). Telegram's
-    long polling keeps the updates it receives in ``repository`` until they are handled. Each
-    platform's library is imported only when it is asked for."""
+    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). The
+    database (``repository``) keeps what Telegram's long polling receives until it is handled,
+    and shares the Discord shards, their IDENTIFY turns and the slash commands' hash between
+    the bot's processes. Each platform's library is imported only when it is asked for."""
     built: list[FrontEnd] = []
     # a report against a member of another chat of the club is posted there (issue 35)
     forward = Forwarder(service)
@@ -183,12 +184,16 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
     if settings.discord_token:
         from .adapters.discord import DiscordBot
 
+        shards = settings.discord_shards
         built.append(DiscordBot(service, limiter, settings.discord_token,
                                 api_base=settings.discord_api_base,
                                 gateway=settings.discord_gateway_url,
                                 sync_guild=settings.discord_guild_id,
                                 pulse=partial(pulse, "discord"),
-                                pictures=PictureStore(settings.data_dir), forward=forward))
+                                pictures=PictureStore(settings.data_dir), forward=forward,
+                                gateway_store=repository,
+                                shard_count=shards.count if shards is not None else None,
+                                shard_ids=shards.ids if shards is not None else ()))
     forward.publishers = {front.platform: front.publisher for front in built}
     return built
 
@@ -322,3 +327,28 @@ async def run_web(listen: tuple[str, int]) -> None:
             await site.cleanup()
     finally:
         await repository.close()
+
+
+async def sync_discord_commands() -> str:
+    """``clubrating sync-commands``: the Discord bot's slash commands written to Discord now
+    (to ``DISCORD_GUILD_ID`` alone when set), whether or not they changed, and their hash kept
+    in the database, so that the bot's next starts leave them alone until they change. What
+    was done, in one line."""
+    settings = Settings.from_environment()
+    if not settings.discord_token:
+        raise ConfigError("DISCORD_TOKEN is not set: sync-commands writes the Discord bot's "
+                          "slash commands")
+    service, repository = await open_service(settings.database, settings.backup_folder)
+    try:
+        from .adapters.discord import DiscordBot
+
+        bot = DiscordBot(service, RateLimiter(service.clock, None), settings.discord_token,
+                         api_base=settings.discord_api_base,
+                         gateway=settings.discord_gateway_url,
+                         sync_guild=settings.discord_guild_id, gateway_store=repository)
+        synced = await bot.sync_commands()
+    finally:
+        await repository.close()
+    where = ("globally" if settings.discord_guild_id is None
+             else f"to the server {settings.discord_guild_id}")
+    return f"synced {synced} slash commands {where}"

@@ -157,6 +157,13 @@ def _parser() -> argparse.ArgumentParser:
                     "within 90 seconds, 1 otherwise, saying which is stale or 'not running'.",
     )
 
+    commands.add_parser(
+        "sync-commands", help="write the Discord bot's slash commands to Discord now",
+        description="Sync the Discord bot's slash commands (globally, or to DISCORD_GUILD_ID) "
+                    "whether or not they changed, and keep their hash in the database: "
+                    "clubrating run syncs them only when that hash changes.",
+    )
+
     export = commands.add_parser(
         "export", help="write a ladder's effective history as EVENTS.csv",
         description="Write a ladder's effective history in the EVENTS.csv format of replay.",
@@ -786,6 +793,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return check_config_command()
         elif args.command == "healthcheck":
             return healthcheck_command()
+        elif args.command == "sync-commands":
+            sys.stdout.write(_run_async(sync_commands_command()) + "\n")
         else:
             return run_command(verbose=args.verbose)
     except (UsageError, CsvError, BackupError, MoveError) as error:
@@ -845,6 +854,12 @@ async def run() -> None:
     """Start the bot (bot.app.run, imported only now: see the imports)."""
     from .app import run as run_bot
     await run_bot()
+
+
+async def sync_commands_command() -> str:
+    """``clubrating sync-commands`` (bot.app.sync_discord_commands, imported only now)."""
+    from .app import sync_discord_commands
+    return await sync_discord_commands()
 
 
 def run_command(verbose: bool = False) -> int:

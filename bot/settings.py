@@ -40,9 +40,24 @@ SECRETS = ("TELEGRAM_TOKEN", "DISCORD_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "CLUBRA
 PLAIN = ("CLUBRATING_DATA_DIR", "CLUBRATING_RATE_LIMIT", "CLUBRATING_BACKUP_DIR",
          "CLUBRATING_BACKUP_KEEP", "TELEGRAM_BASE_URL", "TELEGRAM_WEBHOOK_URL",
          "TELEGRAM_WEBHOOK_LISTEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
-         "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY", "CLUBRATING_WEB_LISTEN")
+         "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY", "CLUBRATING_WEB_LISTEN",
+         "DISCORD_SHARD_COUNT", "DISCORD_SHARD_IDS")
 #: every environment variable the bot reads (the deployment files may name no other)
 VARIABLES = (*SECRETS, *(f"{name}_FILE" for name in SECRETS), *PLAIN)
+
+
+@dataclass(frozen=True, slots=True)
+class Shards:
+    """``DISCORD_SHARD_COUNT`` and ``DISCORD_SHARD_IDS``: how many shards the bot's guilds are
+    split into, and the ones this process serves (all of them when the second is not set)."""
+
+    count: int
+    ids: tuple[int, ...]
+
+    @property
+    def all(self) -> bool:
+        """Whether this process serves every shard."""
+        return self.ids == tuple(range(self.count))
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +92,9 @@ class Settings:
     discord_gateway_url: str | None = None
     #: ``DISCORD_GUILD_ID``: sync the slash commands to this guild alone
     discord_guild_id: int | None = None
+    #: ``DISCORD_SHARD_COUNT`` and ``DISCORD_SHARD_IDS`` (None: one process, with as many
+    #: shards as Discord recommends)
+    discord_shards: Shards | None = None
     #: ``CLUBRATING_WEB_LISTEN``: serve the public web leaderboard there too (None: not)
     web_listen: tuple[str, int] | None = None
 
@@ -116,6 +134,7 @@ class Settings:
         listen = checked(lambda: listen_address(environ.get("TELEGRAM_WEBHOOK_LISTEN")
                                                 or DEFAULT_LISTEN), ("0.0.0.0", 8443))
         guild = checked(lambda: guild_id(environ.get("DISCORD_GUILD_ID") or ""), None)
+        shards = checked(lambda: discord_shards(environ, database), None)
         web = environ.get("CLUBRATING_WEB_LISTEN") or None
         web_listen = None if web is None else checked(lambda: listen_address(
             web, "CLUBRATING_WEB_LISTEN", WEB_LISTEN), None)
@@ -129,7 +148,7 @@ class Settings:
             telegram_webhook_secret=secret, telegram_webhook_listen=listen,
             discord_api_base=environ.get("DISCORD_API_BASE") or None,
             discord_gateway_url=environ.get("DISCORD_GATEWAY_URL") or None,
-            discord_guild_id=guild, web_listen=web_listen,
+            discord_guild_id=guild, discord_shards=shards, web_listen=web_listen,
         )
 
 
@@ -301,3 +320,56 @@ def guild_id(text: str) -> int | None:
         raise ConfigError(f"DISCORD_GUILD_ID must be a server's id (a number: Copy Server ID "
                            f"in Discord), not {text[:40]!r}")
     return int(text)
+
+
+#: the most shards a bot may ask for here: Discord's largest bots run some tens of thousands
+MAX_SHARDS = 65536
+
+
+def discord_shards(environ: Mapping[str, str], database: str | None) -> Shards | None:
+    """``DISCORD_SHARD_COUNT`` (a positive whole number) and ``DISCORD_SHARD_IDS`` (this
+    process's shards: ``0-3``, ``0,2``, ``0-1,3``; each below the count; the second needs the
+    first). A share of the shards needs PostgreSQL: the other shards' processes share the
+    database, and a SQLite file has one process."""
+    count_text = (environ.get("DISCORD_SHARD_COUNT") or "").strip()
+    ids_text = (environ.get("DISCORD_SHARD_IDS") or "").strip()
+    if not count_text:
+        if ids_text:
+            raise ConfigError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT (the number of "
+                              "shards the ids are of)")
+        return None
+    if not count_text.isdigit() or not 0 < int(count_text) <= MAX_SHARDS:
+        raise ConfigError(f"DISCORD_SHARD_COUNT must be a whole number from 1 to {MAX_SHARDS}, "
+                          f"not {count_text[:40]!r}")
+    count = int(count_text)
+    shards = Shards(count, shard_ids(ids_text, count) if ids_text else tuple(range(count)))
+    if not shards.all and database is not None and not is_postgres(database):
+        raise ConfigError(f"DISCORD_SHARD_IDS={ids_text} serves some of the {count} shards, "
+                          "which needs a PostgreSQL CLUBRATING_DB shared with the processes "
+                          "of the others (a SQLite file is served by one process: leave "
+                          "DISCORD_SHARD_IDS out)")
+    return shards
+
+
+def shard_ids(text: str, count: int) -> tuple[int, ...]:
+    """``DISCORD_SHARD_IDS``: ids and ranges separated by commas (``0-1,3``), each id below
+    ``count``, none twice; in increasing order."""
+    ids: list[int] = []
+    example = "e.g. 0-3 or 0,2"
+    for part in text.split(","):
+        first, dash, last = (p.strip() for p in part.partition("-"))
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ConfigError(f"DISCORD_SHARD_IDS must be shard ids and ranges separated by "
+                              f"commas ({example}), not {text[:40]!r}")
+        low, high = int(first), int(last) if dash else int(first)
+        if low > high:
+            raise ConfigError(f"DISCORD_SHARD_IDS: the range {part.strip()} runs backwards "
+                              f"(write {high}-{low})")
+        if high >= count:
+            raise ConfigError(f"DISCORD_SHARD_IDS: shard {high} does not exist; with "
+                              f"DISCORD_SHARD_COUNT={count} the shards are 0 to {count - 1}")
+        ids.extend(range(low, high + 1))
+    twice = sorted({n for n in ids if ids.count(n) > 1})
+    if twice:
+        raise ConfigError(f"DISCORD_SHARD_IDS names shard {twice[0]} twice")
+    return tuple(sorted(ids))

@@ -34,6 +34,7 @@ from urllib.parse import unquote, urlsplit
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
 from .addresses import public_address
+from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
 from .repository import (
@@ -182,6 +183,9 @@ class PostgresRepository:
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
+        #: the connection holding this process's Discord shards' advisory locks (issue 41),
+        #: out of the pool for the process's life: a session-level lock lasts as long as it
+        self._shards: asyncpg.Connection | None = None
 
     @classmethod
     async def open(
@@ -210,7 +214,75 @@ class PostgresRepository:
         return cls(pool)
 
     async def close(self) -> None:
+        await self.release_shards()
         await self._pool.close()
+
+    async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
+        # Session-level advisory locks on a connection of their own: a process that dies, or
+        # whose connection the server drops, lets go of its shards at once.
+        await self.release_shards()
+        connection = await self._pool.acquire()
+        keys = [shard_lock_key(application_id, shard) for shard in shard_ids]
+        try:
+            got = await connection.fetch(
+                "SELECT shard, pg_try_advisory_lock(key) AS held"
+                " FROM unnest($1::int[], $2::bigint[]) AS s (shard, key)",
+                list(shard_ids), keys)
+        except BaseException:
+            await self._pool.release(connection)
+            raise
+        taken = [int(row["shard"]) for row in got if not row["held"]]
+        if taken:  # all or none: the shards this process got go back
+            await connection.execute("SELECT pg_advisory_unlock_all()")
+            await self._pool.release(connection)
+            return taken
+        self._shards = connection
+        return []
+
+    async def release_shards(self) -> None:
+        connection, self._shards = self._shards, None
+        if connection is not None:
+            try:
+                await connection.execute("SELECT pg_advisory_unlock_all()")
+            finally:
+                await self._pool.release(connection)
+
+    async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
+        # One statement books the turn (the row's lock makes bookers queue for the moment of
+        # the update only) by the server's clock, the one clock every process shares.
+        row = await self._pool.fetchrow(
+            "INSERT INTO identify_turns (application_id, bucket, turn_at)"
+            " VALUES ($1, $2, extract(epoch FROM clock_timestamp()))"
+            " ON CONFLICT (application_id, bucket) DO UPDATE SET turn_at = CASE"
+            " WHEN identify_turns.turn_at > excluded.turn_at + $4 THEN excluded.turn_at"
+            " ELSE GREATEST(identify_turns.turn_at + $3, excluded.turn_at) END"
+            " RETURNING turn_at, extract(epoch FROM clock_timestamp()) AS now",
+            str(application_id), bucket, spacing, FORGET_TURNS_AFTER)
+        return max(0.0, float(row["turn_at"]) - float(row["now"]))
+
+    @asynccontextmanager
+    async def command_sync(self, application_id: int) -> AsyncIterator[None]:
+        async with self._pool.acquire() as connection:
+            key = command_sync_key(application_id)
+            await connection.execute("SELECT pg_advisory_lock($1)", key)
+            try:
+                yield
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", key)
+
+    async def command_tree(self, application_id: int, scope: str) -> str | None:
+        found = await self._pool.fetchval(
+            "SELECT hash FROM command_trees WHERE application_id = $1 AND scope = $2",
+            str(application_id), scope)
+        return None if found is None else str(found)
+
+    async def keep_command_tree(self, application_id: int, scope: str, digest: str,
+                                now: datetime) -> None:
+        await self._pool.execute(
+            "INSERT INTO command_trees (application_id, scope, hash, synced_at)"
+            " VALUES ($1, $2, $3, $4) ON CONFLICT (application_id, scope) DO UPDATE SET"
+            " hash = excluded.hash, synced_at = excluded.synced_at",
+            str(application_id), scope, digest, now.isoformat())
 
     async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
         async with self._pool.acquire() as connection:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from .discord_gateway import DiscordGateway
+
 #: JSON-compatible values stored in an event's data
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 
@@ -71,7 +73,10 @@ class Transaction(Protocol):
         ...
 
 
-class Repository(Protocol):
+class Repository(DiscordGateway, Protocol):
+    """A club's log and what goes with it; also what the processes of one Discord bot share
+    (:class:`~bot.storage.discord_gateway.DiscordGateway`)."""
+
     async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
         """The club of a chat, created on first contact."""
         ...

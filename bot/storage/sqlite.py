@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from .discord_gateway import FORGET_TURNS_AFTER
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, load_migrations, migrate
 from .private import private_companions, private_file
@@ -366,6 +368,51 @@ class SqliteRepository:
                 (club_id, user, game, game),
             ))
         return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
+        # A SQLite database is served by one process (bot.settings refuses a share of the
+        # shards on it): every shard is this process's.
+        return []
+
+    async def release_shards(self) -> None:
+        return None
+
+    async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
+        # This machine's clock: the one process on the file books the turns (they outlive a
+        # restart, which must wait its turn too).
+        now = time.time()
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "INSERT INTO identify_turns (application_id, bucket, turn_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (application_id, bucket) DO UPDATE SET turn_at = CASE"
+                " WHEN identify_turns.turn_at > excluded.turn_at + ? THEN excluded.turn_at"
+                " ELSE MAX(identify_turns.turn_at + ?, excluded.turn_at) END RETURNING turn_at",
+                (str(application_id), bucket, now, FORGET_TURNS_AFTER, spacing),
+            ))
+        return max(0.0, float(rows[0][0]) - now)
+
+    @asynccontextmanager
+    async def command_sync(self, application_id: int) -> AsyncIterator[None]:
+        # One process: its one client syncs once per start.
+        yield
+
+    async def command_tree(self, application_id: int, scope: str) -> str | None:
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "SELECT hash FROM command_trees WHERE application_id = ? AND scope = ?",
+                (str(application_id), scope),
+            ))
+        return str(rows[0][0]) if rows else None
+
+    async def keep_command_tree(self, application_id: int, scope: str, digest: str,
+                                now: datetime) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "INSERT INTO command_trees (application_id, scope, hash, synced_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (application_id, scope) DO UPDATE SET"
+                " hash = excluded.hash, synced_at = excluded.synced_at",
+                (str(application_id), scope, digest, now.isoformat()),
+            )
 
     @asynccontextmanager
     async def exclusive(self, club_id: int) -> AsyncIterator[None]:

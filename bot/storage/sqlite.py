@@ -4,7 +4,6 @@ never interleave on the shared connection."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
@@ -22,8 +21,10 @@ from .repository import (
     Conflict,
     DuplicateRequest,
     NewEvent,
+    Snapshot,
     StoredEvent,
     answered_at,
+    decoded_off_loop,
     encode_data,
 )
 from .sqlite_backup import BackupError, backup
@@ -272,13 +273,7 @@ class SqliteRepository:
                 " WHERE club_id = ? AND id > ? ORDER BY id",
                 (club_id, after),
             )
-        return [
-            StoredEvent(
-                int(r[0]), str(r[1]), str(r[2]), datetime.fromisoformat(r[3]), json.loads(r[5]),
-                str(r[4]),
-            )
-            for r in rows
-        ]
+        return await decoded_off_loop(list(rows))
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         async with self._lock:
@@ -287,6 +282,31 @@ class SqliteRepository:
                 (club_id, request_id),
             ))
         return str(rows[0][0]) if rows else None
+
+    async def keep_answer(self, club_id: int, request_id: str, response: str) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE requests SET response = ? WHERE club_id = ? AND request_id = ?",
+                (response, club_id, request_id),
+            )
+
+    async def snapshot(self, club_id: int) -> Snapshot | None:
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "SELECT last_id, format, data FROM snapshots WHERE club_id = ?", (club_id,)))
+        return Snapshot(int(rows[0][0]), str(rows[0][1]), bytes(rows[0][2])) if rows else None
+
+    async def keep_snapshot(self, club_id: int, snapshot: Snapshot, now: datetime) -> None:
+        # One statement, committed on its own (never inside a command's transaction).
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "INSERT INTO snapshots (club_id, last_id, format, data, taken_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (club_id) DO UPDATE SET"
+                " last_id = excluded.last_id, format = excluded.format, data = excluded.data,"
+                " taken_at = excluded.taken_at WHERE excluded.last_id > snapshots.last_id"
+                " OR excluded.format <> snapshots.format",
+                (club_id, snapshot.last_id, snapshot.format, snapshot.data, now.isoformat()),
+            )
 
     async def forget_answers(self, before: datetime) -> int:
         async with self._lock:

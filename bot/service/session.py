@@ -444,6 +444,8 @@ class Session:
         events = await self.repository.events(club_id, after=0 if state is None else
                                               state.last_id)
         if state is not None:
+            log.info("club %s read from its snapshot as of event %d and %d events after it",
+                     club_id, state.last_id, len(events))
             club = Club(club_id, state, snapshot_id=state.last_id)
             await self._fold_off_loop(club, events)
         elif len(events) >= OFF_LOOP_EVENTS:  # a long log: the event loop goes on meanwhile

@@ -31,6 +31,9 @@ from .sqlite_backup import BackupError, backup
 
 log = logging.getLogger(__name__)
 
+#: rows of a club's log read in one call of the database thread
+ROWS_AT_ONCE = 5000
+
 
 class SqliteSchema:
     """The migration runner's view of a connection opened with ``isolation_level=None``."""
@@ -266,14 +269,21 @@ class SqliteRepository:
             return [(int(r[0]), str(r[1]), str(r[2])) for r in await cursor.fetchall()]
 
     async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
-        # One round trip to the database thread per call: it is on every use case's path.
-        async with self._lock:
-            rows = await self._connection.execute_fetchall(
-                "SELECT id, kind, actor, at, reason, data FROM events"
-                " WHERE club_id = ? AND id > ? ORDER BY id",
-                (club_id, after),
-            )
-        return await decoded_off_loop(list(rows))
+        # One round trip to the database thread for a few events (every use case's path); a
+        # long log in slices: making a slice's rows holds the GIL, and between slices the event
+        # loop gets its turn (100,000 rows at once held it 0.15 s).
+        async with self._lock, self._connection.execute(
+            "SELECT id, kind, actor, at, reason, data FROM events"
+            " WHERE club_id = ? AND id > ? ORDER BY id",
+            (club_id, after),
+        ) as cursor:
+            rows = list(await cursor.fetchmany(ROWS_AT_ONCE))
+            while len(rows) % ROWS_AT_ONCE == 0 and rows:
+                more = await cursor.fetchmany(ROWS_AT_ONCE)
+                if not more:
+                    break
+                rows.extend(more)
+        return await decoded_off_loop(rows)
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         async with self._lock:

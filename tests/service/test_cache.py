@@ -6,8 +6,11 @@ commit and its answer answered, when redelivered, with a short notice and never 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import shutil
 import sqlite3
+from collections.abc import Awaitable
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,8 +28,9 @@ from bot.service.state import ClubState
 from bot.service.view import Club
 from bot.storage.backends import open_repository
 from bot.storage.sqlite import SqliteRepository
-from tests.chat import START
+from tests.chat import START, Transcript, open_club
 from tests.long_history import last_game, write_events
+from tests.loop_stall import longest_stall
 
 CLUBS = [f"-10{n}" for n in range(1, 6)]
 
@@ -156,8 +160,10 @@ def snapshot_row(database: Path) -> tuple[int, str] | None:
 
 
 def last_event(database: Path) -> int:
+    """The last event of club 1 (the one read in these tests)."""
     with sqlite3.connect(database) as connection:
-        return int(connection.execute("SELECT max(id) FROM events").fetchone()[0])
+        return int(connection.execute(
+            "SELECT max(id) FROM events WHERE club_id = 1").fetchone()[0])
 
 
 async def test_a_long_club_is_read_from_its_snapshot_with_the_same_ratings(
@@ -223,3 +229,91 @@ async def test_a_write_redelivered_after_a_stop_between_commit_and_answer_is_not
                                     "win") == first
     finally:
         await repository.close()
+
+
+# -- a 100,000-event club never holds the event loop ---------------------------------------------
+
+#: games of the long club (each an event, with the import's own)
+LONG_GAMES = 100_000
+#: the longest the event loop may go without running its ticker (issue 41)
+MAX_STALL = 0.1
+
+
+@pytest.fixture(scope="module")
+def hundred_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A console club's database with 100,000 games imported (made once; tests copy it)."""
+    folder = tmp_path_factory.mktemp("hundred-thousand")
+    events = write_events(folder / "EVENTS.csv", LONG_GAMES)
+
+    async def imported() -> None:
+        async with open_club(folder / "club.db", start=AFTER_LONG) as chat:
+            history = read_events(events)
+            await chat.service.import_history("console", "local", history, history.labels)
+
+    asyncio.run(imported())
+    return folder / "club.db"
+
+
+AFTER_LONG = last_game(LONG_GAMES) + timedelta(days=1)
+
+
+async def stall_of(work: Awaitable[str], tries: list[float]) -> str:
+    """``work``'s answer; how long it stalled the loop goes into ``tries``."""
+    task = asyncio.ensure_future(work)
+    tries.append(await longest_stall(task))
+    return task.result()
+
+
+async def warmed_up(chat: Transcript) -> None:
+    """The process has served another club: what a first command loads once (modules, the
+    messages' catalogue) is not the long club's reading."""
+    other = Caller("console", "other", "zed", "zed")
+    await chat.service.leaderboard(other)
+
+
+async def settled(chat: Transcript) -> None:
+    """The snapshot a read started is written (it stalls the loop too: measured apart)."""
+    await asyncio.gather(*chat.service._session._snapshotting.values())
+
+
+async def test_a_long_club_never_holds_the_event_loop(hundred_thousand: Path,
+                                                      tmp_path: Path) -> None:
+    database = tmp_path / "club.db"
+    shutil.copy(hundred_thousand, database)
+    stalls: dict[str, list[float]] = {}
+    try:
+        # First read, from the log (decoded, folded and rated in worker threads).
+        async with open_club(database, start=AFTER_LONG) as chat:
+            await warmed_up(chat)
+            board = await stall_of(chat.as_("mod", "/top"), stalls.setdefault("log", []))
+            await settled(chat)
+        assert snapshot_row(database) == (last_event(database), snapshots.FORMAT)
+        gc.unfreeze()
+        # First read of a process started since: from the snapshot.
+        async with open_club(database, start=AFTER_LONG) as chat:
+            await warmed_up(chat)
+            assert await stall_of(chat.as_("mod", "/top"),
+                                  stalls.setdefault("snapshot", [])) == board
+            recorded = await chat.as_("mod!", "/report @p001 @p002 win")
+            assert "p001 beat p002" in recorded
+            # /undo's preview and /merge's fold the whole log again, in a worker thread.
+            preview = await stall_of(chat.say("/undo"), stalls.setdefault("undo", []))
+            assert preview == ("Undoing #100204 (mod recorded game #100001 on main: p001 beat "
+                               "p002) would change:\np001: 1543 -> 1530\np002: 1457 -> 1471\n"
+                               "Send /apply to undo it, or /cancel.")
+            merge = await stall_of(chat.say("/merge @p003 @p004"),
+                                   stalls.setdefault("merge", []))
+            assert merge.startswith(
+                "Merging p003 into p004 would drop games #32378, #40216, #42226, #48164 (played "
+                "between the two records) and change:\np053: 1463 -> 1463\n")
+            await chat.say("/cancel")
+            # Applying the undo: the log folded again and the ladder replayed, off the loop and
+            # after the commit.
+            await chat.say("/undo")
+            undone = await stall_of(chat.say("/apply"), stalls.setdefault("apply", []))
+            assert undone == ("Undone #100204: mod recorded game #100001 on main: p001 beat "
+                              "p002. Ratings changed:\np001: 1543 -> 1530\np002: 1457 -> 1471")
+            assert await chat.say("/top") == board
+    finally:
+        gc.unfreeze()
+    assert all(max(each) < MAX_STALL for each in stalls.values()), stalls

@@ -14,9 +14,9 @@ unpickling a slice is one call that holds the GIL, and between slices the event 
 turn. A 100,000-game club pickled whole held the loop 0.27 s (reading) and 0.26 s (writing, as
 one pickler's memo of millions of objects grew); in slices, 0.05 and 0.03 s.
 
-The rating caches are left out: for a 100,000-game club they made the snapshot 61 MB instead
-of 50 and its reading 2.4 s instead of 1.3, where replaying the ladder takes 0.6 s (measured
-with bench/cache.py's club; docs/benchmarks.md).
+The rating caches are left out: for a 100,000-game club pickled whole they made the snapshot
+61 MB instead of 50 and its reading 2.4 s instead of 1.3, where replaying the ladder takes 0.5 s
+(bench/cache.py's club; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class _StateUnpickler(pickle.Unpickler):
 def dumps(state: ClubState) -> bytes:
     """The state as bytes (in a worker thread: 100,000 games take about a second)."""
     games = list(state.games.values())
-    events = [pickle.dumps(state.log[n:n + SLICE], PROTOCOL)
+    events = [pickle.dumps(_columns(state.log[n:n + SLICE]), PROTOCOL)
               for n in range(0, len(state.log), SLICE)]
     records = [pickle.dumps(games[n:n + SLICE], PROTOCOL) for n in range(0, len(games), SLICE)]
     rest = io.BytesIO()
@@ -83,12 +83,20 @@ def dumps(state: ClubState) -> bytes:
     return pickle.dumps((events, records, rest.getvalue()), PROTOCOL)
 
 
+def _columns(events: list[StoredEvent]) -> tuple[list[object], ...]:
+    """The events' fields, column by column, in StoredEvent's order."""
+    return ([e.id for e in events], [e.kind for e in events], [e.actor for e in events],
+            [e.at for e in events], [e.data for e in events], [e.reason for e in events])
+
+
 def loads(data: bytes) -> ClubState:
     """:func:`dumps`'s state again; raises whatever unpickling raised when it cannot."""
     event_slices, game_slices, rest = pickle.loads(data)
     events: dict[int, StoredEvent] = {}
     for part in event_slices:
-        events.update((event.id, event) for event in pickle.loads(part))
+        # made by their class's __init__: unpickled one by one, each frozen dataclass's
+        # __setstate__ took a third of the time
+        events.update((event.id, event) for event in map(StoredEvent, *pickle.loads(part)))
     games: dict[int, GameRecord] = {}
     for part in game_slices:
         games.update((game.id, game) for game in pickle.loads(part))

@@ -55,15 +55,17 @@ STOP_SECONDS = 25.0
 
 
 async def open_service(database: str, backups: Path | None = None,
-                       cache_clubs: int = DEFAULT_CAPACITY) -> tuple[ClubService, Repository]:
+                       cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True,
+                       ) -> tuple[ClubService, Repository]:
     """The service on ``database`` (``CLUBRATING_DB``'s value); a database that cannot be
     opened is a :class:`StartupError` naming the setting. An older SQLite database is copied
-    into ``backups`` before it is migrated. ``cache_clubs``: ``CLUBRATING_CACHE_CLUBS``."""
+    into ``backups`` before it is migrated. ``cache_clubs``: ``CLUBRATING_CACHE_CLUBS``;
+    ``keep_snapshots``: False for the shell's commands that only read."""
     try:
         repository = await open_repository(database, backups)
     except DatabaseUnavailable as error:
         raise StartupError(f"CLUBRATING_DB: {error}") from error
-    return ClubService(repository, SystemClock(), cache_clubs), repository
+    return ClubService(repository, SystemClock(), cache_clubs, keep_snapshots), repository
 
 
 def telegram_webhook(settings: Settings) -> Webhook | None:

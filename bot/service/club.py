@@ -81,9 +81,9 @@ class ClubService:
     see and type them."""
 
     def __init__(self, repository: Repository, clock: Clock,
-                 cache_clubs: int = DEFAULT_CAPACITY) -> None:
+                 cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True) -> None:
         self._repository = repository
-        self._session = Session(repository, clock, cache_clubs)
+        self._session = Session(repository, clock, cache_clubs, keep_snapshots)
         self._chats = Chats(self._session)
         self._corrections = Corrections(self._session, self._chats)
         #: where each public slug was found last (club id, ladder): checked again at each use

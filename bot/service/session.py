@@ -81,14 +81,16 @@ class Session:
     """The clubs' cached states, their locks, and the transaction machinery around decisions."""
 
     def __init__(self, repository: Repository, clock: Clock,
-                 cache_clubs: int = DEFAULT_CAPACITY) -> None:
+                 cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True) -> None:
         self.repository = repository
         self.clock = clock
         #: the clubs' folded states, at most ``cache_clubs`` (``CLUBRATING_CACHE_CLUBS``), and
         #: their locks
         self.clubs = ClubCache(cache_clubs)
-        #: the snapshots being kept, by club (:meth:`_snapshot_if_due`)
+        #: the snapshots being kept, by club (:meth:`_snapshot_if_due`); none by a reader that
+        #: must leave the database as it was (``clubrating export``)
         self._snapshotting: dict[int, asyncio.Task[None]] = {}
+        self._keep_snapshots = keep_snapshots
         self._club_ids: dict[tuple[str, str], int] = {}
         #: announcements of results that auto-confirmed, until :meth:`unannounced` hands them out
         #: the latest announcements of auto-confirmed results by club, numbered, and the number
@@ -487,7 +489,7 @@ class Session:
         """Keep a snapshot of the club when it has :data:`SNAPSHOT_EVENTS` events beyond its
         last one: in a task of its own that waits for the club's lock (the command that read
         them answers first, and every event folded then is committed)."""
-        if (club.state.last_id - club.snapshot_id >= SNAPSHOT_EVENTS
+        if (self._keep_snapshots and club.state.last_id - club.snapshot_id >= SNAPSHOT_EVENTS
                 and club.id not in self._snapshotting):
             task = asyncio.get_running_loop().create_task(self._keep_snapshot(club.id))
             self._snapshotting[club.id] = task

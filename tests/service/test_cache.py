@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.errors import ConfigError
 from bot.history import read_events
 from bot.service import snapshots
 from bot.service.cache import ClubCache
@@ -26,6 +27,7 @@ from bot.service.results import Leaderboard, Notice
 from bot.service.session import SNAPSHOT_EVENTS
 from bot.service.state import ClubState
 from bot.service.view import Club
+from bot.settings import Settings
 from bot.storage.backends import open_repository
 from bot.storage.sqlite import SqliteRepository
 from tests.chat import START, Transcript, open_club
@@ -317,3 +319,20 @@ async def test_a_long_club_never_holds_the_event_loop(hundred_thousand: Path,
     finally:
         gc.unfreeze()
     assert all(max(each) < MAX_STALL for each in stalls.values()), stalls
+
+
+# -- the setting --------------------------------------------------------------------------------
+
+
+def test_the_setting_is_a_number_of_clubs(tmp_path: Path) -> None:
+    folder = {"CLUBRATING_DATA_DIR": str(tmp_path)}
+    assert Settings.from_environment(folder).cache_clubs == 1000
+    assert Settings.from_environment(folder | {"CLUBRATING_CACHE_CLUBS": "2"}).cache_clubs == 2
+    assert Settings.from_environment(
+        folder | {"CLUBRATING_CACHE_CLUBS": "10_000"}).cache_clubs == 10_000
+    for bad in ("0", "lots", "-3"):
+        with pytest.raises(ConfigError) as refused:
+            Settings.from_environment(folder | {"CLUBRATING_CACHE_CLUBS": bad})
+        assert refused.value.problems == (
+            f"CLUBRATING_CACHE_CLUBS must be a number of clubs, at least 1 (e.g. 1000), not "
+            f"{bad!r}",)

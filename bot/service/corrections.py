@@ -87,7 +87,7 @@ class Corrections:
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         repository = self._session.repository
         if caller.request_id is not None:
-            stored = await repository.answer(club_id, caller.request_id)
+            stored = await self._session.first_answer(club_id, caller.request_id)
             if stored is not None:
                 return decode(stored)
         taken = await self._take(caller, club_id, game, undo, merge, system, link)

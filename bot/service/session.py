@@ -61,6 +61,9 @@ SNAPSHOT_EVENTS = 2000
 #: redelivery finds it only if the process stopped in between, and gets this short notice
 #: rather than a second write
 RECORDED = encode(Notice("request_recorded"))
+#: how long a redelivery waits for the answer another process (or service) is working out after
+#: its commit: a first replay of a 100,000-game ladder takes about a second
+ANSWER_WAIT = 3.0
 #: a ladder sync taking this long made many objects that live as long as the club's cache
 LONG_SYNC_SECONDS = 0.2
 #: how long a write's answer is kept for a redelivery of its update: Telegram keeps an update
@@ -287,7 +290,7 @@ class Session:
                 except DuplicateRequest:
                     # A redelivered update: its first answer stands, nothing more is written.
                     assert caller.request_id is not None
-                    stored = await self.repository.answer(club_id, caller.request_id)
+                    stored = await self.first_answer(club_id, caller.request_id)
                     assert stored is not None
                     # the answer this request got the first time, of the type it had then
                     return typing.cast(R, decode(stored))
@@ -344,7 +347,7 @@ class Session:
             # database; a redelivery is decided again. Only a redelivered write that is refused
             # now (a /confirm that counted the first time) gets the first answer back.
             if caller.request_id is not None:
-                first = await self.repository.answer(club_id, caller.request_id)
+                first = await self.first_answer(club_id, caller.request_id)
                 if first is not None:
                     return typing.cast(R, decode(first))
             raise decision
@@ -399,6 +402,18 @@ class Session:
         for listener in self.committed:
             listener(club.id, kinds)
         return result
+
+    async def first_answer(self, club_id: int, request_id: str) -> str | None:
+        """The answer recorded for a request, if any. While it is :data:`RECORDED`, the
+        process that wrote it may still be working it out (after its commit): waited for, up
+        to :data:`ANSWER_WAIT`; a process that stopped in between leaves the placeholder."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + ANSWER_WAIT
+        while True:
+            stored = await self.repository.answer(club_id, request_id)
+            if stored != RECORDED or loop.time() >= give_up:
+                return stored
+            await asyncio.sleep(0.02)
 
     async def _keep_answer(self, club_id: int, request_id: str, result: object) -> None:
         """The request's answer in place of :data:`RECORDED`. The write is done whatever

@@ -4,10 +4,12 @@ A use case is a *decision*: a function of the club (:class:`~bot.service.view.Cl
 time that returns the events to append and how to answer once they are folded in, or raises a
 :class:`Refusal`. :meth:`Session.execute` reads the log's new events, first appends what time
 has made due (auto-confirmations, inactivity retirements), decides, then appends the decision's
-events and records the answer in one transaction. A refusal changes nothing and stores
-nothing. A write that carries a request id answers a repeat of that id with the first answer,
-whatever happened since (for :data:`ANSWERS_KEPT`); a refused or read-only request is simply
-decided again. When another process appended first, the decision is made again on the new state.
+events in one transaction that holds only the INSERTs (with a placeholder answer under the
+request's id); the answer is worked out after the commit and kept in the placeholder's place.
+A refusal changes nothing and stores nothing. A write that carries a request id answers a
+repeat of that id with the first answer, whatever happened since (for :data:`ANSWERS_KEPT`); a
+refused or read-only request is simply decided again. When another process appended first, the
+decision is made again on the new state.
 """
 
 from __future__ import annotations
@@ -81,7 +83,9 @@ Decision = tuple[list[NewEvent], Callable[[], R]]
 
 
 class Session:
-    """The clubs' cached states, their locks, and the transaction machinery around decisions."""
+    """The clubs' cached states (at most ``cache_clubs``, :class:`ClubCache`; a long club read
+    again from its snapshot, :mod:`.snapshots`), their locks, and the transaction machinery
+    around decisions."""
 
     def __init__(self, repository: Repository, clock: Clock,
                  cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True) -> None:

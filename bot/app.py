@@ -34,6 +34,7 @@ from bot.scheduling.scheduler import PostScheduler
 from bot.settings import Settings, database_from_environment
 
 from .adapters.console import ConsolePublisher, run_console
+from .service.cache import DEFAULT_CAPACITY
 from .service.clock import SystemClock
 from .service.club import ClubService
 from .storage.backends import describe, open_repository
@@ -53,16 +54,18 @@ log = logging.getLogger(__name__)
 STOP_SECONDS = 25.0
 
 
-async def open_service(database: str, backups: Path | None = None
+async def open_service(database: str, backups: Path | None = None,
+                       cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True,
                        ) -> tuple[ClubService, Repository]:
     """The service on ``database`` (``CLUBRATING_DB``'s value); a database that cannot be
     opened is a :class:`StartupError` naming the setting. An older SQLite database is copied
-    into ``backups`` before it is migrated."""
+    into ``backups`` before it is migrated. ``cache_clubs``: ``CLUBRATING_CACHE_CLUBS``;
+    ``keep_snapshots``: False for the shell's commands that only read."""
     try:
         repository = await open_repository(database, backups)
     except DatabaseUnavailable as error:
         raise StartupError(f"CLUBRATING_DB: {error}") from error
-    return ClubService(repository, SystemClock()), repository
+    return ClubService(repository, SystemClock(), cache_clubs, keep_snapshots), repository
 
 
 def telegram_webhook(settings: Settings) -> Webhook | None:
@@ -256,7 +259,8 @@ async def run() -> None:
     chat. SIGTERM or SIGINT stops it (also while it starts)."""
     stop = stop_on_signals()
     settings = Settings.from_environment()
-    service, repository = await open_service(settings.database, settings.backup_folder)
+    service, repository = await open_service(settings.database, settings.backup_folder,
+                                             settings.cache_clubs)
     try:
         if settings.telegram_token or settings.discord_token:
             keep_chart_cache_in(settings.data_dir)

@@ -506,7 +506,8 @@ async def _reader(platform: str, chat_id: str) -> tuple[ClubService, Repository]
     if not is_postgres(database) and "://" not in database and not Path(database).exists():
         raise UsageError(f"no club {platform}:{chat_id} in DB (there is no database file "
                          f"{database}; CLUBRATING_DB names it)")
-    service, repository = await open_service(database)
+    # a reader leaves the database as it was: no snapshot of what it read either
+    service, repository = await open_service(database, keep_snapshots=False)
     try:
         found = await repository.find_club(platform, chat_id)
     except BaseException:

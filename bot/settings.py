@@ -18,6 +18,7 @@ from bot.chat.ratelimit import DEFAULT_RATE, Rate, parse_rate
 from bot.errors import ConfigError
 from bot.ops.backup import backup_settings
 from bot.ops.redaction import MIN_SECRET, redact_in_logs
+from bot.service.cache import DEFAULT_CAPACITY
 from bot.storage.backends import describe, is_postgres
 from bot.storage.sqlite_backup import BackupError
 
@@ -41,7 +42,7 @@ PLAIN = ("CLUBRATING_DATA_DIR", "CLUBRATING_RATE_LIMIT", "CLUBRATING_BACKUP_DIR"
          "CLUBRATING_BACKUP_KEEP", "TELEGRAM_BASE_URL", "TELEGRAM_WEBHOOK_URL",
          "TELEGRAM_WEBHOOK_LISTEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
          "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY", "CLUBRATING_WEB_LISTEN",
-         "DISCORD_SHARD_COUNT", "DISCORD_SHARD_IDS")
+         "DISCORD_SHARD_COUNT", "DISCORD_SHARD_IDS", "CLUBRATING_CACHE_CLUBS")
 #: every environment variable the bot reads (the deployment files may name no other)
 VARIABLES = (*SECRETS, *(f"{name}_FILE" for name in SECRETS), *PLAIN)
 
@@ -97,6 +98,8 @@ class Settings:
     discord_shards: Shards | None = None
     #: ``CLUBRATING_WEB_LISTEN``: serve the public web leaderboard there too (None: not)
     web_listen: tuple[str, int] | None = None
+    #: ``CLUBRATING_CACHE_CLUBS``: how many clubs' states are kept in memory at most
+    cache_clubs: int = DEFAULT_CAPACITY
 
     @property
     def backup_folder(self) -> Path:
@@ -138,6 +141,8 @@ class Settings:
         web = environ.get("CLUBRATING_WEB_LISTEN") or None
         web_listen = None if web is None else checked(lambda: listen_address(
             web, "CLUBRATING_WEB_LISTEN", WEB_LISTEN), None)
+        cache_clubs = checked(lambda: _cache_clubs(environ.get("CLUBRATING_CACHE_CLUBS") or ""),
+                              DEFAULT_CAPACITY)
         if problems:
             raise ConfigError(*problems)
         return cls(
@@ -149,6 +154,7 @@ class Settings:
             discord_api_base=environ.get("DISCORD_API_BASE") or None,
             discord_gateway_url=environ.get("DISCORD_GATEWAY_URL") or None,
             discord_guild_id=guild, discord_shards=shards, web_listen=web_listen,
+            cache_clubs=cache_clubs,
         )
 
 
@@ -182,6 +188,18 @@ def _rate(text: str) -> Rate | None:
         return parse_rate(text)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+
+
+def _cache_clubs(text: str) -> int:
+    """The value of ``CLUBRATING_CACHE_CLUBS``: a whole number of clubs, at least 1 (empty: the
+    default)."""
+    text = text.strip().replace("_", "").replace(",", "")
+    if not text:
+        return DEFAULT_CAPACITY
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f"CLUBRATING_CACHE_CLUBS must be a number of clubs, at least 1 (e.g. "
+                          f"{DEFAULT_CAPACITY}), not {text[:40]!r}")
+    return int(text)
 
 
 def _backups(environ: Mapping[str, str]) -> tuple[Path, int] | None:

@@ -61,6 +61,8 @@ class Club:
     #: each ladder's wins, draws and losses by member (the public board's), built the same way
     records: dict[str, tuple[Ladder | None, int, int, dict[int, list[int]]]] = field(
         default_factory=dict)
+    #: the last event of the club's newest snapshot in the database (0: none)
+    snapshot_id: int = 0
 
 
 # -- ratings ------------------------------------------------------------------------------------

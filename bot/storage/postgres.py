@@ -23,7 +23,6 @@ Checks" (an insert waits for the transaction holding a conflicting key).
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -41,8 +40,10 @@ from .repository import (
     Conflict,
     DuplicateRequest,
     NewEvent,
+    Snapshot,
     StoredEvent,
     answered_at,
+    decoded_off_loop,
     encode_data,
 )
 from .transfer import ClubCopy, TargetNotEmpty
@@ -323,13 +324,7 @@ class PostgresRepository:
             " WHERE club_id = $1 AND id > $2 ORDER BY id",
             club_id, after,
         )
-        return [
-            StoredEvent(
-                int(r["id"]), str(r["kind"]), str(r["actor"]), datetime.fromisoformat(r["at"]),
-                json.loads(r["data"]), str(r["reason"]),
-            )
-            for r in rows
-        ]
+        return await decoded_off_loop(rows)
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         found = await self._reader(club_id).fetchval(
@@ -337,6 +332,31 @@ class PostgresRepository:
             club_id, request_id,
         )
         return None if found is None else str(found)
+
+    async def keep_answer(self, club_id: int, request_id: str, response: str) -> None:
+        # On the connection holding the club's lock when there is one: its transaction holds
+        # the row that remember() inserted, which no other connection sees before it commits.
+        await self._reader(club_id).execute(
+            "UPDATE requests SET response = $3 WHERE club_id = $1 AND request_id = $2",
+            club_id, request_id, response,
+        )
+
+    async def snapshot(self, club_id: int) -> Snapshot | None:
+        row = await self._pool.fetchrow(
+            "SELECT last_id, format, data FROM snapshots WHERE club_id = $1", club_id)
+        return None if row is None else Snapshot(int(row[0]), str(row[1]), bytes(row[2]))
+
+    async def keep_snapshot(self, club_id: int, snapshot: Snapshot, now: datetime) -> None:
+        # One statement, committed on its own by the pool (never inside a command's
+        # transaction); the table has no reference to clubs, so it takes no club's row lock.
+        await self._pool.execute(
+            "INSERT INTO snapshots (club_id, last_id, format, data, taken_at)"
+            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (club_id) DO UPDATE SET"
+            " last_id = excluded.last_id, format = excluded.format, data = excluded.data,"
+            " taken_at = excluded.taken_at WHERE excluded.last_id > snapshots.last_id"
+            " OR excluded.format <> snapshots.format",
+            club_id, snapshot.last_id, snapshot.format, snapshot.data, now.isoformat(),
+        )
 
     async def forget_answers(self, before: datetime) -> int:
         status = await self._pool.execute(

@@ -11,12 +11,13 @@ one delivered again is handled once.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from .discord_gateway import DiscordGateway
 
@@ -54,6 +55,38 @@ class StoredEvent:
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A club's folded state as of its event ``last_id``, serialised in ``format`` (derived
+    data: the service ignores one of a format it does not write)."""
+
+    last_id: int
+    format: str
+    data: bytes
+
+
+#: logs from this long on are decoded (JSON, times) in a worker thread, not on the event loop:
+#: 100,000 events take half a second (issue 41)
+DECODE_OFF_LOOP = 2000
+
+
+def decoded(rows: Sequence[Sequence[Any]]) -> list[StoredEvent]:
+    """Rows of ``(id, kind, actor, at, reason, data)`` as every backend reads them, decoded."""
+    return [
+        StoredEvent(int(r[0]), str(r[1]), str(r[2]), datetime.fromisoformat(r[3]),
+                    json.loads(r[5]), str(r[4]))
+        for r in rows
+    ]
+
+
+async def decoded_off_loop(rows: Sequence[Sequence[Any]]) -> list[StoredEvent]:
+    """:func:`decoded`, in a worker thread for a long log: the event loop serves the other
+    clubs meanwhile."""
+    if len(rows) >= DECODE_OFF_LOOP:
+        return await asyncio.to_thread(decoded, rows)
+    return decoded(rows)
+
+
 class Conflict(Exception):
     """Another writer appended to the club's log first; reload and try again."""
 
@@ -69,7 +102,8 @@ class Transaction(Protocol):
 
     async def remember(self, request_id: str, response: str, at: datetime) -> None:
         """Record the answer to a request, given at ``at``, committed with the events; raises
-        :class:`DuplicateRequest` when the request already has an answer."""
+        :class:`DuplicateRequest` when the request already has an answer. The session records
+        a placeholder here and the real answer after the commit (:meth:`Repository.keep_answer`)."""
         ...
 
 
@@ -96,6 +130,20 @@ class Repository(DiscordGateway, Protocol):
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         """The recorded answer to a request, if it was handled."""
+        ...
+
+    async def keep_answer(self, club_id: int, request_id: str, response: str) -> None:
+        """Replace the answer :meth:`Transaction.remember` recorded for a request (committed:
+        the answer is worked out after the events' transaction, which holds nothing meanwhile)."""
+        ...
+
+    async def snapshot(self, club_id: int) -> Snapshot | None:
+        """The club's newest snapshot of its folded state (table ``snapshots``), if any."""
+        ...
+
+    async def keep_snapshot(self, club_id: int, snapshot: Snapshot, now: datetime) -> None:
+        """Keep ``snapshot`` as the club's, replacing an older one (never a newer one: two
+        processes may keep one at once), in a short transaction of its own."""
         ...
 
     async def forget_answers(self, before: datetime) -> int:

@@ -4,7 +4,6 @@ never interleave on the shared connection."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sqlite3
 import time
@@ -24,13 +23,18 @@ from .repository import (
     Conflict,
     DuplicateRequest,
     NewEvent,
+    Snapshot,
     StoredEvent,
     answered_at,
+    decoded_off_loop,
     encode_data,
 )
 from .sqlite_backup import BackupError, backup
 
 log = logging.getLogger(__name__)
+
+#: rows of a club's log read in one call of the database thread
+ROWS_AT_ONCE = 5000
 
 
 class SqliteSchema:
@@ -267,20 +271,21 @@ class SqliteRepository:
             return [(int(r[0]), str(r[1]), str(r[2])) for r in await cursor.fetchall()]
 
     async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
-        # One round trip to the database thread per call: it is on every use case's path.
-        async with self._lock:
-            rows = await self._connection.execute_fetchall(
-                "SELECT id, kind, actor, at, reason, data FROM events"
-                " WHERE club_id = ? AND id > ? ORDER BY id",
-                (club_id, after),
-            )
-        return [
-            StoredEvent(
-                int(r[0]), str(r[1]), str(r[2]), datetime.fromisoformat(r[3]), json.loads(r[5]),
-                str(r[4]),
-            )
-            for r in rows
-        ]
+        # One round trip to the database thread for a few events (every use case's path); a
+        # long log in slices: making a slice's rows holds the GIL, and between slices the event
+        # loop gets its turn (100,000 rows at once held it 0.15 s).
+        async with self._lock, self._connection.execute(
+            "SELECT id, kind, actor, at, reason, data FROM events"
+            " WHERE club_id = ? AND id > ? ORDER BY id",
+            (club_id, after),
+        ) as cursor:
+            rows = list(await cursor.fetchmany(ROWS_AT_ONCE))
+            while len(rows) % ROWS_AT_ONCE == 0 and rows:
+                more = await cursor.fetchmany(ROWS_AT_ONCE)
+                if not more:
+                    break
+                rows.extend(more)
+        return await decoded_off_loop(rows)
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         async with self._lock:
@@ -289,6 +294,31 @@ class SqliteRepository:
                 (club_id, request_id),
             ))
         return str(rows[0][0]) if rows else None
+
+    async def keep_answer(self, club_id: int, request_id: str, response: str) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE requests SET response = ? WHERE club_id = ? AND request_id = ?",
+                (response, club_id, request_id),
+            )
+
+    async def snapshot(self, club_id: int) -> Snapshot | None:
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "SELECT last_id, format, data FROM snapshots WHERE club_id = ?", (club_id,)))
+        return Snapshot(int(rows[0][0]), str(rows[0][1]), bytes(rows[0][2])) if rows else None
+
+    async def keep_snapshot(self, club_id: int, snapshot: Snapshot, now: datetime) -> None:
+        # One statement, committed on its own (never inside a command's transaction).
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "INSERT INTO snapshots (club_id, last_id, format, data, taken_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (club_id) DO UPDATE SET"
+                " last_id = excluded.last_id, format = excluded.format, data = excluded.data,"
+                " taken_at = excluded.taken_at WHERE excluded.last_id > snapshots.last_id"
+                " OR excluded.format <> snapshots.format",
+                (club_id, snapshot.last_id, snapshot.format, snapshot.data, now.isoformat()),
+            )
 
     async def forget_answers(self, before: datetime) -> int:
         async with self._lock:

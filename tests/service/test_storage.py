@@ -15,7 +15,7 @@ import pytest
 from bot.storage.backends import open_repository
 from bot.storage.migrations import MIGRATIONS, load_migrations, migrate
 from bot.storage.postgres import PostgresRepository
-from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository
+from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository, Snapshot
 from bot.storage.sqlite import SqliteRepository, SqliteSchema
 
 NOW = datetime(2024, 3, 1, 19, 0)
@@ -97,6 +97,35 @@ async def test_a_request_is_answered_once(repository: Repository) -> None:
             await tx.remember("upd-7", '"second"', NOW)
     assert await repository.events(club) == []  # the duplicate's events were rolled back
     assert await repository.answer(club, "upd-7") == '"first"'
+
+
+async def test_an_answer_is_kept_after_its_transaction(repository: Repository) -> None:
+    """Issue 41: the transaction records a placeholder; the answer, worked out after the
+    commit, replaces it."""
+    club = await repository.club_id("console", "local", NOW)
+    async with repository.transaction(club, 0) as tx:
+        await tx.append([event(n=1)])
+        await tx.remember("upd-7", '"recorded"', NOW)
+    await repository.keep_answer(club, "upd-7", '"first"')
+    assert await repository.answer(club, "upd-7") == '"first"'
+    with pytest.raises(DuplicateRequest):
+        async with repository.transaction(club, 1) as tx:
+            await tx.remember("upd-7", '"recorded"', NOW)
+    assert await repository.answer(club, "upd-7") == '"first"'
+
+
+async def test_a_clubs_snapshot_is_replaced_only_by_a_newer_one(repository: Repository) -> None:
+    club = await repository.club_id("console", "local", NOW)
+    other = await repository.club_id("console", "other", NOW)
+    assert await repository.snapshot(club) is None
+    data = bytes(range(256)) * 10  # any bytes, NUL included
+    await repository.keep_snapshot(club, Snapshot(20, "f-1", data), NOW)
+    await repository.keep_snapshot(club, Snapshot(10, "f-1", b"older"), NOW)  # a slower process
+    assert await repository.snapshot(club) == Snapshot(20, "f-1", data)
+    await repository.keep_snapshot(club, Snapshot(30, "f-1", b"newer"), NOW)
+    await repository.keep_snapshot(club, Snapshot(30, "f-2", b"new format"), NOW)
+    assert await repository.snapshot(club) == Snapshot(30, "f-2", b"new format")
+    assert await repository.snapshot(other) is None
 
 
 async def test_answers_older_than_the_redelivery_window_are_forgotten(

@@ -12,7 +12,10 @@ once in the whole test, so a game is known in its club's exported history by its
 report the fake delivers again after a kill (Telegram keeps updates until the next
 ``getUpdates`` offset confirms them) must not make a second game. After each restart the test
 delivers every report and press since the previous start again, in every group, as Telegram
-would had the kill come before the bot's next ``getUpdates``.
+would had the kill come before the bot's next ``getUpdates``. A kill between a write's commit
+and the keeping of its answer (issue 41: the answer is worked out after the commit) leaves the
+redelivery only "Done: this was recorded.": the members then act on what the log holds (the
+opponent of a report whose message never came confirms it with ``/confirm N``).
 
 The second test kills the bot at random points while 200 updates of members are in flight and
 delivers nothing again itself: the fake Bot API keeps every update until a ``getUpdates``
@@ -26,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 import random
 import re
 import sqlite3
@@ -39,6 +43,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.chat.messages import text
 from tests.fake_telegram import TOKEN, Chat, FakeTelegram, User
 
 from .clubs import FRIDAY, GROUP, chess_club, telegram_bot
@@ -55,6 +60,9 @@ KILL_AFTER = (2, 6, 10)
 #: Telegram's 20 a minute, so no answer waits on the bot's pacing
 PACED_AFTER = 20
 REPORTED = re.compile(r"Game #(\d+): (\w+) beat (\w+)\. (\w+), please /confirm")
+#: what a report or press gets when it comes again after a kill that fell between its commit and
+#: the keeping of its answer (issue 41): the bot says it was recorded, and writes nothing more
+RECORDED = text("request_recorded")
 CONFIRMED = re.compile(r"Game #(\d+) confirmed: (\w+) beat (\w+)\.")
 
 Pair = tuple[str, str]  # (winner, loser)
@@ -72,6 +80,7 @@ class Group:
     acknowledged: dict[int, Pair] = field(default_factory=dict)
     sent: int = 0  # reports sent (not delivered again)
     seen: int = 0
+    recorded: int = 0  # answers saying only "recorded" (RECORDED)
 
     async def look(self, tg: FakeTelegram, updates: list[int]) -> None:
         """Read the group's new outputs and press Confirm on each new report."""
@@ -84,9 +93,39 @@ class Group:
                 updates.append(await tg.press(self.chat, self.members[opponent], output,
                                               f"g:confirm:#{game}"))
                 self.pressed.add(game)
-            elif output.kind == "edit" and (found := CONFIRMED.match(output.plain)):
+            elif found := CONFIRMED.match(output.plain):  # a press's edit, or a /confirm's
                 self.acknowledged[int(found[1])] = (found[2], found[3])
+            elif output.plain == RECORDED:
+                self.recorded += 1
         self.seen = len(outputs)
+
+    async def recorded_only(self, tg: FakeTelegram, database: Path,
+                            updates: list[int]) -> None:
+        """After answers saying only "recorded": what the bot recorded, as its log says. A
+        report whose message never came is confirmed by its opponent with ``/confirm N``; a
+        press so answered was acknowledged ("recorded" is what its member saw)."""
+        users = {user.id: name for name, user in self.members.items()}
+        with sqlite3.connect(database) as db:
+            rows = db.execute(
+                "SELECT e.id, e.kind, e.data FROM events e JOIN clubs c ON c.id = e.club_id"
+                " WHERE c.chat_id = ? AND e.kind IN ('game_reported', 'game_confirmed')"
+                " ORDER BY e.id", (str(self.chat.id),)).fetchall()
+        numbers: dict[int, int] = {}  # report event id -> game number (reports only here)
+        for event_id, kind, data in rows:
+            fields = json.loads(data)
+            if kind == "game_reported":
+                numbers[event_id] = game = len(numbers) + 1
+                a, b = users[int(fields["player_a"])], users[int(fields["player_b"])]
+                pair = (a, b) if fields["score_a"] == 1.0 else (b, a)
+                if game not in self.games:
+                    self.games[game] = pair
+                    opponent = b if users[int(fields["reported_by"])] == a else a
+                    updates.append(await tg.send(self.chat, self.members[opponent],
+                                                 f"/confirm {game}"))
+                    self.pressed.add(game)
+            elif (game := numbers[int(fields["game"])]) in self.pressed:
+                self.acknowledged.setdefault(game, self.games[game])
+        self.recorded = 0
 
 
 @dataclass
@@ -107,6 +146,8 @@ class Groups:
         while True:
             for group in self.groups:
                 await group.look(self.tg, self.updates)
+                if group.recorded:
+                    await group.recorded_only(self.tg, self.folder / "club.db", self.updates)
             await asyncio.sleep(0.005)
 
     def acknowledged(self) -> int:

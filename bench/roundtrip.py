@@ -119,8 +119,9 @@ def remote_cpu(conn: Connection) -> CpuProbe:
     return bot_cpu
 
 
-def arguments(description: str, platform: str) -> argparse.Namespace:
-    """The options both benchmarks take."""
+def arguments(description: str, platform: str,
+              switches: dict[str, str] | None = None) -> argparse.Namespace:
+    """The options both benchmarks take, and a benchmark's own ``switches`` (flag: help)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rate", type=float, default=200.0,
                         help="confirmed results per second offered (open load)")
@@ -134,4 +135,6 @@ def arguments(description: str, platform: str) -> argparse.Namespace:
                              "in the tests (by default the fake server and the members run in "
                              f"a process of their own, as {platform} is not in the bot's "
                              "process)")
+    for flag, explained in (switches or {}).items():
+        parser.add_argument(flag, action="store_true", help=explained)
     return parser.parse_args()

@@ -13,11 +13,15 @@ there: the sendMessage answering a report, the editMessageText answering a Confi
 (after its answerCallbackQuery). Then (unless ``--no-saturate``) every pair reports and confirms
 as fast as the bot answers: the highest rate the bot sustains.
 
-The bot (the product's ``TelegramFrontEnd`` on a SQLite file, long polling) runs in this process;
+The bot (the product's ``TelegramFrontEnd`` on a SQLite file, long polling with the product's
+``ConfirmedPolling``, which keeps every update in the database before Telegram is told it
+arrived) runs in this process;
 the fake server and the members in a process of their own, as Telegram is not in the bot's
 process (``--one-process``: all in one event loop, as in the tests). Each measurement also gives
 the CPU time the bot's process spent per confirmed result.
-Target (issue 4): p99 < 50 ms at 200 results/s.
+Target (issue 4): p99 < 50 ms at 200 results/s. ``--reference``: the same measurement again
+afterwards with python-telegram-bot's own ``Updater`` (which confirms updates before they are
+handled, as the product did before issue 41), printed after the product's.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from bench.roundtrip import (  # noqa: E402
     saturated,
 )
 from bot.adapters.telegram import POLL_INTERVAL, TelegramFrontEnd  # noqa: E402
+from bot.adapters.telegram_polling import ConfirmedPolling  # noqa: E402
 from bot.chat.ratelimit import RateLimiter  # noqa: E402
 from bot.service.clock import FakeClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
@@ -174,8 +179,9 @@ def fake_telegram() -> TimedTelegram:
 
 
 @asynccontextmanager
-async def bot_polling(url: str) -> AsyncIterator[None]:
-    """The product's bot on a fresh SQLite file, long-polling the fake Bot API at ``url``."""
+async def bot_polling(url: str, reference: bool = False) -> AsyncIterator[None]:
+    """The product's bot on a fresh SQLite file, long-polling the fake Bot API at ``url`` (the
+    ``reference``: with python-telegram-bot's own Updater)."""
     with tempfile.TemporaryDirectory() as folder:
         repository = await SqliteRepository.open(Path(folder) / "club.db")
         try:
@@ -188,12 +194,17 @@ async def bot_polling(url: str) -> AsyncIterator[None]:
             await app.initialize()
             await app.start()
             assert app.updater is not None
-            await app.updater.start_polling(poll_interval=POLL_INTERVAL, timeout=10)
+            polling = ConfirmedPolling(app, repository, service.clock.now, POLL_INTERVAL)
+            if reference:
+                await app.updater.start_polling(poll_interval=POLL_INTERVAL, timeout=10)
+            else:
+                await polling.start()
             try:
                 yield
             finally:
-                await app.updater.stop()
+                await (app.updater.stop() if reference else polling.stop())
                 await app.stop()
+                await polling.finish()
                 await app.shutdown()
         finally:
             await repository.close()
@@ -220,15 +231,23 @@ def _fake_process(conn: Connection, args: argparse.Namespace) -> None:
 
 
 async def main() -> None:
-    args = arguments(__doc__.splitlines()[0], "Telegram")
+    args = arguments(__doc__.splitlines()[0], "Telegram", {
+        "--reference": "measure python-telegram-bot's own Updater too, afterwards"})
     logging.basicConfig(level=logging.WARNING)
+    for reference in (False, True) if args.reference else (False,):
+        print("reference: python-telegram-bot's Updater (confirms before handling)" if reference
+              else "the product: ConfirmedPolling (kept before confirmed)", flush=True)
+        await measure(args, reference)
+
+
+async def measure(args: argparse.Namespace, reference: bool) -> None:
     if args.one_process:
 
         async def own_cpu() -> float:
             return time.process_time()
 
         tg = fake_telegram()
-        async with tg, bot_polling(tg.url):
+        async with tg, bot_polling(tg.url, reference):
             await members_play(tg, args, own_cpu)
         return
     here, there = multiprocessing.get_context("spawn").Pipe()
@@ -237,7 +256,7 @@ async def main() -> None:
     try:
         url = await receive(here)
         assert isinstance(url, str)
-        async with bot_polling(url):
+        async with bot_polling(url, reference):
             here.send("polling")
             while await receive(here) == "cpu":  # CPU time of all the bot's threads
                 here.send(time.process_time())

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.chat.forward import Forwarder
 from bot.chat.posts import ChatPosts
 from bot.chat.ratelimit import RateLimiter
-from bot.errors import StartupError
+from bot.errors import ConfigError, StartupError
 from bot.ops.backup import start_daily_backups
 from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat
 from bot.ops.redaction import redact_in_logs
@@ -34,6 +34,7 @@ from bot.scheduling.scheduler import PostScheduler
 from bot.settings import Settings, database_from_environment
 
 from .adapters.console import ConsolePublisher, run_console
+from .service.cache import DEFAULT_CAPACITY
 from .service.clock import SystemClock
 from .service.club import ClubService
 from .storage.backends import describe, open_repository
@@ -53,16 +54,18 @@ log = logging.getLogger(__name__)
 STOP_SECONDS = 25.0
 
 
-async def open_service(database: str, backups: Path | None = None
+async def open_service(database: str, backups: Path | None = None,
+                       cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True,
                        ) -> tuple[ClubService, Repository]:
     """The service on ``database`` (``CLUBRATING_DB``'s value); a database that cannot be
     opened is a :class:`StartupError` naming the setting. An older SQLite database is copied
-    into ``backups`` before it is migrated."""
+    into ``backups`` before it is migrated. ``cache_clubs``: ``CLUBRATING_CACHE_CLUBS``;
+    ``keep_snapshots``: False for the shell's commands that only read."""
     try:
         repository = await open_repository(database, backups)
     except DatabaseUnavailable as error:
         raise StartupError(f"CLUBRATING_DB: {error}") from error
-    return ClubService(repository, SystemClock()), repository
+    return ClubService(repository, SystemClock(), cache_clubs, keep_snapshots), repository
 
 
 def telegram_webhook(settings: Settings) -> Webhook | None:
@@ -159,14 +162,17 @@ class FrontEnd(Protocol):
 
 
 def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Settings,
-                     pulse: Callable[[str], None] = lambda platform: None) -> list[FrontEnd]:
+                     pulse: Callable[[str], None] = lambda platform: None,
+                     repository: Repository | None = None) -> list[FrontEnd]:
     """Telegram when its token is set (``TELEGRAM_BASE_URL``: another Bot API server; a
     webhook, see :func:`telegram_webhook`), Discord when its token is set
     (``DISCORD_API_BASE`` and ``DISCORD_GATEWAY_URL`` put a proxy in front of Discord's REST API
     and gateway; ``DISCORD_GUILD_ID`` syncs the slash commands to that guild alone, at once,
     instead of globally), all counting commands with ``limiter`` and calling ``pulse`` with
-    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). Each
-    platform's library is imported only when it is asked for."""
+    their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). The
+    database (``repository``) keeps what Telegram's long polling receives until it is handled,
+    and shares the Discord shards, their IDENTIFY turns and the slash commands' hash between
+    the bot's processes. Each platform's library is imported only when it is asked for."""
     built: list[FrontEnd] = []
     # a report against a member of another chat of the club is posted there (issue 35)
     forward = Forwarder(service)
@@ -176,16 +182,21 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
         built.append(TelegramBot(service, limiter, settings.telegram_token,
                                  settings.telegram_base_url, telegram_webhook(settings),
                                  pulse=partial(pulse, "telegram"),
-                                 pictures=PictureStore(settings.data_dir), forward=forward))
+                                 pictures=PictureStore(settings.data_dir), forward=forward,
+                                 repository=repository))
     if settings.discord_token:
         from .adapters.discord import DiscordBot
 
+        shards = settings.discord_shards
         built.append(DiscordBot(service, limiter, settings.discord_token,
                                 api_base=settings.discord_api_base,
                                 gateway=settings.discord_gateway_url,
                                 sync_guild=settings.discord_guild_id,
                                 pulse=partial(pulse, "discord"),
-                                pictures=PictureStore(settings.data_dir), forward=forward))
+                                pictures=PictureStore(settings.data_dir), forward=forward,
+                                gateway_store=repository,
+                                shard_count=shards.count if shards is not None else None,
+                                shard_ids=shards.ids if shards is not None else ()))
     forward.publishers = {front.platform: front.publisher for front in built}
     return built
 
@@ -248,7 +259,8 @@ async def run() -> None:
     chat. SIGTERM or SIGINT stops it (also while it starts)."""
     stop = stop_on_signals()
     settings = Settings.from_environment()
-    service, repository = await open_service(settings.database, settings.backup_folder)
+    service, repository = await open_service(settings.database, settings.backup_folder,
+                                             settings.cache_clubs)
     try:
         # Before the scheduler and the chats: their lookups across clubs read the directory,
         # which a database written by an earlier version lacks.
@@ -262,7 +274,8 @@ async def run() -> None:
             limiter = RateLimiter(service.clock, settings.rate)
             await prepare_pictures()  # matplotlib and fonts loaded, then out of the GC's way
             heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
-            front_ends = build_front_ends(service, limiter, settings, heartbeat.beat)
+            front_ends = build_front_ends(service, limiter, settings, heartbeat.beat,
+                                         repository)
             await serve(service, repository, front_ends, stop, settings, heartbeat)
             return
         # The console is the operator's own terminal: nobody there is rate-limited, whatever
@@ -322,3 +335,28 @@ async def run_web(listen: tuple[str, int]) -> None:
             await site.cleanup()
     finally:
         await repository.close()
+
+
+async def sync_discord_commands() -> str:
+    """``clubrating sync-commands``: the Discord bot's slash commands written to Discord now
+    (to ``DISCORD_GUILD_ID`` alone when set), whether or not they changed, and their hash kept
+    in the database, so that the bot's next starts leave them alone until they change. What
+    was done, in one line."""
+    settings = Settings.from_environment()
+    if not settings.discord_token:
+        raise ConfigError("DISCORD_TOKEN is not set: sync-commands writes the Discord bot's "
+                          "slash commands")
+    service, repository = await open_service(settings.database, settings.backup_folder)
+    try:
+        from .adapters.discord import DiscordBot
+
+        bot = DiscordBot(service, RateLimiter(service.clock, None), settings.discord_token,
+                         api_base=settings.discord_api_base,
+                         gateway=settings.discord_gateway_url,
+                         sync_guild=settings.discord_guild_id, gateway_store=repository)
+        synced = await bot.sync_commands()
+    finally:
+        await repository.close()
+    where = ("globally" if settings.discord_guild_id is None
+             else f"to the server {settings.discord_guild_id}")
+    return f"synced {synced} slash commands {where}"

@@ -59,7 +59,6 @@ from ratings_core.systems import (
 
 from .errors import EXIT_CONFIG, ConfigError, StartupError
 from .service.errors import Refusal
-from .service.evaluating import MIN_GAMES
 from .service.parsing import system_params
 from .service.team_rule import TeamRule
 from .settings import WEB_LISTEN, data_folder_named, database_from_environment, listen_address
@@ -156,6 +155,13 @@ def _parser() -> argparse.ArgumentParser:
         description="Read the heartbeat the running bot keeps in its data folder "
                     "(CLUBRATING_DATA_DIR): exit 0 while every platform it serves answered "
                     "within 90 seconds, 1 otherwise, saying which is stale or 'not running'.",
+    )
+
+    commands.add_parser(
+        "sync-commands", help="write the Discord bot's slash commands to Discord now",
+        description="Sync the Discord bot's slash commands (globally, or to DISCORD_GUILD_ID) "
+                    "whether or not they changed, and keep their hash in the database: "
+                    "clubrating run syncs them only when that hash changes.",
     )
 
     export = commands.add_parser(
@@ -404,6 +410,7 @@ def evaluate_command(args: argparse.Namespace) -> tuple[dict[str, object], str]:
     # As /evaluate in chat: a few scored games tell nothing about which system is better, so
     # no system is recommended from them; the command refuses, naming how many it needs.
     counted = max(scores.games for _, scores, _ in rows)
+    from .service.evaluating import MIN_GAMES  # with the service's results: 20 ms to import
     if counted < MIN_GAMES:
         from bot.chat.messages import text
         raise UsageError(text("evaluate_too_few", file=args.events.name, games=counted,
@@ -499,7 +506,8 @@ async def _reader(platform: str, chat_id: str) -> tuple[ClubService, Repository]
     if not is_postgres(database) and "://" not in database and not Path(database).exists():
         raise UsageError(f"no club {platform}:{chat_id} in DB (there is no database file "
                          f"{database}; CLUBRATING_DB names it)")
-    service, repository = await open_service(database)
+    # a reader leaves the database as it was: no snapshot of what it read either
+    service, repository = await open_service(database, keep_snapshots=False)
     try:
         found = await repository.find_club(platform, chat_id)
     except BaseException:
@@ -786,6 +794,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return check_config_command()
         elif args.command == "healthcheck":
             return healthcheck_command()
+        elif args.command == "sync-commands":
+            sys.stdout.write(_run_async(sync_commands_command()) + "\n")
         else:
             return run_command(verbose=args.verbose)
     except (UsageError, CsvError, BackupError, MoveError) as error:
@@ -845,6 +855,12 @@ async def run() -> None:
     """Start the bot (bot.app.run, imported only now: see the imports)."""
     from .app import run as run_bot
     await run_bot()
+
+
+async def sync_commands_command() -> str:
+    """``clubrating sync-commands`` (bot.app.sync_discord_commands, imported only now)."""
+    from .app import sync_discord_commands
+    return await sync_discord_commands()
 
 
 def run_command(verbose: bool = False) -> int:

@@ -18,6 +18,7 @@ from bot.chat.ratelimit import DEFAULT_RATE, Rate, parse_rate
 from bot.errors import ConfigError
 from bot.ops.backup import backup_settings
 from bot.ops.redaction import MIN_SECRET, redact_in_logs
+from bot.service.cache import DEFAULT_CAPACITY
 from bot.storage.backends import describe, is_postgres
 from bot.storage.sqlite_backup import BackupError
 
@@ -40,9 +41,24 @@ SECRETS = ("TELEGRAM_TOKEN", "DISCORD_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "CLUBRA
 PLAIN = ("CLUBRATING_DATA_DIR", "CLUBRATING_RATE_LIMIT", "CLUBRATING_BACKUP_DIR",
          "CLUBRATING_BACKUP_KEEP", "TELEGRAM_BASE_URL", "TELEGRAM_WEBHOOK_URL",
          "TELEGRAM_WEBHOOK_LISTEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
-         "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY", "CLUBRATING_WEB_LISTEN")
+         "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY", "CLUBRATING_WEB_LISTEN",
+         "DISCORD_SHARD_COUNT", "DISCORD_SHARD_IDS", "CLUBRATING_CACHE_CLUBS")
 #: every environment variable the bot reads (the deployment files may name no other)
 VARIABLES = (*SECRETS, *(f"{name}_FILE" for name in SECRETS), *PLAIN)
+
+
+@dataclass(frozen=True, slots=True)
+class Shards:
+    """``DISCORD_SHARD_COUNT`` and ``DISCORD_SHARD_IDS``: how many shards the bot's guilds are
+    split into, and the ones this process serves (all of them when the second is not set)."""
+
+    count: int
+    ids: tuple[int, ...]
+
+    @property
+    def all(self) -> bool:
+        """Whether this process serves every shard."""
+        return self.ids == tuple(range(self.count))
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +93,13 @@ class Settings:
     discord_gateway_url: str | None = None
     #: ``DISCORD_GUILD_ID``: sync the slash commands to this guild alone
     discord_guild_id: int | None = None
+    #: ``DISCORD_SHARD_COUNT`` and ``DISCORD_SHARD_IDS`` (None: one process, with as many
+    #: shards as Discord recommends)
+    discord_shards: Shards | None = None
     #: ``CLUBRATING_WEB_LISTEN``: serve the public web leaderboard there too (None: not)
     web_listen: tuple[str, int] | None = None
+    #: ``CLUBRATING_CACHE_CLUBS``: how many clubs' states are kept in memory at most
+    cache_clubs: int = DEFAULT_CAPACITY
 
     @property
     def backup_folder(self) -> Path:
@@ -116,9 +137,12 @@ class Settings:
         listen = checked(lambda: listen_address(environ.get("TELEGRAM_WEBHOOK_LISTEN")
                                                 or DEFAULT_LISTEN), ("0.0.0.0", 8443))
         guild = checked(lambda: guild_id(environ.get("DISCORD_GUILD_ID") or ""), None)
+        shards = checked(lambda: discord_shards(environ, database), None)
         web = environ.get("CLUBRATING_WEB_LISTEN") or None
         web_listen = None if web is None else checked(lambda: listen_address(
             web, "CLUBRATING_WEB_LISTEN", WEB_LISTEN), None)
+        cache_clubs = checked(lambda: _cache_clubs(environ.get("CLUBRATING_CACHE_CLUBS") or ""),
+                              DEFAULT_CAPACITY)
         if problems:
             raise ConfigError(*problems)
         return cls(
@@ -129,7 +153,8 @@ class Settings:
             telegram_webhook_secret=secret, telegram_webhook_listen=listen,
             discord_api_base=environ.get("DISCORD_API_BASE") or None,
             discord_gateway_url=environ.get("DISCORD_GATEWAY_URL") or None,
-            discord_guild_id=guild, web_listen=web_listen,
+            discord_guild_id=guild, discord_shards=shards, web_listen=web_listen,
+            cache_clubs=cache_clubs,
         )
 
 
@@ -163,6 +188,18 @@ def _rate(text: str) -> Rate | None:
         return parse_rate(text)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+
+
+def _cache_clubs(text: str) -> int:
+    """The value of ``CLUBRATING_CACHE_CLUBS``: a whole number of clubs, at least 1 (empty: the
+    default)."""
+    text = text.strip().replace("_", "").replace(",", "")
+    if not text:
+        return DEFAULT_CAPACITY
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f"CLUBRATING_CACHE_CLUBS must be a number of clubs, at least 1 (e.g. "
+                          f"{DEFAULT_CAPACITY}), not {text[:40]!r}")
+    return int(text)
 
 
 def _backups(environ: Mapping[str, str]) -> tuple[Path, int] | None:
@@ -301,3 +338,56 @@ def guild_id(text: str) -> int | None:
         raise ConfigError(f"DISCORD_GUILD_ID must be a server's id (a number: Copy Server ID "
                            f"in Discord), not {text[:40]!r}")
     return int(text)
+
+
+#: the most shards a bot may ask for here: Discord's largest bots run some tens of thousands
+MAX_SHARDS = 65536
+
+
+def discord_shards(environ: Mapping[str, str], database: str | None) -> Shards | None:
+    """``DISCORD_SHARD_COUNT`` (a positive whole number) and ``DISCORD_SHARD_IDS`` (this
+    process's shards: ``0-3``, ``0,2``, ``0-1,3``; each below the count; the second needs the
+    first). A share of the shards needs PostgreSQL: the other shards' processes share the
+    database, and a SQLite file has one process."""
+    count_text = (environ.get("DISCORD_SHARD_COUNT") or "").strip()
+    ids_text = (environ.get("DISCORD_SHARD_IDS") or "").strip()
+    if not count_text:
+        if ids_text:
+            raise ConfigError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT (the number of "
+                              "shards the ids are of)")
+        return None
+    if not count_text.isdigit() or not 0 < int(count_text) <= MAX_SHARDS:
+        raise ConfigError(f"DISCORD_SHARD_COUNT must be a whole number from 1 to {MAX_SHARDS}, "
+                          f"not {count_text[:40]!r}")
+    count = int(count_text)
+    shards = Shards(count, shard_ids(ids_text, count) if ids_text else tuple(range(count)))
+    if not shards.all and database is not None and not is_postgres(database):
+        raise ConfigError(f"DISCORD_SHARD_IDS={ids_text} serves some of the {count} shards, "
+                          "which needs a PostgreSQL CLUBRATING_DB shared with the processes "
+                          "of the others (a SQLite file is served by one process: leave "
+                          "DISCORD_SHARD_IDS out)")
+    return shards
+
+
+def shard_ids(text: str, count: int) -> tuple[int, ...]:
+    """``DISCORD_SHARD_IDS``: ids and ranges separated by commas (``0-1,3``), each id below
+    ``count``, none twice; in increasing order."""
+    ids: list[int] = []
+    example = "e.g. 0-3 or 0,2"
+    for part in text.split(","):
+        first, dash, last = (p.strip() for p in part.partition("-"))
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise ConfigError(f"DISCORD_SHARD_IDS must be shard ids and ranges separated by "
+                              f"commas ({example}), not {text[:40]!r}")
+        low, high = int(first), int(last) if dash else int(first)
+        if low > high:
+            raise ConfigError(f"DISCORD_SHARD_IDS: the range {part.strip()} runs backwards "
+                              f"(write {high}-{low})")
+        if high >= count:
+            raise ConfigError(f"DISCORD_SHARD_IDS: shard {high} does not exist; with "
+                              f"DISCORD_SHARD_COUNT={count} the shards are 0 to {count - 1}")
+        ids.extend(range(low, high + 1))
+    twice = sorted({n for n in ids if ids.count(n) > 1})
+    if twice:
+        raise ConfigError(f"DISCORD_SHARD_IDS names shard {twice[0]} twice")
+    return tuple(sorted(ids))

@@ -164,7 +164,20 @@ class ColumnEngine(Engine):
         return position
 
     def _rate_games(self, start: int, stop: int, position: int) -> None:
-        """A run of games: admit newcomers and refuse retired players (as
+        """A run of games, :data:`~ratings_core.rows.CHUNK` rows at a time as ``Engine.feed``
+        hands a run of ``Game`` values to the system.
+
+        The system turns the rows it gets into lists of Python objects (``GameRows.lists``,
+        about 180 bytes a game): given a whole run at once, a history without membership rows
+        (issue 41: a run as long as the file) held 180 MB of them for a million games. In
+        chunks they are a chunk's, whatever the run's length, for the same numbers: each game
+        is a period of its own, rated in order either way."""
+        for lo in range(start, stop, CHUNK):
+            hi = min(lo + CHUNK, stop)
+            self._rate_chunk(lo, hi, position + lo - start)
+
+    def _rate_chunk(self, start: int, stop: int, position: int) -> None:
+        """Games of a run: admit newcomers and refuse retired players (as
         ``Engine._rate_run``), then let the system rate the rows."""
         player_a = self.columns.player_a[start:stop]
         player_b = self.columns.player_b[start:stop]

@@ -21,6 +21,14 @@ modal's title up to 45 characters and 1 to 5 components; an interaction answered
 ("already acknowledged", 40060); command names and descriptions when the command tree is
 synced. discord.py only parses answers whose Content-Type is exactly ``application/json``, so
 every answer is sent that way.
+
+Sharding as Discord does it: ``GET /gateway/bot`` says how many shards it recommends
+(``recommended_shards``) and the day's session starts (``session_starts``, less one per
+IDENTIFY; ``max_concurrency``); an IDENTIFY's ``shard: [id, count]`` is honoured, so a session
+receives only the guilds of its shard, ``(guild_id >> 22) % count`` (at READY, GUILD_CREATE and
+every event of a guild); and two IDENTIFYs of one bucket (``id % max_concurrency``) within
+``identify_spacing`` seconds are refused as Discord refuses them, with an invalid session (op 9),
+counted in ``invalid_sessions``. ``identifies`` records each accepted IDENTIFY's shard.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import itertools
 import json
 import mimetypes
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -330,7 +339,22 @@ class FakeDiscord:
         self.role_edits: list[tuple[int, int, list[int]]] = []
         self.requests: list[tuple[str, str]] = []
         self._floods: dict[str, list[float]] = {}
-        self._sockets: list[web.WebSocketResponse] = []
+        #: each open session's socket and its shard, (id, count)
+        self._sockets: dict[web.WebSocketResponse, tuple[int, int]] = {}
+        #: each session's shard, for a RESUME of it
+        self._sessions: dict[str, tuple[int, int]] = {}
+        #: what GET /gateway/bot says: the shards Discord recommends, the session starts left
+        #: today (one less per IDENTIFY) and how many buckets identify at once
+        self.recommended_shards = 1
+        self.session_starts = 1000
+        self.max_concurrency = 1
+        #: seconds between two IDENTIFYs of one bucket (Discord's 5; 0: not checked)
+        self.identify_spacing = 5.0
+        self._last_identify: dict[int, float] = {}
+        #: the shard, (id, count), of every IDENTIFY that was let in, in order
+        self.identifies: list[tuple[int, int]] = []
+        #: IDENTIFYs refused with op 9 (too soon after another of their bucket)
+        self.invalid_sessions = 0
         #: the gateway says nothing while set (no hello, no heartbeat acknowledged, no event):
         #: a connection that went dead without closing
         self.silent = False
@@ -612,8 +636,11 @@ class FakeDiscord:
     # -- the gateway ------------------------------------------------------------------------------
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        for ws in list(self._sockets):
-            await self._send(ws, {"op": 0, "t": event, "d": data})
+        """Send an event to the sessions that receive it: a guild's to its shard's alone."""
+        guild = data.get("guild_id")
+        for ws, shard in list(self._sockets.items()):
+            if guild is None or _shard_of(int(guild), shard[1]) == shard[0]:
+                await self._send(ws, {"op": 0, "t": event, "d": data})
 
     async def _send(self, ws: web.WebSocketResponse, payload: dict[str, Any]) -> None:
         if self.silent:
@@ -639,12 +666,30 @@ class FakeDiscord:
                 op = message.get("op")
                 if op == 1:
                     await self._send(ws, {"op": 11})
-                elif op in (2, 6):  # IDENTIFY, RESUME: a fresh session either way
-                    await self._ready(ws)
+                elif op == 2:
+                    await self._identify(ws, message.get("d") or {})
+                elif op == 6:  # RESUME: a fresh session of the same shard
+                    data = message.get("d") or {}
+                    await self._ready(ws, self._sessions.get(str(data.get("session_id")),
+                                                             (0, 1)))
         finally:
-            if ws in self._sockets:
-                self._sockets.remove(ws)
+            self._sockets.pop(ws, None)
         return ws
+
+    async def _identify(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> None:
+        """An IDENTIFY: its shard's session, unless its bucket identified too recently."""
+        shard_id, count = (int(n) for n in data.get("shard") or (0, 1))
+        bucket = shard_id % self.max_concurrency
+        now = time.monotonic()
+        last = self._last_identify.get(bucket)
+        if self.identify_spacing and last is not None and now - last < self.identify_spacing:
+            self.invalid_sessions += 1
+            await self._send(ws, {"op": 9, "d": False})
+            return
+        self._last_identify[bucket] = now
+        self.session_starts -= 1
+        self.identifies.append((shard_id, count))
+        await self._ready(ws, (shard_id, count))
 
     # -- the CDN --------------------------------------------------------------------------------
 
@@ -655,19 +700,26 @@ class FakeDiscord:
         content_type = mimetypes.guess_type(request.path)[0] or "application/octet-stream"
         return web.Response(body=data, content_type=content_type)
 
-    async def _ready(self, ws: web.WebSocketResponse) -> None:
+    def guilds_of(self, shard_id: int, count: int) -> list[Guild]:
+        """The guilds a session of shard ``shard_id`` of ``count`` receives."""
+        return [g for g in self.guilds.values() if _shard_of(g.id, count) == shard_id]
+
+    async def _ready(self, ws: web.WebSocketResponse, shard: tuple[int, int]) -> None:
+        guilds = self.guilds_of(*shard)
+        session = f"session-{self.next_id()}"
+        self._sessions[session] = shard
         await self._send(ws, {"op": 0, "t": "READY", "d": {
             "v": 10, "user": self.bot.payload() | {"verified": True, "mfa_enabled": False,
                                                   "flags": 0},
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
-            "session_id": f"session-{self.next_id()}",
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
+            "session_id": session, "shard": list(shard),
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(APPLICATION_ID), "flags": 0},
             "private_channels": [], "relationships": [],
         }})
-        for guild in self.guilds.values():
+        for guild in guilds:
             await self._send(ws, {"op": 0, "t": "GUILD_CREATE", "d": guild.payload()})
-        self._sockets.append(ws)
+        self._sockets[ws] = shard
         self.identified.set()
 
     # -- the REST API ---------------------------------------------------------------------------
@@ -720,6 +772,12 @@ class FakeDiscord:
         if method == "GET" and path == "/users/@me":
             return self._json(self.bot.payload() | {"verified": True, "mfa_enabled": False,
                                                     "flags": 0})
+        if method == "GET" and path == "/gateway/bot":
+            return self._json({"url": self.gateway_url, "shards": self.recommended_shards,
+                               "session_start_limit": {
+                                   "total": 1000, "remaining": self.session_starts,
+                                   "reset_after": 14_400_000,
+                                   "max_concurrency": self.max_concurrency}})
         if method == "GET" and path == "/oauth2/applications/@me":
             return self._json(self._application())
         if method == "PUT" and parts[:2] == ["applications", str(APPLICATION_ID)]:
@@ -1010,6 +1068,11 @@ class FakeDiscord:
             return message
         self._record(Output("post", message, None, files, body.get("allowed_mentions")))
         return self._json(message)
+
+
+def _shard_of(guild_id: int, count: int) -> int:
+    """The shard a guild's events go to (Discord's "Sharding": ``(guild_id >> 22) % count``)."""
+    return (guild_id >> 22) % count
 
 
 def _message_problem(data: dict[str, Any]) -> str | None:

@@ -53,6 +53,8 @@ from bot.adapters.discord_render import (
     refusal_text,
 )
 from bot.adapters.discord_roles import RoleSync
+from bot.adapters.discord_shards import ShardPlan
+from bot.adapters.discord_sync import sync_commands
 from bot.adapters.live_boards import BoardKeeper
 from bot.chat import actions, intake
 from bot.chat.commands import ChannelCheck, Context, Forward, execute, no_other_channel, parse
@@ -67,6 +69,7 @@ from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.puzzles import MAX_ANSWER
 from bot.service.results import Notice, PuzzleShown
+from bot.storage.discord_gateway import DiscordGateway
 from bot.storage.pictures import MAX_BYTES, PictureError, PictureStore
 
 log = logging.getLogger(__name__)
@@ -192,14 +195,21 @@ class ClubTree(app_commands.CommandTree["ClubClient"]):
         await self.client.front.on_command_error(interaction, error)
 
 
-class ClubClient(commands.Bot):
+class ClubClient(commands.AutoShardedBot):
     """The discord.py client: the command cogs added, the buttons registered and the slash
     commands synced at start. A ``commands.Bot`` for its cogs: it reads no message (no message
-    content intent, no message events), so no prefix command ever runs."""
+    content intent, no message events), so no prefix command ever runs. Auto-sharded (issue
+    41): the shards ``plan`` takes (all, as many as Discord recommends, without one), each in
+    its own gateway connection, their IDENTIFYs in the turns the plan books; the slash commands
+    are synced only when their hash differs from the one ``store`` keeps (always without
+    one)."""
 
     def __init__(self, front: DiscordFrontEnd, sync_guild: int | None = None,
                  guild_ready_timeout: float = GUILD_READY_TIMEOUT,
-                 pulse: Callable[[], None] | None = None) -> None:
+                 pulse: Callable[[], None] | None = None, plan: ShardPlan | None = None,
+                 store: DiscordGateway | None = None) -> None:
+        sharding: dict[str, Any] = {} if plan is None or plan.count is None else {
+            "shard_count": plan.count, "shard_ids": list(plan.ids)}
         # The gateway's messages (its heartbeat acknowledgements among them) reach
         # on_socket_raw_receive only with discord.py's debug events on: the bot's pulse.
         super().__init__(command_prefix=commands.when_mentioned, help_command=None,
@@ -207,12 +217,32 @@ class ClubClient(commands.Bot):
                          allowed_contexts=app_commands.AppCommandContext(guild=True),
                          intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS,
                          guild_ready_timeout=guild_ready_timeout,
-                         enable_debug_events=pulse is not None)
+                         enable_debug_events=pulse is not None, **sharding)
         self.front = front
         self.sync_guild = sync_guild
+        self.plan = plan
+        self.store = store
+        #: sync the slash commands at login whatever hash ``store`` holds
+        #: (``clubrating sync-commands``)
+        self.force_sync = False
+        #: how many slash commands the login synced (None: none, they had not changed)
+        self.synced: int | None = None
         self._pulse = pulse
         #: the rating bands' roles following what no interaction changed (issue 38)
         self._band_roles: asyncio.Task[None] | None = None
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Every IDENTIFY waits for its bucket's turn, booked through the database for every
+        process of the bot (discord.py's own wait, 5 s, knows of this process alone)."""
+        if self.plan is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        await self.plan.identify_turn(shard_id)
+
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard received its guilds: how many, for the operator (and the tests)."""
+        guilds = sum(1 for guild in self.guilds if guild.shard_id == shard_id)
+        log.info("Discord shard %d of %s ready: %d guilds", shard_id, self.shard_count, guilds)
 
     async def close(self) -> None:
         if self._band_roles is not None:
@@ -239,8 +269,9 @@ class ClubClient(commands.Bot):
             self._pulse()
 
     async def setup_hook(self) -> None:
-        """Add the commands and the buttons, then publish the commands to Discord: to one
-        guild when configured (at once, for development), else globally."""
+        """Add the commands and the buttons; take this process's shards (before any gateway
+        connection: a refusal connects nothing), then publish the commands to Discord if they
+        changed: to one guild when configured (at once, for development), else globally."""
         await self.tree.set_translator(CatalogueTranslator())
         await self.add_cog(MemberCommands(self.front))
         await self.add_cog(ModeratorCommands(self.front))
@@ -248,14 +279,11 @@ class ClubClient(commands.Bot):
         for command in typed_commands(self.front, defined):
             self.tree.add_command(command)
         self.add_dynamic_items(ClubButton)
+        if self.plan is not None:
+            await self.plan.claim(self)
+        self.synced = await sync_commands(self.tree, self.sync_guild, self.store,
+                                          force=self.force_sync)
         self._band_roles = asyncio.create_task(self.front.follow_bands_forever(self))
-        if self.sync_guild is not None:
-            guild = discord.Object(id=self.sync_guild)
-            self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-        else:
-            synced = await self.tree.sync()
-        log.info("synced %d slash commands", len(synced))
 
 
 class DiscordFrontEnd:
@@ -775,16 +803,24 @@ class DiscordBot:
     before anything is scheduled), then started (logged in, slash commands synced, guilds
     received) and stopped. ``api_base`` and ``gateway`` point discord.py elsewhere
     (:func:`point_discord_py_at`); ``sync_guild`` syncs the commands to that guild alone;
-    ``pictures`` keeps and shows problems' pictures."""
+    ``gateway_store`` (the database) shares the shards, the IDENTIFY turns and the commands'
+    hash with the bot's other processes, and ``shard_ids`` of ``shard_count``
+    (``DISCORD_SHARD_IDS``, ``DISCORD_SHARD_COUNT``) are the shards this one serves (none: all,
+    as many as Discord recommends); ``pictures`` keeps and shows problems' pictures."""
 
     platform = PLATFORM
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str, *,
                  api_base: str | None = None, gateway: str | None = None,
                  sync_guild: int | None = None, pulse: Callable[[], None] | None = None,
-                 pictures: PictureStore | None = None, forward: Forward | None = None) -> None:
+                 pictures: PictureStore | None = None, forward: Forward | None = None,
+                 gateway_store: DiscordGateway | None = None, shard_count: int | None = None,
+                 shard_ids: Sequence[int] = ()) -> None:
+        plan = (None if gateway_store is None
+                else ShardPlan(gateway_store, shard_count, shard_ids))
         self.client = DiscordFrontEnd(service, limiter, pictures=pictures,
-                                      forward=forward).client(sync_guild, pulse=pulse)
+                                      forward=forward).client(sync_guild, pulse=pulse,
+                                                              plan=plan, store=gateway_store)
         self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
         #: the live leaderboards in the server's channels (issue 38)
@@ -801,6 +837,8 @@ class DiscordBot:
         fix (:class:`ConfigError`)."""
         server = self._server
         proxies = " and DISCORD_API_BASE, DISCORD_GATEWAY_URL" if self._proxied else ""
+        if isinstance(error, StartupError):  # said already (a shard served elsewhere, ...)
+            return error
         if isinstance(error, discord.LoginFailure):
             return ConfigError(f"Discord ({server}) refused DISCORD_TOKEN: check the bot's token "
                                "(Developer Portal, your application, Bot, Reset Token)")
@@ -836,6 +874,22 @@ class DiscordBot:
             raise RuntimeError("the Discord client stopped before it was ready")
         log.info("Discord bot %s is running", self.client.user)
         await self.boards.start()
+
+    async def sync_commands(self) -> int:
+        """``clubrating sync-commands``: log in, sync the slash commands whatever hash the
+        database holds, and keep theirs; no shard is taken and the gateway is never opened. How
+        many were synced; a refusal raises what :meth:`explain` says."""
+        if self._api_base or self._gateway:
+            point_discord_py_at(self._api_base, self._gateway)
+        client = self.client
+        client.plan, client.force_sync = None, True
+        try:
+            await client.login(self._token)
+        except Exception as error:
+            raise (self.explain(error) or error) from error
+        finally:
+            await client.close()
+        return client.synced or 0
 
     async def failed(self) -> None:
         """Returns (or raises) when the client stops by itself."""

@@ -5,7 +5,8 @@ platform's flood limit of its chat (Telegram: 20 messages a minute in a group), 
 flooded chat keeps none of the bot's processing slots that other chats need (issue 30). One
 chat's messages stay in order, because one task sends them one after another; another chat's go
 out beside them. Each send runs in the context of the handler that put it (its ``contextvars``:
-the reader's language, :mod:`bot.chat.language`), so it is worded as the handler decided.
+the reader's language, :mod:`bot.chat.language`), so it is worded as the handler decided, and
+holds the handler's update open until it was sent (:mod:`bot.adapters.handling`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 
+from bot.adapters.handling import hold
+
 log = logging.getLogger(__name__)
 
 #: sends waiting in one chat before further ones are dropped: at Telegram's 20 a minute in a
@@ -25,12 +28,15 @@ log = logging.getLogger(__name__)
 MAX_WAITING = 1000
 
 Send = Callable[[], Awaitable[object]]
+#: a send waiting in a chat's queue: the send, the context it runs in, and what it tells its
+#: update once it was sent
+Waiting = tuple[Send, contextvars.Context, Callable[[], None]]
 
 
 class Outbox:
     def __init__(self, max_waiting: int = MAX_WAITING) -> None:
         self.max_waiting = max_waiting
-        self._queues: dict[Hashable, deque[tuple[Send, contextvars.Context]]] = {}
+        self._queues: dict[Hashable, deque[Waiting]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def put(self, chat: Hashable, send: Send) -> None:
@@ -45,17 +51,18 @@ class Outbox:
         if len(queue) >= self.max_waiting:
             log.warning("chat %s has %d messages waiting: one more is dropped", chat, len(queue))
             return
-        queue.append((send, contextvars.copy_context()))
+        queue.append((send, contextvars.copy_context(), hold()))
 
-    async def _drain(self, chat: Hashable,
-                     queue: deque[tuple[Send, contextvars.Context]]) -> None:
+    async def _drain(self, chat: Hashable, queue: deque[Waiting]) -> None:
         try:
             while queue:
-                send, context = queue.popleft()
+                send, context, sent = queue.popleft()
                 try:
                     await asyncio.create_task(_awaited(send), context=context)
                 except Exception:
                     log.exception("could not send into chat %s", chat)
+                # A send given up at shutdown (cancelled) leaves its update unhandled.
+                sent()
         finally:
             # No await between the empty queue and this: a put now starts a new task.
             del self._queues[chat]

@@ -5,7 +5,8 @@ HTML-escaped text, with inline buttons wherever a person would press rather than
 or dispute a report, accept or decline a challenge, apply or cancel a correction, page through
 the leaderboard).
 Group administrators are moderators. Every update's id is the request id, so a redelivered
-update changes nothing.
+update changes nothing; with long polling an update is kept in the database before Telegram is
+told it arrived, and handled once (:mod:`bot.adapters.telegram_polling`).
 
 Rated puzzles are solved in the member's private chat with the bot: a group's /puzzle (and a
 puzzle post) carries a link button that opens that chat with ``/start p<club chat>_<problem>``;
@@ -65,6 +66,7 @@ from bot.adapters.outbox import Outbox
 from bot.adapters.telegram_boards import TelegramBoardPoster
 from bot.adapters.telegram_channels import check_board_chat, check_channel
 from bot.adapters.telegram_http import AiohttpRequest
+from bot.adapters.telegram_polling import ConfirmedPolling
 from bot.chat import intake
 from bot.chat.actions import SOLVE, Action, Group, actions_for, caption, page_of, stays
 from bot.chat.commands import COMMANDS, Answer, Context, Forward, parse
@@ -89,6 +91,7 @@ from bot.service.results import (
     Result,
 )
 from bot.storage.pictures import MAX_BYTES, PictureError, PictureStore
+from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
 
@@ -960,19 +963,25 @@ class Webhook:
 class TelegramBot:
     """The Telegram front-end as a process runs it: built first (so that its publisher is known
     before anything is scheduled), then started (command menu, updates by long polling or a
-    webhook) and stopped."""
+    webhook) and stopped. Long polling keeps the updates in ``repository`` until they are
+    handled (:class:`ConfirmedPolling`)."""
 
     platform = PLATFORM
 
     def __init__(self, service: ClubService, limiter: RateLimiter, token: str,
                  base_url: str | None = None, webhook: Webhook | None = None,
                  pulse: Callable[[], None] = lambda: None,
-                 pictures: PictureStore | None = None, forward: Forward | None = None) -> None:
+                 pictures: PictureStore | None = None, forward: Forward | None = None,
+                 repository: Repository | None = None) -> None:
         self.front = TelegramFrontEnd(service, limiter, pictures=pictures, forward=forward)
         # On a webhook every call Telegram answers (getWebhookInfo's own) says nothing of the
         # deliveries: the pulse is the watch's word alone (:meth:`_watch_webhook`).
         self.app = self.front.application(token, base_url,
                                           polled=pulse if webhook is None else None)
+        self._polling: ConfirmedPolling | None = None
+        if webhook is None and repository is not None:
+            self._polling = ConfirmedPolling(self.app, repository, service.clock.now,
+                                             POLL_INTERVAL)
         self.publisher = TelegramPublisher(self.app.bot)
         #: the live leaderboards in Telegram chats (issue 38)
         self.boards = BoardKeeper(service, TelegramBoardPoster(
@@ -1011,7 +1020,9 @@ class TelegramBot:
         await app.start()
         assert app.updater is not None
         if webhook is None:
-            await app.updater.start_polling(poll_interval=POLL_INTERVAL)
+            if self._polling is None:
+                raise RuntimeError("long polling keeps updates in the database: no repository")
+            await self._polling.start()
         else:
             await app.updater.start_webhook(
                 listen=webhook.listen, port=webhook.port,
@@ -1043,7 +1054,10 @@ class TelegramBot:
             await asyncio.sleep(WEBHOOK_CHECK_SECONDS)
 
     async def failed(self) -> None:
-        """Never returns: the updater rides out network trouble by itself."""
+        """Returns only when polling stopped by itself (a refused token: it raises); polling
+        and the webhook ride out network trouble by themselves."""
+        if self._polling is not None:
+            await self._polling.failed()
         await asyncio.Event().wait()
 
     async def stop(self) -> None:
@@ -1051,11 +1065,15 @@ class TelegramBot:
         if self._watch is not None:
             self._watch.cancel()
         await self.boards.stop()
+        if self._polling is not None:
+            await self._polling.stop()
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
         await self.front.outbox.close(OUTBOX_CLOSE_SECONDS)
         if app.running:
             await app.stop()
+        if self._polling is not None:
+            await self._polling.finish()
         await app.shutdown()
 
 

@@ -274,8 +274,11 @@ MESSAGES: dict[str, str] = {
                        "nothing was imported; import it in smaller parts.",
     "switch_too_slow": "Re-rating {ladder} took longer than {seconds} s, so it was stopped; "
                        "nothing changed.",
+    "preview_too_slow": "Working out the preview took longer than {seconds} s, so it was "
+                        "stopped; nothing changed.",
     # -- outcomes -------------------------------------------------------------------------------
     "ok": "Done.",
+    "request_recorded": "Done: this was recorded.",
     "registered": "Welcome, {name}! You are on the {ladder} ladder.",
     "challenge": "#{challenge}: {challenger} challenges {opponent} ({ladder}), open until "
                  "{expires_at}.",

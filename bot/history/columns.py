@@ -236,11 +236,13 @@ class _ColumnReader:
             player_b = list(map(ids.__getitem__, names_b))
         except KeyError:
             # New names get ids in the order the rows name them, the order the replay meets
-            # the players in: their ids are then their places in its table.
+            # the players in: their ids are then their places in its table. Each distinct text
+            # once (dict.fromkeys keeps the first of each, in order, in C): a batch early in
+            # a file names the same members many times.
+            named = chain.from_iterable(zip(names_a, names_b, strict=True))
             try:
-                for name_a, name_b in zip(names_a, names_b, strict=True):
-                    _cached(ids, name_a, self._id)
-                    _cached(ids, name_b, self._id)
+                for name in dict.fromkeys(named):
+                    _cached(ids, name, self._id)
             except _SideCell:
                 self._add_side_cells(cells, skip)
                 return

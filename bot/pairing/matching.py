@@ -23,8 +23,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
-import networkx as nx  # type: ignore[import-untyped]
-
 from .errors import FORBIDDEN, TOO_FEW_PLAYERS, NoPairing
 from .model import Player
 
@@ -79,6 +77,10 @@ def perfect_matching(vertices: Sequence[str], weights: Mapping[Edge, int]) -> li
     the order of ``vertices``; :class:`~bot.pairing.errors.NoPairing` (forbidden) when no
     perfect matching exists. The graph is built in a fixed order, so the same weights always
     give the same matching."""
+    # Imported here, not with the module: the ladder settings import the tie-breaks (and so
+    # this module), and `clubrating replay` would spend 70 ms of its start loading networkx.
+    import networkx as nx  # type: ignore[import-untyped]
+
     order = {v: i for i, v in enumerate(vertices)}
     graph = nx.Graph()
     graph.add_nodes_from(vertices)

@@ -36,6 +36,7 @@ from . import (
     view,
 )
 from . import schedules as sched
+from .cache import DEFAULT_CAPACITY
 from .challenges import MAX_OPEN_CHALLENGES
 from .chats import Chats
 from .clock import Clock
@@ -80,9 +81,10 @@ class ClubService:
     """Games and challenges are named by their numbers in the club (#1, #2, ...), as people
     see and type them."""
 
-    def __init__(self, repository: Repository, clock: Clock) -> None:
+    def __init__(self, repository: Repository, clock: Clock,
+                 cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True) -> None:
         self._repository = repository
-        self._session = Session(repository, clock)
+        self._session = Session(repository, clock, cache_clubs, keep_snapshots)
         self._chats = Chats(self._session)
         self._corrections = Corrections(self._session, self._chats)
         #: each club's plans as the directory held them at the last poll (decoded once)

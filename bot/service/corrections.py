@@ -87,7 +87,7 @@ class Corrections:
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         repository = self._session.repository
         if caller.request_id is not None:
-            stored = await repository.answer(club_id, caller.request_id)
+            stored = await self._session.first_answer(club_id, caller.request_id)
             if stored is not None:
                 return decode(stored)
         taken = await self._take(caller, club_id, game, undo, merge, system, link)
@@ -107,7 +107,7 @@ class Corrections:
             # decided again on the club as it is now: refused if either record has gone since
             return await self._session.execute(caller, lambda club, now: members.merge(
                 club, now, caller, UserRef(duplicate), UserRef(into), reason, apply=True,
-                record=-key))
+                record=-key), off_loop=_preview_deadline())
         target = _undo_of(kept)
         if target is not None:
             return await self._session.execute(caller, lambda club, now: moderation.undo(
@@ -135,7 +135,7 @@ class Corrections:
         dropped, every rating that would change), kept as the caller's pending correction
         (replacing an earlier one) for :meth:`apply` or :meth:`cancel`."""
         answer, merged = await self._session.look(caller, lambda club, now: members.preview_merge(
-            club, now, caller, duplicate, into, reason))
+            club, now, caller, duplicate, into, reason), off_loop=_preview_deadline())
         club_id = await self._session.club_id(caller.platform, caller.chat_id)
         kept = json.dumps({"merge": merged.from_, "into": merged.into, "reason": reason})
         await self._session.repository.keep_preview(club_id, caller.user, -answer.game_id, kept,
@@ -147,7 +147,8 @@ class Corrections:
         and kept as the caller's pending correction (replacing an earlier one) for
         :meth:`apply` or :meth:`cancel`."""
         answer = await self._session.execute(
-            caller, lambda club, now: moderation.undo(club, now, caller))
+            caller, lambda club, now: moderation.undo(club, now, caller),
+            off_loop=_preview_deadline())
         if not answer.applied:
             club_id = await self._session.club_id(caller.platform, caller.chat_id)
             await self._session.repository.keep_preview(
@@ -210,6 +211,12 @@ class Corrections:
         if target is not None:
             return Notice("undo_cancelled", {"id": target})
         return Notice("correction_cancelled", {"game": key})
+
+
+def _preview_deadline() -> heavy.Deadline:
+    """An /undo's or /merge's preview folds the whole log again and re-rates every ladder
+    (1.2 s for 100,000 games): in a worker thread, under the club's lock, within this cap."""
+    return heavy.Deadline(heavy.SWITCH_SECONDS, "preview_too_slow")
 
 
 def _key(game: int | None, undo: int | None, merge: int | None = None,

@@ -289,8 +289,10 @@ def undo(
     what = sentence(club.state, target)
     rated = target.kind in _RATED
     if rated and not apply:
-        return [], lambda: Preview(target.id, _undo_changes(club, target), applied=False,
-                                   undo=what)
+        # Worked out here, in the decision (off the loop when the caller asks: the whole log
+        # is folded again), not in the answer, which runs on the event loop.
+        changes = _undo_changes(club, target)
+        return [], lambda: Preview(target.id, changes, applied=False, undo=what)
     before = everyone(club)
     event = ev.new_event(ev.ActionUndone(target.id), caller.user, now)
 

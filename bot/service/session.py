@@ -4,10 +4,12 @@ A use case is a *decision*: a function of the club (:class:`~bot.service.view.Cl
 time that returns the events to append and how to answer once they are folded in, or raises a
 :class:`Refusal`. :meth:`Session.execute` reads the log's new events, first appends what time
 has made due (auto-confirmations, inactivity retirements), decides, then appends the decision's
-events and records the answer in one transaction. A refusal changes nothing and stores
-nothing. A write that carries a request id answers a repeat of that id with the first answer,
-whatever happened since (for :data:`ANSWERS_KEPT`); a refused or read-only request is simply
-decided again. When another process appended first, the decision is made again on the new state.
+events in one transaction that holds only the INSERTs (with a placeholder answer under the
+request's id); the answer is worked out after the commit and kept in the placeholder's place.
+A refusal changes nothing and stores nothing. A write that carries a request id answers a
+repeat of that id with the first answer, whatever happened since (for :data:`ANSWERS_KEPT`); a
+refused or read-only request is simply decided again. When another process appended first, the
+decision is made again on the new state.
 """
 
 from __future__ import annotations
@@ -21,12 +23,20 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository, StoredEvent
+from bot.storage.repository import (
+    Conflict,
+    DuplicateRequest,
+    NewEvent,
+    Repository,
+    Snapshot,
+    StoredEvent,
+)
 from ratings_core.replay import Checkpoint
 from ratings_core.systems import EDITION
 
-from . import collector, directory, heavy, view
+from . import collector, directory, heavy, snapshots, view
 from . import events as ev
+from .cache import DEFAULT_CAPACITY, ClubCache
 from .clock import Clock
 from .errors import Refusal
 from .identity import Caller, valid_handle
@@ -45,6 +55,17 @@ MAX_UNANNOUNCED = 100
 #: events (or a ladder's rating inputs) from which reading, folding and rating them is done in a
 #: worker thread rather than on the event loop (10,000 take about 0.1 s)
 OFF_LOOP_EVENTS = 2000
+#: a club read or folded this many events beyond its snapshot (or without one) gets a new one:
+#: 2,000 events take about 25 ms to read and fold, and a snapshot costs a row of some 500 bytes
+#: an event, so small clubs (most) keep none
+SNAPSHOT_EVENTS = 2000
+#: what a write's request is answered with while its answer is worked out, after the commit: a
+#: redelivery finds it only if the process stopped in between, and gets this short notice
+#: rather than a second write
+RECORDED = encode(Notice("request_recorded"))
+#: how long a redelivery waits for the answer another process (or service) is working out after
+#: its commit: a first replay of a 100,000-game ladder takes about a second
+ANSWER_WAIT = 3.0
 #: a ladder sync taking this long made many objects that live as long as the club's cache
 LONG_SYNC_SECONDS = 0.2
 #: how long a write's answer is kept for a redelivery of its update: Telegram keeps an update
@@ -62,13 +83,21 @@ Decision = tuple[list[NewEvent], Callable[[], R]]
 
 
 class Session:
-    """The clubs' cached states, their locks, and the transaction machinery around decisions."""
+    """The clubs' cached states (at most ``cache_clubs``, :class:`ClubCache`; a long club read
+    again from its snapshot, :mod:`.snapshots`), their locks, and the transaction machinery
+    around decisions."""
 
-    def __init__(self, repository: Repository, clock: Clock) -> None:
+    def __init__(self, repository: Repository, clock: Clock,
+                 cache_clubs: int = DEFAULT_CAPACITY, keep_snapshots: bool = True) -> None:
         self.repository = repository
         self.clock = clock
-        self.clubs: dict[int, Club] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
+        #: the clubs' folded states, at most ``cache_clubs`` (``CLUBRATING_CACHE_CLUBS``), and
+        #: their locks
+        self.clubs = ClubCache(cache_clubs)
+        #: the snapshots being kept, by club (:meth:`_snapshot_if_due`); none by a reader that
+        #: must leave the database as it was (``clubrating export``)
+        self._snapshotting: dict[int, asyncio.Task[None]] = {}
+        self._keep_snapshots = keep_snapshots
         self._club_ids: dict[tuple[str, str], int] = {}
         #: announcements of results that auto-confirmed, until :meth:`unannounced` hands them out
         #: the latest announcements of auto-confirmed results by club, numbered, and the number
@@ -132,7 +161,7 @@ class Session:
                             marker: Callable[[ClubState], ev.Event | None]) -> int:
         """Append ``marker`` (unless it gives None) to the chat's own club's log; its id."""
         own = await self.repository.club_id(platform, chat_id, self.clock.now())
-        async with self._locks.setdefault(own, asyncio.Lock()):
+        async with self.clubs.locked(own):
             club = await self._load(own)
             await self._refresh(club)
             event = marker(club.state)
@@ -168,7 +197,7 @@ class Session:
     async def read(self, club_id: int, look: Callable[[Club], R]) -> R:
         """``look`` at the club as its log says now, under its lock, writing nothing: nor what
         time has made due (the public web pages read; only the chat's commands write)."""
-        async with self._locks.setdefault(club_id, asyncio.Lock()):
+        async with self.clubs.locked(club_id):
             club = await self._load(club_id)
             await self._refresh(club)
             await self._sync_off_loop(club)
@@ -176,7 +205,7 @@ class Session:
 
     async def current(self, club_id: int) -> ClubState:
         """The club's state with what other processes appended folded in."""
-        async with self._locks.setdefault(club_id, asyncio.Lock()):
+        async with self.clubs.locked(club_id):
             club = await self._load(club_id)
             await self._refresh(club)
             return club.state
@@ -200,16 +229,18 @@ class Session:
             collector.long_lived()  # before the collector goes on: what the import made stays
         return answer
 
-    async def look(self, caller: Caller, look: Callable[[Club, datetime], R]) -> R:
+    async def look(self, caller: Caller, look: Callable[[Club, datetime], R],
+                   off_loop: heavy.Deadline | None = None) -> R:
         """A read under the club's lock (what is due applied first) that writes nothing: what
         ``look`` returns is the caller's to use outside the lock (e.g. a frozen copy of the
-        ratings to chart in a worker thread)."""
+        ratings to chart in a worker thread). With ``off_loop``, ``look`` runs in a worker
+        thread within that deadline (a preview that folds the whole log again)."""
 
         def decide(club: Club, now: datetime) -> Decision[R]:
             found = look(club, now)
             return [], lambda: found
 
-        return await self.execute(caller, decide)
+        return await self.execute(caller, decide, off_loop)
 
     async def work(
         self, caller: Caller, look: Callable[[Club, datetime], Callable[[heavy.Deadline], R]],
@@ -236,7 +267,7 @@ class Session:
                            club_id: int | None) -> R:
         if club_id is None:
             club_id = await self.club_id(caller.platform, caller.chat_id)
-        async with self._locks.setdefault(club_id, asyncio.Lock()):
+        async with self.clubs.locked(club_id):
             for tries in range(3):
                 try:
                     if tries == 0:
@@ -248,7 +279,7 @@ class Session:
                 except DuplicateRequest:
                     # A redelivered update: its first answer stands, nothing more is written.
                     assert caller.request_id is not None
-                    stored = await self.repository.answer(club_id, caller.request_id)
+                    stored = await self.first_answer(club_id, caller.request_id)
                     assert stored is not None
                     # the answer this request got the first time, of the type it had then
                     return typing.cast(R, decode(stored))
@@ -305,7 +336,7 @@ class Session:
             # database; a redelivery is decided again. Only a redelivered write that is refused
             # now (a /confirm that counted the first time) gets the first answer back.
             if caller.request_id is not None:
-                first = await self.repository.answer(club_id, caller.request_id)
+                first = await self.first_answer(club_id, caller.request_id)
                 if first is not None:
                     return typing.cast(R, decode(first))
             raise decision
@@ -334,28 +365,55 @@ class Session:
         self, club: Club, events: Sequence[NewEvent], request_id: str | None,
         answer: Callable[[], R],
     ) -> R:
+        """A commit is the INSERTs (issue 41): the events, and the request's placeholder
+        answer (:data:`RECORDED`), folded into the cache; the long ladders' replays and the
+        answer come after the transaction, which holds nothing meanwhile, and the answer is
+        kept then."""
         try:
             async with self.repository.transaction(club.id, club.state.last_id) as tx:
                 stored = await tx.append(events)
-                await self._fold_off_loop(club, stored)
-                await directory.index(tx, club)  # the cross-club lookups, in the same commit
-                result = answer()
                 if request_id is not None:
-                    # a decision with events answers with a Result (Decision)
-                    await tx.remember(request_id, encode(typing.cast(Result, result)),
-                                      self.clock.now())
-        except Conflict:
-            raise  # refused at the first append, before anything was folded: the cache holds
+                    await tx.remember(request_id, RECORDED, self.clock.now())
+                await self._fold_off_loop(club, stored)  # cheap appends; a rebuild off the loop
+                await directory.index(tx, club)  # the cross-club lookups, in the same commit
+        except (Conflict, DuplicateRequest):
+            raise  # refused before anything was folded: the cache holds
         except BaseException:
             # The log is the truth: forget what was folded in memory and read it again.
             self.clubs.pop(club.id, None)
             raise
+        await self._sync_off_loop(club)  # replays of long ladders: off the loop, outside the tx
+        result = answer()
         if request_id is not None:
+            await self._keep_answer(club.id, request_id, result)
             await self._forget_old_answers()
+        self._snapshot_if_due(club)
         kinds = [e.kind for e in events]
         for listener in self.committed:
             listener(club.id, kinds)
         return result
+
+    async def first_answer(self, club_id: int, request_id: str) -> str | None:
+        """The answer recorded for a request, if any. While it is :data:`RECORDED`, the
+        process that wrote it may still be working it out (after its commit): waited for, up
+        to :data:`ANSWER_WAIT`; a process that stopped in between leaves the placeholder."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + ANSWER_WAIT
+        while True:
+            stored = await self.repository.answer(club_id, request_id)
+            if stored != RECORDED or loop.time() >= give_up:
+                return stored
+            await asyncio.sleep(0.02)
+
+    async def _keep_answer(self, club_id: int, request_id: str, result: object) -> None:
+        """The request's answer in place of :data:`RECORDED`. The write is done whatever
+        happens here: a failure leaves a redelivery the short notice."""
+        try:
+            # a decision with events answers with a Result (Decision)
+            await self.repository.keep_answer(club_id, request_id,
+                                              encode(typing.cast(Result, result)))
+        except Exception:
+            log.exception("club %s: the answer to a write could not be kept", club_id)
 
     async def _forget_old_answers(self) -> None:
         """Remove the answers no redelivery can ask for any more (older than ANSWERS_KEPT), on
@@ -377,16 +435,88 @@ class Session:
     # -- the cache ------------------------------------------------------------------------------
 
     async def _load(self, club_id: int) -> Club:
+        """The club from the cache, else read (and cached, the least recently used club
+        making room)."""
         club = self.clubs.get(club_id)
         if club is None:
-            events = await self.repository.events(club_id)
-            if len(events) >= OFF_LOOP_EVENTS:  # a long log: the event loop goes on meanwhile
-                club = Club(club_id, await asyncio.to_thread(ClubState.build, events))
-                collector.long_lived()
-            else:
-                club = Club(club_id, ClubState.build(events))
-            self.clubs[club_id] = club
+            # Reading makes a club's objects, none of them garbage, in worker threads: a full
+            # pass of the collector meanwhile (0.1 to 0.25 s with a 100,000-game club around)
+            # would hold the event loop and find nothing.
+            with collector.paused():
+                club = await self._read(club_id)
+            self.clubs.put(club)
+            self._snapshot_if_due(club)
         return club
+
+    async def _read(self, club_id: int) -> Club:
+        """The club from its snapshot and the events after it, or from its whole log when it
+        has no snapshot of :data:`snapshots.FORMAT` that loads (the log is the truth)."""
+        state = await self._from_snapshot(club_id)
+        events = await self.repository.events(club_id, after=0 if state is None else
+                                              state.last_id)
+        if state is not None:
+            log.info("club %s read from its snapshot as of event %d and %d events after it",
+                     club_id, state.last_id, len(events))
+            club = Club(club_id, state, snapshot_id=state.last_id)
+            await self._fold_off_loop(club, events)
+        elif len(events) >= OFF_LOOP_EVENTS:  # a long log: the event loop goes on meanwhile
+            club = Club(club_id, await asyncio.to_thread(ClubState.build, events))
+        else:
+            return Club(club_id, ClubState.build(events))
+        collector.long_lived()
+        return club
+
+    async def _from_snapshot(self, club_id: int) -> ClubState | None:
+        try:
+            snapshot = await self.repository.snapshot(club_id)
+        except Exception as error:  # derived data: the log, read next, says whether it is worse
+            log.info("club %s: no snapshot could be read (%r): reading its log", club_id, error)
+            return None
+        if snapshot is None:
+            return None
+        if snapshot.format != snapshots.FORMAT:
+            log.info("club %s: its snapshot is of another format (%s, not %s): reading its log",
+                     club_id, snapshot.format, snapshots.FORMAT)
+            return None
+        try:
+            state = await asyncio.to_thread(snapshots.loads, snapshot.data)
+        except Exception as error:
+            log.info("club %s: its snapshot could not be read (%r): reading its log", club_id,
+                     error)
+            return None
+        if state.last_id != snapshot.last_id:
+            log.info("club %s: its snapshot says event %d but holds %d: reading its log",
+                     club_id, snapshot.last_id, state.last_id)
+            return None
+        return state
+
+    def _snapshot_if_due(self, club: Club) -> None:
+        """Keep a snapshot of the club when it has :data:`SNAPSHOT_EVENTS` events beyond its
+        last one: in a task of its own that waits for the club's lock (the command that read
+        them answers first, and every event folded then is committed)."""
+        if (self._keep_snapshots and club.state.last_id - club.snapshot_id >= SNAPSHOT_EVENTS
+                and club.id not in self._snapshotting):
+            task = asyncio.get_running_loop().create_task(self._keep_snapshot(club.id))
+            self._snapshotting[club.id] = task
+
+    async def _keep_snapshot(self, club_id: int) -> None:
+        try:
+            async with self.clubs.locked(club_id):
+                club = self.clubs.peek(club_id)
+                if club is None or club.state.last_id - club.snapshot_id < SNAPSHOT_EVENTS:
+                    return
+                data = await asyncio.to_thread(snapshots.dumps, club.state)
+                last_id = club.state.last_id
+                await self.repository.keep_snapshot(
+                    club_id, Snapshot(last_id, snapshots.FORMAT, data), self.clock.now())
+                club.snapshot_id = last_id
+                log.info("club %s: snapshot as of event %d kept (%d kB)", club_id, last_id,
+                         len(data) // 1000)
+        except Exception:
+            # Only time is lost: the club is read from its older snapshot or its log.
+            log.warning("club %s: could not keep a snapshot", club_id, exc_info=True)
+        finally:
+            self._snapshotting.pop(club_id, None)
 
     async def _refresh(self, club: Club) -> bool:
         """Fold what other processes appended since our reading; True if there was any."""
@@ -394,6 +524,7 @@ class Session:
         await self._fold_off_loop(club, fresh)
         if len(fresh) >= OFF_LOOP_EVENTS:  # e.g. an import by the shell: rate it off the loop
             await self._sync_off_loop(club)
+            self._snapshot_if_due(club)
         return bool(fresh)
 
     async def _fold_off_loop(self, club: Club, stored: Sequence[StoredEvent]) -> None:
@@ -426,7 +557,8 @@ class Session:
         (the command is cancelled), the worker may go on changing that state after the lock is
         let go: the cache is forgotten, and the next command reads the log again."""
         try:
-            await asyncio.to_thread(work)
+            with collector.paused():  # what it makes is the club's cache, not garbage
+                await asyncio.to_thread(work)
         except BaseException:
             self.clubs.pop(club.id, None)
             raise

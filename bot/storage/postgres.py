@@ -23,7 +23,6 @@ Checks" (an insert waits for the transaction holding a conflicting key).
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -34,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
 from .addresses import public_address
+from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
 from .repository import (
@@ -41,8 +41,10 @@ from .repository import (
     DirectoryRows,
     DuplicateRequest,
     NewEvent,
+    Snapshot,
     StoredEvent,
     answered_at,
+    decoded_off_loop,
     directory_changes,
     encode_data,
 )
@@ -205,6 +207,9 @@ class PostgresRepository:
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
+        #: the connection holding this process's Discord shards' advisory locks (issue 41),
+        #: out of the pool for the process's life: a session-level lock lasts as long as it
+        self._shards: asyncpg.Connection | None = None
 
     @classmethod
     async def open(
@@ -233,7 +238,75 @@ class PostgresRepository:
         return cls(pool)
 
     async def close(self) -> None:
+        await self.release_shards()
         await self._pool.close()
+
+    async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
+        # Session-level advisory locks on a connection of their own: a process that dies, or
+        # whose connection the server drops, lets go of its shards at once.
+        await self.release_shards()
+        connection = await self._pool.acquire()
+        keys = [shard_lock_key(application_id, shard) for shard in shard_ids]
+        try:
+            got = await connection.fetch(
+                "SELECT shard, pg_try_advisory_lock(key) AS held"
+                " FROM unnest($1::int[], $2::bigint[]) AS s (shard, key)",
+                list(shard_ids), keys)
+        except BaseException:
+            await self._pool.release(connection)
+            raise
+        taken = [int(row["shard"]) for row in got if not row["held"]]
+        if taken:  # all or none: the shards this process got go back
+            await connection.execute("SELECT pg_advisory_unlock_all()")
+            await self._pool.release(connection)
+            return taken
+        self._shards = connection
+        return []
+
+    async def release_shards(self) -> None:
+        connection, self._shards = self._shards, None
+        if connection is not None:
+            try:
+                await connection.execute("SELECT pg_advisory_unlock_all()")
+            finally:
+                await self._pool.release(connection)
+
+    async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
+        # One statement books the turn (the row's lock makes bookers queue for the moment of
+        # the update only) by the server's clock, the one clock every process shares.
+        row = await self._pool.fetchrow(
+            "INSERT INTO identify_turns (application_id, bucket, turn_at)"
+            " VALUES ($1, $2, extract(epoch FROM clock_timestamp()))"
+            " ON CONFLICT (application_id, bucket) DO UPDATE SET turn_at = CASE"
+            " WHEN identify_turns.turn_at > excluded.turn_at + $4 THEN excluded.turn_at"
+            " ELSE GREATEST(identify_turns.turn_at + $3, excluded.turn_at) END"
+            " RETURNING turn_at, extract(epoch FROM clock_timestamp()) AS now",
+            str(application_id), bucket, spacing, FORGET_TURNS_AFTER)
+        return max(0.0, float(row["turn_at"]) - float(row["now"]))
+
+    @asynccontextmanager
+    async def command_sync(self, application_id: int) -> AsyncIterator[None]:
+        async with self._pool.acquire() as connection:
+            key = command_sync_key(application_id)
+            await connection.execute("SELECT pg_advisory_lock($1)", key)
+            try:
+                yield
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", key)
+
+    async def command_tree(self, application_id: int, scope: str) -> str | None:
+        found = await self._pool.fetchval(
+            "SELECT hash FROM command_trees WHERE application_id = $1 AND scope = $2",
+            str(application_id), scope)
+        return None if found is None else str(found)
+
+    async def keep_command_tree(self, application_id: int, scope: str, digest: str,
+                                now: datetime) -> None:
+        await self._pool.execute(
+            "INSERT INTO command_trees (application_id, scope, hash, synced_at)"
+            " VALUES ($1, $2, $3, $4) ON CONFLICT (application_id, scope) DO UPDATE SET"
+            " hash = excluded.hash, synced_at = excluded.synced_at",
+            str(application_id), scope, digest, now.isoformat())
 
     async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
         async with self._pool.acquire() as connection:
@@ -280,13 +353,7 @@ class PostgresRepository:
             " WHERE club_id = $1 AND id > $2 ORDER BY id",
             club_id, after,
         )
-        return [
-            StoredEvent(
-                int(r["id"]), str(r["kind"]), str(r["actor"]), datetime.fromisoformat(r["at"]),
-                json.loads(r["data"]), str(r["reason"]),
-            )
-            for r in rows
-        ]
+        return await decoded_off_loop(rows)
 
     async def directory(
         self, kind: str, key: str | None = None, up_to: str | None = None
@@ -306,9 +373,65 @@ class PostgresRepository:
         )
         return None if found is None else str(found)
 
+    async def keep_answer(self, club_id: int, request_id: str, response: str) -> None:
+        # On the connection holding the club's lock when there is one: its transaction holds
+        # the row that remember() inserted, which no other connection sees before it commits.
+        await self._reader(club_id).execute(
+            "UPDATE requests SET response = $3 WHERE club_id = $1 AND request_id = $2",
+            club_id, request_id, response,
+        )
+
+    async def snapshot(self, club_id: int) -> Snapshot | None:
+        row = await self._pool.fetchrow(
+            "SELECT last_id, format, data FROM snapshots WHERE club_id = $1", club_id)
+        return None if row is None else Snapshot(int(row[0]), str(row[1]), bytes(row[2]))
+
+    async def keep_snapshot(self, club_id: int, snapshot: Snapshot, now: datetime) -> None:
+        # One statement, committed on its own by the pool (never inside a command's
+        # transaction); the table has no reference to clubs, so it takes no club's row lock.
+        await self._pool.execute(
+            "INSERT INTO snapshots (club_id, last_id, format, data, taken_at)"
+            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (club_id) DO UPDATE SET"
+            " last_id = excluded.last_id, format = excluded.format, data = excluded.data,"
+            " taken_at = excluded.taken_at WHERE excluded.last_id > snapshots.last_id"
+            " OR excluded.format <> snapshots.format",
+            club_id, snapshot.last_id, snapshot.format, snapshot.data, now.isoformat(),
+        )
+
     async def forget_answers(self, before: datetime) -> int:
         status = await self._pool.execute(
             "DELETE FROM requests WHERE answered_at < $1", answered_at(before))
+        return int(status.split()[-1])  # "DELETE n"
+
+    async def receive_updates(
+        self, source: str, updates: Sequence[tuple[int, str]], now: datetime
+    ) -> set[int]:
+        if not updates:
+            return set()
+        # One statement: of processes receiving the same update, the primary key lets one
+        # insert it (the others wait for its commit, then insert nothing).
+        rows = await self._pool.fetch(
+            "INSERT INTO received_updates (source, update_id, body, received_at)"
+            " SELECT $1, id, body, $4 FROM unnest($2::bigint[], $3::text[]) AS u (id, body)"
+            " ON CONFLICT DO NOTHING RETURNING update_id",
+            source, [u[0] for u in updates], [u[1] for u in updates], answered_at(now),
+        )
+        return {int(r["update_id"]) for r in rows}
+
+    async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
+        await self._pool.execute(
+            "UPDATE received_updates SET body = NULL WHERE source = $1"
+            " AND update_id = ANY($2::bigint[])", source, list(update_ids))
+
+    async def unhandled_updates(self, source: str) -> list[str]:
+        rows = await self._pool.fetch(
+            "SELECT body FROM received_updates WHERE source = $1 AND body IS NOT NULL"
+            " ORDER BY update_id", source)
+        return [str(r["body"]) for r in rows]
+
+    async def forget_updates(self, before: datetime) -> int:
+        status = await self._pool.execute(
+            "DELETE FROM received_updates WHERE received_at < $1", answered_at(before))
         return int(status.split()[-1])  # "DELETE n"
 
     async def claim_post(

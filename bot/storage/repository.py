@@ -4,16 +4,22 @@ The event log is append-only: a backend offers no way to change or remove an eve
 case that writes runs in one transaction (:meth:`Repository.transaction`), which also records
 the answer to the request that caused it, so a replayed request finds its first answer; the
 answers are kept only as long as a platform may redeliver (:meth:`Repository.forget_answers`).
+A platform's updates are kept from their receipt until they were handled
+(:meth:`Repository.receive_updates`), so that one confirmed to the platform is never lost and
+one delivered again is handled once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
+
+from .discord_gateway import DiscordGateway
 
 #: JSON-compatible values stored in an event's data
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
@@ -66,6 +72,38 @@ def directory_changes(
     return gone, changed
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A club's folded state as of its event ``last_id``, serialised in ``format`` (derived
+    data: the service ignores one of a format it does not write)."""
+
+    last_id: int
+    format: str
+    data: bytes
+
+
+#: logs from this long on are decoded (JSON, times) in a worker thread, not on the event loop:
+#: 100,000 events take half a second (issue 41)
+DECODE_OFF_LOOP = 2000
+
+
+def decoded(rows: Sequence[Sequence[Any]]) -> list[StoredEvent]:
+    """Rows of ``(id, kind, actor, at, reason, data)`` as every backend reads them, decoded."""
+    return [
+        StoredEvent(int(r[0]), str(r[1]), str(r[2]), datetime.fromisoformat(r[3]),
+                    json.loads(r[5]), str(r[4]))
+        for r in rows
+    ]
+
+
+async def decoded_off_loop(rows: Sequence[Sequence[Any]]) -> list[StoredEvent]:
+    """:func:`decoded`, in a worker thread for a long log: the event loop serves the other
+    clubs meanwhile."""
+    if len(rows) >= DECODE_OFF_LOOP:
+        return await asyncio.to_thread(decoded, rows)
+    return decoded(rows)
+
+
 class Conflict(Exception):
     """Another writer appended to the club's log first; reload and try again."""
 
@@ -81,7 +119,8 @@ class Transaction(Protocol):
 
     async def remember(self, request_id: str, response: str, at: datetime) -> None:
         """Record the answer to a request, given at ``at``, committed with the events; raises
-        :class:`DuplicateRequest` when the request already has an answer."""
+        :class:`DuplicateRequest` when the request already has an answer. The session records
+        a placeholder here and the real answer after the commit (:meth:`Repository.keep_answer`)."""
         ...
 
     @property
@@ -98,7 +137,10 @@ class Transaction(Protocol):
         ...
 
 
-class Repository(Protocol):
+class Repository(DiscordGateway, Protocol):
+    """A club's log and what goes with it; also what the processes of one Discord bot share
+    (:class:`~bot.storage.discord_gateway.DiscordGateway`)."""
+
     async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
         """The club of a chat, created on first contact."""
         ...
@@ -132,9 +174,47 @@ class Repository(Protocol):
         """The recorded answer to a request, if it was handled."""
         ...
 
+    async def keep_answer(self, club_id: int, request_id: str, response: str) -> None:
+        """Replace the answer :meth:`Transaction.remember` recorded for a request (committed:
+        the answer is worked out after the events' transaction, which holds nothing meanwhile)."""
+        ...
+
+    async def snapshot(self, club_id: int) -> Snapshot | None:
+        """The club's newest snapshot of its folded state (table ``snapshots``), if any."""
+        ...
+
+    async def keep_snapshot(self, club_id: int, snapshot: Snapshot, now: datetime) -> None:
+        """Keep ``snapshot`` as the club's, replacing an older one (never a newer one: two
+        processes may keep one at once), in a short transaction of its own."""
+        ...
+
     async def forget_answers(self, before: datetime) -> int:
         """Remove every club's answers recorded before ``before`` (no platform redelivers an
         update that old); how many were removed."""
+        ...
+
+    async def receive_updates(
+        self, source: str, updates: Sequence[tuple[int, str]], now: datetime
+    ) -> set[int]:
+        """Keep the ``updates`` (id, body) that ``source`` (a bot: ``telegram:<its id>``)
+        received, until :meth:`updates_handled`; the ids among them that were new. An update
+        kept before (being handled, or handled within :meth:`forget_updates`'s window) is not
+        new: of two receivers, one gets it."""
+        ...
+
+    async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
+        """Record that these updates of ``source`` were handled: their bodies are dropped,
+        their ids kept (a delivery again is not new)."""
+        ...
+
+    async def unhandled_updates(self, source: str) -> list[str]:
+        """The bodies of ``source``'s kept updates not yet handled, oldest id first (what a
+        bot stopped mid-way still has to handle)."""
+        ...
+
+    async def forget_updates(self, before: datetime) -> int:
+        """Remove the updates received before ``before`` (no platform delivers one that old
+        again), handled or not; how many were removed."""
         ...
 
     def transaction(

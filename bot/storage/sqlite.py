@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from .discord_gateway import FORGET_TURNS_AFTER
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, load_migrations, migrate
 from .private import private_companions, private_file
@@ -23,14 +25,19 @@ from .repository import (
     DirectoryRows,
     DuplicateRequest,
     NewEvent,
+    Snapshot,
     StoredEvent,
     answered_at,
+    decoded_off_loop,
     directory_changes,
     encode_data,
 )
 from .sqlite_backup import BackupError, backup
 
 log = logging.getLogger(__name__)
+
+#: rows of a club's log read in one call of the database thread
+ROWS_AT_ONCE = 5000
 
 
 class SqliteSchema:
@@ -296,20 +303,21 @@ class SqliteRepository:
         return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
-        # One round trip to the database thread per call: it is on every use case's path.
-        async with self._lock:
-            rows = await self._connection.execute_fetchall(
-                "SELECT id, kind, actor, at, reason, data FROM events"
-                " WHERE club_id = ? AND id > ? ORDER BY id",
-                (club_id, after),
-            )
-        return [
-            StoredEvent(
-                int(r[0]), str(r[1]), str(r[2]), datetime.fromisoformat(r[3]), json.loads(r[5]),
-                str(r[4]),
-            )
-            for r in rows
-        ]
+        # One round trip to the database thread for a few events (every use case's path); a
+        # long log in slices: making a slice's rows holds the GIL, and between slices the event
+        # loop gets its turn (100,000 rows at once held it 0.15 s).
+        async with self._lock, self._connection.execute(
+            "SELECT id, kind, actor, at, reason, data FROM events"
+            " WHERE club_id = ? AND id > ? ORDER BY id",
+            (club_id, after),
+        ) as cursor:
+            rows = list(await cursor.fetchmany(ROWS_AT_ONCE))
+            while len(rows) % ROWS_AT_ONCE == 0 and rows:
+                more = await cursor.fetchmany(ROWS_AT_ONCE)
+                if not more:
+                    break
+                rows.extend(more)
+        return await decoded_off_loop(rows)
 
     async def directory(
         self, kind: str, key: str | None = None, up_to: str | None = None
@@ -331,10 +339,73 @@ class SqliteRepository:
             ))
         return str(rows[0][0]) if rows else None
 
+    async def keep_answer(self, club_id: int, request_id: str, response: str) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE requests SET response = ? WHERE club_id = ? AND request_id = ?",
+                (response, club_id, request_id),
+            )
+
+    async def snapshot(self, club_id: int) -> Snapshot | None:
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "SELECT last_id, format, data FROM snapshots WHERE club_id = ?", (club_id,)))
+        return Snapshot(int(rows[0][0]), str(rows[0][1]), bytes(rows[0][2])) if rows else None
+
+    async def keep_snapshot(self, club_id: int, snapshot: Snapshot, now: datetime) -> None:
+        # One statement, committed on its own (never inside a command's transaction).
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "INSERT INTO snapshots (club_id, last_id, format, data, taken_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (club_id) DO UPDATE SET"
+                " last_id = excluded.last_id, format = excluded.format, data = excluded.data,"
+                " taken_at = excluded.taken_at WHERE excluded.last_id > snapshots.last_id"
+                " OR excluded.format <> snapshots.format",
+                (club_id, snapshot.last_id, snapshot.format, snapshot.data, now.isoformat()),
+            )
+
     async def forget_answers(self, before: datetime) -> int:
         async with self._lock:
             rows = await self._connection.execute_fetchall(
                 "DELETE FROM requests WHERE answered_at < ? RETURNING 1", (answered_at(before),))
+        return len(list(rows))
+
+    async def receive_updates(
+        self, source: str, updates: Sequence[tuple[int, str]], now: datetime
+    ) -> set[int]:
+        if not updates:
+            return set()
+        # One statement: the rows it inserted are the new updates.
+        rows = ", ".join("(?, ?, ?, ?)" for _ in updates)
+        values = [v for update_id, body in updates
+                  for v in (source, update_id, body, answered_at(now))]
+        async with self._lock:
+            inserted = await self._connection.execute_fetchall(
+                "INSERT INTO received_updates (source, update_id, body, received_at)"
+                f" VALUES {rows} ON CONFLICT DO NOTHING RETURNING update_id", values)
+        return {int(r[0]) for r in inserted}
+
+    async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
+        if not update_ids:
+            return
+        marks = ", ".join("?" for _ in update_ids)
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE received_updates SET body = NULL WHERE source = ?"
+                f" AND update_id IN ({marks})", (source, *update_ids))
+
+    async def unhandled_updates(self, source: str) -> list[str]:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "SELECT body FROM received_updates WHERE source = ? AND body IS NOT NULL"
+                " ORDER BY update_id", (source,))
+        return [str(r[0]) for r in rows]
+
+    async def forget_updates(self, before: datetime) -> int:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "DELETE FROM received_updates WHERE received_at < ? RETURNING 1",
+                (answered_at(before),))
         return len(list(rows))
 
     async def claim_post(
@@ -371,6 +442,51 @@ class SqliteRepository:
                 (club_id, user, game, game),
             ))
         return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
+        # A SQLite database is served by one process (bot.settings refuses a share of the
+        # shards on it): every shard is this process's.
+        return []
+
+    async def release_shards(self) -> None:
+        return None
+
+    async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
+        # This machine's clock: the one process on the file books the turns (they outlive a
+        # restart, which must wait its turn too).
+        now = time.time()
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "INSERT INTO identify_turns (application_id, bucket, turn_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (application_id, bucket) DO UPDATE SET turn_at = CASE"
+                " WHEN identify_turns.turn_at > excluded.turn_at + ? THEN excluded.turn_at"
+                " ELSE MAX(identify_turns.turn_at + ?, excluded.turn_at) END RETURNING turn_at",
+                (str(application_id), bucket, now, FORGET_TURNS_AFTER, spacing),
+            ))
+        return max(0.0, float(rows[0][0]) - now)
+
+    @asynccontextmanager
+    async def command_sync(self, application_id: int) -> AsyncIterator[None]:
+        # One process: its one client syncs once per start.
+        yield
+
+    async def command_tree(self, application_id: int, scope: str) -> str | None:
+        async with self._lock:
+            rows = list(await self._connection.execute_fetchall(
+                "SELECT hash FROM command_trees WHERE application_id = ? AND scope = ?",
+                (str(application_id), scope),
+            ))
+        return str(rows[0][0]) if rows else None
+
+    async def keep_command_tree(self, application_id: int, scope: str, digest: str,
+                                now: datetime) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "INSERT INTO command_trees (application_id, scope, hash, synced_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (application_id, scope) DO UPDATE SET"
+                " hash = excluded.hash, synced_at = excluded.synced_at",
+                (str(application_id), scope, digest, now.isoformat()),
+            )
 
     @asynccontextmanager
     async def exclusive(self, club_id: int) -> AsyncIterator[None]:

@@ -20,7 +20,7 @@ from bot import app, cli
 from bot.adapters.discord import DiscordBot
 from bot.adapters.telegram import TelegramBot
 from bot.chat.ratelimit import Rate, RateLimiter
-from bot.errors import StartupError
+from bot.errors import ConfigError, StartupError
 from bot.ops.backup import daily_backup
 from bot.ops.redaction import MASK, redact_in_logs, scrub
 from bot.service.clock import SystemClock
@@ -262,3 +262,66 @@ def test_an_unexpected_failure_is_one_line_and_verbose_adds_the_masked_traceback
     err = capsys.readouterr().err
     assert "Traceback" in err and MASK in err and TOKEN not in err and ":pw@" not in err
     assert err.splitlines()[-1].startswith("clubrating: clubrating run stopped")
+
+
+# -- Discord shards (issue 41) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("count", "ids", "expected"), [
+    ("4", None, (4, (0, 1, 2, 3))),
+    ("4", "0-3", (4, (0, 1, 2, 3))),
+    ("4", "0,2", (4, (0, 2))),
+    ("8", "0-1,3, 6-7", (8, (0, 1, 3, 6, 7))),
+    ("1", "0", (1, (0,))),
+])
+def test_discord_shards_are_a_count_and_this_processs_ids(
+        clean: pytest.MonkeyPatch, count: str, ids: str | None,
+        expected: tuple[int, tuple[int, ...]]) -> None:
+    clean.setenv("CLUBRATING_DB", "postgresql://bot@db/clubs")
+    clean.setenv("DISCORD_SHARD_COUNT", count)
+    if ids is not None:
+        clean.setenv("DISCORD_SHARD_IDS", ids)
+    shards = Settings.from_environment().discord_shards
+    assert shards is not None and (shards.count, shards.ids) == expected
+
+
+def test_without_shard_settings_discord_decides(clean: pytest.MonkeyPatch) -> None:
+    assert Settings.from_environment().discord_shards is None
+
+
+@pytest.mark.parametrize(("count", "ids", "problem"), [
+    (None, "0-1", "DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT (the number of shards the ids "
+                  "are of)"),
+    ("0", None, "DISCORD_SHARD_COUNT must be a whole number from 1 to 65536, not '0'"),
+    ("four", None, "DISCORD_SHARD_COUNT must be a whole number from 1 to 65536, not 'four'"),
+    ("4", "0-4", "DISCORD_SHARD_IDS: shard 4 does not exist; with DISCORD_SHARD_COUNT=4 the "
+                 "shards are 0 to 3"),
+    ("4", "3-1", "DISCORD_SHARD_IDS: the range 3-1 runs backwards (write 1-3)"),
+    ("4", "0-2,2", "DISCORD_SHARD_IDS names shard 2 twice"),
+    ("4", "0;1", "DISCORD_SHARD_IDS must be shard ids and ranges separated by commas (e.g. 0-3 "
+                 "or 0,2), not '0;1'"),
+    ("4", "-1", "DISCORD_SHARD_IDS must be shard ids and ranges separated by commas (e.g. 0-3 "
+                "or 0,2), not '-1'"),
+])
+def test_bad_shard_settings_are_refused_naming_them(
+        clean: pytest.MonkeyPatch, count: str | None, ids: str | None, problem: str) -> None:
+    clean.setenv("CLUBRATING_DB", "postgresql://bot@db/clubs")
+    for name, value in (("DISCORD_SHARD_COUNT", count), ("DISCORD_SHARD_IDS", ids)):
+        if value is not None:
+            clean.setenv(name, value)
+    with pytest.raises(ConfigError) as refused:
+        Settings.from_environment()
+    assert str(refused.value) == problem
+
+
+def test_a_share_of_the_shards_needs_postgresql(clean: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    clean.setenv("CLUBRATING_DB", str(tmp_path / "club.db"))
+    clean.setenv("DISCORD_SHARD_COUNT", "4")
+    clean.setenv("DISCORD_SHARD_IDS", "0-3")  # all of them: one process, fine on SQLite
+    shards = Settings.from_environment().discord_shards
+    assert shards is not None and shards.all
+    clean.setenv("DISCORD_SHARD_IDS", "0-1")
+    with pytest.raises(ConfigError, match=r"^DISCORD_SHARD_IDS=0-1 serves some of the 4 "
+                                          r"shards, which needs a PostgreSQL CLUBRATING_DB"):
+        Settings.from_environment()

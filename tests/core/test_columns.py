@@ -4,7 +4,9 @@ games of sides (issue 37: team rows) among them."""
 from __future__ import annotations
 
 import math
+import random
 import re
+import tracemalloc
 from array import array
 from datetime import date, datetime, timedelta
 
@@ -28,7 +30,7 @@ from ratings_core.model import (
     events_of,
 )
 from ratings_core.replay import ReplayError, ReplayResult, replay
-from ratings_core.rows import TEAM, ColumnsBuilder, EventColumns
+from ratings_core.rows import CHUNK, TEAM, ColumnsBuilder, EventColumns
 from ratings_core.system import RatingSystem
 from ratings_core.systems import GAME_SYSTEMS, PRESETS, make_system
 from ratings_core.table import datetime_of, moment_of
@@ -513,3 +515,65 @@ def test_last_played_of_members_whose_last_game_is_a_team_game_or_a_singles_game
     assert {n: s.last_played for n, s in result.players.items()} == {
         "a": t[2], "b": t[8], "c": t[2], "d": t[0], "e": t[0], "f": t[6], "g": t[3],
         "h": t[6], "i": t[6], "j": t[7], "k": t[7]}
+
+
+# -- a run of games longer than a chunk (issue 41) ---------------------------------------------
+
+def _long_run(games: int, players: int, seed: int) -> list[Row]:
+    """One run of games (no membership row), a game a minute between players drawn at random
+    from ``players``: newcomers keep arriving long after the first chunk when ``players`` is
+    large."""
+    rng = random.Random(seed)
+    start = datetime(2024, 1, 1)
+    rows: list[Row] = []
+    for n in range(games):
+        a, b = rng.sample(range(players), 2)
+        rows.append(("", Game(f"m{a}", f"m{b}", rng.choice((0.0, 0.5, 1.0)),
+                              start + timedelta(minutes=n))))
+    return rows
+
+
+@pytest.mark.parametrize("name", ["club", "elo", "glicko2"])
+def test_a_run_longer_than_a_chunk_equals_the_replay_of_steps(name: str) -> None:
+    """Chunks of a run go to the system one after the other: newcomers met in a later chunk,
+    each player's last_played read back across the chunks, the numbers to the bit."""
+    rows = _long_run(2 * CHUNK + 123, 3 * CHUNK, seed=41)
+    system = make_system(name)
+    result = replay_columns(system, columns_of(rows, []))
+    assert result == replay(system, steps_of(rows))
+    assert result.position == 2 * CHUNK + 123
+    last = rows[-1][1]
+    assert isinstance(last, Game)
+    assert result.players[last.player_a].last_played == datetime(2024, 1, 1) + timedelta(
+        minutes=2 * CHUNK + 122)
+
+
+def test_a_retired_players_game_in_a_later_chunk_is_refused_at_its_step() -> None:
+    when = datetime(2024, 1, 1)
+    rows: list[Row] = [("", Game("ann", "cy", 1.0, when)), ("", Retire("ann", when))]
+    rows += [("", Game("bob", "cy", 0.5, when))] * (CHUNK + 10)
+    rows += [("", Game("cy", "ann", 0.0, when))]
+    system = make_system("club")
+    refused = outcome(lambda: replay_columns(system, columns_of(rows, [])))
+    assert refused == outcome(lambda: replay(system, steps_of(rows)))
+    assert refused == ("refused", "player 'ann' is retired; a 'return' must come before their "
+                       "games", CHUNK + 12, None)
+
+
+@pytest.mark.parametrize("name", ["club", "elo"])
+def test_memory_of_a_replay_does_not_grow_with_the_run(name: str) -> None:
+    """The replay's own memory beyond its columns (tracemalloc's peak while it runs) is a
+    chunk's worth (about 1 MB) whether the run is 3 or 24 chunks long; given whole to the
+    system, the run of 24 chunks took 24 MB (``club``) and 14 MB (``elo``)."""
+    def peak(games: int) -> int:
+        columns = columns_of(_long_run(games, 200, seed=7), [])
+        tracemalloc.start()
+        try:
+            replay_columns(make_system(name), columns)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    short, long = peak(3 * CHUNK), peak(24 * CHUNK)
+    assert long < 2 * 2**20
+    assert long < short * 1.1

@@ -15,7 +15,7 @@ import pytest
 from bot.storage.backends import open_repository
 from bot.storage.migrations import MIGRATIONS, load_migrations, migrate
 from bot.storage.postgres import PostgresRepository
-from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository
+from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository, Snapshot
 from bot.storage.sqlite import SqliteRepository, SqliteSchema
 
 NOW = datetime(2024, 3, 1, 19, 0)
@@ -99,6 +99,35 @@ async def test_a_request_is_answered_once(repository: Repository) -> None:
     assert await repository.answer(club, "upd-7") == '"first"'
 
 
+async def test_an_answer_is_kept_after_its_transaction(repository: Repository) -> None:
+    """Issue 41: the transaction records a placeholder; the answer, worked out after the
+    commit, replaces it."""
+    club = await repository.club_id("console", "local", NOW)
+    async with repository.transaction(club, 0) as tx:
+        await tx.append([event(n=1)])
+        await tx.remember("upd-7", '"recorded"', NOW)
+    await repository.keep_answer(club, "upd-7", '"first"')
+    assert await repository.answer(club, "upd-7") == '"first"'
+    with pytest.raises(DuplicateRequest):
+        async with repository.transaction(club, 1) as tx:
+            await tx.remember("upd-7", '"recorded"', NOW)
+    assert await repository.answer(club, "upd-7") == '"first"'
+
+
+async def test_a_clubs_snapshot_is_replaced_only_by_a_newer_one(repository: Repository) -> None:
+    club = await repository.club_id("console", "local", NOW)
+    other = await repository.club_id("console", "other", NOW)
+    assert await repository.snapshot(club) is None
+    data = bytes(range(256)) * 10  # any bytes, NUL included
+    await repository.keep_snapshot(club, Snapshot(20, "f-1", data), NOW)
+    await repository.keep_snapshot(club, Snapshot(10, "f-1", b"older"), NOW)  # a slower process
+    assert await repository.snapshot(club) == Snapshot(20, "f-1", data)
+    await repository.keep_snapshot(club, Snapshot(30, "f-1", b"newer"), NOW)
+    await repository.keep_snapshot(club, Snapshot(30, "f-2", b"new format"), NOW)
+    assert await repository.snapshot(club) == Snapshot(30, "f-2", b"new format")
+    assert await repository.snapshot(other) is None
+
+
 async def test_answers_older_than_the_redelivery_window_are_forgotten(
     repository: Repository,
 ) -> None:
@@ -120,6 +149,34 @@ async def test_answers_older_than_the_redelivery_window_are_forgotten(
     async with repository.transaction(mine, 0) as tx:  # old is a new request again
         await tx.remember("old", '"again"', NOW + timedelta(hours=4))
     assert await repository.answer(mine, "old") == '"again"'
+
+
+async def test_received_updates_are_new_once_and_kept_until_handled(
+    repository: Repository,
+) -> None:
+    """Issue 41: an update is kept from its receipt until it was handled; a delivery again (or
+    to a second receiver) is not new; another bot's updates of the same ids are its own."""
+    bot, other = "telegram:123456", "telegram:654321"
+    assert await repository.receive_updates(bot, [(7, '{"n":7}'), (9, '{"n":9}')], NOW) == {7, 9}
+    assert await repository.receive_updates(bot, [(9, '{"n":9}'), (10, '{"n":10}')],
+                                            NOW) == {10}
+    assert await repository.receive_updates(other, [(9, '{"m":9}')], NOW) == {9}
+    assert await repository.receive_updates(bot, [], NOW) == set()
+    assert await repository.unhandled_updates(bot) == ['{"n":7}', '{"n":9}', '{"n":10}']
+    await repository.updates_handled(bot, [7, 10])
+    await repository.updates_handled(bot, [])
+    assert await repository.unhandled_updates(bot) == ['{"n":9}']
+    assert await repository.unhandled_updates(other) == ['{"m":9}']
+    # handled, and delivered again: still not new
+    assert await repository.receive_updates(bot, [(7, '{"n":7}')], NOW) == set()
+    later = NOW + timedelta(hours=1)
+    assert await repository.receive_updates(bot, [(11, '{"n":11}')], later) == {11}
+    assert await repository.forget_updates(NOW + timedelta(minutes=1)) == 4
+    assert await repository.unhandled_updates(bot) == ['{"n":11}']
+    assert await repository.unhandled_updates(other) == []
+    assert await repository.forget_updates(NOW + timedelta(minutes=1)) == 0
+    # past the window an id is new again (no platform delivers it so late)
+    assert await repository.receive_updates(bot, [(7, '{"n":7}')], later) == {7}
 
 
 async def test_a_preview_is_kept_replaced_and_taken_once(repository: Repository) -> None:

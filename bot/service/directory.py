@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 
 from bot.storage.repository import Repository, Transaction
 
-from . import schedules, view
+from . import public, schedules, view
 from .ladder_settings import PUZZLE_SYSTEM
 from .ratings import member_of_key
 from .state import ClubState, GameStatus
@@ -78,11 +78,10 @@ def rows(club: view.Club) -> dict[tuple[str, str], str]:
     if state.ladders:
         found[(PLANS, "")] = encode_plans(schedules.club_plans(state))
     for name, lad in state.ladders.items():
+        for slug in public.taken_slugs([(name, lad.settings)]):
+            found[(SLUG, slug)] = name
         if lad.settings.public:
-            slug = lad.settings.public_slug or name
-            found[(PUBLIC, slug)] = found[(SLUG, slug)] = name
-        if lad.settings.public_slug:
-            found[(SLUG, lad.settings.public_slug)] = name
+            found[(PUBLIC, public.slug_of(name, lad.settings))] = name
     for digest, code in state.link_codes.items():
         if code.kind == "chat":
             found[(CODE, digest)] = ""

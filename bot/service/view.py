@@ -61,8 +61,9 @@ class Club:
     #: each ladder's wins, draws and losses by member (the public board's), built the same way
     records: dict[str, tuple[Ladder | None, int, int, dict[int, list[int]]]] = field(
         default_factory=dict)
-    #: the last event of the club's newest snapshot in the database (0: none)
-    snapshot_id: int = 0
+    #: how many of the club's events its newest snapshot in the database holds (0: none); a
+    #: count, not an event id: SQLite numbers every club's events in one sequence
+    snapshot_events: int = 0
 
 
 # -- ratings ------------------------------------------------------------------------------------

@@ -457,7 +457,7 @@ class Session:
         if state is not None:
             log.info("club %s read from its snapshot as of event %d and %d events after it",
                      club_id, state.last_id, len(events))
-            club = Club(club_id, state, snapshot_id=state.last_id)
+            club = Club(club_id, state, snapshot_events=len(state.log))
             await self._fold_off_loop(club, events)
         elif len(events) >= OFF_LOOP_EVENTS:  # a long log: the event loop goes on meanwhile
             club = Club(club_id, await asyncio.to_thread(ClubState.build, events))
@@ -494,7 +494,7 @@ class Session:
         """Keep a snapshot of the club when it has :data:`SNAPSHOT_EVENTS` events beyond its
         last one: in a task of its own that waits for the club's lock (the command that read
         them answers first, and every event folded then is committed)."""
-        if (self._keep_snapshots and club.state.last_id - club.snapshot_id >= SNAPSHOT_EVENTS
+        if (self._keep_snapshots and len(club.state.log) - club.snapshot_events >= SNAPSHOT_EVENTS
                 and club.id not in self._snapshotting):
             task = asyncio.get_running_loop().create_task(self._keep_snapshot(club.id))
             self._snapshotting[club.id] = task
@@ -503,13 +503,13 @@ class Session:
         try:
             async with self.clubs.locked(club_id):
                 club = self.clubs.peek(club_id)
-                if club is None or club.state.last_id - club.snapshot_id < SNAPSHOT_EVENTS:
+                if club is None or len(club.state.log) - club.snapshot_events < SNAPSHOT_EVENTS:
                     return
                 data = await asyncio.to_thread(snapshots.dumps, club.state)
-                last_id = club.state.last_id
+                last_id, held = club.state.last_id, len(club.state.log)
                 await self.repository.keep_snapshot(
                     club_id, Snapshot(last_id, snapshots.FORMAT, data), self.clock.now())
-                club.snapshot_id = last_id
+                club.snapshot_events = held
                 log.info("club %s: snapshot as of event %d kept (%d kB)", club_id, last_id,
                          len(data) // 1000)
         except Exception:

@@ -64,8 +64,9 @@ class Club:
     #: the directory rows this process wrote for the club last, and the id of the club's last
     #: event then (:func:`bot.service.directory.index`: only what changed is written)
     indexed: tuple[int, dict[tuple[str, str], str]] | None = None
-    #: the last event of the club's newest snapshot in the database (0: none)
-    snapshot_id: int = 0
+    #: how many of the club's events its newest snapshot in the database holds (0: none); a
+    #: count, not an event id: SQLite numbers every club's events in one sequence
+    snapshot_events: int = 0
 
 
 # -- ratings ------------------------------------------------------------------------------------

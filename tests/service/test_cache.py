@@ -178,7 +178,8 @@ async def test_a_long_club_is_read_from_its_snapshot_with_the_same_ratings(
     from_snapshot, service = await board_of(long_club)
     assert from_snapshot == from_log
     assert "read from its snapshot" in caplog.text and "reading its log" not in caplog.text
-    assert service._session.clubs.values()[0].snapshot_id == last_event(long_club)
+    club = service._session.clubs.values()[0]
+    assert club.snapshot_events == len(club.state.log) >= SNAPSHOT_EVENTS
 
 
 @pytest.mark.parametrize("damage", ["UPDATE snapshots SET format = 'clubrating-0.0.0/state-0'",

@@ -4,7 +4,7 @@
     .venv/bin/python bench/schedule.py --clubs 2000 --games 100000
 
 1. ``--clubs`` (1,000) clubs of two members each on one SQLite file. Timed: a poll with nothing
-   due (read every club's new events, compare the plans: what the bot does every 30 s), and a
+   due (read the plans from the directory and compare them: what the bot does every 30 s), and a
    poll at Monday 09:00 when every club's post is due (claim each post, compute and send each
    digest to a publisher that only counts). The poll's budget is its interval, 30 s.
 2. A ladder of ``--games`` (20,000) confirmed games among 500 members, imported; the digest of
@@ -41,7 +41,8 @@ class Counter:
     def __init__(self) -> None:
         self.posts = 0
 
-    async def publish(self, chat_id: str, text: str, picture: Picture | None = None) -> None:
+    async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
+                      buttons: object = ()) -> None:  # (a puzzle post's buttons)
         self.posts += 1
 
 

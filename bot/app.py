@@ -262,6 +262,9 @@ async def run() -> None:
     service, repository = await open_service(settings.database, settings.backup_folder,
                                              settings.cache_clubs)
     try:
+        # Before the scheduler and the chats: their lookups across clubs read the directory,
+        # which a database written by an earlier version lacks.
+        await service.fill_directory()
         if settings.telegram_token or settings.discord_token:
             keep_chart_cache_in(settings.data_dir)
             from .chat.pictures import prepare as prepare_pictures
@@ -324,6 +327,7 @@ async def run_web(listen: tuple[str, int]) -> None:
     stop = stop_on_signals()
     service, repository = await open_service(database_from_environment())
     try:
+        await service.fill_directory()  # the public ladders are found in it
         site = await public_site(service, listen)
         try:
             await stop.wait()

@@ -2,9 +2,10 @@
 due, and the ``posts`` table makes every post go out once.
 
 - The clubs' event logs are the only truth. Every ``poll_seconds`` the scheduler reads every
-  ladder's plan (:meth:`ClubService.schedules`) and, when any changed (a moderator in a chat, or
-  ``clubrating schedule`` from the shell writing to the same database), rebuilds its cron jobs,
-  one per ladder, in the ladder's time zone.
+  ladder's plan (:meth:`ClubService.schedules`, from the directory that each write keeps: no
+  club's log is read) and, when any changed (a moderator in a chat, or ``clubrating schedule``
+  from the shell writing to the same database), replaces the cron jobs of the plans that
+  changed, one per ladder, in the ladder's time zone.
 - Which post is due is a pure function of the plan and the clock
   (:func:`bot.service.schedules.due_post`): the most recent scheduled time, so after downtime the
   last missed post catches up once and older ones are skipped. Both the cron job and the poll
@@ -13,8 +14,11 @@ due, and the ``posts`` table makes every post go out once.
   (The price: a post whose sending keeps failing is not tried again after a restart.)
 - Each post is its own task: a platform that fails is retried with backoff and logged, and never
   holds up another club's post.
-- The same poll sweeps every club for what time has made due (auto-confirmations) and posts the
-  announcements those results earn.
+- The same poll applies what time has made due (auto-confirmations, puzzle time-outs,
+  retirements) in the clubs whose earliest due time, as the directory keeps it, has come, and
+  posts the announcements those results earn; seasons that close by themselves are looked at
+  only when their calendar says a close or a reminder is due. A club with nothing due is not
+  read at all (issue 41: 10,000 clubs in one poll).
 """
 
 from __future__ import annotations
@@ -52,6 +56,10 @@ MISFIRE_GRACE_SECONDS = 300
 
 #: the platform's reason for refusing a post, as far as it is kept in the log and shown
 MAX_REASON_SHOWN = 150
+#: plans looked at between two yields to the event loop (a poll of 10,000 clubs must not hold
+#: it for all of them at once)
+PLANS_PER_YIELD = 500
+
 class PostWords(Protocol):
     """What the posts say, in a club's language (None: English): the chat layer's words
     (:class:`bot.chat.posts.ChatPosts`); the scheduler knows no catalogue."""
@@ -104,6 +112,12 @@ class PostScheduler:
         self.plans: dict[tuple[int, str, str, str], Plan] = {}
         #: per ladder, the latest scheduled time already claimed (here or by another process)
         self._handled: dict[tuple[int, str, str, str], datetime] = {}
+        #: per club, the due time (as the directory keeps it) and the latest announcement the
+        #: sweep acted on; per ladder, the season close and reminder it acted on
+        self._swept: dict[int, str] = {}
+        self._heard: dict[int, int] = {}
+        self._seasons_done: dict[tuple[int, str, str, str],
+                                 tuple[datetime | None, datetime | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._scheduler: AsyncIOScheduler | None = None
 
@@ -145,15 +159,18 @@ class PostScheduler:
         """APScheduler's jobs (the poll and one cron job per ladder that posts)."""
         return [] if self._scheduler is None else list(self._scheduler.get_jobs())
 
-    def _rebuild(self) -> None:
-        """One cron job per ladder that posts, from the plans just read."""
+    def _rebuild(self, before: Mapping[tuple[int, str, str, str], Plan]) -> None:
+        """One cron job per ladder that posts: those of the plans that changed since ``before``
+        are replaced (the others keep theirs: 10,000 jobs are not made again for one)."""
         if self._scheduler is None:
             return
-        for job in self._scheduler.get_jobs():
-            if job.id != "poll":
-                job.remove()
-        for plan in self.plans.values():
-            if not plan.paused:
+        for key, plan in before.items():
+            if self.plans.get(key) != plan and not plan.paused:
+                job = self._scheduler.get_job(f"post:{plan.club_id}:{plan.claimed_as}")
+                if job is not None:
+                    job.remove()
+        for key, plan in self.plans.items():
+            if before.get(key) != plan and not plan.paused:
                 self._scheduler.add_job(
                     self.fire, plan.trigger, args=[plan.key],
                     id=f"post:{plan.club_id}:{plan.claimed_as}", coalesce=True,
@@ -175,8 +192,8 @@ class PostScheduler:
                      if p.platform in self.publishers}
             if plans != self.plans:
                 log.info("scheduled posts: %d plans (changed), jobs rebuilt", len(plans))
-                self.plans = plans
-                self._rebuild()
+                before, self.plans = self.plans, plans
+                self._rebuild(before)
             tasks = await self.check(list(plans.values()))
             tasks += await self._sweep(plans.values())
         except Exception:
@@ -192,7 +209,9 @@ class PostScheduler:
         """Claim and start the due post of each plan (each in its own task)."""
         now = self.clock.now()
         tasks = []
-        for plan in plans:
+        for number, plan in enumerate(plans, 1):
+            if number % PLANS_PER_YIELD == 0:
+                await asyncio.sleep(0)
             when = due_post(plan, now)
             if when is None or self._handled.get(plan.key) == when:
                 continue
@@ -206,12 +225,33 @@ class PostScheduler:
         return tasks
 
     async def _sweep(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
-        """Apply what time has made due in every club; post the announcements it earned into
-        each chat of the club (its channel for the result's ladder, if it has one)."""
+        """Apply what time has made due in the clubs where something fell due (or that have
+        announcements to hand out); post the announcements it earned into each chat of the
+        club (its channel for the result's ladder, if it has one)."""
         tasks = []
-        chats = {(p.platform, p.chat_id) for p in plans}
+        chats: dict[int, set[tuple[str, str]]] = {}
+        for p in plans:
+            chats.setdefault(p.club_id, set()).add((p.platform, p.chat_id))
         targets = {(p.platform, p.chat_id, p.ladder): p.target for p in plans}
-        for platform, chat_id in sorted(chats):
+        due = await self.service.due_clubs()
+        heard = self.service.announced()
+        # A due time acted on stays in the directory when acting wrote nothing: it is not
+        # acted on again until it changes.
+        clubs = sorted({club for club, when in due.items() if self._swept.get(club) != when}
+                       | {club for club, number in heard.items()
+                          if self._heard.get(club, 0) < number})
+        for club_id in clubs:
+            tasks += await self._sweep_club(sorted(chats.get(club_id, ())), targets)
+            if club_id in due:
+                self._swept[club_id] = due[club_id]
+            self._heard[club_id] = self.service.announced().get(club_id, 0)
+        return tasks
+
+    async def _sweep_club(self, chats: Sequence[tuple[str, str]],
+                          targets: Mapping[tuple[str, str, str], str]
+                          ) -> list[asyncio.Task[None]]:
+        tasks = []
+        for platform, chat_id in chats:
             notices = await self.service.due(platform, chat_id)
             if not notices:
                 continue
@@ -233,12 +273,21 @@ class PostScheduler:
         club's own chat is told once."""
         tasks = []
         now = self.clock.now()
+        calendars = await self.service.season_calendars()
         for plan in plans:
-            if plan.puzzles:
+            calendar = calendars.get((plan.club_id, plan.ladder))
+            if plan.puzzles or calendar is None:
                 continue
+            expected = calendar.due(now)
+            if expected == (None, None) or self._seasons_done.get(plan.key) == expected:
+                continue  # the calendar says nothing is due, or what is was acted on
             caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
                             moderator=True)
             due = await self.service.season_due(caller, plan.ladder)
+            # From here each post is claimed before it is made: looking again changes nothing,
+            # except for a reminder the season had no games for yet (one may be played today).
+            self._seasons_done[plan.key] = (expected[0],
+                                            None if due.remind is None else expected[1])
             said: list[tuple[str, Notice]] = []
             if due.remind is not None and due.reminder is not None and \
                     await self.repository.claim_post(plan.club_id,

@@ -20,7 +20,7 @@ import dataclasses
 import json
 from datetime import datetime
 
-from . import heavy, linking, view
+from . import directory, heavy, linking, view
 from .errors import Refusal
 from .identity import Caller
 from .results import Notice, Preview
@@ -117,7 +117,8 @@ class Chats:
         joined it with that code already; refused when no club has it open."""
         now = self._session.clock.now()
         issuing, done = None, False
-        for club_id, _, _, state in await self._session.each_club():
+        for club_id, _, _ in await self._session.repository.directory(directory.CODE, digest):
+            state = await self._session.current(club_id)
             if linking.open_code(state, digest, linking.CHAT, now) is not None:
                 issuing = club_id
             elif linking.joined_with(state, digest, caller.platform, caller.chat_id):

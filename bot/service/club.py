@@ -7,6 +7,7 @@ are worked out in a worker thread within a deadline (:mod:`bot.service.heavy`)."
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
 from typing import TypeVar
@@ -19,6 +20,7 @@ from . import (
     bands,
     boards,
     challenges,
+    directory,
     games,
     heavy,
     history_io,
@@ -41,7 +43,6 @@ from .clock import Clock
 from .corrections import Corrections
 from .errors import Refusal
 from .identity import Caller, Who
-from .ladder_settings import PUZZLE_SYSTEM
 from .moderation import Correction
 from .results import (
     AttemptResult,
@@ -86,8 +87,13 @@ class ClubService:
         self._session = Session(repository, clock, cache_clubs, keep_snapshots)
         self._chats = Chats(self._session)
         self._corrections = Corrections(self._session, self._chats)
-        #: where each public slug was found last (club id, ladder): checked again at each use
-        self._public_at: dict[str, tuple[int, str]] = {}
+        #: each club's plans as the directory held them at the last poll (decoded once)
+        self._plans: dict[int, tuple[str, sched.ClubPlans]] = {}
+
+    async def fill_directory(self) -> int:
+        """Derive the directory rows of the clubs a database written by an earlier version
+        has none of (:func:`directory.fill`): at start, before any lookup across clubs."""
+        return await directory.fill(self._repository)
 
     @property
     def clock(self) -> Clock:
@@ -141,8 +147,8 @@ class ClubService:
 
     async def clubs_of(self, platform: str, user: str) -> list[str]:
         """The chats whose club has this person as a member (their private chat's clubs)."""
-        return [chat for _, _, chat, state in await self._session.each_club(platform)
-                if state.member_of_user(user) is not None]
+        clubs = [club for club, _, _ in await directory.members(self._repository, user)]
+        return [chat for _, chat in await directory.chats_of(self._repository, clubs, platform)]
 
     async def merge(self, caller: Caller, duplicate: Who, into: Who, reason: str = "") -> Preview:
         """A preview, kept for :meth:`apply_correction` (``merge``: the duplicate's member id,
@@ -181,11 +187,10 @@ class ClubService:
         if club_id is not None:
             member = (await self._session.current(club_id)).member_of_user(user)
             return None if member is None else member.language
-        for _, _, _, state in await self._session.each_club(platform):
-            member = state.member_of_user(user)
-            if member is not None and member.language is not None:
-                return member.language
-        return None
+        chosen = {club: language for club, _, language
+                  in await directory.members(self._repository, user) if language is not None}
+        chats = await directory.chats_of(self._repository, chosen, platform)
+        return chosen[chats[0][0]] if chats else None
 
     async def language(self, platform: str, chat_id: str) -> str | None:
         """The language spoken in the chat: its own, when it joined a club of several chats
@@ -346,10 +351,9 @@ class ClubService:
     async def _slugs_elsewhere(self, caller: Caller, ladder: str) -> frozenset[str]:
         """The web addresses held by every ladder but ``ladder`` of the caller's club."""
         own = await self._session.club_id(caller.platform, caller.chat_id)
-        return frozenset(public.taken_slugs(
-            (name, lad.settings) for club_id, _, _, state in await self._session.each_club()
-            for name, lad in state.ladders.items()
-            if not (club_id == own and name == ladder.casefold())))
+        return frozenset(slug for club_id, slug, name
+                         in await self._repository.directory(directory.SLUG)
+                         if not (club_id == own and name == ladder.casefold()))
 
     # -- one club on several chats (issue 35) ---------------------------------------------------
 
@@ -484,7 +488,9 @@ class ClubService:
 
     async def public_ladders(self) -> list[public.PublicLadder]:
         """Every club's public ladders."""
-        return [ladder for club_id in await self._session.club_ids()
+        clubs = dict.fromkeys(club for club, _, _
+                              in await self._repository.directory(directory.PUBLIC))
+        return [ladder for club_id in clubs
                 for ladder in await self._session.read(club_id, public.listed)]
 
     async def public_board(self, slug: str, now: datetime) -> public.PublicBoard | None:
@@ -517,19 +523,12 @@ class ClubService:
             club, club.state.ladders[name]))
 
     async def _public_ladder(self, slug: str) -> tuple[int, str] | None:
-        """The club and ladder public at ``slug``, as the logs say now: the club found before
-        is read again first, every club only when it no longer has it."""
-        known = self._public_at.get(slug)
-        if known is not None and await self._session.read(
-                known[0], lambda club: _public_there(club, known[1], slug)):
-            return known
-        for club_id in await self._session.club_ids():
-            named = await self._session.read(club_id, lambda club: next(
-                (lad.name for s, lad in public.public_ladders(club) if s == slug), None))
-            if named is not None:
-                self._public_at[slug] = (club_id, named)
-                return club_id, named
-        self._public_at.pop(slug, None)
+        """The club and ladder public at ``slug``, as the logs say now: the directory names
+        the club, whose log is read again to be sure."""
+        for club_id, _, name in await self._repository.directory(directory.PUBLIC, slug):
+            if await self._session.read(club_id, functools.partial(
+                    _public_there, ladder=name, slug=slug)):
+                return club_id, name
         return None
 
     async def settings(self, caller: Caller, ladder: str | None = None) -> Notice:
@@ -569,9 +568,27 @@ class ClubService:
             club, now, caller, paused, ladder, reason))
 
     async def schedules(self) -> list[sched.Plan]:
-        """Every ladder's posting plan in every club (the scheduler's jobs), as the logs say."""
-        return [plan for club in await self._session.each_club()
-                for plan in sched.plans_of(*club)]
+        """Every ladder's posting plan in every club (the scheduler's jobs), as the directory
+        says (no club's log is read)."""
+        return await directory.plans(self._repository, self._plans)
+
+    async def due_clubs(self) -> dict[int, str]:
+        """The clubs where something fell due by itself (the directory's earliest time has
+        come), with that time as the directory keeps it (``due`` applies it)."""
+        now = directory.moment(self.clock.now())
+        return {club: when for club, when, _
+                in await self._repository.directory(directory.DUE, up_to=now)}
+
+    def announced(self) -> dict[int, int]:
+        """The clubs whose announcements ``due`` hands out, with the number of the latest
+        (a chat's ``due`` collects what is newer than its last call)."""
+        return self._session.announced()
+
+    async def season_calendars(self) -> dict[tuple[int, str], seasons.SeasonCalendar]:
+        """The calendars of the ladders whose seasons close by themselves, by (club, ladder),
+        as the directory keeps them (no club's log is read)."""
+        return {(club, ladder): seasons.SeasonCalendar(*directory.season_calendar(value))
+                for club, ladder, value in await self._repository.directory(directory.SEASON)}
 
     async def digest(
         self, caller: Caller, ladder: str | None = None, since: datetime | None = None,
@@ -627,16 +644,13 @@ class ClubService:
     async def puzzle_chats(self, platform: str, user: str) -> list[tuple[str, bool]]:
         """The chats of ``user``'s clubs that have a puzzle ladder, each with whether the user
         has an attempt open there: which club a private chat's /puzzle or /answer is for."""
-        found = []
-        for _, _, chat, state in await self._session.each_club(platform):
-            member = state.member_of_user(user)
-            if member is None:
-                continue
-            ladders = [lad for lad in state.ladders.values()
-                       if lad.settings.system == PUZZLE_SYSTEM]
-            if ladders:
-                found.append((chat, any(member.id in lad.open_attempts for lad in ladders)))
-        return found
+        with_puzzles = {club for club, _, _
+                        in await self._repository.directory(directory.PUZZLES)}
+        attempting = {club: attempt for club, attempt, _
+                      in await directory.members(self._repository, user)
+                      if club in with_puzzles}
+        return [(chat, attempting[club]) for club, chat
+                in await directory.chats_of(self._repository, attempting, platform)]
 
     async def puzzle_post(self, caller: Caller, ladder: str) -> PuzzlePost | None:
         """A puzzle ladder's scheduled post (see :func:`bot.service.puzzles.post`)."""
@@ -757,10 +771,10 @@ class ClubService:
 
     async def live_boards(self, platform: str) -> list[tuple[int, LiveBoard]]:
         """Every club's live boards in chats of ``platform``, with their clubs' ids."""
-        found: dict[int, list[LiveBoard]] = {}
-        for club_id, _, _, state in await self._session.each_club():
-            found.setdefault(club_id, boards.boards(state, platform))
-        return [(club_id, board) for club_id, kept in found.items() for board in kept]
+        clubs = [club for club, _, _
+                 in await self._repository.directory(directory.BOARD, platform)]
+        return [(club_id, board) for club_id in clubs
+                for board in boards.boards(await self._session.current(club_id), platform)]
 
     async def live_boards_of(self, club_id: int, platform: str) -> list[LiveBoard]:
         """Club ``club_id``'s live boards in chats of ``platform``, as its log says now."""

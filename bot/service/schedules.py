@@ -209,27 +209,67 @@ def timezone_of(ladder: Ladder, schedule_timezone: str | None,
     return chat_timezone or schedule_timezone or ladder.settings.timezone or DEFAULT_TIMEZONE
 
 
-def plans_of(club_id: int, platform: str, chat_id: str, state: ClubState) -> list[Plan]:
-    """Every ladder's plan (the default one for ladders without a schedule of their own), for
-    the chat ``chat_id`` of the club. In a club of several chats every chat gets its ladders'
-    posts, into itself (a schedule's channel is the club's own chat's); a puzzle ladder's post
-    (which shows a solution and a new problem) is the club's own chat's alone, and a chat
-    that joined the club times its posts in its own zone when it set one."""
-    linked = bool(state.linked_chats)
-    own = not linked or f"{platform}:{chat_id}" == state.home_chat
-    zone = state.own_settings(platform, chat_id).timezone
-    plans = []
+@dataclass(frozen=True, slots=True)
+class LadderPlan:
+    """What one ladder's plan says in every chat of its club (``timezone``: the schedule's,
+    else the ladder's setting, else UTC; a chat's own zone comes first, :func:`chat_plans`)."""
+
+    ladder: str
+    cron: str
+    timezone: str
+    channel: str | None
+    paused: bool
+    size: int
+    since: datetime | None
+    puzzles: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClubPlans:
+    """Everything a club's log says about its posts, whichever chat they go to: what the
+    directory keeps of a club for the scheduler (:mod:`bot.service.directory`)."""
+
+    ladders: tuple[LadderPlan, ...]
+    #: the club spans several chats; its own chat (``platform:chat id``); the zones the chats
+    #: that joined it set for themselves
+    linked: bool = False
+    home_chat: str | None = None
+    zones: tuple[tuple[str, str], ...] = ()
+
+
+def club_plans(state: ClubState) -> ClubPlans:
+    """The club's ladders' plans (the default one for ladders without a schedule of their
+    own), for :func:`chat_plans` to give each chat of the club."""
+    ladders = []
     for ladder in state.ladders.values():
-        puzzles = ladder.settings.system == PUZZLE_SYSTEM
-        if puzzles and not own:
-            continue
         schedule = state.schedule(ladder)
-        plans.append(Plan(
-            club_id, platform, chat_id, ladder.name, schedule.cron,
-            timezone_of(ladder, schedule.timezone, zone), schedule.channel if own else None,
-            schedule.paused, schedule.size, schedule.since, puzzles, linked,
-        ))
-    return plans
+        ladders.append(LadderPlan(
+            ladder.name, schedule.cron, timezone_of(ladder, schedule.timezone),
+            schedule.channel, schedule.paused, schedule.size, schedule.since,
+            ladder.settings.system == PUZZLE_SYSTEM))
+    zones = tuple(sorted((chat, settings.timezone) for chat, settings
+                         in state.chat_settings.items() if settings.timezone))
+    return ClubPlans(tuple(ladders), bool(state.linked_chats), state.home_chat, zones)
+
+
+def chat_plans(club_id: int, platform: str, chat_id: str, plans: ClubPlans) -> list[Plan]:
+    """Every ladder's plan for the chat ``chat_id`` of the club. In a club of several chats
+    every chat gets its ladders' posts, into itself (a schedule's channel is the club's own
+    chat's); a puzzle ladder's post (which shows a solution and a new problem) is the club's
+    own chat's alone, and a chat that joined the club times its posts in its own zone when it
+    set one."""
+    chat = f"{platform}:{chat_id}"
+    own = not plans.linked or chat == plans.home_chat
+    zone = dict(plans.zones).get(chat)
+    return [Plan(club_id, platform, chat_id, lad.ladder, lad.cron, zone or lad.timezone,
+                 lad.channel if own else None, lad.paused, lad.size, lad.since, lad.puzzles,
+                 plans.linked)
+            for lad in plans.ladders if own or not lad.puzzles]
+
+
+def plans_of(club_id: int, platform: str, chat_id: str, state: ClubState) -> list[Plan]:
+    """Every ladder's plan for the chat ``chat_id`` of the club (:func:`chat_plans`)."""
+    return chat_plans(club_id, platform, chat_id, club_plans(state))
 
 
 def due_post(plan: Plan, now: datetime) -> datetime | None:
@@ -243,7 +283,19 @@ def due_post(plan: Plan, now: datetime) -> datetime | None:
     """
     if plan.paused:
         return None
-    return latest_fire(plan.trigger, plan.since, now)
+    latest = fires_around(plan.cron, plan.timezone, now)[0]
+    # the most recent time after ``since`` is the most recent time, if it is after ``since``
+    return latest if latest is not None and (plan.since is None or latest > plan.since) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def fires_around(cron: str, timezone: str, now: datetime) -> tuple[datetime | None,
+                                                                   datetime | None]:
+    """The schedule's most recent fire time at or before ``now`` and its first after it: one
+    cron computation for every ladder on the same schedule at one poll (10,000 clubs share a
+    handful of schedules, issue 41)."""
+    trigger = cron_trigger(cron, timezone)
+    return latest_fire(trigger, None, now), next_fire(trigger, now)
 
 
 def previous_post(plan: Plan, scheduled_for: datetime) -> datetime | None:

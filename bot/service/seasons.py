@@ -429,6 +429,43 @@ def _boundaries(schedule: str, zone: ZoneInfo, now: datetime) -> tuple[datetime,
 
 
 @dataclass(frozen=True, slots=True)
+class SeasonCalendar:
+    """What decides when a ladder's season closes by itself (``season_schedule``): kept in
+    the directory (:mod:`bot.service.directory`), so the scheduler knows without reading the
+    club's log when there is something to do."""
+
+    schedule: str
+    zone: str
+    #: when the ladder was created, and when its latest season closed
+    created_at: datetime | None
+    closed_at: datetime | None
+
+    def due(self, now: datetime) -> tuple[datetime | None, datetime | None]:
+        """The boundary whose close is due at ``now`` (a boundary that passed after the
+        ladder was created, and no close came at or after it), and the next boundary from
+        00:00 club time on the day before it (its reminder; whether the season has games to
+        remind of is :func:`due`'s to say)."""
+        zone = ZoneInfo(self.zone)
+        last, following = _boundaries(self.schedule, zone, now)
+        closed = self.closed_at
+        close = (last if self.created_at is not None and self.created_at < last
+                 and (closed is None or closed < last) else None)
+        eve = (following.replace(tzinfo=UTC).astimezone(zone) - timedelta(days=1))
+        remind = following if now >= eve.astimezone(UTC).replace(tzinfo=None) else None
+        return close, remind
+
+
+def season_calendar(lad: Ladder) -> SeasonCalendar | None:
+    """The ladder's season calendar; None when its seasons close only by hand."""
+    schedule = lad.settings.season_schedule
+    if schedule not in _STARTS:
+        return None
+    assert schedule is not None
+    return SeasonCalendar(schedule, view.zone_of(lad), lad.created_at,
+                          lad.seasons[-1].closed_at if lad.seasons else None)
+
+
+@dataclass(frozen=True, slots=True)
 class SeasonDue:
     """What time has made due on a ladder with a ``season_schedule``: the boundary whose close
     is due (None: none), and the boundary of tomorrow whose reminder is due (None: none)."""
@@ -449,16 +486,10 @@ def due(club: Club, ladder_name: str, now: datetime) -> SeasonDue:
     (``Repository.claim_post``), so each is posted once however many processes try.
     """
     lad = club.state.ladders.get(ladder_name)
-    schedule = None if lad is None else lad.settings.season_schedule
-    if lad is None or schedule not in _STARTS:
+    calendar = None if lad is None else season_calendar(lad)
+    if lad is None or calendar is None:
         return SeasonDue(None, None, None)
-    zone = ZoneInfo(view.zone_of(lad))
-    last, following = _boundaries(schedule, zone, now)
-    closed = lad.seasons[-1].closed_at if lad.seasons else None
-    close = (last if lad.created_at is not None and lad.created_at < last
-             and (closed is None or closed < last) else None)
-    eve = (following.replace(tzinfo=UTC).astimezone(zone) - timedelta(days=1))
-    remind = following if now >= eve.astimezone(UTC).replace(tzinfo=None) else None
+    close, remind = calendar.due(now)
     if remind is not None and season_data(club, lad, len(lad.seasons)).total == 0:
         remind = None  # a season without games will not close: nothing to remind of
     reminder = None if remind is None else Notice("season_reminder", {

@@ -34,7 +34,7 @@ from bot.storage.repository import (
 from ratings_core.replay import Checkpoint
 from ratings_core.systems import EDITION
 
-from . import collector, heavy, snapshots, view
+from . import collector, directory, heavy, snapshots, view
 from . import events as ev
 from .cache import DEFAULT_CAPACITY, ClubCache
 from .clock import Clock
@@ -189,25 +189,10 @@ class Session:
             kept.append((self._announcements, notice))
         del kept[:-MAX_UNANNOUNCED]
 
-    async def each_club(
-        self, platform: str | None = None
-    ) -> list[tuple[int, str, str, ClubState]]:
-        """Every chat's (club id, platform, chat, state) as the log says now, one club at a
-        time under its lock (a state must not be kept: it changes with the next command); a
-        chat that joined a club, with that club."""
-        found = []
-        for club_id, club_platform, chat_id in await self.repository.clubs():
-            if platform is None or club_platform == platform:
-                state = await self.current(club_id)
-                if state.moved_to is not None:
-                    club_id = await self._destination(club_platform, chat_id, club_id)
-                    state = await self.current(club_id)
-                found.append((club_id, club_platform, chat_id, state))
-        return found
-
-    async def club_ids(self) -> list[int]:
-        """Every club's id (a club of several chats once)."""
-        return list(dict.fromkeys(club_id for club_id, _, _, _ in await self.each_club()))
+    def announced(self) -> dict[int, int]:
+        """The clubs with announcements kept for :meth:`unannounced`, with the number of the
+        latest (what a scheduler compares with what it collected last)."""
+        return {club: kept[-1][0] for club, kept in self._unannounced.items() if kept}
 
     async def read(self, club_id: int, look: Callable[[Club], R]) -> R:
         """``look`` at the club as its log says now, under its lock, writing nothing: nor what
@@ -390,6 +375,7 @@ class Session:
                 if request_id is not None:
                     await tx.remember(request_id, RECORDED, self.clock.now())
                 await self._fold_off_loop(club, stored)  # cheap appends; a rebuild off the loop
+                await directory.index(tx, club)  # the cross-club lookups, in the same commit
         except (Conflict, DuplicateRequest):
             raise  # refused before anything was folded: the cache holds
         except BaseException:

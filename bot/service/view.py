@@ -61,6 +61,9 @@ class Club:
     #: each ladder's wins, draws and losses by member (the public board's), built the same way
     records: dict[str, tuple[Ladder | None, int, int, dict[int, list[int]]]] = field(
         default_factory=dict)
+    #: the directory rows this process wrote for the club last, and the id of the club's last
+    #: event then (:func:`bot.service.directory.index`: only what changed is written)
+    indexed: tuple[int, dict[tuple[str, str], str]] | None = None
     #: how many of the club's events its newest snapshot in the database holds (0: none); a
     #: count, not an event id: SQLite numbers every club's events in one sequence
     snapshot_events: int = 0

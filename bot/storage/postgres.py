@@ -38,12 +38,14 @@ from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
 from .repository import (
     Conflict,
+    DirectoryRows,
     DuplicateRequest,
     NewEvent,
     Snapshot,
     StoredEvent,
     answered_at,
     decoded_off_loop,
+    directory_changes,
     encode_data,
 )
 from .transfer import ClubCopy, TargetNotEmpty
@@ -142,6 +144,11 @@ class PostgresTransaction:
         self._connection = connection
         self._club_id = club_id
         self._expected_last: int | None = expected_last
+        self._read_at = expected_last
+
+    @property
+    def read_at(self) -> int:
+        return self._read_at
 
     async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
         if not events:
@@ -177,6 +184,22 @@ class PostgresTransaction:
             raise DuplicateRequest(request_id) from None
         if status != "INSERT 0 1":
             raise LookupError(f"no club {self._club_id}")
+
+    async def index(self, rows: DirectoryRows, before: DirectoryRows | None) -> None:
+        club = self._club_id
+        if before is None:
+            before = {(str(r[0]), str(r[1])): str(r[2]) for r in await self._connection.fetch(
+                "SELECT kind, key, value FROM directory WHERE club_id = $1", club)}
+        gone, changed = directory_changes(rows, before)
+        if gone:
+            await self._connection.executemany(
+                "DELETE FROM directory WHERE club_id = $1 AND kind = $2 AND key = $3",
+                [(club, kind, key) for kind, key in gone])
+        if changed:
+            await self._connection.executemany(
+                "INSERT INTO directory (club_id, kind, key, value) VALUES ($1, $2, $3, $4)"
+                " ON CONFLICT (club_id, kind, key) DO UPDATE SET value = excluded.value",
+                [(club, *row) for row in changed])
 
 
 class PostgresRepository:
@@ -311,6 +334,12 @@ class PostgresRepository:
         rows = await self._pool.fetch("SELECT id, platform, chat_id FROM clubs ORDER BY id")
         return [(int(r["id"]), str(r["platform"]), str(r["chat_id"])) for r in rows]
 
+    async def club_chats(self, club_ids: Sequence[int]) -> list[tuple[int, str, str]]:
+        rows = await self._pool.fetch(
+            "SELECT id, platform, chat_id FROM clubs WHERE id = ANY($1::bigint[]) ORDER BY id",
+            list(club_ids))
+        return [(int(r["id"]), str(r["platform"]), str(r["chat_id"])) for r in rows]
+
     def _reader(self, club_id: int) -> asyncpg.Pool | asyncpg.Connection:
         """The connection holding the club's lock in this task, if any, else the pool."""
         held = _HELD.get()
@@ -325,6 +354,17 @@ class PostgresRepository:
             club_id, after,
         )
         return await decoded_off_loop(rows)
+
+    async def directory(
+        self, kind: str, key: str | None = None, up_to: str | None = None
+    ) -> list[tuple[int, str, str]]:
+        rows = await self._pool.fetch(
+            "SELECT club_id, key, value FROM directory WHERE kind = $1"
+            " AND ($2::text IS NULL OR key = $2) AND ($3::text IS NULL OR key <= $3)"
+            " ORDER BY club_id, key",
+            kind, key, up_to,
+        )
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         found = await self._reader(club_id).fetchval(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -53,6 +53,23 @@ class StoredEvent:
     at: datetime
     data: dict[str, JsonValue]
     reason: str = ""
+
+
+#: a club's directory rows (table ``directory``, :mod:`bot.service.directory`): (kind, key) to
+#: value, every one derived from the club's folded log
+DirectoryRows = Mapping[tuple[str, str], str]
+
+
+def directory_changes(
+    rows: DirectoryRows, before: DirectoryRows
+) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """What turns a club's stored rows ``before`` into ``rows``: the (kind, key) to remove, and
+    the (kind, key, value) to write (new, or with another value). Every backend writes only
+    these, so a write that changes no lookup writes no row."""
+    gone = [place for place in before if place not in rows]
+    changed = [(kind, key, value) for (kind, key), value in rows.items()
+               if before.get((kind, key)) != value]
+    return gone, changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +123,19 @@ class Transaction(Protocol):
         a placeholder here and the real answer after the commit (:meth:`Repository.keep_answer`)."""
         ...
 
+    @property
+    def read_at(self) -> int:
+        """The club's last event id as the writer read it (the transaction's
+        ``expected_last``): what the club's stored directory rows were derived from, unless
+        another writer came in between."""
+        ...
+
+    async def index(self, rows: DirectoryRows, before: DirectoryRows | None) -> None:
+        """Make the club's directory rows ``rows``, committed with the events, writing only
+        what differs from ``before`` (the rows stored now, as the caller knows them; None:
+        read them first)."""
+        ...
+
 
 class Repository(DiscordGateway, Protocol):
     """A club's log and what goes with it; also what the processes of one Discord bot share
@@ -124,8 +154,20 @@ class Repository(DiscordGateway, Protocol):
         """Every club as (id, platform, chat id)."""
         ...
 
+    async def club_chats(self, club_ids: Sequence[int]) -> list[tuple[int, str, str]]:
+        """The chats of these clubs as (id, platform, chat id), by id."""
+        ...
+
     async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
         """The club's events with ids above ``after``, oldest first."""
+        ...
+
+    async def directory(
+        self, kind: str, key: str | None = None, up_to: str | None = None
+    ) -> list[tuple[int, str, str]]:
+        """(club id, key, value) of every club's directory rows of ``kind`` (index ``(kind,
+        key)``): all of them, those of ``key``, or those whose key is at most ``up_to`` (keys
+        that are times sort as text); ordered by club id, then key."""
         ...
 
     async def answer(self, club_id: int, request_id: str) -> str | None:

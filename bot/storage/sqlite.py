@@ -4,6 +4,7 @@ never interleave on the shared connection."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sqlite3
 import time
@@ -21,12 +22,14 @@ from .migrations import MIGRATIONS, Migration, load_migrations, migrate
 from .private import private_companions, private_file
 from .repository import (
     Conflict,
+    DirectoryRows,
     DuplicateRequest,
     NewEvent,
     Snapshot,
     StoredEvent,
     answered_at,
     decoded_off_loop,
+    directory_changes,
     encode_data,
 )
 from .sqlite_backup import BackupError, backup
@@ -72,6 +75,11 @@ class SqliteTransaction:
         self._connection = connection
         self._club_id = club_id
         self._expected_last: int | None = expected_last
+        self._read_at = expected_last
+
+    @property
+    def read_at(self) -> int:
+        return self._read_at
 
     async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
         if not events:
@@ -132,6 +140,23 @@ class SqliteTransaction:
             )
         except sqlite3.IntegrityError:
             raise DuplicateRequest(request_id) from None
+
+    async def index(self, rows: DirectoryRows, before: DirectoryRows | None) -> None:
+        club = self._club_id
+        if before is None:
+            before = {(str(r[0]), str(r[1])): str(r[2]) for r in
+                      await self._connection.execute_fetchall(
+                          "SELECT kind, key, value FROM directory WHERE club_id = ?", (club,))}
+        gone, changed = directory_changes(rows, before)
+        if gone:
+            await self._connection.executemany(
+                "DELETE FROM directory WHERE club_id = ? AND kind = ? AND key = ?",
+                [(club, kind, key) for kind, key in gone])
+        if changed:
+            await self._connection.executemany(
+                "INSERT INTO directory (club_id, kind, key, value) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (club_id, kind, key) DO UPDATE SET value = excluded.value",
+                [(club, *row) for row in changed])
 
 
 def _private_database(path: Path) -> None:
@@ -270,6 +295,13 @@ class SqliteRepository:
         ) as cursor:
             return [(int(r[0]), str(r[1]), str(r[2])) for r in await cursor.fetchall()]
 
+    async def club_chats(self, club_ids: Sequence[int]) -> list[tuple[int, str, str]]:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "SELECT id, platform, chat_id FROM clubs WHERE id IN"
+                " (SELECT value FROM json_each(?)) ORDER BY id", (json.dumps(list(club_ids)),))
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
     async def events(self, club_id: int, after: int = 0) -> list[StoredEvent]:
         # One round trip to the database thread for a few events (every use case's path); a
         # long log in slices: making a slice's rows holds the GIL, and between slices the event
@@ -286,6 +318,18 @@ class SqliteRepository:
                     break
                 rows.extend(more)
         return await decoded_off_loop(rows)
+
+    async def directory(
+        self, kind: str, key: str | None = None, up_to: str | None = None
+    ) -> list[tuple[int, str, str]]:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "SELECT club_id, key, value FROM directory WHERE kind = ?"
+                " AND (? IS NULL OR key = ?) AND (? IS NULL OR key <= ?)"
+                " ORDER BY club_id, key",
+                (kind, key, key, up_to, up_to),
+            )
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     async def answer(self, club_id: int, request_id: str) -> str | None:
         async with self._lock:

@@ -13,6 +13,8 @@ from datetime import datetime
 from importlib.resources import as_file
 from pathlib import Path
 
+import aiosqlite
+
 from bot.history import read_events, write_events
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
@@ -122,6 +124,12 @@ async def test_previews_kept_before_numbers_are_filed_under_them(tmp_path: Path)
             shutil.copy(migration, older / migration.name)
     database = tmp_path / "club.db"
     repository = await SqliteRepository.open(database, older)
+    # Today's service writes that build's events, and the directory it keeps beside them
+    # (issue 41), which that build had not: the table is dropped before the upgrade.
+    with as_file(MIGRATIONS) as schema:
+        directory = (Path(schema) / "0008_directory.sql").read_text(encoding="utf-8")
+    async with aiosqlite.connect(database) as connection:
+        await connection.executescript(directory)
     service = ClubService(repository, FakeClock(START))
     chat = "-1"
     mod, other = caller(chat, "mod", moderator=True), caller(chat, "other", moderator=True)
@@ -141,6 +149,8 @@ async def test_previews_kept_before_numbers_are_filed_under_them(tmp_path: Path)
         await repository.keep_preview(club, "gone", 999, correction, START)
     finally:
         await repository.close()
+    async with aiosqlite.connect(database) as connection:
+        await connection.execute("DROP TABLE directory")
 
     repository = await SqliteRepository.open(database)
     service = ClubService(repository, FakeClock(START))

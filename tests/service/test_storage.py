@@ -370,3 +370,38 @@ async def test_answers_kept_before_the_upgrade_count_as_given_then(
         assert await after.forget_answers(upgraded + timedelta(minutes=5)) == 1
     finally:
         await after.close()
+
+
+async def test_the_directory_keeps_what_each_write_changed_and_finds_it_by_key(
+        repository: Repository) -> None:
+    """Issue 41: a club's directory rows are replaced in its write's transaction (only those
+    that changed), found by kind and key, or up to a key (times sort as text), by club."""
+    a = await repository.club_id("telegram", "-1", NOW)
+    b = await repository.club_id("discord", "7", NOW)
+    first = {("member", "42"): "0fr", ("due", "2024-03-02T19:00:00.000000"): "",
+             ("slug", "chess"): "main"}
+    async with repository.transaction(a, 0) as tx:
+        assert tx.read_at == 0
+        stored = await tx.append([event(n=1)])
+        await tx.index(first, None)
+    async with repository.transaction(b, 0) as tx:
+        await tx.index({("member", "42"): "1", ("due", "2024-03-01T20:00:00.000000"): ""},
+                       None)
+    assert await repository.directory("member", "42") == [(a, "42", "0fr"), (b, "42", "1")]
+    assert await repository.directory("due", up_to="2024-03-02T00:00:00.000000") == [
+        (b, "2024-03-01T20:00:00.000000", "")]
+    assert await repository.directory("slug") == [(a, "chess", "main")]
+    # the next write changes one row and drops another; the baseline may be read (None)
+    for before in (first, None):
+        async with repository.transaction(a, stored[-1].id) as tx:
+            assert tx.read_at == stored[-1].id
+            await tx.index({("member", "42"): "0", ("slug", "chess"): "main"}, before)
+        assert await repository.directory("member", "42") == [(a, "42", "0"), (b, "42", "1")]
+        assert await repository.directory("due") == [(b, "2024-03-01T20:00:00.000000", "")]
+    # a transaction that fails keeps none of it
+    with pytest.raises(RuntimeError):
+        async with repository.transaction(a, stored[-1].id) as tx:
+            await tx.index({}, None)
+            raise RuntimeError("the write failed")
+    assert await repository.directory("slug") == [(a, "chess", "main")]
+    assert await repository.club_chats([b, a]) == [(a, "telegram", "-1"), (b, "discord", "7")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 import asyncpg
@@ -19,7 +20,9 @@ import pytest
 
 from bot.storage.migrations import load_migrations
 from bot.storage.postgres import MIGRATION_LOCK
+from tests.fake_telegram import TOKEN, FakeTelegram
 
+from .clubs import GROUP, TelegramClub
 from .process import CLUBRATING, TIMEOUT, clubrating, environment
 
 DATA = Path(__file__).parent / "data"
@@ -163,3 +166,39 @@ async def test_processes_starting_at_once_on_postgresql_migrate_it_once(
     logs = "".join(err.decode() for _, err in done)
     for migration in load_migrations(dialect="postgresql"):
         assert logs.count(f"applied migration {migration.version:04d}_") == 1, logs
+
+
+async def test_a_telegram_club_of_the_version_before_the_directory_posts_and_answers_privately(
+        tmp_path: Path) -> None:
+    """Issue 41: the lookups across clubs (the scheduler's plans, a private chat's clubs) read
+    the directory, which a database written before it lacks: the first start fills it, one
+    club at a time, and the weekly post and the private chat work as before. The database of
+    that version is this one's without the directory: the same events, the table dropped and
+    its migration unrecorded (0008 added nothing else)."""
+    async with FakeTelegram(token=TOKEN) as tg:
+        club = TelegramClub.on(tg, tmp_path)
+        bot = await club.bot().start()
+        await club.rate_alice_285_above_bob()
+        assert await bot.stop() == 0
+        club.shell("schedule", "set", "--chat", f"telegram:{GROUP}", "--cron", "0 9 * * SUN",
+                   "--tz", "Europe/Berlin")
+        with sqlite3.connect(tmp_path / "club.db") as written:
+            written.execute("DROP TABLE directory")
+            written.execute("DELETE FROM schema_migrations WHERE version = 8")
+        written.close()
+
+        club.clock.set(datetime(2026, 11, 22, 7, 59, 45))  # Berlin's 09:00 post in 15 s
+        bot = await club.bot().start()
+        try:
+            started = bot.text()  # (start() waited for the scheduler, after these lines)
+            assert "applied migration 0008_directory" in started
+            assert "directory: 1 clubs indexed" in started
+            private = tg.private(club.alice)
+            await tg.send(private, club.alice, "/rating")
+            answer = await tg.reply(private, 10.0)
+            assert "1673" in answer.plain, answer.plain  # her club, found from her user id
+            [post] = await club.next_posts(1)
+            await bot.wait_log(r"scheduled for 2026-11-22T08:00:00 claimed")
+            assert post.kind == "photo" and "alice" in post.plain and "1673" in post.plain
+        finally:
+            assert await bot.stop() == 0

@@ -210,7 +210,11 @@ def _failure(
 class FakeTelegram:
     """The Bot API (the methods below named ``api_<method>``) plus a test-side API."""
 
-    def __init__(self, token: str | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, token: str | None = None, clock: Callable[[], float] = time.time,
+                 first_id: int = 1) -> None:
+        """``first_id``: the first update id (and other ids) this Bot API gives: Telegram's
+        update ids keep growing, so a fake standing in for it again after a restart of the bot
+        on the same database must not give an id the bot kept before (issue 41)."""
         self.token, self.clock = token, clock  # token None: accept any token
         self.url = ""
         self.bot = User(BOT_ID, "Club Rating", BOT_USERNAME, is_bot=True)
@@ -232,7 +236,7 @@ class FakeTelegram:
         #: lower-case method -> [(error_code, description), ...]: its next calls' answers
         self._failing: dict[str, list[tuple[int, str]]] = {}
         self._queries: dict[str, dict[str, Any]] = {}
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(first_id)
         self._poll_generation = 0
         self._closing = False
         #: long polls get no answer while set: a Bot API that went dead without closing

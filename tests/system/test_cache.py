@@ -93,9 +93,10 @@ async def served(tmp_path: Path, name: str, **variables: str) -> tuple[list[str]
     return answers, folder
 
 
-async def top_after_restart(folder: Path, **variables: str) -> tuple[str, str]:
-    """The long club's /top from a process started anew; the process's log."""
-    async with FakeTelegram(token=TOKEN) as tg:
+async def top_after_restart(folder: Path, first_id: int, **variables: str) -> tuple[str, str]:
+    """The long club's /top from a process started anew (Telegram's update ids going on from
+    ``first_id``); the process's log."""
+    async with FakeTelegram(token=TOKEN, first_id=first_id) as tg:
         groups = Groups(tg)
         bot = await bot_on(tg, folder, **variables).start()
         try:
@@ -117,7 +118,7 @@ async def test_five_clubs_through_a_cache_of_two_and_a_restart_from_the_snapshot
                                             "  2. bob        1426?  3 games"]
 
     # A restart: the long club comes from its snapshot, with the same ratings.
-    again, log = await top_after_restart(folder, CLUBRATING_CACHE_CLUBS="2")
+    again, log = await top_after_restart(folder, 100_000, CLUBRATING_CACHE_CLUBS="2")
     assert again == board
     assert "club 1 read from its snapshot" in log and "reading its log" not in log
     kept = snapshot_of(folder)
@@ -126,6 +127,6 @@ async def test_five_clubs_through_a_cache_of_two_and_a_restart_from_the_snapshot
     # A snapshot of a format this version does not write is ignored: the log is read.
     with sqlite3.connect(folder / "club.db") as connection:
         connection.execute("UPDATE snapshots SET format = 'clubrating-0.0.1/state-0/pickle-5'")
-    again, log = await top_after_restart(folder)
+    again, log = await top_after_restart(folder, 200_000)
     assert again == board
     assert "club 1: its snapshot is of another format (clubrating-0.0.1" in log

@@ -30,14 +30,13 @@ import asyncio
 import json
 import logging
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from bot.storage.repository import Repository, Transaction
 
-from . import public, schedules, view
+from . import dues, public, schedules, view
 from .ladder_settings import PUZZLE_SYSTEM
-from .ratings import member_of_key
-from .state import ClubState, GameStatus
+from .state import ClubState
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +87,7 @@ def rows(club: view.Club) -> dict[tuple[str, str], str]:
     for board in state.live_boards.values():
         key = (BOARD, board.platform)
         found[key] = str(int(found.get(key, "0")) + 1)
-    due = earliest_due(club)
+    due = dues.earliest(club)
     if due is not None:
         found[(DUE, moment(due))] = ""
     from .seasons import season_calendar  # (a use case module: it imports the session)
@@ -100,31 +99,6 @@ def rows(club: view.Club) -> dict[tuple[str, str], str]:
                 calendar.schedule, calendar.zone, _time(calendar.created_at),
                 _time(calendar.closed_at)])
     return found
-
-
-def earliest_due(club: view.Club) -> datetime | None:
-    """The earliest time something falls due in the club by itself: what ``Session._due``
-    acts on (an unanswered report's auto-confirmation, a puzzle attempt's time-out, a
-    retirement for inactivity), at the time it would act."""
-    from .puzzles import ATTEMPT_TIME  # (a use case module: it imports the session)
-
-    state = club.state
-    times = []
-    for game in state.open_reports.values():
-        if game.status is GameStatus.PENDING and not game.voided:
-            hours = state.ladders[game.ladder].settings.auto_confirm_hours
-            times.append((game.pending_since or game.reported_at) + timedelta(hours=hours))
-    times += [attempt.started_at + ATTEMPT_TIME for lad in state.ladders.values()
-              for attempt in lad.open_attempts.values()]
-    for ladder in state.ladders.values():
-        days = ladder.settings.inactivity_days
-        if days is not None:
-            latest = view.last_played(club, ladder)
-            for key, player in view.ratings(club, ladder).players.items():
-                last = latest.get(member_of_key(key))
-                if player.status == "active" and last is not None:
-                    times.append(last + timedelta(days=days))
-    return min(times, default=None)
 
 
 def _time(when: datetime | None) -> str | None:

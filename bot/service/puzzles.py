@@ -334,17 +334,13 @@ def _ended(ladder: Ladder, user: str, problem: Problem, solved: bool, seconds: f
         seconds=seconds, answer=typed)
 
 
-def timed_out(club: Club, now: datetime) -> list[NewEvent]:
-    """The attempts whose time ran out, each ended as a failure at its deadline, taking the
-    whole time allowed (written by the bot, whenever it first looks after the deadline)."""
-    due = []
-    for lad in club.state.ladders.values():
-        for attempt in lad.open_attempts.values():
-            deadline = attempt.started_at + ATTEMPT_TIME
-            if now >= deadline:
-                due.append(_failed(club, lad, attempt, deadline, now, automatic(
-                    "reason_time_up", minutes=ATTEMPT_MINUTES)))
-    return due
+def timed_out(club: Club, ladder: Ladder, attempt: Attempt, deadline: datetime,
+              now: datetime) -> NewEvent:
+    """The attempt whose time ran out (:func:`bot.service.dues.time_outs`) ended as a failure
+    at its deadline, taking the whole time allowed (written by the bot, whenever it first
+    looks after the deadline)."""
+    return _failed(club, ladder, attempt, deadline, now, automatic(
+        "reason_time_up", minutes=ATTEMPT_MINUTES))
 
 
 def _failed(club: Club, ladder: Ladder, attempt: Attempt, at: datetime, now: datetime,

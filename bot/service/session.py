@@ -34,16 +34,15 @@ from bot.storage.repository import (
 from ratings_core.replay import Checkpoint
 from ratings_core.systems import EDITION
 
-from . import collector, directory, heavy, snapshots, view
+from . import collector, directory, dues, heavy, snapshots, view
 from . import events as ev
 from .cache import DEFAULT_CAPACITY, ClubCache
 from .clock import Clock
 from .errors import Refusal
 from .identity import Caller, valid_handle
-from .ratings import member_of_key
 from .reasons import automatic
 from .results import Notice, Result, decode, encode
-from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, ClubState, GameStatus, Kind
+from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, ClubState, Kind
 from .view import Club
 
 log = logging.getLogger(__name__)
@@ -576,31 +575,19 @@ class Session:
             created = ev.LadderCreated(DEFAULT_LADDER, DEFAULT_SYSTEM, edition=EDITION)
             return [ev.new_event(created, SYSTEM_ACTOR, now)]
         due: list[NewEvent] = []
-        for game in state.open_reports.values():
-            hours = state.ladders[game.ladder].settings.auto_confirm_hours
-            # A void report never counts by itself (issue 31): only a restore puts it back,
-            # with a fresh period. Old logs keep the auto-confirmations they hold.
-            since = game.pending_since or game.reported_at
-            if (game.status is GameStatus.PENDING and not game.voided
-                    and now >= since + timedelta(hours=hours)):
+        for at, game in dues.confirmations(club):
+            if now >= at:
+                hours = state.ladders[game.ladder].settings.auto_confirm_hours
                 due.append(ev.new_event(ev.GameAutoConfirmed(game.id), SYSTEM_ACTOR, now,
                                         automatic("reason_unanswered", hours=f"{hours:g}")))
-        due += timed_out(club, now)
-        for ladder in state.ladders.values():
-            days = ladder.settings.inactivity_days
-            if days is not None:
-                # From the latest date each member played, not their last game in rating order
-                # (issue 31): an imported older game never retires someone who played lately.
-                # Retirements stored before stay as they are; this decides only future ones.
-                latest = view.last_played(club, ladder)
-                for key, player in view.ratings(club, ladder).players.items():
-                    last = latest.get(member_of_key(key))
-                    if (player.status == "active" and last is not None
-                            and now - last >= timedelta(days=days)):
-                        member = state.members[member_of_key(key)]
-                        due.append(ev.new_event(
-                            ev.PlayerRetired(ladder.name, member.user), SYSTEM_ACTOR, now,
-                            automatic("reason_inactive", days=f"{days:g}")))
+        due += [timed_out(club, ladder, attempt, at, now)
+                for at, ladder, attempt in dues.time_outs(club) if now >= at]
+        for at, ladder, member in dues.retirements(club):
+            if now >= at:
+                days = ladder.settings.inactivity_days
+                due.append(ev.new_event(
+                    ev.PlayerRetired(ladder.name, state.members[member].user), SYSTEM_ACTOR,
+                    now, automatic("reason_inactive", days=f"{days:g}")))
         return due
 
     def _announcing(

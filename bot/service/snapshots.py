@@ -21,29 +21,40 @@ The rating caches are left out: for a 100,000-game club pickled whole they made 
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import io
 import pickle
 import typing
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from bot.storage.repository import StoredEvent
 
+from . import events as ev
 from .state import ClubState, GameRecord
-
-#: bump whenever ClubState's shape (or what its objects hold) changes without a new release
-SHAPE = 1
 
 
 def _package_version() -> str:
     try:
         return version("clubrating")
-    except PackageNotFoundError:  # a checkout run without installing: no snapshot is reused
+    except PackageNotFoundError:  # a checkout run without installing
         return "unknown"
+
+
+def _shape() -> str:
+    """A digest of the sources that define what a state holds: any change to them, even
+    between two commits of one version, makes the snapshots of the code before unreadable
+    here (a snapshot read by code whose classes changed could hold a state no fold makes)."""
+    digest = hashlib.sha256()
+    for source in (inspect.getfile(ClubState), inspect.getfile(ev), inspect.getfile(StoredEvent)):
+        digest.update(Path(source).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 PROTOCOL = pickle.HIGHEST_PROTOCOL
 #: what a snapshot written by this code is: another one is never read
-FORMAT = f"clubrating-{_package_version()}/state-{SHAPE}/pickle-{PROTOCOL}"
+FORMAT = f"clubrating-{_package_version()}/state-{_shape()}/pickle-{PROTOCOL}"
 #: events per slice pickled apart (see the module's docstring)
 SLICE = 2000
 

@@ -5,7 +5,8 @@
 -- (issue 41). The source is the receiving bot's own id (e.g. "telegram:123456", never the
 -- token), so two bots on one database never clash. The body is the update as Telegram sent it
 -- (JSON text), dropped once handled; the row stays for as long as a platform may deliver it
--- again (48 hours, like the answers of 0006). Times are ISO 8601 text in UTC.
+-- again: until long polling confirmed it (asked for the updates after it), else 48 hours, like
+-- the answers of 0006. Times are ISO 8601 text in UTC.
 CREATE TABLE received_updates (
     source TEXT NOT NULL,
     update_id BIGINT NOT NULL,

@@ -64,6 +64,9 @@ class ConfirmedPolling:
         self._source = ""
         #: every update up to this one (excluded) is kept: the next getUpdates confirms them
         self._offset: int | None = None
+        #: the offset of the latest getUpdates sent: every update below it is confirmed, and
+        #: once handled it is removed (Telegram never delivers a confirmed update again)
+        self._asked: int | None = None
         self._polling: asyncio.Task[None] | None = None
         #: handled updates whose mark is not yet written, and the task writing marks
         self._handled: list[int] = []
@@ -115,8 +118,10 @@ class ConfirmedPolling:
         pause = self._interval
         while True:
             try:
+                self._asked = self._offset
                 updates = await self.app.bot.get_updates(offset=self._offset,
                                                          timeout=LONG_POLL)
+                await self._forget_confirmed()
                 await self._receive(updates)
             except InvalidToken:
                 raise
@@ -183,8 +188,21 @@ class ConfirmedPolling:
                 except Exception:
                     # handled again at the next start; answered twice at worst
                     log.exception("could not mark %d Telegram updates handled", len(marks))
+                await self._forget_confirmed()
         finally:
             self._marking = None
+
+    async def _forget_confirmed(self) -> None:
+        """Remove the handled updates below the latest offset asked for: the table then holds
+        only what may still come again, so a flood of refused commands leaves no row behind
+        (issue 30). A kill while that getUpdates is on its way may bring one back: it is then
+        handled again (a write is still written once: its request's answer stands)."""
+        if self._asked is None:
+            return
+        try:
+            await self.repository.forget_confirmed(self._source, self._asked)
+        except Exception:
+            log.exception("could not remove the Telegram updates already confirmed")
 
     async def _forget_old(self, now: datetime) -> None:
         """Remove the updates no redelivery can bring any more, at most every FORGET_EVERY."""

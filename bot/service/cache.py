@@ -15,8 +15,10 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
-from .view import Club
+if TYPE_CHECKING:  # the settings read DEFAULT_CAPACITY: no chat or scheduling library for that
+    from .view import Club
 
 #: clubs kept in memory unless ``CLUBRATING_CACHE_CLUBS`` says otherwise: a small club takes
 #: about 20 kB (bench/cache.py: 19.4 MB for 1,000 clubs of three members and three games), so

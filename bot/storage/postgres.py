@@ -423,6 +423,11 @@ class PostgresRepository:
             "UPDATE received_updates SET body = NULL WHERE source = $1"
             " AND update_id = ANY($2::bigint[])", source, list(update_ids))
 
+    async def forget_confirmed(self, source: str, below: int) -> None:
+        await self._pool.execute(
+            "DELETE FROM received_updates WHERE source = $1 AND update_id < $2"
+            " AND body IS NULL", source, below)
+
     async def unhandled_updates(self, source: str) -> list[str]:
         rows = await self._pool.fetch(
             "SELECT body FROM received_updates WHERE source = $1 AND body IS NOT NULL"

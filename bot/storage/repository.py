@@ -207,6 +207,12 @@ class Repository(DiscordGateway, Protocol):
         their ids kept (a delivery again is not new)."""
         ...
 
+    async def forget_confirmed(self, source: str, below: int) -> None:
+        """Remove ``source``'s handled updates with ids below ``below``: long polling asked for
+        the updates from ``below`` on, which confirms every one before it to the platform,
+        and a confirmed update is never delivered again."""
+        ...
+
     async def unhandled_updates(self, source: str) -> list[str]:
         """The bodies of ``source``'s kept updates not yet handled, oldest id first (what a
         bot stopped mid-way still has to handle)."""

@@ -394,6 +394,12 @@ class SqliteRepository:
                 "UPDATE received_updates SET body = NULL WHERE source = ?"
                 f" AND update_id IN ({marks})", (source, *update_ids))
 
+    async def forget_confirmed(self, source: str, below: int) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "DELETE FROM received_updates WHERE source = ? AND update_id < ?"
+                " AND body IS NULL", (source, below))
+
     async def unhandled_updates(self, source: str) -> list[str]:
         async with self._lock:
             rows = await self._connection.execute_fetchall(

@@ -62,9 +62,16 @@ async def test_kept_updates_are_handled_at_start_and_once(tmp_path: Path) -> Non
             await bot.stop()
         assert await repository.unhandled_updates(source) == []
         assert await repository.unhandled_updates(source_of(BOT_ID + 1)) == ["{}"]
-        # Telegram delivers both again (as after a kill before it was told): nothing is done
-        await tg.redeliver(kept)
-        await tg.redeliver(read)
+        # asked past them at the stop, Telegram never delivers them again: they are gone
+        assert await repository.receive_updates(source, [(kept, "{}"), (read, "{}")],
+                                                START) == {kept, read}
+        await repository.updates_handled(source, [kept, read])
+        # handled by a bot killed before Telegram was told: Telegram delivers it again, and
+        # nothing is done
+        handled = await tg.send(group, alice, "/register")
+        assert await repository.receive_updates(
+            source, [(handled, json.dumps(tg.updates[handled]))], START) == {handled}
+        await repository.updates_handled(source, [handled])
         again = TelegramBot(service, RateLimiter(service.clock, DEFAULT_RATE), TOKEN,
                             f"{tg.url}/bot", repository=repository)
         await again.start()

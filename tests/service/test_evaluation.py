@@ -272,7 +272,7 @@ async def test_evaluate_holds_neither_the_event_loop_nor_the_clubs_lock(
         assert evaluation.result().startswith("Which system predicts main's games best")
         # The other club and this club's own /top were answered at once all along: the
         # evaluation runs in a worker thread, on a copy of the ladder, outside the lock.
-        assert len(waits["other"]) >= 3, waits
+        assert len(waits["other"]) >= 2, waits
         assert max(waits["other"] + waits["same"]) < 0.5, waits
         assert stall < 0.25
 

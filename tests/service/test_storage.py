@@ -405,3 +405,19 @@ async def test_the_directory_keeps_what_each_write_changed_and_finds_it_by_key(
             raise RuntimeError("the write failed")
     assert await repository.directory("slug") == [(a, "chess", "main")]
     assert await repository.club_chats([b, a]) == [(a, "telegram", "-1"), (b, "discord", "7")]
+
+
+async def test_confirmed_updates_are_forgotten_once_handled(repository: Repository) -> None:
+    """Issue 41: long polling asked past them, so Telegram never delivers them again: handled
+    ones below the offset go, unhandled ones and later ones stay, another bot's are its own."""
+    bot, other = "telegram:123456", "telegram:654321"
+    await repository.receive_updates(bot, [(n, f'{{"n":{n}}}') for n in (3, 4, 5, 6)], NOW)
+    await repository.receive_updates(other, [(3, '{"m":3}')], NOW)
+    await repository.updates_handled(bot, [3, 5, 6])
+    await repository.updates_handled(other, [3])
+    await repository.forget_confirmed(bot, 6)
+    assert await repository.unhandled_updates(bot) == ['{"n":4}']
+    # 3 and 5 are gone (a delivery of them is new), 4 is being handled, 6 was not confirmed
+    assert await repository.receive_updates(bot, [(n, "{}") for n in (3, 4, 5, 6)],
+                                            NOW) == {3, 5}
+    assert await repository.receive_updates(other, [(3, "{}")], NOW) == set()

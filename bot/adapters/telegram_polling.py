@@ -100,6 +100,9 @@ class ConfirmedPolling:
             except TelegramError as error:
                 log.info("kept updates not confirmed at stop (they come again): %s",
                          error.message)
+            else:
+                self._asked = self._offset
+                await self._forget_confirmed()
 
     async def failed(self) -> None:
         """Returns (or raises) only when polling ended by itself: a token Telegram refuses."""

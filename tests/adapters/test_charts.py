@@ -37,7 +37,6 @@ from bot.chat.pictures import (
     prepare,
     render_chart,
 )
-from bot.history import read_events
 from bot.service import heavy, timeline
 from bot.service.club import Caller
 from bot.service.results import History, Leaderboard, Profile, RatingHistory, RatingPoint, Standing
@@ -46,7 +45,7 @@ from ratings_core.model import Game, Step, events_of
 from ratings_core.replay import replay
 from ratings_core.systems import make_system
 from tests.chat import START, Transcript, open_club
-from tests.long_history import last_game, write_events
+from tests.long_history import imported_database, last_game
 from tests.loop_stall import longest_stall
 
 
@@ -388,16 +387,7 @@ OTHER_CLUB = Caller("console", "other", "zed", "zed")
 @pytest.fixture(scope="module")
 def long_club(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A console club's database with the long history imported (made once; tests copy it)."""
-    folder = tmp_path_factory.mktemp("long-club")
-    events = write_events(folder / "EVENTS.csv", LONG_GAMES)
-
-    async def imported() -> None:
-        async with open_club(folder / "club.db", start=AFTER_LONG) as chat:
-            history = read_events(events)
-            await chat.service.import_history("console", "local", history, history.labels)
-
-    asyncio.run(imported())
-    return folder / "club.db"
+    return imported_database(tmp_path_factory.mktemp("long-club"), LONG_GAMES)
 
 
 @pytest.fixture

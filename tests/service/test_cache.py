@@ -31,7 +31,7 @@ from bot.settings import Settings
 from bot.storage.backends import open_repository
 from bot.storage.sqlite import SqliteRepository
 from tests.chat import START, Transcript, open_club
-from tests.long_history import last_game, write_events
+from tests.long_history import imported_database, last_game, write_events
 from tests.loop_stall import longest_stall
 
 CLUBS = [f"-10{n}" for n in range(1, 6)]
@@ -245,16 +245,7 @@ MAX_STALL = 0.1
 @pytest.fixture(scope="module")
 def hundred_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A console club's database with 100,000 games imported (made once; tests copy it)."""
-    folder = tmp_path_factory.mktemp("hundred-thousand")
-    events = write_events(folder / "EVENTS.csv", LONG_GAMES)
-
-    async def imported() -> None:
-        async with open_club(folder / "club.db", start=AFTER_LONG) as chat:
-            history = read_events(events)
-            await chat.service.import_history("console", "local", history, history.labels)
-
-    asyncio.run(imported())
-    return folder / "club.db"
+    return imported_database(tmp_path_factory.mktemp("hundred-thousand"), LONG_GAMES)
 
 
 AFTER_LONG = last_game(LONG_GAMES) + timedelta(days=1)

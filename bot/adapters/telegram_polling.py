@@ -29,15 +29,15 @@ from telegram.error import InvalidToken, RetryAfter, TelegramError, TimedOut
 from telegram.ext import Application
 
 from bot.adapters.handling import Handling, handling
+from bot.service.clock import Every
+from bot.service.session import ANSWERS_KEPT, FORGET_EVERY
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
 
-#: how long a kept update is known: Telegram keeps an unconfirmed update for 24 hours, so none
-#: comes again later (the answers to requests are kept as long, bot/service/session.py)
-KEPT = timedelta(hours=48)
-#: how often (at most) updates older than KEPT are removed
-FORGET_EVERY = timedelta(hours=1)
+#: how long a kept update is known: as long as the answers to requests, for the same reason
+#: (Telegram keeps an unconfirmed update for 24 hours, so none comes again later)
+KEPT = ANSWERS_KEPT
 #: seconds Telegram holds a long poll open when there is nothing to deliver (PTB's default)
 LONG_POLL = 10
 #: the longest wait between tries when getUpdates fails (PTB's own cap)
@@ -71,7 +71,7 @@ class ConfirmedPolling:
         #: handled updates whose mark is not yet written, and the task writing marks
         self._handled: list[int] = []
         self._marking: asyncio.Task[None] | None = None
-        self._forgot_at: datetime | None = None
+        self._forgetting = Every(FORGET_EVERY)
 
     async def start(self) -> None:
         """Stop any webhook (as the ``Updater`` does), hand on the updates kept but not
@@ -209,10 +209,8 @@ class ConfirmedPolling:
 
     async def _forget_old(self, now: datetime) -> None:
         """Remove the updates no redelivery can bring any more, at most every FORGET_EVERY."""
-        last = self._forgot_at
-        if last is not None and last <= now < last + FORGET_EVERY:
+        if not self._forgetting.due(now):
             return
-        self._forgot_at = now
         try:
             forgotten = await self.repository.forget_updates(now - KEPT)
         except Exception:

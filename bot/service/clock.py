@@ -28,3 +28,19 @@ class FakeClock:
 
     def advance(self, **delta: float) -> None:
         self.current += timedelta(**delta)
+
+
+class Every:
+    """Whether a chore is due: at the first call, then at most once every ``interval`` of the
+    clock's time (a clock set back makes it due again rather than never)."""
+
+    def __init__(self, interval: timedelta) -> None:
+        self.interval = interval
+        self._last: datetime | None = None
+
+    def due(self, now: datetime) -> bool:
+        last = self._last
+        if last is not None and last <= now < last + self.interval:
+            return False
+        self._last = now
+        return True

@@ -37,7 +37,7 @@ from ratings_core.systems import EDITION
 from . import collector, directory, dues, heavy, snapshots, view
 from . import events as ev
 from .cache import DEFAULT_CAPACITY, ClubCache
-from .clock import Clock
+from .clock import Clock, Every
 from .errors import Refusal
 from .identity import Caller, valid_handle
 from .reasons import automatic
@@ -104,8 +104,8 @@ class Session:
         self._unannounced: dict[int, list[tuple[int, Notice]]] = {}
         self._announced: dict[tuple[int, str, str], int] = {}
         self._announcements = 0
-        #: when answers older than ANSWERS_KEPT were last removed (None: not yet, since start)
-        self._forgot_at: datetime | None = None
+        #: when answers older than ANSWERS_KEPT are removed again
+        self._forgetting = Every(FORGET_EVERY)
         #: called after each write with the club's id and the kinds of the events written
         #: (the live leaderboards follow the ratings so); a listener must not raise
         self.committed: list[Callable[[int, Sequence[str]], None]] = []
@@ -419,10 +419,8 @@ class Session:
         the first write since start and then at most every FORGET_EVERY. A failure here leaves
         the write done: the next try is in FORGET_EVERY."""
         now = self.clock.now()
-        last = self._forgot_at
-        if last is not None and last <= now < last + FORGET_EVERY:
+        if not self._forgetting.due(now):
             return
-        self._forgot_at = now
         try:
             forgotten = await self.repository.forget_answers(now - ANSWERS_KEPT)
         except Exception:

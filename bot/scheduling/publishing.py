@@ -9,8 +9,14 @@ platform, so the scheduler knows nothing about any chat platform.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
+
+#: True while a scheduled post is being sent (the outbox's sender sets it): the rate budget a
+#: token's processes share lets answers to members go before such sends when it runs short
+#: (issue 41). Answers, announcements and everything else leave it False.
+SCHEDULED_POST: ContextVar[bool] = ContextVar("scheduled_post", default=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +44,20 @@ class PostRefused(Exception):
     right to post was taken, the chat is gone: trying again will not help."""
 
 
+class PostDelayed(Exception):
+    """The platform asks the bot to wait ``retry_after`` seconds before sending into this
+    chat again (HTTP 429, Telegram's flood control): the post was not made; try it again then."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"retry after {retry_after:g} s")
+        self.retry_after = retry_after
+
+
 class Publisher(Protocol):
     """Posts into one platform's chats. ``chat_id`` is the platform's id of the chat or
     channel, as stored for the club; raises :class:`PostRefused` when the platform refuses for
-    good, anything else on a failed send (the caller retries)."""
+    good, :class:`PostDelayed` when it asks to wait, anything else on a failed send (the
+    caller retries)."""
 
     platform: str
 

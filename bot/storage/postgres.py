@@ -23,6 +23,7 @@ Checks" (an insert waits for the transaction holding a conflicting key).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -202,14 +203,25 @@ class PostgresTransaction:
                 [(club, *row) for row in changed])
 
 
+async def _unlock(connection: asyncpg.Connection, keys: list[int]) -> None:
+    await connection.execute("SELECT pg_advisory_unlock(key) FROM unnest($1::bigint[]) AS key",
+                             keys)
+
+
 class PostgresRepository:
     """Open with :meth:`open`; each call borrows a pooled connection for its work."""
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
-        #: the connection holding this process's Discord shards' advisory locks (issue 41),
-        #: out of the pool for the process's life: a session-level lock lasts as long as it
-        self._shards: asyncpg.Connection | None = None
+        #: the connection holding this process's session-level advisory locks (issue 41: its
+        #: Discord shards, its rate budget slots), out of the pool while it holds any: such a
+        #: lock lasts as long as its connection, so a process that dies lets go of them all
+        self._locks: asyncpg.Connection | None = None
+        #: one statement at a time on it (the budget's count runs beside the rest)
+        self._locking = asyncio.Lock()
+        self._shard_keys: list[int] = []
+        #: the budget slot held, by namespace
+        self._budget_slots: dict[int, int] = {}
 
     @classmethod
     async def open(
@@ -239,37 +251,95 @@ class PostgresRepository:
 
     async def close(self) -> None:
         await self.release_shards()
+        async with self._locking:
+            connection, self._locks = self._locks, None
+            self._budget_slots.clear()
+            if connection is not None:
+                await self._give_back(connection)
         await self._pool.close()
 
-    async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
-        # Session-level advisory locks on a connection of their own: a process that dies, or
-        # whose connection the server drops, lets go of its shards at once.
-        await self.release_shards()
-        connection = await self._pool.acquire()
-        keys = [shard_lock_key(application_id, shard) for shard in shard_ids]
+    async def _lock_connection(self) -> asyncpg.Connection:
+        """The advisory locks' connection, taken from the pool on first use; a lost one (the
+        server dropped it, and its locks with it) is replaced, and its locks forgotten."""
+        if self._locks is not None and self._locks.is_closed():
+            await self._pool.release(self._locks)
+            self._locks = None
+            self._shard_keys, self._budget_slots = [], {}
+        if self._locks is None:
+            self._locks = await self._pool.acquire()
+        return self._locks
+
+    async def _give_back(self, connection: asyncpg.Connection) -> None:
         try:
-            got = await connection.fetch(
-                "SELECT shard, pg_try_advisory_lock(key) AS held"
-                " FROM unnest($1::int[], $2::bigint[]) AS s (shard, key)",
-                list(shard_ids), keys)
-        except BaseException:
+            if not connection.is_closed():
+                await connection.execute("SELECT pg_advisory_unlock_all()")
+        finally:
             await self._pool.release(connection)
-            raise
-        taken = [int(row["shard"]) for row in got if not row["held"]]
-        if taken:  # all or none: the shards this process got go back
-            await connection.execute("SELECT pg_advisory_unlock_all()")
-            await self._pool.release(connection)
-            return taken
-        self._shards = connection
-        return []
+
+    async def _release_idle_locks(self) -> None:
+        """The locks' connection back to the pool once it holds nothing (the lock held)."""
+        if self._locks is not None and not self._shard_keys and not self._budget_slots:
+            connection, self._locks = self._locks, None
+            await self._give_back(connection)
+
+    async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
+        # Session-level advisory locks on the connection of this process's locks: a process
+        # that dies, or whose connection the server drops, lets go of its shards at once.
+        await self.release_shards()
+        keys = [shard_lock_key(application_id, shard) for shard in shard_ids]
+        async with self._locking:
+            connection = await self._lock_connection()
+            try:
+                got = await connection.fetch(
+                    "SELECT shard, key, pg_try_advisory_lock(key) AS held"
+                    " FROM unnest($1::int[], $2::bigint[]) AS s (shard, key)",
+                    list(shard_ids), keys)
+                taken = [int(row["shard"]) for row in got if not row["held"]]
+                held = [int(row["key"]) for row in got if row["held"]]
+                if taken:  # all or none: the shards this process got go back
+                    await _unlock(connection, held)
+                else:
+                    self._shard_keys = held
+            finally:
+                await self._release_idle_locks()
+        return taken
 
     async def release_shards(self) -> None:
-        connection, self._shards = self._shards, None
-        if connection is not None:
+        async with self._locking:
+            keys, self._shard_keys = self._shard_keys, []
+            if keys and self._locks is not None:
+                try:
+                    if not self._locks.is_closed():
+                        await _unlock(self._locks, keys)
+                finally:
+                    await self._release_idle_locks()
+
+    async def hold_budget_slot(self, namespace: int, slots: int) -> bool:
+        # Two-int advisory locks (namespace, slot): apart from the one-bigint keys of the
+        # shards and the migrations in pg_locks (objsubid 2, not 1).
+        async with self._locking:
+            connection = await self._lock_connection()
+            if namespace in self._budget_slots:
+                return True
             try:
-                await connection.execute("SELECT pg_advisory_unlock_all()")
+                for slot in range(slots):
+                    if await connection.fetchval("SELECT pg_try_advisory_lock($1, $2)",
+                                                 namespace, slot):
+                        self._budget_slots[namespace] = slot
+                        return True
             finally:
-                await self._pool.release(connection)
+                await self._release_idle_locks()
+        return False
+
+    async def budget_processes(self, namespace: int) -> int:
+        async with self._locking:
+            held = namespace in self._budget_slots
+            counted = await self._pool.fetchval(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND objsubid = 2 AND classid = $1::bigint::oid AND database ="
+                " (SELECT oid FROM pg_database WHERE datname = current_database())",
+                namespace)
+        return max(1, int(counted) + (0 if held else 1))
 
     async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
         # One statement books the turn (the row's lock makes bookers queue for the moment of

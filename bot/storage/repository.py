@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from .budget_slots import BudgetSlots
 from .discord_gateway import DiscordGateway
 
 #: JSON-compatible values stored in an event's data
@@ -137,9 +138,10 @@ class Transaction(Protocol):
         ...
 
 
-class Repository(DiscordGateway, Protocol):
+class Repository(DiscordGateway, BudgetSlots, Protocol):
     """A club's log and what goes with it; also what the processes of one Discord bot share
-    (:class:`~bot.storage.discord_gateway.DiscordGateway`)."""
+    (:class:`~bot.storage.discord_gateway.DiscordGateway`), and how the processes of one token
+    count themselves (:class:`~bot.storage.budget_slots.BudgetSlots`)."""
 
     async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
         """The club of a chat, created on first contact."""

@@ -11,13 +11,15 @@ import re
 import time
 from pathlib import Path
 
-from tests.fake_discord import FakeDiscord
+from tests.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.fake_telegram import TOKEN, FakeTelegram
 
 from .clubs import telegram_bot
 from .process import Bot
 from .test_discord_shards import SERVING, guild_id, shard_process
 
+#: what each of two Discord processes logs once it shares the token's budget with the other
+SHARED = r"rate budget of discord:\d+: 2 processes, 25 requests a second each"
 #: groups of one burst of commands, one command each
 GROUPS = 60
 #: commands sent at once in one more group: five more than its 20 answers a minute
@@ -86,16 +88,52 @@ async def test_two_discord_processes_share_the_tokens_budget_until_one_dies(
         first = shard_process(dc, tmp_path / "a", postgres_db, "0-1")
         second = shard_process(dc, tmp_path / "b", postgres_db, "2-3")
         await asyncio.gather(first.start(SERVING), second.start(SERVING))
-        shared = (r"rate budget of discord:\d+: 2 processes, 25 requests a second each")
         try:
-            await logged(first, shared)
-            await logged(second, shared)
+            await logged(first, SHARED)
+            await logged(second, SHARED)
             assert await second.kill() != 0
             began = time.monotonic()
             whole = r"rate budget of discord:\d+: 1 process, 50 requests a second each"
-            await logged(first, shared + r"(.|\n)*" + whole)
+            await logged(first, SHARED + r"(.|\n)*" + whole)
             assert time.monotonic() - began < 10
         finally:
             assert await first.stop() == 0
         assert [e for e in dc.errors if e[0] == 429] == []
         assert dc.flood_control.most(1.0) <= 50
+
+
+#: guilds whose live leaderboard is started at once, split over two processes' shards
+BOARDS = 120
+
+
+async def test_two_discord_processes_posting_at_once_keep_within_50_a_second(
+        tmp_path: Path, postgres_db: str) -> None:
+    # Each server's moderator starts its live leaderboard at once: the answers (interaction
+    # responses, exempt) and the boards posted into the channels (REST requests with the
+    # bot's token, counted) come from both processes.
+    async with FakeDiscord() as dc:
+        guilds = [dc.guild(guild_id(n), f"club {n}") for n in range(BOARDS)]
+        managers = []
+        for n, guild in enumerate(guilds):
+            role = dc.role(guild, 800000000000000000 + n, "Managers", MANAGE_GUILD)
+            managers.append(dc.member(guild, dc.user(600000000000000000 + n, f"m{n}"), role))
+        dc.flood_control.on = True
+        first = shard_process(dc, tmp_path / "a", postgres_db, "0-1")
+        second = shard_process(dc, tmp_path / "b", postgres_db, "2-3")
+        await asyncio.gather(first.start(SERVING), second.start(SERVING))
+        try:
+            await logged(first, SHARED)
+            await logged(second, SHARED)
+            dc.flood_control.sends.clear()
+            for guild, manager in zip(guilds, managers, strict=True):
+                await dc.command(guild, manager, "board", arguments="here")
+            said = [await dc.output(60.0) for _ in range(2 * BOARDS)]
+            assert sorted(o.kind for o in said) == ["post"] * BOARDS + ["reply"] * BOARDS
+        finally:
+            assert await second.stop() == 0
+            assert await first.stop() == 0
+        assert [e for e in dc.errors if e[0] == 429] == []
+        posted = dc.flood_control
+        # both processes' shares at once (25 each), never more than 50 in any second
+        assert len(posted.sends) == BOARDS
+        assert 25 < posted.most(1.0) <= 50, posted.most(1.0)

@@ -73,10 +73,6 @@ class Share:
             return cls(count // processes, period)
         return cls(1, period * processes / count)
 
-    def __str__(self) -> str:
-        return str(self.count) if self.count > 1 or self.period <= 60 else (
-            f"1 every {self.period:g} s")
-
 
 class Window:
     """A sliding window of sends: at most ``share.count`` in any ``share.period`` seconds (and
@@ -165,6 +161,12 @@ class Limit:
             found = self._windows[key] = Window(self.share)
         return found
 
+    def described_share(self) -> str:
+        """How the log names this process's share: "15 requests a second each"."""
+        # below one a period: a fraction ("0.5 a minute in each group")
+        return self.described.format(
+            share=f"{self.share.count * self.period / self.share.period:.3g}")
+
     def divide(self, processes: int) -> None:
         self.share = Share.of(self.count, self.period, processes)
         for each in self._windows.values():
@@ -232,6 +234,5 @@ class RateBudget:
         if changed:
             log.info("rate budget of %s: %d %s, %s", self.name, processes,
                      "process" if processes == 1 else "processes",
-                     ", ".join(limit.described.format(share=limit.share)
-                               for limit in self.limits))
+                     ", ".join(limit.described_share() for limit in self.limits))
 

@@ -140,3 +140,11 @@ def test_the_fakes_flood_control_counts_any_span() -> None:
     assert control.admit(-1) is not None  # the group's second in the minute
     control.sends = [(0.0, None), (0.5, None), (1.0, None), (1.2, None), (1.9, None)]
     assert control.most(1.0) == 3  # 1.0, 1.2, 1.9
+
+
+def test_a_share_below_one_a_period_is_logged_as_a_fraction() -> None:
+    limit = Limit(20, 60, "{share} a minute in each group")
+    limit.divide(40)
+    assert limit.described_share() == "0.5 a minute in each group"
+    limit.divide(3)
+    assert limit.described_share() == "6 a minute in each group"

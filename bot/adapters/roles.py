@@ -10,7 +10,6 @@ connection) another takes the work over within seconds; a holder checks every
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Protocol
 
@@ -79,8 +78,8 @@ class Role:
         keeping, self._keeping = self._keeping, None
         if keeping is not None:
             keeping.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await keeping
+            # its failure, if any, was :meth:`failed`'s to raise
+            await asyncio.gather(keeping, return_exceptions=True)
         if self.held:
             await self._end()
             log.info("role %s released", self.name)

@@ -207,8 +207,11 @@ class PostgresTransaction:
 class PostgresRepository:
     """Open with :meth:`open`; each call borrows a pooled connection for its work."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, schema: str = "public") -> None:
+        """``schema``: the one the tables are in; the roles are per schema, since advisory
+        locks are per database, and two schemas of one database are two clubratings."""
         self._pool = pool
+        self._schema = schema
         #: this process's Discord shards (issue 41), held for the process's life
         self._shards = SessionLocks(pool)
         #: the roles this process holds (:mod:`.roles`), on a connection of their own: one
@@ -236,10 +239,11 @@ class PostgresRepository:
                     await migrate(PostgresSchema(connection), migrations)
                 finally:
                     await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+                schema = await connection.fetchval("SELECT current_schema()")
         except BaseException:
             await pool.close()
             raise
-        return cls(pool)
+        return cls(pool, str(schema))
 
     async def close(self) -> None:
         await self.release_shards()
@@ -255,13 +259,14 @@ class PostgresRepository:
         await self._shards.release()
 
     async def take_role(self, role: str) -> bool:
-        return not await self._roles.take([role_lock_key(role)])
+        return not await self._roles.take([role_lock_key(role, self._schema)])
 
     async def role_held(self, role: str) -> bool:
-        return self._roles.holds(role_lock_key(role)) and await self._roles.alive()
+        key = role_lock_key(role, self._schema)
+        return self._roles.holds(key) and await self._roles.alive()
 
     async def release_role(self, role: str) -> None:
-        await self._roles.release([role_lock_key(role)])
+        await self._roles.release([role_lock_key(role, self._schema)])
 
     async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
         # One statement books the turn (the row's lock makes bookers queue for the moment of

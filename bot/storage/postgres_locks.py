@@ -7,6 +7,7 @@ connection the server drops, lets go of them at once, and another process can ta
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 
@@ -59,6 +60,12 @@ class SessionLocks:
                         [int(row["key"]) for row in got if row["held"]])
                 else:
                     self._keys.update(wanted)
+            except _LOST:
+                if connection is self._connection:
+                    await self._lose()
+                else:
+                    await self._give_back(connection)
+                raise
             except BaseException:
                 if connection is not self._connection:
                     await self._pool.release(connection)
@@ -86,11 +93,11 @@ class SessionLocks:
                 # the locks went with the connection: nothing is left to let go of
                 log.info("the advisory locks' connection was already lost: %s",
                          type(error).__name__)
-                self._keys.clear()
-            finally:
-                if not self._keys:
-                    self._connection = None
-                    await self._pool.release(connection)
+                await self._lose()
+                return
+            if not self._keys:
+                self._connection = None
+                await self._pool.release(connection)
 
     async def alive(self) -> bool:
         """Whether the locks held here are still held: their connection answers. A connection
@@ -105,9 +112,21 @@ class SessionLocks:
             except _LOST as error:
                 log.warning("the connection holding %d advisory locks was lost (%s)",
                             len(self._keys), type(error).__name__)
-                self._keys.clear()
-                self._connection = None
-                connection.terminate()
-                await self._pool.release(connection)
+                await self._lose()
                 return False
             return True
+
+    async def _lose(self) -> None:
+        """The locks' connection is lost: so are they (the server ends the session, if it has
+        not yet, once the connection is closed); the next :meth:`take` starts anew."""
+        connection, self._connection = self._connection, None
+        self._keys.clear()
+        if connection is not None:
+            await self._give_back(connection)
+
+    async def _give_back(self, connection: asyncpg.Connection) -> None:
+        """Close a connection that failed and hand it back to the pool: one the server closed
+        went back by itself (asyncpg refuses any call on it then)."""
+        with contextlib.suppress(asyncpg.InterfaceError):
+            connection.terminate()
+            await self._pool.release(connection)

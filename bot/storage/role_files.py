@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 from pathlib import Path
 
 from .private import FILE_MODE
 from .roles import role_file_suffix
+
+log = logging.getLogger(__name__)
 
 
 class RoleFiles:
@@ -31,8 +34,16 @@ class RoleFiles:
             self._held[role] = None
             return True
         path = self._database.with_name(self._database.name + role_file_suffix(role))
-        # owner-only like the database beside it; the file holds nothing but its lock
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+        try:
+            # owner-only like the database beside it; the file holds nothing but its lock
+            descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+        except OSError as error:
+            # one process per SQLite file is the rule: a role that cannot be shared is this
+            # process's rather than nobody's
+            log.warning("cannot open the lock file %s (%s): role %s taken without it", path,
+                        error.strerror or error, role)
+            self._held[role] = None
+            return True
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -1,14 +1,24 @@
 """A role's work runs in one process at a time (issue 41): taken at once when free, taken over
-when its holder lets go, stopped when the holder's lock is lost and taken again after."""
+when its holder lets go, stopped when the holder's lock is lost and taken again after; the
+Telegram receiver so among two bots on one database."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 import pytest
 
-from bot.adapters.roles import Role
+from bot.adapters.roles import RETRY_SECONDS, Role
+from bot.adapters.telegram import TelegramBot
+from bot.chat.messages import text
+from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
+from bot.service.clock import FakeClock
+from bot.service.club import ClubService
+from bot.storage.sqlite import SqliteRepository
+from tests.chat import START
+from tests.fake_telegram import TOKEN, FakeTelegram
 
 RETRY = 0.01
 CHECK = 0.01
@@ -123,3 +133,30 @@ async def test_a_work_that_fails_by_itself_is_the_roles_failure() -> None:
         await asyncio.wait_for(role.failed(), 2.0)
     await role.stop()
     assert work.runs == ["start", "stop"]
+
+
+async def test_a_second_telegram_bot_on_the_database_stands_by_until_the_first_stops(
+        tmp_path: Path) -> None:
+    # two processes on one SQLite file, as two started by mistake: the lock file beside it
+    # (two repositories here, each with its own file descriptors, as two processes would)
+    repositories = [await SqliteRepository.open(tmp_path / "club.db") for _ in range(2)]
+    service = [ClubService(repository, FakeClock(START)) for repository in repositories]
+    async with FakeTelegram(token=TOKEN) as tg:
+        group, alice = tg.group(-1001, "Chess club"), tg.user(2, "Alice", "alice")
+        bots = [TelegramBot(s, RateLimiter(s.clock, DEFAULT_RATE), TOKEN, f"{tg.url}/bot",
+                            repository=r) for s, r in zip(service, repositories, strict=True)]
+        for bot in bots:
+            await bot.start()
+        try:
+            await tg.send(group, alice, "/register")
+            assert (await tg.reply(group)).plain == text("registered", name="alice",
+                                                         ladder="main")
+            await bots[0].stop()
+            await tg.send(group, alice, "/top")  # waits for the second to take over
+            assert "alice" in (await tg.reply(group, timeout=2 * RETRY_SECONDS + 1)).plain
+        finally:
+            await bots[1].stop()
+        assert len(tg.outputs(group)) == 2
+        assert [error for error in tg.errors if error[1] == 409] == []
+    for repository in repositories:
+        await repository.close()

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from bot.adapters import telegram
 from bot.adapters.roles import RETRY_SECONDS, Role
 from bot.adapters.telegram import TelegramBot
 from bot.chat.messages import text
@@ -136,18 +138,30 @@ async def test_a_work_that_fails_by_itself_is_the_roles_failure() -> None:
 
 
 async def test_a_second_telegram_bot_on_the_database_stands_by_until_the_first_stops(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the standby's pulse every 0.1 s rather than every minute
+    monkeypatch.setattr(telegram, "WEBHOOK_CHECK_SECONDS", 0.1)
     # two processes on one SQLite file, as two started by mistake: the lock file beside it
     # (two repositories here, each with its own file descriptors, as two processes would)
     repositories = [await SqliteRepository.open(tmp_path / "club.db") for _ in range(2)]
     service = [ClubService(repository, FakeClock(START)) for repository in repositories]
+    pulses = {0: 0, 1: 0}
+
+    def pulse(n: int) -> None:
+        pulses[n] += 1
+
     async with FakeTelegram(token=TOKEN) as tg:
         group, alice = tg.group(-1001, "Chess club"), tg.user(2, "Alice", "alice")
         bots = [TelegramBot(s, RateLimiter(s.clock, DEFAULT_RATE), TOKEN, f"{tg.url}/bot",
-                            repository=r) for s, r in zip(service, repositories, strict=True)]
+                            repository=r, pulse=partial(pulse, n))
+                for n, (s, r) in enumerate(zip(service, repositories, strict=True))]
         for bot in bots:
             await bot.start()
         try:
+            # the standby hears from Telegram all the same: it asks getMe (its heartbeat)
+            started = pulses[1]
+            await asyncio.sleep(0.5)
+            assert pulses[1] >= started + 3, pulses
             await tg.send(group, alice, "/register")
             assert (await tg.reply(group)).plain == text("registered", name="alice",
                                                          ladder="main")

@@ -94,7 +94,13 @@ class Role:
                 await self._end()
             await asyncio.sleep(self.retry_seconds)
             if await self._take():
-                await self._begin()
+                try:
+                    await self._begin()
+                except Exception as error:
+                    # (the role was let go of) a platform or the database out of reach for a
+                    # moment must not end a process that serves other things: tried again
+                    log.warning("role %s: its work did not start (%s: %s); trying again",
+                                self.name, type(error).__name__, error)
 
     async def _take(self) -> bool:
         try:

@@ -174,3 +174,29 @@ async def test_a_second_telegram_bot_on_the_database_stands_by_until_the_first_s
         assert [error for error in tg.errors if error[1] == 409] == []
     for repository in repositories:
         await repository.close()
+
+
+async def test_work_that_does_not_start_after_a_take_over_is_tried_again(
+        caplog: pytest.LogCaptureFixture) -> None:
+    locks = Locks()
+    other = ProcessLocks(locks)
+    assert await other.take_role("scheduler")
+    work = Work()
+    refusals = [ConnectionError("Telegram out of reach")]
+
+    async def start() -> None:
+        work.runs.append("start")
+        if refusals:
+            raise refusals.pop()
+
+    work.start = start  # type: ignore[method-assign]
+    role = Role(ProcessLocks(locks), "scheduler", work, retry_seconds=RETRY,
+                check_seconds=CHECK)
+    await role.start()
+    await other.release_role("scheduler")
+    await until(lambda: role.held)
+    # the first start failed (the role went back meanwhile), the second one runs
+    assert work.runs == ["start", "stop", "start"]
+    assert ("role scheduler: its work did not start (ConnectionError: Telegram out of reach); "
+            "trying again") in caplog.text
+    await role.stop()

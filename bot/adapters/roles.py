@@ -58,6 +58,8 @@ class Role:
         #: the work runs (it was started and not stopped since)
         self.held = False
         self._keeping: asyncio.Task[None] | None = None
+        #: the last try could not reach the database (said once, not every try)
+        self._unreachable = False
 
     async def start(self) -> None:
         """Take the role now if it is free (a process alone on its database holds it, and its
@@ -104,11 +106,16 @@ class Role:
 
     async def _take(self) -> bool:
         try:
-            return await self.locks.take_role(self.name)
+            taken = await self.locks.take_role(self.name)
         except Exception as error:  # the database out of reach: tried again
-            log.warning("role %s: could not ask the database (%s: %s)", self.name,
-                        type(error).__name__, error)
+            if not self._unreachable:
+                log.warning("role %s: could not ask the database (%s: %s); trying again "
+                            "every %g s", self.name, type(error).__name__, error,
+                            self.retry_seconds)
+            self._unreachable = True
             return False
+        self._unreachable = False
+        return taken
 
     async def _begin(self) -> None:
         log.info("role %s taken: this process does its work", self.name)

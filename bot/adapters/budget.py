@@ -50,9 +50,9 @@ KEPT_WINDOWS = 512
 
 
 def budget_namespace(platform: str, bot_id: int) -> int:
-    """The first key of the two-int advisory locks of one bot's budget slots: from the platform
-    and the bot's public id (never its token), a positive 32-bit integer (``pg_locks`` shows it
-    as an unsigned ``classid``)."""
+    """The namespace of one bot's budget slots (the high half of their advisory lock keys,
+    :func:`~bot.storage.budget_slots.budget_slot_key`): from the platform and the bot's public
+    id (never its token), a positive 31-bit integer."""
     digest = hashlib.blake2b(f"clubrating rate budget {platform} {bot_id}".encode(),
                              digest_size=4).digest()
     return int.from_bytes(digest, "big") & 0x7FFF_FFFF

@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from typing import Protocol
 
+#: slots beyond this are never taken (:data:`bot.adapters.budget.SLOTS` is fewer): the count
+#: reads only keys below it
+BUDGET_SLOTS_AT_MOST = 1024
+
+
+def budget_slot_key(namespace: int, slot: int) -> int:
+    """The advisory lock key of one slot: the namespace (below 2**31) in the high half, the
+    slot in the low half, as ``pg_locks`` shows a bigint key (``classid``, ``objid``)."""
+    return namespace << 32 | slot
+
 
 class BudgetSlots(Protocol):
     async def hold_budget_slot(self, namespace: int, slots: int) -> bool:

@@ -23,7 +23,6 @@ Checks" (an insert waits for the transaction holding a conflicting key).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -34,9 +33,11 @@ from urllib.parse import unquote, urlsplit
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
 from .addresses import public_address
+from .budget_slots import BUDGET_SLOTS_AT_MOST, budget_slot_key
 from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
+from .postgres_locks import SessionLocks
 from .repository import (
     Conflict,
     DirectoryRows,
@@ -49,6 +50,7 @@ from .repository import (
     directory_changes,
     encode_data,
 )
+from .roles import role_lock_key
 from .transfer import ClubCopy, TargetNotEmpty
 
 #: the session-level advisory lock processes hold while migrating, so that several processes
@@ -203,25 +205,23 @@ class PostgresTransaction:
                 [(club, *row) for row in changed])
 
 
-async def _unlock(connection: asyncpg.Connection, keys: list[int]) -> None:
-    await connection.execute("SELECT pg_advisory_unlock(key) FROM unnest($1::bigint[]) AS key",
-                             keys)
-
-
 class PostgresRepository:
     """Open with :meth:`open`; each call borrows a pooled connection for its work."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, schema: str = "public") -> None:
+        """``schema``: the one the tables are in; the roles are per schema, since advisory
+        locks are per database, and two schemas of one database are two clubratings."""
         self._pool = pool
-        #: the connection holding this process's session-level advisory locks (issue 41: its
-        #: Discord shards, its rate budget slots), out of the pool while it holds any: such a
-        #: lock lasts as long as its connection, so a process that dies lets go of them all
-        self._locks: asyncpg.Connection | None = None
-        #: one statement at a time on it (the budget's count runs beside the rest)
-        self._locking = asyncio.Lock()
+        self._schema = schema
+        #: this process's lifelong locks (issue 41): its Discord shards, and its slot in each
+        #: token's rate budget (:mod:`bot.adapters.budget`)
+        self._shards = SessionLocks(pool)
         self._shard_keys: list[int] = []
-        #: the budget slot held, by namespace
+        #: the key of the budget slot held, by namespace
         self._budget_slots: dict[int, int] = {}
+        #: the roles this process holds (:mod:`.roles`), on a connection of their own: one
+        #: lost, or given up, leaves the shards alone
+        self._roles = SessionLocks(pool)
 
     @classmethod
     async def open(
@@ -244,102 +244,62 @@ class PostgresRepository:
                     await migrate(PostgresSchema(connection), migrations)
                 finally:
                     await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+                schema = await connection.fetchval("SELECT current_schema()")
         except BaseException:
             await pool.close()
             raise
-        return cls(pool)
+        return cls(pool, str(schema))
 
     async def close(self) -> None:
         await self.release_shards()
-        async with self._locking:
-            connection, self._locks = self._locks, None
-            self._budget_slots.clear()
-            if connection is not None:
-                await self._give_back(connection)
+        await self._shards.release()  # the budget slots
+        self._budget_slots.clear()
+        await self._roles.release()
         await self._pool.close()
 
-    async def _lock_connection(self) -> asyncpg.Connection:
-        """The advisory locks' connection, taken from the pool on first use; a lost one (the
-        server dropped it, and its locks with it) is replaced, and its locks forgotten."""
-        if self._locks is not None and self._locks.is_closed():
-            await self._pool.release(self._locks)
-            self._locks = None
-            self._shard_keys, self._budget_slots = [], {}
-        if self._locks is None:
-            self._locks = await self._pool.acquire()
-        return self._locks
-
-    async def _give_back(self, connection: asyncpg.Connection) -> None:
-        try:
-            if not connection.is_closed():
-                await connection.execute("SELECT pg_advisory_unlock_all()")
-        finally:
-            await self._pool.release(connection)
-
-    async def _release_idle_locks(self) -> None:
-        """The locks' connection back to the pool once it holds nothing (the lock held)."""
-        if self._locks is not None and not self._shard_keys and not self._budget_slots:
-            connection, self._locks = self._locks, None
-            await self._give_back(connection)
-
     async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
-        # Session-level advisory locks on the connection of this process's locks: a process
-        # that dies, or whose connection the server drops, lets go of its shards at once.
         await self.release_shards()
-        keys = [shard_lock_key(application_id, shard) for shard in shard_ids]
-        async with self._locking:
-            connection = await self._lock_connection()
-            try:
-                got = await connection.fetch(
-                    "SELECT shard, key, pg_try_advisory_lock(key) AS held"
-                    " FROM unnest($1::int[], $2::bigint[]) AS s (shard, key)",
-                    list(shard_ids), keys)
-                taken = [int(row["shard"]) for row in got if not row["held"]]
-                held = [int(row["key"]) for row in got if row["held"]]
-                if taken:  # all or none: the shards this process got go back
-                    await _unlock(connection, held)
-                else:
-                    self._shard_keys = held
-            finally:
-                await self._release_idle_locks()
-        return taken
+        keys = {shard_lock_key(application_id, shard): shard for shard in shard_ids}
+        refused = await self._shards.take(list(keys))
+        self._shard_keys = [] if refused else list(keys)
+        return [keys[key] for key in refused]
 
     async def release_shards(self) -> None:
-        async with self._locking:
-            keys, self._shard_keys = self._shard_keys, []
-            if keys and self._locks is not None:
-                try:
-                    if not self._locks.is_closed():
-                        await _unlock(self._locks, keys)
-                finally:
-                    await self._release_idle_locks()
+        # the shards alone: the budget slots on the same connection stay held
+        keys, self._shard_keys = self._shard_keys, []
+        await self._shards.release(keys)
 
     async def hold_budget_slot(self, namespace: int, slots: int) -> bool:
-        # Two-int advisory locks (namespace, slot): apart from the one-bigint keys of the
-        # shards and the migrations in pg_locks (objsubid 2, not 1).
-        async with self._locking:
-            connection = await self._lock_connection()
-            if namespace in self._budget_slots:
+        held = self._budget_slots.get(namespace)
+        if held is not None and self._shards.holds(held) and await self._shards.alive():
+            return True
+        for slot in range(slots):
+            key = budget_slot_key(namespace, slot)
+            if not await self._shards.take([key]):
+                self._budget_slots[namespace] = key
                 return True
-            try:
-                for slot in range(slots):
-                    if await connection.fetchval("SELECT pg_try_advisory_lock($1, $2)",
-                                                 namespace, slot):
-                        self._budget_slots[namespace] = slot
-                        return True
-            finally:
-                await self._release_idle_locks()
         return False
 
     async def budget_processes(self, namespace: int) -> int:
-        async with self._locking:
-            held = namespace in self._budget_slots
-            counted = await self._pool.fetchval(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                " AND objsubid = 2 AND classid = $1::bigint::oid AND database ="
-                " (SELECT oid FROM pg_database WHERE datname = current_database())",
-                namespace)
-        return max(1, int(counted) + (0 if held else 1))
+        # a bigint key shows in pg_locks as classid (its high half) and objid (its low half)
+        counted = await self._pool.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            " AND objsubid = 1 AND classid = $1::bigint::oid AND objid < $2::bigint::oid"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            namespace, BUDGET_SLOTS_AT_MOST)
+        held = self._budget_slots.get(namespace)
+        mine = held is not None and self._shards.holds(held)
+        return max(1, int(counted) + (0 if mine else 1))
+
+    async def take_role(self, role: str) -> bool:
+        return not await self._roles.take([role_lock_key(role, self._schema)])
+
+    async def role_held(self, role: str) -> bool:
+        key = role_lock_key(role, self._schema)
+        return self._roles.holds(key) and await self._roles.alive()
+
+    async def release_role(self, role: str) -> None:
+        await self._roles.release([role_lock_key(role, self._schema)])
 
     async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
         # One statement books the turn (the row's lock makes bookers queue for the moment of

@@ -194,7 +194,8 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
     their platform's name whenever the platform answers (:mod:`bot.ops.heartbeat`). The
     database (``repository``) keeps what Telegram's long polling receives until it is handled,
     and shares the Discord shards, their IDENTIFY turns and the slash commands' hash between
-    the bot's processes. Each platform's library is imported only when it is asked for."""
+    the bot's processes, and counts the processes sharing each token's rate budget
+    (:mod:`bot.adapters.budget`). Each platform's library is imported only when it is asked for."""
     built: list[FrontEnd] = []
     # a report against a member of another chat of the club is posted there (issue 35)
     forward = Forwarder(service)
@@ -218,7 +219,8 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
                                 pictures=PictureStore(settings.data_dir), forward=forward,
                                 gateway_store=repository,
                                 shard_count=shards.count if shards is not None else None,
-                                shard_ids=shards.ids if shards is not None else ()))
+                                shard_ids=shards.ids if shards is not None else (),
+                                budget_slots=repository))
     forward.publishers = {front.platform: front.publisher for front in built}
     return built
 

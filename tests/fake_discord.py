@@ -48,6 +48,8 @@ from urllib.parse import quote
 
 from aiohttp import WSMsgType, web
 
+from tests.flood_control import FloodControl, FloodLimit
+
 APPLICATION_ID = 700000000000000001
 BOT_ID = APPLICATION_ID
 TOKEN = "fake-discord-token"
@@ -338,6 +340,10 @@ class FakeDiscord:
         #: one per PATCH of a member (rating bands, issue 38)
         self.role_edits: list[tuple[int, int, list[int]]] = []
         self.requests: list[tuple[str, str]] = []
+        #: every REST request made with the bot's token (interactions' and webhooks' are
+        #: exempt, as Discord exempts them); past Discord's global 50 a second, refused with
+        #: 429 when turned ``on``
+        self.flood_control = FloodControl([FloodLimit(50, 1.0)])
         self._floods: dict[str, list[float]] = {}
         #: each open session's socket and its shard, (id, count)
         self._sockets: dict[web.WebSocketResponse, tuple[int, int]] = {}
@@ -766,6 +772,15 @@ class FakeDiscord:
                                    "retry_after": delay, "global": False}, 429,
                                   {"Via": "1.1 google", "Retry-After": str(delay),
                                    "X-RateLimit-Scope": "user"})
+        if (authorised or "").startswith("Bot ") and path.split("/")[1] not in (
+                "interactions", "webhooks"):
+            wait = self.flood_control.admit()
+            if wait is not None:
+                self.errors.append((429, request.method, path, None))
+                return self._json({"message": "You are being rate limited.",
+                                   "retry_after": wait, "global": True}, 429,
+                                  {"Retry-After": str(wait), "X-RateLimit-Global": "true",
+                                   "X-RateLimit-Scope": "global"})
         body, files = await self._body(request)
         method = request.method
         parts = path.strip("/").split("/")

@@ -35,6 +35,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.adapters.discord_boards import DiscordBoardPoster
+from bot.adapters.discord_budget import DiscordRequestBudget
 from bot.adapters.discord_channels import check_board_channel, check_channel
 from bot.adapters.discord_commands import (
     MENTION,
@@ -69,6 +70,7 @@ from bot.service.errors import Refusal
 from bot.service.identity import UserRef
 from bot.service.puzzles import MAX_ANSWER
 from bot.service.results import Notice, PuzzleShown
+from bot.storage.budget_slots import BudgetSlots
 from bot.storage.discord_gateway import DiscordGateway
 from bot.storage.pictures import MAX_BYTES, PictureError, PictureStore
 
@@ -207,7 +209,10 @@ class ClubClient(commands.AutoShardedBot):
     def __init__(self, front: DiscordFrontEnd, sync_guild: int | None = None,
                  guild_ready_timeout: float = GUILD_READY_TIMEOUT,
                  pulse: Callable[[], None] | None = None, plan: ShardPlan | None = None,
-                 store: DiscordGateway | None = None) -> None:
+                 store: DiscordGateway | None = None,
+                 requests: DiscordRequestBudget | None = None) -> None:
+        #: the token's REST requests a second, shared with its other processes
+        self.requests = requests or DiscordRequestBudget()
         sharding: dict[str, Any] = {} if plan is None or plan.count is None else {
             "shard_count": plan.count, "shard_ids": list(plan.ids)}
         # The gateway's messages (its heartbeat acknowledgements among them) reach
@@ -217,7 +222,8 @@ class ClubClient(commands.AutoShardedBot):
                          allowed_contexts=app_commands.AppCommandContext(guild=True),
                          intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS,
                          guild_ready_timeout=guild_ready_timeout,
-                         enable_debug_events=pulse is not None, **sharding)
+                         enable_debug_events=pulse is not None,
+                         http_trace=self.requests.trace(), **sharding)
         self.front = front
         self.sync_guild = sync_guild
         self.plan = plan
@@ -249,6 +255,7 @@ class ClubClient(commands.AutoShardedBot):
             self._band_roles.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._band_roles
+        await self.requests.budget.stop()
         await super().close()
 
     async def on_interaction(self, interaction: Interaction) -> None:
@@ -281,6 +288,8 @@ class ClubClient(commands.AutoShardedBot):
         self.add_dynamic_items(ClubButton)
         if self.plan is not None:
             await self.plan.claim(self)
+        if not self.force_sync:  # serving (not ``clubrating sync-commands``)
+            await self.requests.budget.start(PLATFORM, self.application_id or 0)
         self.synced = await sync_commands(self.tree, self.sync_guild, self.store,
                                           force=self.force_sync)
         self._band_roles = asyncio.create_task(self.front.follow_bands_forever(self))
@@ -806,7 +815,8 @@ class DiscordBot:
     ``gateway_store`` (the database) shares the shards, the IDENTIFY turns and the commands'
     hash with the bot's other processes, and ``shard_ids`` of ``shard_count``
     (``DISCORD_SHARD_IDS``, ``DISCORD_SHARD_COUNT``) are the shards this one serves (none: all,
-    as many as Discord recommends); ``pictures`` keeps and shows problems' pictures."""
+    as many as Discord recommends); ``pictures`` keeps and shows problems' pictures;
+    ``budget_slots`` (the database) counts the processes sharing the token's rate budget."""
 
     platform = PLATFORM
 
@@ -815,12 +825,13 @@ class DiscordBot:
                  sync_guild: int | None = None, pulse: Callable[[], None] | None = None,
                  pictures: PictureStore | None = None, forward: Forward | None = None,
                  gateway_store: DiscordGateway | None = None, shard_count: int | None = None,
-                 shard_ids: Sequence[int] = ()) -> None:
+                 shard_ids: Sequence[int] = (), budget_slots: BudgetSlots | None = None) -> None:
         plan = (None if gateway_store is None
                 else ShardPlan(gateway_store, shard_count, shard_ids))
         self.client = DiscordFrontEnd(service, limiter, pictures=pictures,
-                                      forward=forward).client(sync_guild, pulse=pulse,
-                                                              plan=plan, store=gateway_store)
+                                      forward=forward).client(
+            sync_guild, pulse=pulse, plan=plan, store=gateway_store,
+            requests=DiscordRequestBudget(budget_slots))
         self._api_base, self._gateway = api_base, gateway
         self.publisher = DiscordPublisher(self.client)
         #: the live leaderboards in the server's channels (issue 38)

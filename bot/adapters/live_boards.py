@@ -18,8 +18,9 @@ listener) and at start-up, and then:
 - after FAILURES_TO_STOP failed posts or edits in a row (each retried a window later), has the
   service stop the board and tells the board's chat once.
 
-The platform's own flood limits apply underneath (python-telegram-bot's ``AIORateLimiter``,
-discord.py's rate limit handling): the window keeps a board far below them.
+The platform's own flood limits apply underneath (the token's shared rate budget,
+:mod:`bot.adapters.budget`, and discord.py's rate limit handling): the window keeps a board far
+below them.
 """
 
 from __future__ import annotations

@@ -22,11 +22,10 @@ import html
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import Any
 from urllib.parse import urlsplit
 
 from telegram import (
@@ -49,7 +48,6 @@ from telegram.error import (
     TelegramError,
 )
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     BaseRateLimiter,
@@ -65,6 +63,7 @@ from bot.adapters.live_boards import BoardKeeper
 from bot.adapters.outbox import Outbox
 from bot.adapters.roles import Role, telegram_receiver
 from bot.adapters.telegram_boards import TelegramBoardPoster
+from bot.adapters.telegram_budget import SharedFloodLimits
 from bot.adapters.telegram_channels import check_board_chat, check_channel
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.adapters.telegram_polling import ConfirmedPolling
@@ -295,21 +294,6 @@ class MemberOrderedUpdates(BaseUpdateProcessor):
         """Nothing to release."""
 
 
-class ReadsUnlimited(AIORateLimiter):
-    """python-telegram-bot's ``AIORateLimiter``, except that a call which only reads (``get...``:
-    a chat's administrators, a member's rights) is not counted against the chat's flood limit:
-    Telegram's 20 a minute in a group limits messages sent there, and a busy group must not make
-    the bot wait to learn who its moderators are."""
-
-    async def process_request(self, callback: Callable[..., Coroutine[Any, Any, Any]],
-                              args: Any, kwargs: dict[str, Any], endpoint: str,
-                              data: dict[str, Any], rate_limit_args: int | None) -> Any:
-        if endpoint.lower().startswith("get"):
-            data = {key: value for key, value in data.items() if key != "chat_id"}
-        return await super().process_request(callback, args, kwargs, endpoint, data,
-                                              rate_limit_args)
-
-
 class ClubApplication(Application):  # type: ignore[type-arg]
     """python-telegram-bot's ``Application`` that registers the bot's command menu (with short
     descriptions) when it is initialised. ``post_init`` would only run under ``run_polling`` or
@@ -363,8 +347,8 @@ class TelegramFrontEnd:
         """The bot's ``Application``: long polling against Telegram, or ``base_url``'s server;
         ``polled`` is called whenever Telegram answers a call with success, a long poll
         included (the bot's pulse).
-        ``flood_limits`` paces its Bot API calls; by default an ``AIORateLimiter`` (its sends:
-        :class:`ReadsUnlimited`) keeps within
+        ``flood_limits`` paces its Bot API calls; by default a
+        :class:`~bot.adapters.telegram_budget.SharedFloodLimits` of one process keeps within
         Telegram's flood limits (30 messages a second, 20 a minute in one group) and waits out
         a 429 answer (RetryAfter) up to ``RETRIES`` times before a call gives up."""
         builder = (
@@ -374,7 +358,7 @@ class TelegramFrontEnd:
             .request(AiohttpRequest(answered=polled))
             .get_updates_request(AiohttpRequest(answered=polled))
             .concurrent_updates(MemberOrderedUpdates())
-            .rate_limiter(flood_limits or ReadsUnlimited(max_retries=RETRIES))
+            .rate_limiter(flood_limits or SharedFloodLimits(max_retries=RETRIES))
         )
         if base_url:
             builder = builder.base_url(base_url.rstrip("/")).base_file_url(
@@ -977,7 +961,9 @@ class TelegramBot:
         self.front = TelegramFrontEnd(service, limiter, pictures=pictures, forward=forward)
         # On a webhook every call Telegram answers (getWebhookInfo's own) says nothing of the
         # deliveries: the pulse is the watch's word alone (:meth:`_watch_webhook`).
-        self.app = self.front.application(token, base_url,
+        #: Telegram's flood limits, shared with the token's other processes on the database
+        self.flood_limits = SharedFloodLimits(repository, max_retries=RETRIES)
+        self.app = self.front.application(token, base_url, self.flood_limits,
                                           polled=pulse if webhook is None else None)
         self._polling: ConfirmedPolling | None = None
         self._repository = repository
@@ -1021,6 +1007,8 @@ class TelegramBot:
     async def start(self) -> None:
         app, webhook = self.app, self._webhook
         await app.initialize()
+        # the bot's id (getMe) names its budget; shared before the first update is answered
+        await self.flood_limits.budget.start(PLATFORM, app.bot.id)
         await app.start()
         assert app.updater is not None
         if webhook is None:

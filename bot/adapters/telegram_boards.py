@@ -2,10 +2,10 @@
 BoardKeeper`: sent with ``sendMessage``, edited with ``editMessageText``, pinned with
 ``pinChatMessage`` where the bot is the chat's creator or an administrator with
 ``can_pin_messages`` (Bot API, "ChatMemberAdministrator"). Every call goes through the
-Application's bot, so python-telegram-bot's ``AIORateLimiter`` paces it with the bot's other
-sends. Telegram answers an edit of a deleted message with 400 "message to edit not found":
-:class:`~bot.adapters.live_boards.MessageGone`; an edit to the same text, "message is not
-modified", is no failure (a restarted bot's first refresh may be one)."""
+Application's bot, so its rate limiter (:mod:`bot.adapters.telegram_budget`) paces it with
+the bot's other sends. Telegram answers an edit of a deleted message with 400 "message to edit
+not found": :class:`~bot.adapters.live_boards.MessageGone`; an edit to the same text, "message
+is not modified", is no failure (a restarted bot's first refresh may be one)."""
 
 from __future__ import annotations
 

@@ -33,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type hints
 
 from .addresses import public_address
+from .budget_slots import BUDGET_SLOTS_AT_MOST, budget_slot_key
 from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
@@ -212,8 +213,12 @@ class PostgresRepository:
         locks are per database, and two schemas of one database are two clubratings."""
         self._pool = pool
         self._schema = schema
-        #: this process's Discord shards (issue 41), held for the process's life
+        #: this process's lifelong locks (issue 41): its Discord shards, and its slot in each
+        #: token's rate budget (:mod:`bot.adapters.budget`)
         self._shards = SessionLocks(pool)
+        self._shard_keys: list[int] = []
+        #: the key of the budget slot held, by namespace
+        self._budget_slots: dict[int, int] = {}
         #: the roles this process holds (:mod:`.roles`), on a connection of their own: one
         #: lost, or given up, leaves the shards alone
         self._roles = SessionLocks(pool)
@@ -247,16 +252,44 @@ class PostgresRepository:
 
     async def close(self) -> None:
         await self.release_shards()
+        await self._shards.release()  # the budget slots
+        self._budget_slots.clear()
         await self._roles.release()
         await self._pool.close()
 
     async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
         await self.release_shards()
         keys = {shard_lock_key(application_id, shard): shard for shard in shard_ids}
-        return [keys[key] for key in await self._shards.take(list(keys))]
+        refused = await self._shards.take(list(keys))
+        self._shard_keys = [] if refused else list(keys)
+        return [keys[key] for key in refused]
 
     async def release_shards(self) -> None:
-        await self._shards.release()
+        # the shards alone: the budget slots on the same connection stay held
+        keys, self._shard_keys = self._shard_keys, []
+        await self._shards.release(keys)
+
+    async def hold_budget_slot(self, namespace: int, slots: int) -> bool:
+        held = self._budget_slots.get(namespace)
+        if held is not None and self._shards.holds(held) and await self._shards.alive():
+            return True
+        for slot in range(slots):
+            key = budget_slot_key(namespace, slot)
+            if not await self._shards.take([key]):
+                self._budget_slots[namespace] = key
+                return True
+        return False
+
+    async def budget_processes(self, namespace: int) -> int:
+        # a bigint key shows in pg_locks as classid (its high half) and objid (its low half)
+        counted = await self._pool.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            " AND objsubid = 1 AND classid = $1::bigint::oid AND objid < $2::bigint::oid"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            namespace, BUDGET_SLOTS_AT_MOST)
+        held = self._budget_slots.get(namespace)
+        mine = held is not None and self._shards.holds(held)
+        return max(1, int(counted) + (0 if mine else 1))
 
     async def take_role(self, role: str) -> bool:
         return not await self._roles.take([role_lock_key(role, self._schema)])

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from .budget_slots import BudgetSlots
 from .discord_gateway import DiscordGateway
 from .roles import RoleLocks
 
@@ -138,10 +139,11 @@ class Transaction(Protocol):
         ...
 
 
-class Repository(DiscordGateway, RoleLocks, Protocol):
+class Repository(DiscordGateway, RoleLocks, BudgetSlots, Protocol):
     """A club's log and what goes with it; also what the processes of one Discord bot share
-    (:class:`~bot.storage.discord_gateway.DiscordGateway`), and the roles one process at a
-    time holds (:class:`~bot.storage.roles.RoleLocks`)."""
+    (:class:`~bot.storage.discord_gateway.DiscordGateway`), the roles one process at a time
+    holds (:class:`~bot.storage.roles.RoleLocks`), and how the processes of one token count
+    themselves (:class:`~bot.storage.budget_slots.BudgetSlots`)."""
 
     async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
         """The club of a chat, created on first contact."""

@@ -471,6 +471,13 @@ class SqliteRepository:
     async def release_shards(self) -> None:
         return None
 
+    async def hold_budget_slot(self, namespace: int, slots: int) -> bool:
+        # One process on the file (as for the shards): the whole budget is its.
+        return True
+
+    async def budget_processes(self, namespace: int) -> int:
+        return 1
+
     async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
         # This machine's clock: the one process on the file books the turns (they outlive a
         # restart, which must wait its turn too).

@@ -7,9 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from telegram.ext import AIORateLimiter
 
-from bot.adapters.telegram import ReadsUnlimited
+from bot.adapters.telegram_budget import SharedFloodLimits
 from bot.chat.messages import text
 from tests.telegram_harness import Running, press, running_bot, say
 
@@ -173,11 +172,11 @@ async def test_a_hostile_display_name_is_only_text(bot: Running) -> None:
 
 async def test_flood_limits_are_waited_out(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    # The bot's own flood limiter (python-telegram-bot's AIORateLimiter, pacing included) waits
-    # out a 429 Too Many Requests and sends the answer again.
+    # The bot's own flood limiter (SharedFloodLimits, pacing included) waits out a 429 Too
+    # Many Requests and sends the answer again.
     monkeypatch.setenv("PTB_TIMEDELTA", "true")  # else PTB's RetryAfter warns about int seconds
     async with running_bot(tmp_path / "club.db", paced=True) as bot:
-        assert isinstance(bot.app.bot.rate_limiter, AIORateLimiter)
+        assert isinstance(bot.app.bot.rate_limiter, SharedFloodLimits)
         group, admin, alice, bob, carol = people(bot)
         bot.tg.flood("sendMessage", retry_after=1, times=1)
         began = time.monotonic()
@@ -235,7 +234,8 @@ async def test_reading_calls_never_wait_for_a_groups_flood_limit() -> None:
     """Telegram's 20 messages a minute in a group limit what is sent there: once a group's
     allowance is spent, a further message waits, but learning who administers the group does
     not (issue 30: a busy group must not hold the bot's processing slots on a read)."""
-    limiter = ReadsUnlimited(group_max_rate=1, group_time_period=60, max_retries=0)
+    limiter = SharedFloodLimits(max_retries=0)
+    limiter.groups.divide(20)  # one message a minute in a group: a twentieth of Telegram's 20
     await limiter.initialize()
 
     async def call(*args: object, **kwargs: object) -> bool:

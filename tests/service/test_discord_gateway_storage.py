@@ -87,3 +87,28 @@ async def test_one_process_at_a_time_compares_and_syncs_the_commands(postgres_db
 async def _enter(held: AbstractAsyncContextManager[None]) -> None:
     async with held:
         pass
+
+
+async def test_a_tokens_processes_are_counted_by_the_budget_slots_they_hold(
+        postgres_db: str) -> None:
+    # issue 41: each process holds one slot; one that ends frees it, one without a slot left
+    # counts itself; another token's slots are apart; the shards' locks share the connection
+    # and neither lets go of the other's
+    first = await PostgresRepository.open(postgres_db)
+    second = await PostgresRepository.open(postgres_db)
+    third = await PostgresRepository.open(postgres_db)
+    try:
+        assert await first.hold_budget_slot(11, 2) and await first.hold_budget_slot(11, 2)
+        assert await first.hold_shards(APP, [0]) == []
+        assert await second.hold_budget_slot(11, 2)
+        assert not await third.hold_budget_slot(11, 2)  # both slots held
+        assert [await r.budget_processes(11) for r in (first, second, third)] == [2, 2, 3]
+        assert await third.hold_budget_slot(12, 2) and await third.budget_processes(12) == 1
+        await first.release_shards()  # the slot stays held
+        assert await second.budget_processes(11) == 2
+        assert await third.hold_shards(APP, [0]) == []
+        await second.close()
+        assert await first.budget_processes(11) == 1
+    finally:
+        for repository in (first, second, third):
+            await repository.close()

@@ -66,8 +66,9 @@ MIGRATION_LOCK = int.from_bytes(b"clubrate", "big") >> 1
 #: connections per process; a use case holds one for one transaction
 POOL_SIZE = 10
 
-#: a club's write lock, taken first in each of its writing transactions and held to its end
-_LOCK_CLUB = "SELECT pg_advisory_xact_lock($1)"
+#: a club's write lock (its key: ``%d``), taken first in each of its writing transactions and
+#: held to its end
+_LOCK_CLUB = "SELECT pg_advisory_xact_lock(%d)"
 
 #: (repository, club, connection) while the running task holds a club's write lock
 _HELD: ContextVar[tuple[object, int, asyncpg.Connection] | None] = ContextVar(
@@ -515,9 +516,16 @@ class PostgresRepository:
             async with held.transaction():
                 yield PostgresTransaction(held, club_id, expected_last)
             return
-        async with self._pool.acquire() as connection, connection.transaction():
-            await connection.execute(_LOCK_CLUB, club_lock_key(club_id))
-            yield PostgresTransaction(connection, club_id, expected_last)
+        async with self._pool.acquire() as connection:
+            # BEGIN and the club's lock in one round trip (a simple query of two statements;
+            # the key is an integer of ours): the lock costs no round trip of its own.
+            await connection.execute(f"BEGIN; {_LOCK_CLUB % club_lock_key(club_id)}")
+            try:
+                yield PostgresTransaction(connection, club_id, expected_last)
+            except BaseException:
+                await connection.execute("ROLLBACK")
+                raise
+            await connection.execute("COMMIT")
 
     async def copy_in(self, clubs: Sequence[ClubCopy]) -> list[int]:
         """Write whole clubs, their events keeping their ids, in one transaction: all of them
@@ -563,7 +571,7 @@ class PostgresRepository:
             holder = connection.transaction()
             await holder.start()
             try:
-                await connection.execute(_LOCK_CLUB, club_lock_key(club_id))
+                await connection.execute(_LOCK_CLUB % club_lock_key(club_id))
                 token = _HELD.set((self, club_id, connection))
                 try:
                     yield

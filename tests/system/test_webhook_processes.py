@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import asyncpg  # type: ignore[import-untyped]
@@ -107,3 +108,45 @@ async def test_two_processes_on_one_webhook_keep_the_chat_s_order(
     # the ratings are those of a serial replay of the same results
     serial = serial_top(tmp_path / "serial")
     assert "\n".join([*answers, board]) in serial, (answers, board, serial)
+
+
+async def test_an_update_whose_process_died_is_taken_over_once_its_claim_expired(
+        tmp_path: Path, postgres_db: str) -> None:
+    """The process handling a result is killed while it waits out a 429 (its game written, its
+    answer not sent): Telegram delivers the update again, to the other process, which leaves it
+    (503) while the claim is fresh and takes it over once it expired (2 minutes on the clock):
+    the member is answered, and the game is in the log once."""
+    async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
+        club = TelegramClub.on(tg, tmp_path)
+        ports = [free_port(), free_port()]
+        hooks = [f"http://127.0.0.1:{port}/telegram/hook" for port in ports]
+        tg.balancer = hooks[:1]
+        bots = [telegram_bot(tg, tmp_path / name, club.clock, CLUBRATING_DB=postgres_db,
+                             TELEGRAM_WEBHOOK_URL=HOOK, TELEGRAM_WEBHOOK_SECRET=SECRET,
+                             TELEGRAM_WEBHOOK_LISTEN=f"127.0.0.1:{port}")
+                for name, port in zip("ab", ports, strict=True)]
+        for folder in ("a", "b"):
+            (tmp_path / folder).mkdir()
+        first, second = await asyncio.gather(*(bot.start() for bot in bots))
+        try:
+            await club.register(club.alice, club.bob)
+            tg.flood("sendMessage", retry_after=60, times=1)
+            sent = await tg.send(club.group, club.ada, result(0))
+            for _ in range(600):
+                if tg.errors and tg.errors[-1][1] == 429:
+                    break
+                await asyncio.sleep(0.05)
+            assert await first.kill() != 0
+            tg.balancer = hooks[1:]
+            await second.wait_log(f"Telegram update {sent} is being handled by another "
+                                  "process")
+            assert tg.outputs(club.group)[2:] == []  # nobody answered yet
+            club.clock.set(FRIDAY + timedelta(minutes=3))
+            answer = await tg.reply(club.group, 30)
+        finally:
+            assert await second.stop() == 0
+    assert answer.plain.startswith("Game #1 recorded: alice beat bob."), answer.plain
+    assert len(tg.outputs(club.group)) == 3
+    assert [d[2] for d in tg.deliveries if d[0] == sent][-1] == 200
+    games = await games_in_the_log(postgres_db)
+    assert [sequence for _, sequence, _ in games] == [sent]

@@ -81,6 +81,8 @@ async def test_two_processes_on_one_webhook_keep_the_chat_s_order(
             await club.register(club.alice, club.bob, club.carol)
             # all 50 sent at once: Telegram holds each until the one before was answered 200
             tg.flood("sendMessage", retry_after=1, times=2)
+            # (send() only queues, without giving the event loop a turn: nothing is delivered
+            # before every tenth is marked to come twice)
             sent = [await tg.send(club.group, club.ada, result(n)) for n in range(RESULTS)]
             tg.twice = set(sent[::RESULTS // TWICE])
             answers = [(await tg.reply(club.group, 60)).plain for _ in range(RESULTS)]

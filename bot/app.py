@@ -38,7 +38,7 @@ from .adapters.roles import SCHEDULER, Role
 from .service.cache import DEFAULT_CAPACITY
 from .service.clock import SystemClock
 from .service.club import ClubService
-from .storage.backends import describe, open_repository
+from .storage.backends import describe, is_postgres, open_repository
 from .storage.errors import DatabaseUnavailable
 from .storage.pictures import PictureStore
 from .storage.repository import Repository
@@ -79,6 +79,12 @@ def telegram_webhook(settings: Settings) -> Webhook | None:
     if not url:
         return None
     host, port = settings.telegram_webhook_listen
+    if not settings.telegram_webhook_secret and is_postgres(settings.database):
+        # Each process sets the webhook at its start: with a secret of its own, Telegram
+        # would know only the last one's, and every other process would refuse its POSTs.
+        log.warning("TELEGRAM_WEBHOOK_SECRET is not set: with a random one each, only the "
+                    "process started last receives Telegram's updates; give every process one "
+                    "secret")
     secret = settings.telegram_webhook_secret or secrets.token_urlsafe(32)
     redact_in_logs(secret)
     return Webhook(url, host, port, secret)

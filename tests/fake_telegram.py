@@ -14,6 +14,13 @@ an identical edit is "message is not modified", bad HTML is "can't parse entitie
 is "message is too long", and the bot can't write first to a user without a private chat.
 Members can also send photos with a caption (``send(..., photo=...)``) and open the bot's deep
 links (``start_link``); link buttons show on an output as ``urls``.
+
+After ``setWebhook`` the updates are not polled but delivered, as Telegram does: each POSTed to
+the webhook's URL (or, in turn, to each of ``balancer``'s, a load balancer's processes) with
+the secret token header, at most one update of a chat in flight (the chat's next only after a
+200), and an update whose POST failed or was answered otherwise delivered again after a
+pause (``webhook_error`` says why). ``twice`` names updates delivered once more after their
+200, as after a 200 that never reached Telegram.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 from tests.flood_control import FloodControl, FloodLimit
@@ -202,6 +210,14 @@ async def _read_params(request: web.Request) -> dict[str, Any]:
     return params
 
 
+def _chat_of(update: dict[str, Any]) -> int:
+    """The chat an update belongs to (a button's: its message's chat)."""
+    message = update.get("message") or (update.get("callback_query") or {}).get("message")
+    if message is not None:
+        return int(message["chat"]["id"])
+    return int(update["callback_query"]["from"]["id"])
+
+
 def _failure(
     code: int, description: str, parameters: dict[str, Any] | None = None
 ) -> web.Response:
@@ -251,6 +267,19 @@ class FakeTelegram:
         self._wake = asyncio.Event()
         self._api = {n[4:].lower(): getattr(self, n) for n in dir(self) if n.startswith("api_")}
         self._runner: web.AppRunner | None = None
+        #: a webhook's updates are delivered (False: a test posts them itself)
+        self.delivering = True
+        #: the webhook's addresses behind a load balancer, each delivery to the next in turn
+        #: (None: the URL setWebhook gave)
+        self.balancer: list[str] | None = None
+        #: updates to deliver once more after their 200 (a 200 lost on its way)
+        self.twice: set[int] = set()
+        #: every webhook delivery: (update_id, address, HTTP status or None if it failed)
+        self.deliveries: list[tuple[int, str, int | None]] = []
+        self._turn = itertools.count()
+        self._delivery: asyncio.Task[None] | None = None
+        self._posting: set[asyncio.Task[None]] = set()
+        self._http: aiohttp.ClientSession | None = None
 
     # -- server ---------------------------------------------------------------------------
     async def __aenter__(self) -> FakeTelegram:
@@ -268,6 +297,13 @@ class FakeTelegram:
     async def __aexit__(self, *exc_info: object) -> None:
         self._closing = True  # pending long polls answer [] at once
         self._notify()
+        for task in [self._delivery, *self._posting]:
+            if task is not None:
+                task.cancel()
+        await asyncio.gather(*[t for t in [self._delivery, *self._posting] if t is not None],
+                             return_exceptions=True)
+        if self._http is not None:
+            await self._http.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -621,6 +657,9 @@ class FakeTelegram:
 
     async def api_deleteWebhook(self, p: dict[str, Any]) -> bool:
         self.webhook = None
+        if self._delivery is not None:
+            self._delivery.cancel()
+            self._delivery = None
         if p.get("drop_pending_updates"):
             self._queue.clear()
         return True
@@ -629,7 +668,69 @@ class FakeTelegram:
         self.webhook = p
         if p.get("drop_pending_updates"):
             self._queue.clear()
+        if self.delivering and self._delivery is None:
+            self._delivery = asyncio.create_task(self._deliver_all())
         return True
+
+    # -- webhook delivery -------------------------------------------------------------------
+    async def _deliver_all(self) -> None:
+        """Start the delivery of each chat's first waiting update, while no other of that
+        chat is in flight (a queued entry's flag: taken for delivery)."""
+        if self._http is None:
+            self._http = aiohttp.ClientSession()
+        in_flight: set[int] = set()
+        loop = asyncio.get_running_loop()
+        while self.webhook is not None:
+            for queued in list(self._queue):
+                chat = _chat_of(queued[0])
+                if queued[1] or chat in in_flight:
+                    in_flight.add(chat)  # a chat's later updates wait for its first
+                    continue
+                queued[1] = True
+                in_flight.add(chat)
+                task = asyncio.create_task(self._deliver(queued))
+                self._posting.add(task)
+                task.add_done_callback(self._posting.discard)
+            in_flight.clear()
+            if not await self._wait(loop.time() + 1.0) and self._closing:
+                return
+
+    async def _deliver(self, queued: list[Any]) -> None:
+        """POST one update until a target answers 200, then let the chat's next one go (or
+        this one again, once, if it is to come ``twice``)."""
+        update, pause = queued[0], 0.05
+        status: int | None = None
+        while self.webhook is not None:
+            target = self._next_target()
+            status = None
+            try:
+                async with self._http.post(  # type: ignore[union-attr]
+                        target, json=update, timeout=aiohttp.ClientTimeout(total=60),
+                        headers={"X-Telegram-Bot-Api-Secret-Token":
+                                 str(self.webhook.get("secret_token", ""))}) as answer:
+                    status = answer.status
+            except (aiohttp.ClientError, TimeoutError) as error:
+                self.webhook_error = (int(self.clock()), f"Connection failed: {error}")
+            self.deliveries.append((update["update_id"], target, status))
+            if status == 200:
+                break
+            if status is not None:
+                self.webhook_error = (int(self.clock()), f"Wrong response from the webhook: "
+                                                         f"{status}")
+            await asyncio.sleep(pause)
+            pause = min(1.0, pause * 2)
+        if status != 200:
+            queued[1] = False  # the webhook was deleted: it waits for the next poll
+        elif update["update_id"] in self.twice:
+            self.twice.discard(update["update_id"])
+            queued[1] = False  # delivered again, before the chat's next update
+        elif queued in self._queue:
+            self._queue.remove(queued)
+        self._notify()
+
+    def _next_target(self) -> str:
+        targets = self.balancer or [str((self.webhook or {}).get("url", ""))]
+        return targets[next(self._turn) % len(targets)]
 
     async def api_getWebhookInfo(self, p: dict[str, Any]) -> dict[str, Any]:
         info = {"url": (self.webhook or {}).get("url", ""), "has_custom_certificate": False,

@@ -380,6 +380,7 @@ class DiscordFrontEnd:
         # The display name is the member's to choose; the handle is their username alone.
         return Caller(PLATFORM, guild_id, str(user.id), user.display_name, manager,
                       request_id=f"interaction:{interaction.id}", handle=user.name,
+                      sequence=interaction.id,
                       role_moderator=holder)
 
     @asynccontextmanager

@@ -23,7 +23,6 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from urllib.parse import urlsplit
@@ -67,6 +66,7 @@ from bot.adapters.telegram_budget import SharedFloodLimits
 from bot.adapters.telegram_channels import check_board_chat, check_channel
 from bot.adapters.telegram_http import AiohttpRequest
 from bot.adapters.telegram_polling import ConfirmedPolling
+from bot.adapters.telegram_webhook import ConfirmedWebhook, Webhook
 from bot.chat import intake
 from bot.chat.actions import SOLVE, Action, Group, actions_for, caption, page_of, stays
 from bot.chat.commands import COMMANDS, Answer, Context, Forward, parse
@@ -406,7 +406,7 @@ class TelegramFrontEnd:
         # The display name is the user's to choose; the handle is their @username alone.
         return Caller(PLATFORM, str(chat.id), str(user.id), user.username or user.full_name,
                       moderator, request_id=f"update:{update.update_id}",
-                      handle=user.username)
+                      handle=user.username, sequence=update.update_id)
 
     # -- messages ---------------------------------------------------------------------------------
 
@@ -524,7 +524,8 @@ class TelegramFrontEnd:
         message, user = update.effective_message, update.effective_user
         assert message is not None and user is not None
         caller = Caller(PLATFORM, str(message.chat.id), str(user.id), user.full_name,
-                        request_id=f"update:{update.update_id}", handle=user.username)
+                        request_id=f"update:{update.update_id}", handle=user.username,
+                        sequence=update.update_id)
         return Context(self.service, caller, self.limiter,
                        own_language=supported(user.language_code), private=True)
 
@@ -535,7 +536,7 @@ class TelegramFrontEnd:
         assert user is not None
         caller = Caller(PLATFORM, club_chat, str(user.id), user.username or user.full_name,
                         moderator, request_id=f"update:{update.update_id}",
-                        handle=user.username)
+                        handle=user.username, sequence=update.update_id)
         return Context(self.service, caller, self.limiter,
                        own_language=supported(user.language_code), private=True,
                        private_refusals=True, alone=True)
@@ -934,22 +935,11 @@ class TelegramPublisher:
                                          reply_markup=markup if n == len(pieces) - 1 else None)
 
 
-@dataclass(frozen=True, slots=True)
-class Webhook:
-    """Telegram posts updates to ``url``; the bot listens on ``listen``:``port`` and accepts
-    only requests carrying ``secret``."""
-
-    url: str
-    listen: str
-    port: int
-    secret: str
-
-
 class TelegramBot:
     """The Telegram front-end as a process runs it: built first (so that its publisher is known
     before anything is scheduled), then started (command menu, updates by long polling or a
-    webhook) and stopped. Long polling keeps the updates in ``repository`` until they are
-    handled (:class:`ConfirmedPolling`)."""
+    webhook) and stopped. Either way the updates are kept in ``repository`` until they are
+    handled (:class:`ConfirmedPolling`, :class:`ConfirmedWebhook`)."""
 
     platform = PLATFORM
 
@@ -972,6 +962,11 @@ class TelegramBot:
                                              POLL_INTERVAL)
         #: long polling runs only in the process holding the bot's receiver role (issue 41)
         self._receiver: Role | None = None
+        #: with a webhook every process receives, answering 200 once an update was handled
+        self._delivered: ConfirmedWebhook | None = None
+        if webhook is not None and repository is not None:
+            self._delivered = ConfirmedWebhook(self.app, repository, service.clock.now,
+                                               webhook, OUTBOX_CLOSE_SECONDS)
         self.publisher = TelegramPublisher(self.app.bot)
         #: the live leaderboards in Telegram chats (issue 38)
         self.boards = BoardKeeper(service, TelegramBoardPoster(
@@ -1005,26 +1000,21 @@ class TelegramBot:
         return None
 
     async def start(self) -> None:
-        app, webhook = self.app, self._webhook
+        app = self.app
         await app.initialize()
         # the bot's id (getMe) names its budget; shared before the first update is answered
         await self.flood_limits.budget.start(PLATFORM, app.bot.id)
         await app.start()
-        assert app.updater is not None
-        if webhook is None:
-            if self._polling is None or self._repository is None:
-                raise RuntimeError("long polling keeps updates in the database: no repository")
+        if self._polling is not None and self._repository is not None:
             self._receiver = Role(self._repository, telegram_receiver(app.bot.id),
                                   self._polling)
             await self._receiver.start()
             self._watch = asyncio.create_task(self._pulse_on_standby())
-        else:
-            await app.updater.start_webhook(
-                listen=webhook.listen, port=webhook.port,
-                url_path=urlsplit(webhook.url).path.lstrip("/"), webhook_url=webhook.url,
-                secret_token=webhook.secret,
-            )
+        elif self._delivered is not None:
+            await self._delivered.start()
             self._watch = asyncio.create_task(self._watch_webhook())
+        else:
+            raise RuntimeError("updates are kept in the database: no repository")
         log.info("Telegram bot @%s is running", app.bot.username)
         await self.boards.start()
 
@@ -1075,13 +1065,15 @@ class TelegramBot:
         await self.boards.stop()
         if self._receiver is not None:
             await self._receiver.stop()
-        if app.updater is not None and app.updater.running:
-            await app.updater.stop()
+        if self._delivered is not None:
+            await self._delivered.stop()
         await self.front.outbox.close(OUTBOX_CLOSE_SECONDS)
         if app.running:
             await app.stop()
         if self._polling is not None:
             await self._polling.finish()
+        if self._delivered is not None:
+            await self._delivered.finish()
         await app.shutdown()
 
 

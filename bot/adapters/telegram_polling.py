@@ -169,18 +169,9 @@ class ConfirmedPolling:
         await self._forget_old(now)
 
     def _handle(self, update: Update) -> None:
-        """Run the update through the ``Application``'s processor and handlers, as its own
-        update fetcher would, and mark it handled once its work is done."""
-        app = self.app
+        """Hand the update over, and mark it handled once its work is done."""
         self._in_hand.add(update.update_id)
-        work = Handling(lambda: self._mark(update.update_id))
-        app.create_task(app.update_processor.process_update(
-            update, self._within(work, app.process_update(update))), update=update)
-
-    @staticmethod
-    async def _within(work: Handling, handler: Awaitable[None]) -> None:
-        with handling(work):
-            await handler
+        hand_over(self.app, update, lambda: self._mark(update.update_id))
 
     def _mark(self, update_id: int) -> None:
         self._in_hand.discard(update_id)
@@ -215,14 +206,32 @@ class ConfirmedPolling:
             log.exception("could not remove the Telegram updates already confirmed")
 
     async def _forget_old(self, now: datetime) -> None:
-        """Remove the updates no redelivery can bring any more, at most every FORGET_EVERY."""
-        if not self._forgetting.due(now):
-            return
-        try:
-            forgotten = await self.repository.forget_updates(now - KEPT)
-        except Exception:
-            log.exception("could not remove old Telegram updates; trying again in %s",
-                          FORGET_EVERY)
-            return
-        if forgotten:
-            log.info("removed %d Telegram updates older than %s", forgotten, KEPT)
+        await forget_old(self.repository, self._forgetting, now)
+
+
+def hand_over(app: Application, update: Update,  # type: ignore[type-arg]
+              done: Callable[[], None]) -> None:
+    """Run ``update`` through ``app``'s processor and handlers, as its own update fetcher
+    would; ``done`` is called once its handler returned and its answers were sent (never if
+    the bot stopped meanwhile)."""
+    work = Handling(done)
+    app.create_task(app.update_processor.process_update(
+        update, _within(work, app.process_update(update))), update=update)
+
+
+async def _within(work: Handling, handler: Awaitable[None]) -> None:
+    with handling(work):
+        await handler
+
+
+async def forget_old(repository: Repository, forgetting: Every, now: datetime) -> None:
+    """Remove the updates no redelivery can bring any more, at most every FORGET_EVERY."""
+    if not forgetting.due(now):
+        return
+    try:
+        forgotten = await repository.forget_updates(now - KEPT)
+    except Exception:
+        log.exception("could not remove old Telegram updates; trying again in %s", FORGET_EVERY)
+        return
+    if forgotten:
+        log.info("removed %d Telegram updates older than %s", forgotten, KEPT)

@@ -54,6 +54,9 @@ class Caller:
     #: own (a Telegram group administrator, a Discord member with Manage Server) - never one
     #: who may change who moderates (the role itself, the club's named moderators).
     role_moderator: bool = False
+    #: the platform's own number of the update that asks (Telegram's update_id, a Discord
+    #: interaction's snowflake), kept with the events it causes (issue 41); None elsewhere
+    sequence: int | None = None
 
 
 def who_to_json(who: Who | None) -> str | dict[str, str] | None:

@@ -324,7 +324,7 @@ class Session:
         if handle is not None:
             # Apart from the decision, so that a read or a refused command keeps it too.
             await self._commit(club, [ev.new_event(handle, caller.user, now)], None,
-                               lambda: Notice("ok"))
+                               lambda: Notice("ok"), caller.sequence)
         decision = await self._decided(decide, club, now, off_loop)
         if (isinstance(decision, Refusal) or not decision[0]) and await self._refresh(club):
             # others wrote: answer from their state
@@ -342,7 +342,7 @@ class Session:
         events, answer = decision
         if not events:
             return answer()
-        return await self._commit(club, events, caller.request_id, answer)
+        return await self._commit(club, events, caller.request_id, answer, caller.sequence)
 
     async def _decided(
         self, decide: Callable[[Club, datetime], Decision[R]], club: Club, now: datetime,
@@ -362,15 +362,16 @@ class Session:
 
     async def _commit(
         self, club: Club, events: Sequence[NewEvent], request_id: str | None,
-        answer: Callable[[], R],
+        answer: Callable[[], R], sequence: int | None = None,
     ) -> R:
-        """A commit is the INSERTs (issue 41): the events, and the request's placeholder
-        answer (:data:`RECORDED`), folded into the cache; the long ladders' replays and the
-        answer come after the transaction, which holds nothing meanwhile, and the answer is
-        kept then."""
+        """A commit is the INSERTs (issue 41): the events (with the platform's ``sequence``
+        of the update that caused them, if any), and the request's placeholder answer
+        (:data:`RECORDED`), folded into the cache; the long ladders' replays and the answer
+        come after the transaction, which holds nothing meanwhile, and the answer is kept
+        then."""
         try:
             async with self.repository.transaction(club.id, club.state.last_id) as tx:
-                stored = await tx.append(events)
+                stored = await tx.append(events, sequence)
                 if request_id is not None:
                     await tx.remember(request_id, RECORDED, self.clock.now())
                 await self._fold_off_loop(club, stored)  # cheap appends; a rebuild off the loop

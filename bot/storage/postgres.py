@@ -11,14 +11,21 @@ taken in commit order and a reader never misses an event by reading past its num
 requests sit under the primary key (club, request id): the same platform update handled by two
 processes is answered once, and the second process's events roll back with its transaction.
 
-A use case that lost a race holds the club's row lock for its whole retry (:meth:`exclusive`,
-``SELECT ... FOR UPDATE`` on ``clubs``): every insert into ``events`` and ``requests`` first
-takes a KEY SHARE lock on that row and waits, so the retry cannot lose again.
+Each writing transaction first takes the club's transaction-scoped advisory lock
+(``pg_advisory_xact_lock``, :func:`~bot.storage.locks.club_lock_key`), held to its commit: two
+processes writing one club write one after the other, in the order they took the lock, and the
+later one's check finds the earlier one's events (no insert racing another for the same
+numbers). A use case that lost a race holds the same lock for its whole retry
+(:meth:`exclusive`), so the retry cannot lose again. The lock replaced ``SELECT ... FOR UPDATE``
+on the club's row: an advisory lock lives in the server's memory alone (a row lock writes the
+row, and dirties its page, at every write), and it holds back only the club's writers, not the
+inserts elsewhere whose foreign key reads that row (posts, previews, snapshots).
 
 Isolation is PostgreSQL's default, READ COMMITTED: each statement sees what was committed
 before it began. Source: PostgreSQL 15 documentation, 13.2.1 "Read Committed Isolation Level",
-13.3.2 "Row-Level Locks" (FOR UPDATE conflicts with FOR KEY SHARE), 64.5 "Index Uniqueness
-Checks" (an insert waits for the transaction holding a conflicting key).
+13.3.5 "Advisory Locks" (a transaction-level lock is released at the transaction's end, and a
+session may take one it holds again), 64.5 "Index Uniqueness Checks" (an insert waits for the
+transaction holding a conflicting key).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from .addresses import public_address
 from .budget_slots import BUDGET_SLOTS_AT_MOST, budget_slot_key
 from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
+from .locks import club_lock_key
 from .migrations import MIGRATIONS, Migration, migrate
 from .postgres_locks import SessionLocks
 from .repository import (
@@ -45,6 +53,7 @@ from .repository import (
     NewEvent,
     Snapshot,
     StoredEvent,
+    UpdateClaim,
     answered_at,
     decoded_off_loop,
     directory_changes,
@@ -60,9 +69,9 @@ MIGRATION_LOCK = int.from_bytes(b"clubrate", "big") >> 1
 #: connections per process; a use case holds one for one transaction
 POOL_SIZE = 10
 
-#: a club's write lock; inserts into its log wait for it (their foreign-key check needs a
-#: KEY SHARE lock on the same row)
-_LOCK_CLUB = "SELECT 1 FROM clubs WHERE id = $1 FOR UPDATE"
+#: a club's write lock (its key: ``%d``), taken first in each of its writing transactions and
+#: held to its end
+_LOCK_CLUB = "SELECT pg_advisory_xact_lock(%d)"
 
 #: (repository, club, connection) while the running task holds a club's write lock
 _HELD: ContextVar[tuple[object, int, asyncpg.Connection] | None] = ContextVar(
@@ -70,12 +79,12 @@ _HELD: ContextVar[tuple[object, int, asyncpg.Connection] | None] = ContextVar(
 )
 
 # Both inserts take the club row's KEY SHARE lock in their own SELECT, before they write a key:
-# a writer waiting for a club held by exclusive() then holds no key its holder could wait for
-# (the foreign-key check would take the same lock only after the row is in the index, and two
-# writers could wait for each other).
+# copy_in() holds that row FOR UPDATE while it fills an empty club, and a writer waiting for it
+# then holds no key it could wait for (the foreign-key check would take the same lock only
+# after the row is in the index).
 _INSERT_EVENTS = """
-INSERT INTO events (club_id, id, kind, actor, at, reason, data)
-SELECT club.id, last.id + e.n, e.kind, e.actor, e.at, e.reason, e.data::json
+INSERT INTO events (club_id, id, kind, actor, at, reason, data, platform_sequence)
+SELECT club.id, last.id + e.n, e.kind, e.actor, e.at, e.reason, e.data::json, $8::bigint
 FROM (SELECT id FROM clubs WHERE id = $1 FOR KEY SHARE) AS club,
      (SELECT COALESCE(MAX(id), 0) AS id FROM events WHERE club_id = $1) AS last,
      unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
@@ -87,6 +96,16 @@ RETURNING id
 _INSERT_ANSWER = """
 INSERT INTO requests (club_id, request_id, response, answered_at)
 SELECT id, $2, $3, $4 FROM clubs WHERE id = $1 FOR KEY SHARE
+"""
+
+#: claim an update delivered to a webhook: new, or taken over from a receiver whose claim (its
+#: receipt time) expired before it was handled (its body is dropped once handled)
+_CLAIM_UPDATE = """
+INSERT INTO received_updates AS kept (source, update_id, body, received_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (source, update_id) DO UPDATE SET received_at = excluded.received_at
+WHERE kept.body IS NOT NULL AND kept.received_at < $5
+RETURNING 1
 """
 
 
@@ -153,7 +172,8 @@ class PostgresTransaction:
     def read_at(self) -> int:
         return self._read_at
 
-    async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
+    async def append(self, events: Sequence[NewEvent],
+                     sequence: int | None = None) -> list[StoredEvent]:
         if not events:
             return []
         try:
@@ -166,6 +186,7 @@ class PostgresTransaction:
                 [e.reason for e in events],
                 [encode_data(e.data) for e in events],
                 self._expected_last,
+                sequence,
             )
         except asyncpg.UniqueViolationError:
             # Another transaction took these numbers and committed while this one waited.
@@ -448,6 +469,19 @@ class PostgresRepository:
         )
         return {int(r["update_id"]) for r in rows}
 
+    async def claim_update(self, source: str, update_id: int, body: str, now: datetime,
+                           expired_before: datetime) -> UpdateClaim:
+        # One statement: of receivers claiming at once, the primary key (or the row's lock,
+        # for a claim taken over) lets one insert or update it; the others change nothing.
+        claimed = await self._pool.fetchval(_CLAIM_UPDATE, source, update_id, body,
+                                            answered_at(now), answered_at(expired_before))
+        if claimed is not None:
+            return UpdateClaim.CLAIMED
+        handled = await self._pool.fetchval(
+            "SELECT body IS NULL FROM received_updates WHERE source = $1 AND update_id = $2",
+            source, update_id)
+        return UpdateClaim.HANDLED if handled else UpdateClaim.BUSY
+
     async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
         await self._pool.execute(
             "UPDATE received_updates SET body = NULL WHERE source = $1"
@@ -512,8 +546,16 @@ class PostgresRepository:
             async with held.transaction():
                 yield PostgresTransaction(held, club_id, expected_last)
             return
-        async with self._pool.acquire() as connection, connection.transaction():
-            yield PostgresTransaction(connection, club_id, expected_last)
+        async with self._pool.acquire() as connection:
+            # BEGIN and the club's lock in one round trip (a simple query of two statements;
+            # the key is an integer of ours): the lock costs no round trip of its own.
+            await connection.execute(f"BEGIN; {_LOCK_CLUB % club_lock_key(club_id)}")
+            try:
+                yield PostgresTransaction(connection, club_id, expected_last)
+            except BaseException:
+                await connection.execute("ROLLBACK")
+                raise
+            await connection.execute("COMMIT")
 
     async def copy_in(self, clubs: Sequence[ClubCopy]) -> list[int]:
         """Write whole clubs, their events keeping their ids, in one transaction: all of them
@@ -559,7 +601,7 @@ class PostgresRepository:
             holder = connection.transaction()
             await holder.start()
             try:
-                await connection.execute(_LOCK_CLUB, club_id)
+                await connection.execute(_LOCK_CLUB % club_lock_key(club_id))
                 token = _HELD.set((self, club_id, connection))
                 try:
                     yield

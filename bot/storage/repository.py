@@ -12,6 +12,7 @@ one delivered again is handled once.
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -114,9 +115,23 @@ class DuplicateRequest(Exception):
     """The request was answered before: its first answer stands and nothing more is written."""
 
 
+class UpdateClaim(enum.Enum):
+    """What :meth:`Repository.claim_update` found for an update delivered to a webhook."""
+
+    #: new, or claimed by a receiver that died (its claim expired): this receiver handles it
+    CLAIMED = "claimed"
+    #: handled already (by this process or another): answer it at once, do nothing
+    HANDLED = "handled"
+    #: claimed by another receiver lately, and not handled yet: leave it to that one
+    BUSY = "busy"
+
+
 class Transaction(Protocol):
-    async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
-        """Append events to the club's log; they get increasing ids."""
+    async def append(self, events: Sequence[NewEvent],
+                     sequence: int | None = None) -> list[StoredEvent]:
+        """Append events to the club's log; they get increasing ids. ``sequence``: the
+        platform's own number of the update that caused them (Telegram's update_id, a Discord
+        snowflake), kept beside each (never read back into a club's state)."""
         ...
 
     async def remember(self, request_id: str, response: str, at: datetime) -> None:
@@ -204,6 +219,15 @@ class Repository(DiscordGateway, RoleLocks, BudgetSlots, Protocol):
         received, until :meth:`updates_handled`; the ids among them that were new. An update
         kept before (being handled, or handled within :meth:`forget_updates`'s window) is not
         new: of two receivers, one gets it."""
+        ...
+
+    async def claim_update(self, source: str, update_id: int, body: str, now: datetime,
+                           expired_before: datetime) -> UpdateClaim:
+        """Claim an update ``source`` received on its webhook, kept like
+        :meth:`receive_updates`' until :meth:`updates_handled`: a new one, or one whose claim
+        was made before ``expired_before`` and is not handled (its receiver died), is this
+        caller's (its claim time becomes ``now``); of receivers claiming at once, one gets
+        it. Otherwise whether it was handled or is another receiver's."""
         ...
 
     async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from .discord_gateway import advisory_key
+from .locks import lock_key
 
 
 def role_lock_key(role: str, schema: str) -> int:
     """The advisory lock key of ``role`` (a name such as ``scheduler`` or
     ``telegram-receiver:<bot id>``: never a secret) among the processes on the tables of
     ``schema`` (an advisory lock is one per database, whatever the schema)."""
-    return advisory_key(f"clubrating role {schema} {role}")
+    return lock_key(f"clubrating role {schema} {role}")
 
 
 def role_file_suffix(role: str) -> str:

@@ -27,6 +27,7 @@ from .repository import (
     NewEvent,
     Snapshot,
     StoredEvent,
+    UpdateClaim,
     answered_at,
     decoded_off_loop,
     directory_changes,
@@ -82,12 +83,13 @@ class SqliteTransaction:
     def read_at(self) -> int:
         return self._read_at
 
-    async def append(self, events: Sequence[NewEvent]) -> list[StoredEvent]:
+    async def append(self, events: Sequence[NewEvent],
+                     sequence: int | None = None) -> list[StoredEvent]:
         if not events:
             return []
         club = self._club_id
-        rows = [(club, e.kind, e.actor, e.at.isoformat(), e.reason, encode_data(e.data))
-                for e in events]
+        rows = [(club, e.kind, e.actor, e.at.isoformat(), e.reason, encode_data(e.data),
+                 sequence) for e in events]
         first = await self._insert_first(rows[0])
         ids = [first]
         if len(rows) > 1:
@@ -95,8 +97,8 @@ class SqliteTransaction:
             # the write lock since BEGIN IMMEDIATE, so the rows of this club after the first are
             # these, in order.
             await self._connection.executemany(
-                "INSERT INTO events (club_id, kind, actor, at, reason, data)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (club_id, kind, actor, at, reason, data, platform_sequence)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 rows[1:],
             )
             ids.extend(int(row[0]) for row in await self._connection.execute_fetchall(
@@ -115,14 +117,14 @@ class SqliteTransaction:
         thread."""
         if self._expected_last is None:
             rows = list(await self._connection.execute_fetchall(
-                "INSERT INTO events (club_id, kind, actor, at, reason, data)"
-                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                "INSERT INTO events (club_id, kind, actor, at, reason, data, platform_sequence)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 values,
             ))
             return int(rows[0][0])
         rows = list(await self._connection.execute_fetchall(
-            "INSERT INTO events (club_id, kind, actor, at, reason, data)"
-            " SELECT ?, ?, ?, ?, ?, ? WHERE"
+            "INSERT INTO events (club_id, kind, actor, at, reason, data, platform_sequence)"
+            " SELECT ?, ?, ?, ?, ?, ?, ? WHERE"
             " (SELECT COALESCE(MAX(id), 0) FROM events WHERE club_id = ?) = ?"
             " RETURNING id",
             (*values, self._club_id, self._expected_last),
@@ -389,6 +391,22 @@ class SqliteRepository:
                 "INSERT INTO received_updates (source, update_id, body, received_at)"
                 f" VALUES {rows} ON CONFLICT DO NOTHING RETURNING update_id", values)
         return {int(r[0]) for r in inserted}
+
+    async def claim_update(self, source: str, update_id: int, body: str, now: datetime,
+                           expired_before: datetime) -> UpdateClaim:
+        async with self._lock:
+            claimed = await self._connection.execute_fetchall(
+                "INSERT INTO received_updates AS kept (source, update_id, body, received_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (source, update_id) DO UPDATE"
+                " SET received_at = excluded.received_at"
+                " WHERE kept.body IS NOT NULL AND kept.received_at < ? RETURNING 1",
+                (source, update_id, body, answered_at(now), answered_at(expired_before)))
+            if list(claimed):
+                return UpdateClaim.CLAIMED
+            handled = await self._connection.execute_fetchall(
+                "SELECT body IS NULL FROM received_updates WHERE source = ? AND update_id = ?",
+                (source, update_id))
+        return UpdateClaim.HANDLED if any(row[0] for row in handled) else UpdateClaim.BUSY
 
     async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
         if not update_ids:

@@ -247,7 +247,7 @@ NOT_SENTENCES = {
     "not modified": "Telegram's own error text, matched",
     "message to edit not found": "Telegram's own error text, matched",
     "console-input": "a thread's name",
-    "User-Agent": "an HTTP header",
+    "User-Agent": "an HTTP header", "X-Telegram-Bot-Api-Secret-Token": "an HTTP header",
     " and DISCORD_API_BASE, DISCORD_GATEWAY_URL": "the operator's start-up error",
     " (or TELEGRAM_BASE_URL)": "the operator's start-up error",
     " (check TELEGRAM_WEBHOOK_URL)": "the operator's start-up error",

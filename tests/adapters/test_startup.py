@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -325,3 +326,18 @@ def test_a_share_of_the_shards_needs_postgresql(clean: pytest.MonkeyPatch,
     with pytest.raises(ConfigError, match=r"^DISCORD_SHARD_IDS=0-1 serves some of the 4 "
                                           r"shards, which needs a PostgreSQL CLUBRATING_DB"):
         Settings.from_environment()
+
+
+def test_webhook_processes_on_one_database_are_told_to_share_a_secret(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Each process sets the webhook at its start: without TELEGRAM_WEBHOOK_SECRET each has a
+    random one, so on a PostgreSQL database (several processes) the log says to set one."""
+    hook = "https://club.example/hook"
+    shared = Settings(telegram_webhook_url=hook, database="postgresql://bot@db.example/club")
+    with caplog.at_level("WARNING", logger="bot.app"):
+        assert app.telegram_webhook(shared) is not None
+        assert app.telegram_webhook(replace(shared, telegram_webhook_secret="one-secret"))
+        assert app.telegram_webhook(replace(shared, database="club.db")) is not None
+    assert [r.getMessage() for r in caplog.records] == [
+        "TELEGRAM_WEBHOOK_SECRET is not set: with a random one each, only the process started "
+        "last receives Telegram's updates; give every process one secret"]

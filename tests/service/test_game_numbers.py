@@ -124,12 +124,14 @@ async def test_previews_kept_before_numbers_are_filed_under_them(tmp_path: Path)
             shutil.copy(migration, older / migration.name)
     database = tmp_path / "club.db"
     repository = await SqliteRepository.open(database, older)
-    # Today's service writes that build's events, and the directory it keeps beside them
-    # (issue 41), which that build had not: the table is dropped before the upgrade.
+    # Today's service writes that build's events, and the directory it keeps beside them and
+    # each event's platform sequence (issue 41), which that build had not: the table and the
+    # column are dropped before the upgrade.
     with as_file(MIGRATIONS) as schema:
         directory = (Path(schema) / "0008_directory.sql").read_text(encoding="utf-8")
+        sequence = (Path(schema) / "0012_platform_sequence.sql").read_text(encoding="utf-8")
     async with aiosqlite.connect(database) as connection:
-        await connection.executescript(directory)
+        await connection.executescript(directory + sequence)
     service = ClubService(repository, FakeClock(START))
     chat = "-1"
     mod, other = caller(chat, "mod", moderator=True), caller(chat, "other", moderator=True)
@@ -151,6 +153,7 @@ async def test_previews_kept_before_numbers_are_filed_under_them(tmp_path: Path)
         await repository.close()
     async with aiosqlite.connect(database) as connection:
         await connection.execute("DROP TABLE directory")
+        await connection.execute("ALTER TABLE events DROP COLUMN platform_sequence")
 
     repository = await SqliteRepository.open(database)
     service = ClubService(repository, FakeClock(START))

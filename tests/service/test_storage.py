@@ -15,7 +15,14 @@ import pytest
 from bot.storage.backends import open_repository
 from bot.storage.migrations import MIGRATIONS, load_migrations, migrate
 from bot.storage.postgres import PostgresRepository
-from bot.storage.repository import Conflict, DuplicateRequest, NewEvent, Repository, Snapshot
+from bot.storage.repository import (
+    Conflict,
+    DuplicateRequest,
+    NewEvent,
+    Repository,
+    Snapshot,
+    UpdateClaim,
+)
 from bot.storage.sqlite import SqliteRepository, SqliteSchema
 
 NOW = datetime(2024, 3, 1, 19, 0)
@@ -421,3 +428,107 @@ async def test_confirmed_updates_are_forgotten_once_handled(repository: Reposito
     assert await repository.receive_updates(bot, [(n, "{}") for n in (3, 4, 5, 6)],
                                             NOW) == {3, 5}
     assert await repository.receive_updates(other, [(3, "{}")], NOW) == set()
+
+
+async def test_an_update_on_a_webhook_is_claimed_once_and_taken_over_once_expired(
+        repository: Repository) -> None:
+    """Issue 41: of receivers claiming one update, one handles it; a delivery again while it is
+    being handled is another's, once handled it is answered at once, and an unhandled claim
+    older than the expiry (its receiver died) is taken over, by one."""
+    bot, other = "telegram:123456", "telegram:654321"
+    expired = NOW - timedelta(minutes=2)
+    claims = await asyncio.gather(*(repository.claim_update(bot, 7, '{"n":7}', NOW, expired)
+                                    for _ in range(3)))
+    assert sorted(c.name for c in claims) == ["BUSY", "BUSY", "CLAIMED"]
+    assert await repository.claim_update(other, 7, '{"m":7}', NOW, expired) is UpdateClaim.CLAIMED
+    # long polling's receipt and a webhook's claim are one: kept, unhandled, not new again
+    assert await repository.receive_updates(bot, [(7, '{"n":7}')], NOW) == set()
+    assert await repository.unhandled_updates(bot) == ['{"n":7}']
+    soon = NOW + timedelta(minutes=1)
+    assert await repository.claim_update(bot, 7, '{"n":7}', soon,
+                                         soon - timedelta(minutes=2)) is UpdateClaim.BUSY
+    later = NOW + timedelta(minutes=3)
+    taken = await asyncio.gather(*(repository.claim_update(bot, 7, '{"n":7}', later,
+                                                           later - timedelta(minutes=2))
+                                   for _ in range(3)))
+    assert sorted(c.name for c in taken) == ["BUSY", "BUSY", "CLAIMED"]
+    await repository.updates_handled(bot, [7])
+    much_later = NOW + timedelta(hours=1)
+    assert await repository.claim_update(bot, 7, '{"n":7}', much_later,
+                                         much_later - timedelta(minutes=2)) is UpdateClaim.HANDLED
+    assert await repository.unhandled_updates(bot) == []
+    # the claim's time is its receipt's: kept the usual window from the latest claim
+    assert await repository.forget_updates(later) == 1  # the other bot's, claimed at NOW
+    assert await repository.forget_updates(later + timedelta(seconds=1)) == 1
+
+
+async def test_each_event_keeps_the_platform_sequence_of_its_update(
+        database: Path | str) -> None:
+    """Issue 41: an append names the platform's sequence number of the update behind it, kept
+    beside each event (NULL when none), never read back into the events."""
+    repository = await open_repository(database)
+    try:
+        club = await repository.club_id("telegram", "-1", NOW)
+        async with repository.transaction(club, 0) as tx:
+            first = await tx.append([event(n=1), event(n=2)], 5001)
+        async with repository.transaction(club, first[-1].id) as tx:
+            second = await tx.append([event(n=3)])
+        async with repository.transaction(club, second[-1].id) as tx:
+            await tx.append([event(n=4)], 5003)
+        assert [e.data for e in await repository.events(club)] == [{"n": n} for n in (1, 2, 3, 4)]
+    finally:
+        await repository.close()
+    query = "SELECT id, platform_sequence FROM events ORDER BY id"
+    if isinstance(database, str):
+        raw = await asyncpg.connect(database)
+        try:
+            rows = [tuple(r) for r in await raw.fetch(query)]
+        finally:
+            await raw.close()
+    else:
+        async with aiosqlite.connect(database) as connection:
+            rows = [tuple(r) for r in await connection.execute_fetchall(query)]
+    assert rows == [(1, 5001), (2, 5001), (3, None), (4, 5003)]
+
+
+async def test_two_processes_write_one_club_one_after_the_other(postgres_db: str) -> None:
+    """Issue 41: each writing transaction takes the club's advisory lock first; a second
+    process's write waits for the first's commit, then finds its events (Conflict, read
+    again), instead of racing it; another club's write does not wait."""
+    one = await PostgresRepository.open(postgres_db)
+    two = await PostgresRepository.open(postgres_db)
+    release = asyncio.Event()
+    try:
+        club = await one.club_id("telegram", "-1", NOW)
+        elsewhere = await one.club_id("telegram", "-2", NOW)
+        holding = asyncio.Event()
+
+        async def first() -> None:
+            async with one.transaction(club, 0) as tx:
+                await tx.append([event(n=1)], 10)
+                holding.set()
+                await release.wait()
+
+        entered = asyncio.Event()
+
+        async def second() -> None:
+            async with two.transaction(club, 0) as tx:
+                entered.set()  # the lock is taken on entering, before anything is read
+                await tx.append([event(n=2)], 11)
+
+        writer = asyncio.create_task(first())
+        await holding.wait()
+        waiting = asyncio.create_task(second())
+        async with two.transaction(elsewhere, 0) as tx:  # another club: no wait
+            await tx.append([event(n=9)], 12)
+        await asyncio.sleep(0.3)
+        assert not entered.is_set()  # it waits for the club's lock
+        release.set()
+        await writer
+        with pytest.raises(Conflict):
+            await waiting
+        assert [e.data for e in await two.events(club)] == [{"n": 1}]
+    finally:
+        release.set()  # a failed check leaves no transaction open for close() to wait for
+        await one.close()
+        await two.close()

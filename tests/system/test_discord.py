@@ -9,6 +9,7 @@ import asyncio
 import csv
 import io
 import re
+import sqlite3
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
@@ -38,7 +39,9 @@ async def test_slash_commands_synced_register_report_confirm_top(club: DiscordCl
         assert club.dc.sync_calls == [GUILD] and None not in club.dc.commands
         assert {c["name"] for c in club.dc.commands[GUILD]} >= COMMANDS
         await club.register(club.alice, club.bob)
-        report = await club.say(club.alice, "report", opponent=club.bob, result="win")
+        reported = await club.dc.command(club.guild, club.alice, "report", opponent=club.bob,
+                                         result="win")
+        report = await club.dc.output(10.0)
         assert re.fullmatch(r"Game #\d+: alice beat bob\. bob, please /confirm or /dispute\.\n"
                             r"Ladder main, no handicap, colours not given, no event; counts on "
                             r"\w{3}, \w{3} \d{1,2} \d\d:\d\d UTC unless disputed\.\n"
@@ -55,6 +58,10 @@ async def test_slash_commands_synced_register_report_confirm_top(club: DiscordCl
         assert club.dc.errors == []
     finally:
         assert await bot.stop() == 0
+    # the game's event keeps the snowflake of the interaction that reported it (issue 41)
+    with sqlite3.connect(club.folder / "club.db") as database:
+        assert database.execute("SELECT platform_sequence FROM events"
+                                " WHERE kind = 'game_reported'").fetchall() == [(reported,)]
 
 
 async def test_weekly_post_at_the_ladders_local_time_once_and_caught_up_once(

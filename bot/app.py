@@ -206,9 +206,13 @@ def scheduled_posts(service: ClubService, repository: Repository,
                     publishers: Mapping[str, Publisher], settings: Settings
                     ) -> tuple[PostScheduler, PostSender]:
     """The scheduler that enqueues the posts (spread over ``CLUBRATING_POST_WINDOW``) and this
-    process's sender of them, told at once when its scheduler enqueued."""
+    process's sender of them (into the guilds of its Discord shards alone), told at once when
+    its scheduler enqueued."""
+    shards = settings.discord_shards
     sender = PostSender(service, repository, publishers, SystemClock(), ChatPosts(),
-                        store=PictureStore(settings.data_dir))
+                        store=PictureStore(settings.data_dir),
+                        discord_shards=None if shards is None or shards.all
+                        else (shards.count, shards.ids))
     scheduler = PostScheduler(service, repository, publishers, SystemClock(), ChatPosts(),
                               window=settings.post_window, enqueued=sender.wake)
     return scheduler, sender

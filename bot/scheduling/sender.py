@@ -44,7 +44,7 @@ from bot.service.errors import Refusal
 from bot.service.reasons import automatic
 from bot.service.results import Digest
 from bot.storage.pictures import PictureStore
-from bot.storage.repository import ClaimedPost, QueuedPost, Repository
+from bot.storage.repository import ClaimedPost, DiscordShare, QueuedPost, Repository
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +130,7 @@ class PostSender:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         lease_seconds: float = LEASE_SECONDS,
         claimer: str | None = None,
+        discord_shards: DiscordShare | None = None,
     ) -> None:
         self.service = service
         self.repository = repository
@@ -145,6 +146,8 @@ class PostSender:
         self.sleep = sleep
         self.lease = timedelta(seconds=lease_seconds)
         self.claimer = claimer or this_process()
+        #: the Discord shards this process serves (None: all): it posts into their guilds only
+        self.discord_shards = discord_shards
         #: the rows being sent here, by id: a row whose lease ran out while its send hangs here
         #: is not started a second time by this process
         self._sending: dict[int, asyncio.Task[None]] = {}
@@ -193,7 +196,8 @@ class PostSender:
             return []
         now = self.clock.now()
         claimed = await self.repository.claim_outbox(list(self.publishers), self.claimer, now,
-                                                     now + self.lease, room)
+                                                     now + self.lease, room,
+                                                     self.discord_shards)
         tasks = []
         for row in claimed:
             if row.id in self._sending:

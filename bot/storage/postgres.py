@@ -41,6 +41,7 @@ from .repository import (
     ClaimedPost,
     Conflict,
     DirectoryRows,
+    DiscordShare,
     DuplicateRequest,
     NewEvent,
     QueuedPost,
@@ -475,20 +476,27 @@ class PostgresRepository:
         return claimed is not None
 
     async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
-                           lease_until: datetime, limit: int) -> list[ClaimedPost]:
+                           lease_until: datetime, limit: int,
+                           discord_shards: DiscordShare | None = None) -> list[ClaimedPost]:
         # SKIP LOCKED: a row another process is taking right now is left to it, not waited
         # for; once it commits, its lease keeps the row out of every other claim. A row handed
-        # to the platform keeps its state "sending", so its next claimer knows.
+        # to the platform keeps its state "sending", so its next claimer knows. A guild's shard
+        # is (guild id >> 22) % shard count (Discord's "Sharding").
         at = outbox_time(now)
+        count, shards = discord_shards or (1, [0])
         rows = await self._pool.fetch(
             "UPDATE post_outbox SET claimed_by = $2, lease_until = $3,"
             " state = CASE state WHEN 'sending' THEN 'sending' ELSE 'claimed' END"
             " WHERE id IN (SELECT id FROM post_outbox"
             " WHERE platform = ANY($1::text[]) AND ((state = 'due' AND due_at <= $4)"
             " OR (state IN ('claimed', 'sending') AND lease_until <= $4))"
+            # (CASE, not OR: PostgreSQL may evaluate OR's operands in any order, and another
+            # platform's chat id need not be a number)
+            " AND CASE WHEN platform = 'discord'"
+            " THEN (chat_id::bigint >> 22) % $6 = ANY($7::bigint[]) ELSE TRUE END"
             " ORDER BY due_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)"
             f" RETURNING {OUTBOX_COLUMNS}",
-            list(platforms), claimer, outbox_time(lease_until), at, limit)
+            list(platforms), claimer, outbox_time(lease_until), at, limit, count, list(shards))
         return sorted((claimed_post(r) for r in rows), key=lambda c: (c.post.due_at, c.id))
 
     async def outbox_sending(self, row_id: int, now: datetime) -> None:

@@ -148,6 +148,10 @@ class ClaimedPost:
     maybe_sent: bool
 
 
+#: a process's share of a Discord bot's shards: (shard count, the ids it serves)
+DiscordShare = tuple[int, Sequence[int]]
+
+
 #: the columns every backend reads a claimed outbox row with (:func:`claimed_post`)
 OUTBOX_COLUMNS = ("id, club_id, claimed_as, scheduled_for, platform, chat_id, target, ladder,"
                   " puzzles, since, due_at, attempts, state")
@@ -322,11 +326,13 @@ class Repository(DiscordGateway, Protocol):
         ...
 
     async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
-                           lease_until: datetime, limit: int) -> list[ClaimedPost]:
+                           lease_until: datetime, limit: int,
+                           discord_shards: DiscordShare | None = None) -> list[ClaimedPost]:
         """Take up to ``limit`` outbox rows of ``platforms`` for ``claimer`` until
         ``lease_until``, earliest due first: rows due by ``now``, and rows whose claimer's
         lease ended before ``now`` (it died). Of processes claiming at once, each row goes to
-        one (``FOR UPDATE SKIP LOCKED``)."""
+        one (``FOR UPDATE SKIP LOCKED``). ``discord_shards``: of Discord's rows, only those of
+        the guilds of these shards (a process reaches only the guilds its gateway serves)."""
         ...
 
     async def outbox_sending(self, row_id: int, now: datetime) -> None:

@@ -25,6 +25,7 @@ from .repository import (
     ClaimedPost,
     Conflict,
     DirectoryRows,
+    DiscordShare,
     DuplicateRequest,
     NewEvent,
     QueuedPost,
@@ -454,11 +455,15 @@ class SqliteRepository:
         return bool(claimed)
 
     async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
-                           lease_until: datetime, limit: int) -> list[ClaimedPost]:
+                           lease_until: datetime, limit: int,
+                           discord_shards: DiscordShare | None = None) -> list[ClaimedPost]:
         if not platforms:
             return []
         marks = ", ".join("?" for _ in platforms)
         at = outbox_time(now)
+        # A guild's shard is (guild id >> 22) % shard count (Discord's "Sharding").
+        count, shards = discord_shards or (1, [0])
+        served = ", ".join("?" for _ in shards)
         # One statement on the one connection: SQLite has one writer, no row is taken twice.
         # A row handed to the platform keeps its state "sending", so its next claimer knows.
         async with self._lock:
@@ -468,8 +473,10 @@ class SqliteRepository:
                 " WHERE id IN (SELECT id FROM post_outbox"
                 f" WHERE platform IN ({marks}) AND ((state = 'due' AND due_at <= ?)"
                 " OR (state IN ('claimed', 'sending') AND lease_until <= ?))"
+                " AND (platform <> 'discord'"
+                f" OR (CAST(chat_id AS INTEGER) >> 22) % ? IN ({served}))"
                 f" ORDER BY due_at, id LIMIT ?) RETURNING {OUTBOX_COLUMNS}",
-                (claimer, outbox_time(lease_until), *platforms, at, at, limit))
+                (claimer, outbox_time(lease_until), *platforms, at, at, count, *shards, limit))
         return sorted((claimed_post(r) for r in rows), key=lambda c: (c.post.due_at, c.id))
 
     async def outbox_sending(self, row_id: int, now: datetime) -> None:

@@ -55,7 +55,7 @@ from .repository import (
     outbox_time,
     outbox_values,
 )
-from .transfer import ClubCopy, TargetNotEmpty
+from .transfer import OUTBOX_COPIED, ClubCopy, TargetNotEmpty
 
 #: the session-level advisory lock processes hold while migrating, so that several processes
 #: starting at once migrate one after another (the key: b"clubrate", halved into a bigint)
@@ -583,6 +583,9 @@ class PostgresRepository:
                 await connection.copy_records_to_table(
                     "posts", columns=("club_id", "ladder", "scheduled_for", "claimed_at"),
                     records=[(club_id, *post) for post in club.posts])
+                await connection.copy_records_to_table(
+                    "post_outbox", columns=("club_id", *OUTBOX_COPIED),
+                    records=[(club_id, *row) for row in club.outbox])
                 ids.append(club_id)
         return ids
 

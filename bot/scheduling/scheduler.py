@@ -221,9 +221,10 @@ class PostScheduler:
         return []
 
     def _offset(self, plan: Plan, when: datetime, now: datetime) -> timedelta:
-        """The plan's post's delay after ``when`` in the post window: its rank among the posts
-        of its platform scheduled for ``when``, among every plan known (not only those a cron
-        job's wake-up passes), so that whichever wake-up enqueues it, its place is the same."""
+        """The plan's post's delay after ``when`` in the post window: its club's rank among the
+        clubs with posts of its platform scheduled for ``when``, among every plan known (not
+        only those a cron job's wake-up passes), so that whichever wake-up enqueues it, its
+        place is the same."""
         instant = (plan.platform, when)
         if instant not in self._offsets:
             if len(self._offsets) >= OFFSETS_KEPT:

@@ -2,9 +2,11 @@
 spread over the post window (``CLUBRATING_POST_WINDOW``, issue 41), so that 10,000 clubs that
 all post on Sunday at 09:00 do not ask the platform for 10,000 sends at once.
 
-The i-th of n posts (ranked by club id, then ladder) is due at ``scheduled + window * i / n``:
-one club alone posts at its time, many are spread evenly. A window too short for n posts at the
-posts' share of the platform's rate (:data:`POST_RATES`) is stretched to the shortest that fits.
+The i-th of n clubs (ranked by club id) posts at ``scheduled + window * i / n``: one club
+alone posts at its time, every ladder of it included (a self-hosted club with two ladders
+posting at 09:00 gets both at 09:00, not the second an hour later), many are spread evenly.
+A window too short for the n posts at the posts' share of the platform's rate
+(:data:`POST_RATES`) is stretched to the shortest that fits.
 Pure functions of their arguments (stdlib only: :mod:`bot.settings` reads the window with them).
 """
 
@@ -54,7 +56,8 @@ def window_used(window: timedelta, posts: int, platform: str) -> timedelta:
 
 def offsets(keys: Iterable[tuple[int, str]], window: timedelta) -> dict[tuple[int, str],
                                                                         timedelta]:
-    """Each post's delay after its scheduled time: the posts (club id, ladder key) in their
-    order, the i-th of n at ``window * i / n``."""
-    ranked = sorted(set(keys))
-    return {key: window * i / len(ranked) for i, key in enumerate(ranked)}
+    """Each post's delay after its scheduled time, for the posts (club id, ladder key) of one
+    instant: the i-th of the n clubs' posts at ``window * i / n``."""
+    posts = set(keys)
+    clubs = {club: rank for rank, club in enumerate(sorted({club for club, _ in posts}))}
+    return {key: window * clubs[key[0]] / len(clubs) for key in posts}

@@ -21,7 +21,8 @@ from bot.scheduling.publishing import POST_NONCE, SCHEDULED_POST, Button, Pictur
 from bot.scheduling.sender import PostSender
 from bot.scheduling.spread import parse_window, window_used
 from bot.service.clock import FakeClock
-from bot.service.club import ClubService
+from bot.service.club import Caller, ClubService
+from bot.service.puzzles import NewProblem
 from bot.settings import Settings
 from bot.storage.sqlite import SqliteRepository
 from tests.scheduled_posts import ScheduledPosts
@@ -95,6 +96,26 @@ async def test_the_posts_of_one_instant_are_spread_over_the_window_by_club(
         assert [chat for chat, _, _ in telegram.posts] == ["-1003", "-1001", "-1002"]
         assert telegram.scheduled == [True] * 3
         assert [state for _, _, state, _ in outbox(tmp_path / "club.db")] == ["sent"] * 3
+
+
+async def test_a_clubs_ladders_of_one_instant_post_at_its_time_together(
+        tmp_path: Path) -> None:
+    clock = FakeClock(FRIDAY)
+    telegram = Platform("telegram")
+    async with posting(tmp_path / "club.db", clock, telegram, timedelta(seconds=120)) as posts:
+        moderator = Caller("telegram", "-1001", "mod", "mod", moderator=True)
+        await posts.service.create_ladder(moderator, "puzzles", "tactics", {})
+        await posts.service.add_problem(moderator, NewProblem("p1", "Mate in one", ["Qh7"]))
+        await club_with_players(posts.service, "-1001", "telegram")
+        await club_with_players(posts.service, "-1002", "telegram")
+        await poll_at(posts, clock, MONDAY_9)
+        # club 1's two ladders at its time, club 2 half the window later (2 clubs, not 3 posts)
+        assert sorted(text.split(" (")[0].split(",")[0] for _, text, _ in telegram.posts) == [
+            "Puzzle p1", "main ladder"]
+        assert outbox(tmp_path / "club.db") == [
+            (1, "2024-03-04T09:00:00.000000", "sent", 1),
+            (1, "2024-03-04T09:00:00.000000", "sent", 1),
+            (2, "2024-03-04T09:01:00.000000", "due", 0)]
 
 
 async def test_a_cron_wake_up_ranks_among_every_plan_known(tmp_path: Path) -> None:

@@ -202,7 +202,7 @@ class PostSender:
         for row in claimed:
             if row.id in self._sending:
                 continue  # its send still hangs here; the platform has it or will fail it
-            task = asyncio.get_running_loop().create_task(self._deliver(row))
+            task = asyncio.get_running_loop().create_task(self._guarded(row))
             self._sending[row.id] = task
             task.add_done_callback(partial(self._sent, row.id))
             tasks.append(task)
@@ -212,6 +212,16 @@ class PostSender:
         self._sending.pop(row_id, None)
 
     # -- one post ---------------------------------------------------------------------------------
+
+    async def _guarded(self, row: ClaimedPost) -> None:
+        try:
+            await self._deliver(row)
+        except Exception:
+            # The database out of reach mid-way: the row keeps its state, and once its lease
+            # ends it is taken again (as "maybe sent" if it was being sent).
+            log.exception("post of %s:%s %s scheduled for %s: the outbox could not be updated",
+                          row.post.platform, row.post.chat_id, row.post.ladder,
+                          row.post.scheduled_for.isoformat())
 
     async def _deliver(self, row: ClaimedPost) -> None:
         post = row.post

@@ -268,3 +268,27 @@ async def test_a_sender_without_the_platform_leaves_its_rows(tmp_path: Path) -> 
         for task in await sender.send_due():
             await task
         assert len(discord.posts) == 1 and outbox(path)[0][2] == "sent"
+
+
+async def test_a_row_the_database_could_not_finish_is_never_sent_twice_on_telegram(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock(FRIDAY)
+    telegram = Platform("telegram")
+    async with posting(tmp_path / "club.db", clock, telegram, timedelta(0)) as posts:
+        await club_with_players(posts.service, "-1001", "telegram")
+        finish = posts.repository.outbox_done
+
+        async def unreachable(row_id: int, state: str, now: datetime) -> None:
+            monkeypatch.setattr(posts.repository, "outbox_done", finish)  # back after once
+            raise ConnectionError("database unreachable")
+
+        monkeypatch.setattr(posts.repository, "outbox_done", unreachable)
+        await poll_at(posts, clock, MONDAY_9)
+        assert len(telegram.posts) == 1
+        assert "the outbox could not be updated" in caplog.text
+        assert outbox(tmp_path / "club.db") == [(1, "2024-03-04T09:00:00.000000", "sending", 1)]
+        await poll_at(posts, clock, MONDAY_9 + timedelta(minutes=2))
+        assert len(telegram.posts) == 1  # sent, but the row did not say so: not again
+        assert outbox(tmp_path / "club.db") == [
+            (1, "2024-03-04T09:00:00.000000", "given_up", 1)]

@@ -63,7 +63,8 @@ OFFSETS_KEPT = 256
 
 
 class PostScheduler:
-    """Posts every ladder's digest on its schedule through the platforms' publishers."""
+    """Puts every ladder's post in the outbox on its schedule (the senders make it), and posts
+    the announcements and season posts through the platforms' publishers."""
 
     def __init__(
         self,

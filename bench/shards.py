@@ -10,7 +10,7 @@ Each scenario gets a fresh fake Discord (``tests/fake_discord.py``: a guild's ev
 shard only, IDENTIFYs of one bucket closer than 5 s are refused with an invalid session) in this
 process, and a fresh schema on a throwaway PostgreSQL server (``tests/pg_server.py``; or
 ``CLUBRATING_TEST_PG``). The processes are the installed ``clubrating run``, started together;
-"ready" is the moment its log says it serves (the scheduler reads its plans), counted from the
+"ready" is the moment its log says it serves (``serving discord``), counted from the
 start of the first. Printed per scenario: the time to ready of each process, the guilds each
 shard received, the IDENTIFYs let in and refused, and each process's peak resident memory
 (``VmHWM``) once ready.
@@ -38,7 +38,7 @@ from tests.fake_discord import FakeDiscord  # noqa: E402
 from tests.system.clubs import discord_variables  # noqa: E402
 from tests.system.process import Bot, environment  # noqa: E402
 
-SERVING = r"scheduled posts: reading the plans"
+SERVING = r"serving discord"
 SHARD_READY = re.compile(r"Discord shard (\d+) of (\d+) ready: (\d+) guilds")
 SHARDS = 4
 

@@ -35,6 +35,7 @@ from bot.scheduling.sender import PostSender
 from bot.settings import Settings, database_from_environment
 
 from .adapters.console import ConsolePublisher, run_console
+from .adapters.roles import SCHEDULER, Role
 from .service.cache import DEFAULT_CAPACITY
 from .service.clock import SystemClock
 from .service.club import ClubService
@@ -135,6 +136,27 @@ def keep_chart_cache_in(data_dir: Path) -> None:
             return
 
 
+class ScheduledPosts:
+    """The scheduler role's work (issue 41): a PostScheduler made anew each time the role is
+    taken (a new one builds its jobs from its first poll; one stopped keeps none)."""
+
+    def __init__(self, make: Callable[[], PostScheduler]) -> None:
+        self._make = make
+        self._running: PostScheduler | None = None
+
+    async def start(self) -> None:
+        self._running = self._make()
+        await self._running.start()
+
+    async def failed(self) -> None:
+        await asyncio.Event().wait()  # a failed poll or post is the scheduler's own to retry
+
+    async def stop(self) -> None:
+        running, self._running = self._running, None
+        if running is not None:
+            await running.stop()
+
+
 class FrontEnd(Protocol):
     """A chat platform as the process runs it (``TelegramBot``, ``DiscordBot``): built with
     its publisher, then started, watched and stopped."""
@@ -202,20 +224,24 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
     return built
 
 
-def scheduled_posts(service: ClubService, repository: Repository,
-                    publishers: Mapping[str, Publisher], settings: Settings
-                    ) -> tuple[PostScheduler, PostSender]:
-    """The scheduler that enqueues the posts (spread over ``CLUBRATING_POST_WINDOW``) and this
-    process's sender of them (into the guilds of its Discord shards alone), told at once when
-    its scheduler enqueued."""
+def post_sender(service: ClubService, repository: Repository,
+                publishers: Mapping[str, Publisher], settings: Settings) -> PostSender:
+    """This process's sender of the outbox's posts (into the guilds of its Discord shards
+    alone)."""
     shards = settings.discord_shards
-    sender = PostSender(service, repository, publishers, SystemClock(), ChatPosts(),
-                        store=PictureStore(settings.data_dir),
-                        discord_shards=None if shards is None or shards.all
-                        else (shards.count, shards.ids))
-    scheduler = PostScheduler(service, repository, publishers, SystemClock(), ChatPosts(),
-                              window=settings.post_window, enqueued=sender.wake)
-    return scheduler, sender
+    return PostSender(service, repository, publishers, SystemClock(), ChatPosts(),
+                      store=PictureStore(settings.data_dir),
+                      discord_shards=None if shards is None or shards.all
+                      else (shards.count, shards.ids))
+
+
+def post_scheduler(service: ClubService, repository: Repository,
+                   publishers: Mapping[str, Publisher], settings: Settings,
+                   sender: PostSender) -> PostScheduler:
+    """The scheduler that enqueues the posts, spread over ``CLUBRATING_POST_WINDOW``, and
+    tells this process's ``sender`` at once."""
+    return PostScheduler(service, repository, publishers, SystemClock(), ChatPosts(),
+                         window=settings.post_window, enqueued=sender.wake)
 
 
 async def serve(service: ClubService, repository: Repository, front_ends: Sequence[FrontEnd],
@@ -224,10 +250,15 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
     until ``stop`` is set or a platform stops by itself. The order matters: the front-ends are
     built before the scheduler, so the scheduler knows every platform's publisher; they are
     started before it, so that its first post finds them connected; and they are stopped after
-    it. The heartbeat's file says which platforms are served from the start, and is gone once
-    the bot stopped."""
+    it. The scheduler runs only while this process holds the ``scheduler`` role (one process
+    of those on the database: :mod:`bot.adapters.roles`); alone on its database the process
+    takes it at once. The heartbeat's file says which platforms are served from the start, and
+    is gone once the bot stopped."""
     publishers = {front.platform: front.publisher for front in front_ends}
-    scheduler, sender = scheduled_posts(service, repository, publishers, settings)
+    # The sender runs in every process, the scheduler in the one holding its role.
+    sender = post_sender(service, repository, publishers, settings)
+    scheduler = Role(repository, SCHEDULER, ScheduledPosts(partial(
+        post_scheduler, service, repository, publishers, settings, sender)))
     heartbeat.start(publishers)
     async with contextlib.AsyncExitStack() as running:
         running.callback(heartbeat.stop)
@@ -247,8 +278,12 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
         if settings.web_listen is not None:
             site = await public_site(service, settings.web_listen)
             running.push_async_callback(site.cleanup)
+        # every process says so, whichever roles it holds (the scheduler's own line comes
+        # from one process of those on the database)
+        log.info("serving %s", ", ".join(front.platform for front in front_ends))
         watched: dict[asyncio.Future[object], FrontEnd | None] = {
-            asyncio.ensure_future(stop.wait()): None}
+            asyncio.ensure_future(stop.wait()): None,
+            asyncio.ensure_future(scheduler.failed()): None}
         watched |= {asyncio.ensure_future(front.failed()): front for front in front_ends}
         try:
             done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
@@ -315,7 +350,8 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
     logging.getLogger("bot.use_case").setLevel(logging.WARNING)
     interactive = sys.stdin.isatty()
     posts = ConsolePublisher(sys.stdout)
-    scheduler, sender = scheduled_posts(service, repository, {"console": posts}, settings)
+    sender = post_sender(service, repository, {"console": posts}, settings)
+    scheduler = post_scheduler(service, repository, {"console": posts}, settings, sender)
     heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
     heartbeat.start(())
     if interactive:

@@ -64,6 +64,7 @@ from telegram.ext import (
 
 from bot.adapters.live_boards import BoardKeeper
 from bot.adapters.outbox import Outbox
+from bot.adapters.roles import Role, telegram_receiver
 from bot.adapters.telegram_boards import TelegramBoardPoster
 from bot.adapters.telegram_channels import check_board_chat, check_channel
 from bot.adapters.telegram_http import AiohttpRequest
@@ -985,9 +986,12 @@ class TelegramBot:
         self.app = self.front.application(token, base_url,
                                           polled=pulse if webhook is None else None)
         self._polling: ConfirmedPolling | None = None
+        self._repository = repository
         if webhook is None and repository is not None:
             self._polling = ConfirmedPolling(self.app, repository, service.clock.now,
                                              POLL_INTERVAL)
+        #: long polling runs only in the process holding the bot's receiver role (issue 41)
+        self._receiver: Role | None = None
         self.publisher = TelegramPublisher(self.app.bot)
         #: the live leaderboards in Telegram chats (issue 38)
         self.boards = BoardKeeper(service, TelegramBoardPoster(
@@ -1026,9 +1030,12 @@ class TelegramBot:
         await app.start()
         assert app.updater is not None
         if webhook is None:
-            if self._polling is None:
+            if self._polling is None or self._repository is None:
                 raise RuntimeError("long polling keeps updates in the database: no repository")
-            await self._polling.start()
+            self._receiver = Role(self._repository, telegram_receiver(app.bot.id),
+                                  self._polling)
+            await self._receiver.start()
+            self._watch = asyncio.create_task(self._pulse_on_standby())
         else:
             await app.updater.start_webhook(
                 listen=webhook.listen, port=webhook.port,
@@ -1059,11 +1066,24 @@ class TelegramBot:
                                 info.last_error_message)
             await asyncio.sleep(WEBHOOK_CHECK_SECONDS)
 
+    async def _pulse_on_standby(self) -> None:
+        """A process that does not receive (another one polls) hears nothing from Telegram
+        while its chats are quiet: it asks Telegram who the bot is every
+        ``WEBHOOK_CHECK_SECONDS``, and the answer is its pulse (``polled``)."""
+        while True:
+            await asyncio.sleep(WEBHOOK_CHECK_SECONDS)
+            if self._receiver is not None and self._receiver.held:
+                continue
+            try:
+                await self.app.bot.get_me()
+            except TelegramError as error:
+                log.warning("Telegram did not answer getMe: %s", error.message)
+
     async def failed(self) -> None:
-        """Returns only when polling stopped by itself (a refused token: it raises); polling
-        and the webhook ride out network trouble by themselves."""
-        if self._polling is not None:
-            await self._polling.failed()
+        """Raises only when polling stopped by itself (a refused token); polling and the
+        webhook ride out network trouble by themselves."""
+        if self._receiver is not None:
+            await self._receiver.failed()
         await asyncio.Event().wait()
 
     async def stop(self) -> None:
@@ -1071,8 +1091,8 @@ class TelegramBot:
         if self._watch is not None:
             self._watch.cancel()
         await self.boards.stop()
-        if self._polling is not None:
-            await self._polling.stop()
+        if self._receiver is not None:
+            await self._receiver.stop()
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
         await self.front.outbox.close(OUTBOX_CLOSE_SECONDS)

@@ -70,6 +70,9 @@ class ConfirmedPolling:
         self._polling: asyncio.Task[None] | None = None
         #: handled updates whose mark is not yet written, and the task writing marks
         self._handled: list[int] = []
+        #: updates being handled here: not handed on again when polling starts again in this
+        #: process (the receiver role lost and taken again, :mod:`bot.adapters.roles`)
+        self._in_hand: set[int] = set()
         self._marking: asyncio.Task[None] | None = None
         self._forgetting = Every(FORGET_EVERY)
 
@@ -79,11 +82,13 @@ class ConfirmedPolling:
         bot = self.app.bot
         self._source = source_of(bot.id)
         await bot.delete_webhook()
-        left = await self.repository.unhandled_updates(self._source)
+        left = [Update.de_json(json.loads(body), bot)
+                for body in await self.repository.unhandled_updates(self._source)]
+        left = [update for update in left if update.update_id not in self._in_hand]
         if left:
             log.info("handling %d Telegram updates received before the restart", len(left))
-        for body in left:
-            self._handle(Update.de_json(json.loads(body), bot))
+        for update in left:
+            self._handle(update)
         self._polling = asyncio.create_task(self._poll(), name="telegram:polling")
 
     async def stop(self) -> None:
@@ -167,6 +172,7 @@ class ConfirmedPolling:
         """Run the update through the ``Application``'s processor and handlers, as its own
         update fetcher would, and mark it handled once its work is done."""
         app = self.app
+        self._in_hand.add(update.update_id)
         work = Handling(lambda: self._mark(update.update_id))
         app.create_task(app.update_processor.process_update(
             update, self._within(work, app.process_update(update))), update=update)
@@ -177,6 +183,7 @@ class ConfirmedPolling:
             await handler
 
     def _mark(self, update_id: int) -> None:
+        self._in_hand.discard(update_id)
         self._handled.append(update_id)
         if self._marking is None:
             self._marking = asyncio.create_task(self._write_marks(), name="telegram:handled")

@@ -21,15 +21,17 @@ FORGET_TURNS_AFTER = 3600.0
 def shard_lock_key(application_id: int, shard_id: int) -> int:
     """The advisory lock key (a signed 64-bit integer, as ``pg_try_advisory_lock`` takes) of one
     shard of one application: two applications on one database never share a key."""
-    return _lock_key(f"clubrating discord shard {application_id} {shard_id}")
+    return advisory_key(f"clubrating discord shard {application_id} {shard_id}")
 
 
 def command_sync_key(application_id: int) -> int:
     """The advisory lock key of syncing one application's slash commands."""
-    return _lock_key(f"clubrating discord commands {application_id}")
+    return advisory_key(f"clubrating discord commands {application_id}")
 
 
-def _lock_key(name: str) -> int:
+def advisory_key(name: str) -> int:
+    """A signed 64-bit key for ``pg_try_advisory_lock`` derived from ``name`` alone: every
+    process finds the same one, and two names share it by a 2**-64 chance."""
     digest = hashlib.blake2b(name.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 

@@ -36,6 +36,7 @@ from .addresses import public_address
 from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, migrate
+from .postgres_locks import SessionLocks
 from .repository import (
     OUTBOX_COLUMNS,
     ClaimedPost,
@@ -55,6 +56,7 @@ from .repository import (
     outbox_time,
     outbox_values,
 )
+from .roles import role_lock_key
 from .transfer import OUTBOX_COPIED, ClubCopy, TargetNotEmpty
 
 #: the session-level advisory lock processes hold while migrating, so that several processes
@@ -212,11 +214,16 @@ class PostgresTransaction:
 class PostgresRepository:
     """Open with :meth:`open`; each call borrows a pooled connection for its work."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, schema: str = "public") -> None:
+        """``schema``: the one the tables are in; the roles are per schema, since advisory
+        locks are per database, and two schemas of one database are two clubratings."""
         self._pool = pool
-        #: the connection holding this process's Discord shards' advisory locks (issue 41),
-        #: out of the pool for the process's life: a session-level lock lasts as long as it
-        self._shards: asyncpg.Connection | None = None
+        self._schema = schema
+        #: this process's Discord shards (issue 41), held for the process's life
+        self._shards = SessionLocks(pool)
+        #: the roles this process holds (:mod:`.roles`), on a connection of their own: one
+        #: lost, or given up, leaves the shards alone
+        self._roles = SessionLocks(pool)
 
     @classmethod
     async def open(
@@ -239,44 +246,34 @@ class PostgresRepository:
                     await migrate(PostgresSchema(connection), migrations)
                 finally:
                     await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+                schema = await connection.fetchval("SELECT current_schema()")
         except BaseException:
             await pool.close()
             raise
-        return cls(pool)
+        return cls(pool, str(schema))
 
     async def close(self) -> None:
         await self.release_shards()
+        await self._roles.release()
         await self._pool.close()
 
     async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
-        # Session-level advisory locks on a connection of their own: a process that dies, or
-        # whose connection the server drops, lets go of its shards at once.
         await self.release_shards()
-        connection = await self._pool.acquire()
-        keys = [shard_lock_key(application_id, shard) for shard in shard_ids]
-        try:
-            got = await connection.fetch(
-                "SELECT shard, pg_try_advisory_lock(key) AS held"
-                " FROM unnest($1::int[], $2::bigint[]) AS s (shard, key)",
-                list(shard_ids), keys)
-        except BaseException:
-            await self._pool.release(connection)
-            raise
-        taken = [int(row["shard"]) for row in got if not row["held"]]
-        if taken:  # all or none: the shards this process got go back
-            await connection.execute("SELECT pg_advisory_unlock_all()")
-            await self._pool.release(connection)
-            return taken
-        self._shards = connection
-        return []
+        keys = {shard_lock_key(application_id, shard): shard for shard in shard_ids}
+        return [keys[key] for key in await self._shards.take(list(keys))]
 
     async def release_shards(self) -> None:
-        connection, self._shards = self._shards, None
-        if connection is not None:
-            try:
-                await connection.execute("SELECT pg_advisory_unlock_all()")
-            finally:
-                await self._pool.release(connection)
+        await self._shards.release()
+
+    async def take_role(self, role: str) -> bool:
+        return not await self._roles.take([role_lock_key(role, self._schema)])
+
+    async def role_held(self, role: str) -> bool:
+        key = role_lock_key(role, self._schema)
+        return self._roles.holds(key) and await self._roles.alive()
+
+    async def release_role(self, role: str) -> None:
+        await self._roles.release([role_lock_key(role, self._schema)])
 
     async def identify_turn(self, application_id: int, bucket: int, spacing: float) -> float:
         # One statement books the turn (the row's lock makes bookers queue for the moment of

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from .discord_gateway import DiscordGateway
+from .roles import RoleLocks
 
 #: JSON-compatible values stored in an event's data
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
@@ -208,9 +209,10 @@ class Transaction(Protocol):
         ...
 
 
-class Repository(DiscordGateway, Protocol):
+class Repository(DiscordGateway, RoleLocks, Protocol):
     """A club's log and what goes with it; also what the processes of one Discord bot share
-    (:class:`~bot.storage.discord_gateway.DiscordGateway`)."""
+    (:class:`~bot.storage.discord_gateway.DiscordGateway`), and the roles one process at a
+    time holds (:class:`~bot.storage.roles.RoleLocks`)."""
 
     async def club_id(self, platform: str, chat_id: str, now: datetime) -> int:
         """The club of a chat, created on first contact."""

@@ -39,6 +39,7 @@ from .repository import (
     outbox_time,
     outbox_values,
 )
+from .role_files import RoleFiles
 from .sqlite_backup import BackupError, backup
 
 log = logging.getLogger(__name__)
@@ -232,9 +233,12 @@ async def _backup_before_migrating(connection: aiosqlite.Connection, path: Path,
 class SqliteRepository:
     """Open with :meth:`open`; every method holds the connection's lock while it works."""
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
+    def __init__(self, connection: aiosqlite.Connection, path: Path | None = None) -> None:
+        """``path``: the database's file (None: in memory), beside which the roles' lock files
+        are (:mod:`.role_files`)."""
         self._connection = connection
         self._lock = asyncio.Lock()
+        self._roles = RoleFiles(path)
 
     @classmethod
     async def open(
@@ -270,9 +274,10 @@ class SqliteRepository:
             if isinstance(error, sqlite3.DatabaseError):
                 raise _unavailable(Path(path), error) from error
             raise
-        return cls(connection)
+        return cls(connection, Path(path) if on_disk else None)
 
     async def close(self) -> None:
+        self._roles.release_all()
         async with self._lock:
             await self._connection.close()
 
@@ -519,6 +524,15 @@ class SqliteRepository:
                 (club_id, user, game, game),
             ))
         return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    async def take_role(self, role: str) -> bool:
+        return self._roles.take(role)
+
+    async def role_held(self, role: str) -> bool:
+        return self._roles.holds(role)
+
+    async def release_role(self, role: str) -> None:
+        self._roles.release(role)
 
     async def hold_shards(self, application_id: int, shard_ids: Sequence[int]) -> list[int]:
         # A SQLite database is served by one process (bot.settings refuses a share of the

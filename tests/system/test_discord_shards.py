@@ -25,7 +25,7 @@ GUILDS = 10_000
 SHARDS = 4
 #: what a process says once each of its shards has its guilds, and once it serves
 SHARD_READY = r"Discord shard (\d+) of 4 ready: (\d+) guilds"
-SERVING = r"scheduled posts: reading the plans"
+SERVING = r"serving discord"
 
 
 def guild_id(n: int) -> int:

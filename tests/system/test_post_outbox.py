@@ -134,9 +134,9 @@ def guild_id(n: int) -> int:
 
 async def test_two_processes_on_postgresql_split_a_run_of_posts_none_twice(
         tmp_path: Path, postgres_db: str) -> None:
-    """Two processes serving a Discord bot's two shards on one database: both enqueue the
-    30 posts of Monday 09:00 (the claim lets one of them), and each sends those of its own
-    guilds (the only ones its gateway reaches), each once."""
+    """Two processes serving a Discord bot's two shards on one database: the one holding the
+    scheduler role enqueues the 30 posts of Monday 09:00, and each process's sender, the other
+    one's too, sends those of its own guilds (the only ones its gateway reaches), each once."""
     async with FakeDiscord() as dc:
         guilds = [dc.guild(guild_id(n), f"club {n}") for n in range(GUILDS)]
         clock = FakeClock(tmp_path, datetime(2026, 11, 20, 18, 0))
@@ -148,7 +148,7 @@ async def test_two_processes_on_postgresql_split_a_run_of_posts_none_twice(
                               DISCORD_SHARD_COUNT="2", DISCORD_SHARD_IDS=str(shard),
                               CLUBRATING_POST_WINDOW="0")
             bots.append(Bot(env, folder / "bot.log"))
-        await asyncio.gather(*(bot.start() for bot in bots))
+        await asyncio.gather(*(bot.start(r"serving discord") for bot in bots))
         try:
             for n, guild in enumerate(guilds):
                 member = dc.member(guild, dc.user(2_000 + n, f"player{n}"))

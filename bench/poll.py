@@ -175,7 +175,7 @@ async def main() -> None:
         async def from_directory(service: ClubService, repository: SqliteRepository,
                                  clock: FakeClock) -> None:
             scheduler = schedulers.setdefault(id(service), PostScheduler(
-                service, repository, {"bench": Counter()}, clock, ChatPosts(), pictures=False))
+                service, repository, {"bench": Counter()}, clock, ChatPosts()))
             await asyncio.gather(*await scheduler.poll())
 
         # Each from the same database (the first poll applies the reports due): a copy.

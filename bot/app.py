@@ -17,7 +17,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -31,6 +31,7 @@ from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat
 from bot.ops.redaction import redact_in_logs
 from bot.scheduling.publishing import Publisher
 from bot.scheduling.scheduler import PostScheduler
+from bot.scheduling.sender import PostSender
 from bot.settings import Settings, database_from_environment
 
 from .adapters.console import ConsolePublisher, run_console
@@ -231,6 +232,26 @@ def build_front_ends(service: ClubService, limiter: RateLimiter, settings: Setti
     return built
 
 
+def post_sender(service: ClubService, repository: Repository,
+                publishers: Mapping[str, Publisher], settings: Settings) -> PostSender:
+    """This process's sender of the outbox's posts (into the guilds of its Discord shards
+    alone)."""
+    shards = settings.discord_shards
+    return PostSender(service, repository, publishers, SystemClock(), ChatPosts(),
+                      store=PictureStore(settings.data_dir),
+                      discord_shards=None if shards is None or shards.all
+                      else (shards.count, shards.ids))
+
+
+def post_scheduler(service: ClubService, repository: Repository,
+                   publishers: Mapping[str, Publisher], settings: Settings,
+                   sender: PostSender) -> PostScheduler:
+    """The scheduler that enqueues the posts, spread over ``CLUBRATING_POST_WINDOW``, and
+    tells this process's ``sender`` at once."""
+    return PostScheduler(service, repository, publishers, SystemClock(), ChatPosts(),
+                         window=settings.post_window, enqueued=sender.wake)
+
+
 async def serve(service: ClubService, repository: Repository, front_ends: Sequence[FrontEnd],
                 stop: asyncio.Event, settings: Settings, heartbeat: Heartbeat) -> None:
     """Run the chat platforms and what they post (and the daily backups ``settings`` ask for)
@@ -242,9 +263,10 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
     takes it at once. The heartbeat's file says which platforms are served from the start, and
     is gone once the bot stopped."""
     publishers = {front.platform: front.publisher for front in front_ends}
+    # The sender runs in every process, the scheduler in the one holding its role.
+    sender = post_sender(service, repository, publishers, settings)
     scheduler = Role(repository, SCHEDULER, ScheduledPosts(partial(
-        PostScheduler, service, repository, publishers, SystemClock(), ChatPosts(),
-        store=PictureStore(settings.data_dir))))
+        post_scheduler, service, repository, publishers, settings, sender)))
     heartbeat.start(publishers)
     async with contextlib.AsyncExitStack() as running:
         running.callback(heartbeat.stop)
@@ -254,6 +276,8 @@ async def serve(service: ClubService, repository: Repository, front_ends: Sequen
                 await front.start()
             except Exception as error:
                 raise platform_failure(front, error) from error
+        running.push_async_callback(sender.stop)
+        await sender.start()
         running.push_async_callback(scheduler.stop)
         await scheduler.start()
         backups = start_daily_backups(settings.database, settings.backups)
@@ -334,11 +358,12 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
     logging.getLogger("bot.use_case").setLevel(logging.WARNING)
     interactive = sys.stdin.isatty()
     posts = ConsolePublisher(sys.stdout)
-    scheduler = PostScheduler(service, repository, {"console": posts}, SystemClock(),
-                              ChatPosts(), store=PictureStore(settings.data_dir))
+    sender = post_sender(service, repository, {"console": posts}, settings)
+    scheduler = post_scheduler(service, repository, {"console": posts}, settings, sender)
     heartbeat = Heartbeat(settings.data_dir / HEARTBEAT_FILE)
     heartbeat.start(())
     if interactive:
+        await sender.start()
         await scheduler.start()
     site = (None if settings.web_listen is None
             else await public_site(service, settings.web_listen))
@@ -352,6 +377,7 @@ async def run_console_chat(service: ClubService, repository: Repository, limiter
         for task in (console, stopped):
             task.cancel()
         await scheduler.stop()
+        await sender.stop()
         if site is not None:
             await site.cleanup()
     if console.done() and not console.cancelled():

@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -18,6 +19,7 @@ from bot.chat.ratelimit import DEFAULT_RATE, Rate, parse_rate
 from bot.errors import ConfigError
 from bot.ops.backup import backup_settings
 from bot.ops.redaction import MIN_SECRET, redact_in_logs
+from bot.scheduling.spread import DEFAULT_POST_WINDOW, parse_window
 from bot.service.cache import DEFAULT_CAPACITY
 from bot.storage.backends import describe, is_postgres
 from bot.storage.sqlite_backup import BackupError
@@ -42,7 +44,8 @@ PLAIN = ("CLUBRATING_DATA_DIR", "CLUBRATING_RATE_LIMIT", "CLUBRATING_BACKUP_DIR"
          "CLUBRATING_BACKUP_KEEP", "TELEGRAM_BASE_URL", "TELEGRAM_WEBHOOK_URL",
          "TELEGRAM_WEBHOOK_LISTEN", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL",
          "DISCORD_GUILD_ID", "CREDENTIALS_DIRECTORY", "CLUBRATING_WEB_LISTEN",
-         "DISCORD_SHARD_COUNT", "DISCORD_SHARD_IDS", "CLUBRATING_CACHE_CLUBS")
+         "DISCORD_SHARD_COUNT", "DISCORD_SHARD_IDS", "CLUBRATING_CACHE_CLUBS",
+         "CLUBRATING_POST_WINDOW")
 #: every environment variable the bot reads (the deployment files may name no other)
 VARIABLES = (*SECRETS, *(f"{name}_FILE" for name in SECRETS), *PLAIN)
 
@@ -100,6 +103,8 @@ class Settings:
     web_listen: tuple[str, int] | None = None
     #: ``CLUBRATING_CACHE_CLUBS``: how many clubs' states are kept in memory at most
     cache_clubs: int = DEFAULT_CAPACITY
+    #: ``CLUBRATING_POST_WINDOW``: the scheduled posts of one instant are spread over it
+    post_window: timedelta = DEFAULT_POST_WINDOW
 
     @property
     def backup_folder(self) -> Path:
@@ -143,6 +148,8 @@ class Settings:
             web, "CLUBRATING_WEB_LISTEN", WEB_LISTEN), None)
         cache_clubs = checked(lambda: _cache_clubs(environ.get("CLUBRATING_CACHE_CLUBS") or ""),
                               DEFAULT_CAPACITY)
+        post_window = checked(lambda: _post_window(environ.get("CLUBRATING_POST_WINDOW") or ""),
+                              DEFAULT_POST_WINDOW)
         if problems:
             raise ConfigError(*problems)
         return cls(
@@ -154,7 +161,7 @@ class Settings:
             discord_api_base=environ.get("DISCORD_API_BASE") or None,
             discord_gateway_url=environ.get("DISCORD_GATEWAY_URL") or None,
             discord_guild_id=guild, discord_shards=shards, web_listen=web_listen,
-            cache_clubs=cache_clubs,
+            cache_clubs=cache_clubs, post_window=post_window,
         )
 
 
@@ -200,6 +207,18 @@ def _cache_clubs(text: str) -> int:
         raise ConfigError(f"CLUBRATING_CACHE_CLUBS must be a number of clubs, at least 1 (e.g. "
                           f"{DEFAULT_CAPACITY}), not {text[:40]!r}")
     return int(text)
+
+
+def _post_window(text: str) -> timedelta:
+    """The value of ``CLUBRATING_POST_WINDOW``: a duration (empty: the default)."""
+    if not text.strip():
+        return DEFAULT_POST_WINDOW
+    try:
+        return parse_window(text)
+    except ValueError:
+        raise ConfigError(f"CLUBRATING_POST_WINDOW must be a duration: seconds (7200) or a "
+                          f"number with s, m or h (120s, 30m, 2h; 0: no spread), not "
+                          f"{text.strip()[:40]!r}") from None
 
 
 def _backups(environ: Mapping[str, str]) -> tuple[Path, int] | None:

@@ -364,6 +364,13 @@ class FakeDiscord:
         #: the gateway says nothing while set (no hello, no heartbeat acknowledged, no event):
         #: a connection that went dead without closing
         self.silent = False
+        #: posts into channels are made, but their answers held back while set (until the
+        #: fake stops): a bot killed meanwhile never learns that its post was made
+        self.hold_posts = False
+        self._released = asyncio.Event()
+        #: (channel, nonce) of every message posted with ``enforce_nonce``, and its id:
+        #: Discord answers the same nonce again with that message and makes no other
+        self._nonces: dict[tuple[int, str], int] = {}
         self._sequence = 0
         self.identified = asyncio.Event()
 
@@ -377,6 +384,7 @@ class FakeDiscord:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self._released.set()  # answers held back go now: nothing waits for them any more
         for ws in list(self._sockets):
             with contextlib.suppress(Exception):
                 await ws.close()
@@ -803,7 +811,10 @@ class FakeDiscord:
         if parts[0] == "webhooks" and len(parts) >= 3:
             return self._webhook(request, method, parts, body, files)
         if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
-            return self._post(request, int(parts[1]), body, files)
+            answer = self._post(request, int(parts[1]), body, files)
+            if self.hold_posts:
+                await self._released.wait()
+            return answer
         if parts[0] == "guilds" and len(parts) >= 3 and int(parts[1]) in self.guilds:
             return self._guild_rest(request, method, self.guilds[int(parts[1])], parts[2:],
                                     body)
@@ -1078,9 +1089,17 @@ class FakeDiscord:
 
     def _post(self, request: web.Request, channel_id: int, body: dict[str, Any],
               files: list[tuple[str, bytes]]) -> web.Response:
+        nonce = (channel_id, str(body["nonce"])) if body.get("nonce") is not None else None
+        enforced = nonce is not None and body.get("enforce_nonce") is True
+        if enforced and nonce in self._nonces and self._nonces[nonce] in self.messages:
+            return self._json(self.messages[self._nonces[nonce]])  # made before: not again
         message = self._message(request, channel_id, body, files)
         if isinstance(message, web.Response):
             return message
+        if nonce is not None:
+            message["nonce"] = nonce[1]
+            if enforced:
+                self._nonces[nonce] = int(message["id"])
         self._record(Output("post", message, None, files, body.get("allowed_mentions")))
         return self._json(message)
 

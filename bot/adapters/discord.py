@@ -64,7 +64,7 @@ from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Pointed, Words
 from bot.errors import ConfigError, StartupError
-from bot.scheduling.publishing import Button, Picture, PostRefused
+from bot.scheduling.publishing import POST_NONCE, Button, Picture, PostDelayed, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
@@ -784,6 +784,10 @@ class DiscordPublisher:
         except (LookupError, discord.Forbidden, discord.NotFound) as refused:
             # No such channel any more, or the bot lost its right to see or post in it.
             raise PostRefused(str(refused)) from refused
+        except discord.RateLimited as limited:
+            # discord.py waits out a 429 itself, unless the wait is longer than the client's
+            # max_ratelimit_timeout: then the post waits in the outbox, not in this call.
+            raise PostDelayed(limited.retry_after) from limited
 
     async def _publish(self, chat_id: str, text: str, picture: Picture | None,
                        buttons: Sequence[Button]) -> None:
@@ -792,8 +796,14 @@ class DiscordPublisher:
         if picture is not None and text:
             shown[0].content = pieces(text)[0].content
         view = _buttons_view(buttons)
+        # A scheduled post's pieces carry nonces derived from its outbox row: sent again after
+        # a crash, Discord drops each piece it already has (discord.py sets enforce_nonce).
+        nonce = POST_NONCE.get()
         for n, piece in enumerate(shown):
-            await channel.send(**_message(piece, view if n == len(shown) - 1 else None))
+            kwargs = _message(piece, view if n == len(shown) - 1 else None)
+            if nonce is not None:
+                kwargs["nonce"] = f"{nonce}.{n}"
+            await channel.send(**kwargs)
 
 
 def _buttons_view(buttons: Sequence[Button]) -> discord.ui.View | None:

@@ -44,6 +44,7 @@ from telegram.error import (
     Forbidden,
     InvalidToken,
     NetworkError,
+    RetryAfter,
     TelegramError,
 )
 from telegram.ext import (
@@ -76,7 +77,7 @@ from bot.chat.presenter import cut, render
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Pointed, Words
 from bot.errors import ConfigError, StartupError
-from bot.scheduling.publishing import Button, Picture, PostRefused
+from bot.scheduling.publishing import Button, Picture, PostDelayed, PostRefused
 from bot.service.club import Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.identity import UserRef
@@ -886,7 +887,8 @@ class TelegramPublisher:
     Application's bot. A text of several lines (a digest) goes in a monospaced block; a picture
     goes as a photo, with the text as its caption when it fits in one; the post's buttons go
     under its last message (a problem's Solve: a link to the bot's private chat). A failed send
-    raises: the scheduler retries it."""
+    raises: the scheduler retries it; Telegram's flood control (429), once the rate limiter
+    gave up waiting, raises :class:`PostDelayed`."""
 
     platform = PLATFORM
 
@@ -897,6 +899,10 @@ class TelegramPublisher:
                       buttons: Sequence[Button] = ()) -> None:
         try:
             await self._publish(chat_id, message, picture, self._keyboard(buttons))
+        except RetryAfter as flooded:  # still flooded after the rate limiter's own retries
+            wait = flooded.retry_after
+            raise PostDelayed(wait.total_seconds() if isinstance(wait, timedelta)
+                              else float(wait)) from flooded
         except Forbidden as refused:  # removed from the chat, blocked, no right to post
             raise PostRefused(refused.message) from refused
         except BadRequest as refused:

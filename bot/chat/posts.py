@@ -15,7 +15,7 @@ from bot.service.results import Digest, Leaderboard, Notice, PuzzlePost
 
 
 class ChatPosts:
-    """The scheduler's :class:`~bot.scheduling.scheduler.PostWords`, from the catalogues."""
+    """The scheduler's :class:`~bot.scheduling.words.PostWords`, from the catalogues."""
 
     def digest(self, digest: Digest, language: str | None) -> str:
         with writing_in(language):

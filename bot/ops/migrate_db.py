@@ -2,11 +2,12 @@
 prove the move changed nothing.
 
 Every club's whole log goes over with its ids, together with the answers to handled requests
-(a platform redelivering an update after the move still gets its first answer) and the claimed
-scheduled posts (none is posted twice). A club whose chat already has a log on the server is
-refused, and then nothing at all is copied. After the copy, each club's log is read back from
-the server and each ladder's ratings are derived on both sides and compared. Stop the bot
-before moving: the SQLite file is read as it is at the start.
+(a platform redelivering an update after the move still gets its first answer), the claimed
+scheduled posts (none is posted twice) and the outbox's rows (a post claimed but not yet sent
+is sent after the move). A club whose chat already has a log on the server is refused, and then
+nothing at all is copied. After the copy, each club's log is read back from the server and
+each ladder's ratings are derived on both sides and compared. Stop the bot before moving: the
+SQLite file is read as it is at the start.
 """
 
 from __future__ import annotations

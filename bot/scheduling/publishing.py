@@ -18,6 +18,11 @@ from typing import Protocol
 #: (issue 41). Answers, announcements and everything else leave it False.
 SCHEDULED_POST: ContextVar[bool] = ContextVar("scheduled_post", default=False)
 
+#: the identity of the scheduled post being sent (its outbox row's), the same at every send of
+#: it, for a platform that drops a repeated send by it (Discord's message nonce): a post that a
+#: process was sending when it died is sent again, and made once. None for everything else.
+POST_NONCE: ContextVar[str | None] = ContextVar("post_nonce", default=None)
+
 
 @dataclass(frozen=True, slots=True)
 class Picture:

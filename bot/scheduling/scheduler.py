@@ -9,11 +9,12 @@ due, and the ``posts`` table makes every post go out once.
 - Which post is due is a pure function of the plan and the clock
   (:func:`bot.service.schedules.due_post`): the most recent scheduled time, so after downtime the
   last missed post catches up once and older ones are skipped. Both the cron job and the poll
-  ask it; whoever gets there first claims the post (``Repository.claim_post``) before sending
-  it, and only a successful claim sends, so a restart or a second process never posts twice.
-  (The price: a post whose sending keeps failing is not tried again after a restart.)
-- Each post is its own task: a platform that fails is retried with backoff and logged, and never
-  holds up another club's post.
+  ask it; whoever gets there first claims the post and, in the same transaction, puts it in the
+  outbox (``Repository.enqueue_post``), so a restart or a second process never posts twice.
+- The scheduler only enqueues (issue 41): each post is due at a point of the post window
+  (:mod:`bot.scheduling.spread`), and the senders of every process serving its platform make it
+  (:mod:`bot.scheduling.sender`). Announcements and season posts are sent here, each in its
+  own task, retried with backoff and logged, never holding up another club's.
 - The same poll applies what time has made due (auto-confirmations, puzzle time-outs,
   retirements) in the clubs whose earliest due time, as the directory keeps it, has come, and
   posts the announcements those results earn; seasons that close by themselves are looked at
@@ -26,60 +27,44 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import Any, Protocol
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from apscheduler.job import Job  # type: ignore[import-untyped]
 from apscheduler.schedulers.asyncio import AsyncIOScheduler  # type: ignore[import-untyped]
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
-from bot.scheduling.publishing import Button, Picture, PostRefused, Publisher
+from bot.scheduling.publishing import PostRefused, Publisher
+from bot.scheduling.sender import ATTEMPTS, BACKOFF_SECONDS, publish_with_retries
+from bot.scheduling.spread import DEFAULT_POST_WINDOW, POST_RATES, offsets, window_used
+from bot.scheduling.words import PostWords
 from bot.service.clock import Clock
 from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
-from bot.service.reasons import automatic
-from bot.service.results import Digest, Notice, PuzzlePost
+from bot.service.results import Notice
 from bot.service.schedules import Plan, due_post, previous_post
-from bot.storage.pictures import PictureStore
-from bot.storage.repository import Repository
+from bot.storage.repository import QueuedPost, Repository
 
 log = logging.getLogger(__name__)
 
 #: how often the plans are read again: a schedule changed from the shell is picked up within it
 POLL_SECONDS = 30.0
-#: sends of one post (the first and the retries), waiting BACKOFF, 2 BACKOFF, 4 BACKOFF, ...
-ATTEMPTS = 5
-BACKOFF_SECONDS = 2.0
 #: a cron job that could not run on time (a busy loop) still runs this late; the poll catches
 #: any later one
 MISFIRE_GRACE_SECONDS = 300
 
-#: the platform's reason for refusing a post, as far as it is kept in the log and shown
-MAX_REASON_SHOWN = 150
 #: plans looked at between two yields to the event loop (a poll of 10,000 clubs must not hold
 #: it for all of them at once)
 PLANS_PER_YIELD = 500
 
-class PostWords(Protocol):
-    """What the posts say, in a club's language (None: English): the chat layer's words
-    (:class:`bot.chat.posts.ChatPosts`); the scheduler knows no catalogue."""
-
-    def digest(self, digest: Digest, language: str | None) -> str: ...
-
-    def announcements(self, notices: Sequence[Notice], language: str | None) -> str: ...
-
-    def puzzle(self, post: PuzzlePost, club_chat: str, language: str | None
-               ) -> tuple[str, list[Button]]: ...
-
-    def paused(self, ladder: str, platform: str, channel: str, reason: str,
-               language: str | None) -> str: ...
-
-    async def card(self, digest: Digest, since: datetime | None, when: datetime,
-                   language: str | None) -> Picture: ...
+#: the scheduled instants whose posts' places in the window are kept (:meth:`_offset`); more
+#: are forgotten at once (a week's instants of every plan fit many times over)
+OFFSETS_KEPT = 256
 
 
 class PostScheduler:
-    """Posts every ladder's digest on its schedule through the platforms' publishers."""
+    """Puts every ladder's post in the outbox on its schedule (the senders make it), and posts
+    the announcements and season posts through the platforms' publishers."""
 
     def __init__(
         self,
@@ -92,9 +77,9 @@ class PostScheduler:
         poll_seconds: float = POLL_SECONDS,
         attempts: int = ATTEMPTS,
         backoff_seconds: float = BACKOFF_SECONDS,
-        pictures: bool = True,
-        store: PictureStore | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        window: timedelta = DEFAULT_POST_WINDOW,
+        enqueued: Callable[[], None] = lambda: None,
     ) -> None:
         self.service = service
         self.repository = repository
@@ -104,11 +89,15 @@ class PostScheduler:
         self.attempts = attempts
         self.backoff_seconds = backoff_seconds
         self.words = words
-        #: the posts carry their leaderboard card
-        self.pictures = pictures
-        #: where problems' pictures are kept (None: puzzle posts go without them)
-        self.store = store
         self.sleep = sleep
+        #: ``CLUBRATING_POST_WINDOW``: the posts of one platform and instant are spread over it
+        self.window = window
+        #: called when posts were enqueued (this process's sender looks at once)
+        self.enqueued = enqueued
+        #: per platform and scheduled instant, each post's delay in the window
+        self._offsets: dict[tuple[str, datetime], dict[tuple[int, str], timedelta]] = {}
+        #: the platforms whose window was stretched, said once per process
+        self._stretched: set[str] = set()
         self.plans: dict[tuple[int, str, str, str], Plan] = {}
         #: per ladder, the latest scheduled time already claimed (here or by another process)
         self._handled: dict[tuple[int, str, str, str], datetime] = {}
@@ -193,6 +182,7 @@ class PostScheduler:
             if plans != self.plans:
                 log.info("scheduled posts: %d plans (changed), jobs rebuilt", len(plans))
                 before, self.plans = self.plans, plans
+                self._offsets.clear()  # the posts of an instant may be others now
                 self._rebuild(before)
             tasks = await self.check(list(plans.values()))
             tasks += await self._sweep(plans.values())
@@ -206,23 +196,53 @@ class PostScheduler:
         return tasks
 
     async def check(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
-        """Claim and start the due post of each plan (each in its own task)."""
+        """Claim the due post of each plan and put it in the outbox, due at its place in the
+        post window (the senders make it). Returns no task: nothing is sent here."""
         now = self.clock.now()
-        tasks = []
+        enqueued = 0
         for number, plan in enumerate(plans, 1):
             if number % PLANS_PER_YIELD == 0:
                 await asyncio.sleep(0)
             when = due_post(plan, now)
             if when is None or self._handled.get(plan.key) == when:
                 continue
-            claimed = await self.repository.claim_post(plan.club_id, plan.claimed_as, when,
-                                                       now)
+            due_at = when + self._offset(plan, when, now)
+            post = QueuedPost(plan.club_id, plan.claimed_as, when, plan.platform, plan.chat_id,
+                              plan.target, plan.ladder, plan.puzzles,
+                              previous_post(plan, when) or plan.since, due_at)
+            claimed = await self.repository.enqueue_post(post, now)
             self._handled[plan.key] = when
             if claimed:
-                log.info("post of %s:%s %s scheduled for %s claimed", plan.platform,
-                         plan.chat_id, plan.ladder, when.isoformat())
-                tasks.append(self._spawn(self._post(plan, when)))
-        return tasks
+                enqueued += 1
+                log.info("post of %s:%s %s scheduled for %s claimed, due at %s", plan.platform,
+                         plan.chat_id, plan.ladder, when.isoformat(),
+                         due_at.isoformat(timespec="seconds"))
+        if enqueued:
+            self.enqueued()
+        return []
+
+    def _offset(self, plan: Plan, when: datetime, now: datetime) -> timedelta:
+        """The plan's post's delay after ``when`` in the post window: its club's rank among the
+        clubs with posts of its platform scheduled for ``when``, among every plan known (not
+        only those a cron job's wake-up passes), so that whichever wake-up enqueues it, its
+        place is the same."""
+        instant = (plan.platform, when)
+        if instant not in self._offsets:
+            if len(self._offsets) >= OFFSETS_KEPT:
+                self._offsets.clear()
+            keys = [(p.club_id, p.claimed_as) for p in (*self.plans.values(), plan)
+                    if p.platform == plan.platform and due_post(p, now) == when]
+            count = len(set(keys))
+            window = window_used(self.window, count, plan.platform)
+            if window > self.window and plan.platform not in self._stretched:
+                self._stretched.add(plan.platform)
+                log.warning(
+                    "scheduled posts: %d %s posts at %s do not fit in the post window of %g s "
+                    "at %g posts a second (half the platform's rate); spread over %g s instead",
+                    count, plan.platform, when.isoformat(), self.window.total_seconds(),
+                    POST_RATES[plan.platform], window.total_seconds())
+            self._offsets[instant] = offsets(keys, window)
+        return self._offsets[instant].get((plan.club_id, plan.claimed_as), timedelta(0))
 
     async def _sweep(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
         """Apply what time has made due in the clubs where something fell due (or that have
@@ -322,119 +342,12 @@ class PostScheduler:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _post(self, plan: Plan, when: datetime) -> None:
-        """Make the claimed post: the digest since the previous scheduled time, with the
-        leaderboard card when pictures are on, in the club's language; a puzzle ladder's
-        :meth:`_puzzle`."""
-        if plan.puzzles:
-            await self._puzzle(plan)
-            return
-        try:
-            language = await self.service.language(plan.platform, plan.chat_id)
-            since = previous_post(plan, when) or plan.since
-            caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
-                            moderator=True)
-            digest = await self.service.digest(caller, plan.ladder, since, scheduled=True)
-            assert isinstance(digest, Digest)
-            if not digest.rows and not digest.games:
-                log.info("post of %s:%s %s: nobody is rated yet, nothing posted",
-                         plan.platform, plan.chat_id, plan.ladder)
-                return
-            picture = None
-            if self.pictures:
-                try:
-                    picture = await self.words.card(digest, since, when, language)
-                except Exception:
-                    log.exception("post of %s:%s %s: the card could not be drawn; text only",
-                                  plan.platform, plan.chat_id, plan.ladder)
-        except Exception:
-            log.exception("post of %s:%s %s scheduled for %s failed", plan.platform,
-                          plan.chat_id, plan.ladder, when.isoformat())
-            return
-        try:
-            await self._send(plan.platform, plan.target,
-                             self.words.digest(digest, language), picture)
-        except PostRefused as refused:
-            await self._refused(plan, refused)
-
-    async def _puzzle(self, plan: Plan) -> None:
-        """A puzzle ladder's post: the last problem's solution and the next problem, with its
-        picture and a button to solve it privately."""
-        try:
-            language = await self.service.language(plan.platform, plan.chat_id)
-            caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR,
-                            moderator=True)
-            post = await self.service.puzzle_post(caller, plan.ladder)
-            if post is None:
-                log.info("post of %s:%s %s: no problem to post", plan.platform, plan.chat_id,
-                         plan.ladder)
-                return
-            message, buttons = self.words.puzzle(post, plan.chat_id, language)
-            picture = None
-            if post.card is not None and post.card.image and self.store is not None:
-                try:
-                    picture = Picture(self.store.read(post.card.image), post.card.image)
-                except OSError:
-                    log.warning("post of %s:%s %s: the picture of %s is missing; text only",
-                                plan.platform, plan.chat_id, plan.ladder, post.card.problem)
-        except Exception:
-            log.exception("puzzle post of %s:%s %s failed", plan.platform, plan.chat_id,
-                          plan.ladder)
-            return
-        try:
-            await self._send(plan.platform, plan.target, message, picture, buttons)
-        except PostRefused as refused:
-            await self._refused(plan, refused)
-
-    async def _send(self, platform: str, chat_id: str, message: str,
-                    picture: Picture | None, buttons: Sequence[Button] = ()) -> None:
-        """Publish, retrying with exponential backoff; a failure is logged, not raised, except
-        the platform's refusal for good (:class:`PostRefused`), which no retry mends."""
-        publisher = self.publishers[platform]
-        for attempt in range(1, self.attempts + 1):
-            try:
-                await publisher.publish(chat_id, message, picture, buttons)
-                return
-            except PostRefused:
-                raise
-            except Exception as error:
-                if attempt == self.attempts:
-                    log.error("posting to %s:%s failed %d times, giving up: %r", platform,
-                              chat_id, attempt, error)
-                    return
-                delay = self.backoff_seconds * 2 ** (attempt - 1)
-                log.warning("posting to %s:%s failed (%r); attempt %d of %d in %g s",
-                            platform, chat_id, error, attempt + 1, self.attempts, delay)
-                await self.sleep(delay)
-
     async def _announce(self, platform: str, chat_id: str, message: str) -> None:
         try:
-            await self._send(platform, chat_id, message, None)
+            await publish_with_retries(self.publishers[platform], chat_id, message,
+                                       attempts=self.attempts,
+                                       backoff_seconds=self.backoff_seconds, sleep=self.sleep,
+                                       wait_when_delayed=True)
         except PostRefused as refused:
             log.warning("announcement to %s:%s refused by the platform: %s", platform, chat_id,
                         refused)
-
-    async def _refused(self, plan: Plan, refused: PostRefused) -> None:
-        """The platform refused the ladder's post for good: pause its schedule (no post is
-        tried again until a moderator resumes it) and tell the club's own chat, once - the
-        pause itself is the record that it was told."""
-        reason = str(refused)[:MAX_REASON_SHOWN]
-        log.warning("post of %s:%s %s to %s refused by the platform (%s): schedule paused",
-                    plan.platform, plan.chat_id, plan.ladder, plan.target, reason)
-        caller = Caller(plan.platform, plan.chat_id, SYSTEM_ACTOR, SYSTEM_ACTOR, moderator=True)
-        try:
-            await self.service.pause_schedule(
-                caller, True, plan.ladder,
-                # (the platform's own words, cut: the log keeps a reason of 200 characters)
-                reason=automatic("reason_post_refused", refusal=reason[:100]))
-        except Refusal:
-            return  # paused already (another process got there first): told already
-        if plan.target == plan.chat_id:
-            return  # the club's chat is the one that refuses: nobody to tell there
-        notice = self.words.paused(plan.ladder, plan.platform, plan.target, reason,
-                                   await self.service.language(plan.platform, plan.chat_id))
-        try:
-            await self.publishers[plan.platform].publish(plan.chat_id, notice)
-        except Exception:
-            log.exception("could not tell %s:%s that its scheduled posts are paused",
-                          plan.platform, plan.chat_id)

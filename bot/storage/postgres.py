@@ -47,20 +47,27 @@ from .locks import club_lock_key
 from .migrations import MIGRATIONS, Migration, migrate
 from .postgres_locks import SessionLocks
 from .repository import (
+    OUTBOX_COLUMNS,
+    ClaimedPost,
     Conflict,
     DirectoryRows,
+    DiscordShare,
     DuplicateRequest,
     NewEvent,
+    QueuedPost,
     Snapshot,
     StoredEvent,
     UpdateClaim,
     answered_at,
+    claimed_post,
     decoded_off_loop,
     directory_changes,
     encode_data,
+    outbox_time,
+    outbox_values,
 )
 from .roles import role_lock_key
-from .transfer import ClubCopy, TargetNotEmpty
+from .transfer import OUTBOX_COPIED, ClubCopy, TargetNotEmpty
 
 #: the session-level advisory lock processes hold while migrating, so that several processes
 #: starting at once migrate one after another (the key: b"clubrate", halved into a bigint)
@@ -515,6 +522,62 @@ class PostgresRepository:
         )
         return claimed is not None
 
+    async def enqueue_post(self, post: QueuedPost, now: datetime) -> bool:
+        # The claim and the row in one transaction: of processes enqueuing at once, the unique
+        # key of ``posts`` lets one insert (the others wait for its commit, then insert
+        # nothing), and a claim never stands without its row.
+        async with self._pool.acquire() as connection, connection.transaction():
+            claimed = await connection.fetchval(
+                "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
+                " VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
+                post.club_id, post.claimed_as, post.scheduled_for.isoformat(), now.isoformat())
+            if claimed is not None:
+                await connection.execute(
+                    "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform,"
+                    " chat_id, target, ladder, puzzles, since, due_at, enqueued_at)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+                    " ON CONFLICT DO NOTHING", *outbox_values(post, now))
+        return claimed is not None
+
+    async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
+                           lease_until: datetime, limit: int,
+                           discord_shards: DiscordShare | None = None) -> list[ClaimedPost]:
+        # SKIP LOCKED: a row another process is taking right now is left to it, not waited
+        # for; once it commits, its lease keeps the row out of every other claim. A row handed
+        # to the platform keeps its state "sending", so its next claimer knows. A guild's shard
+        # is (guild id >> 22) % shard count (Discord's "Sharding").
+        at = outbox_time(now)
+        count, shards = discord_shards or (1, [0])
+        rows = await self._pool.fetch(
+            "UPDATE post_outbox SET claimed_by = $2, lease_until = $3,"
+            " state = CASE state WHEN 'sending' THEN 'sending' ELSE 'claimed' END"
+            " WHERE id IN (SELECT id FROM post_outbox"
+            " WHERE platform = ANY($1::text[]) AND ((state = 'due' AND due_at <= $4)"
+            " OR (state IN ('claimed', 'sending') AND lease_until <= $4))"
+            # (CASE, not OR: PostgreSQL may evaluate OR's operands in any order, and another
+            # platform's chat id need not be a number)
+            " AND CASE WHEN platform = 'discord'"
+            " THEN (chat_id::bigint >> 22) % $6 = ANY($7::bigint[]) ELSE TRUE END"
+            " ORDER BY due_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)"
+            f" RETURNING {OUTBOX_COLUMNS}",
+            list(platforms), claimer, outbox_time(lease_until), at, limit, count, list(shards))
+        return sorted((claimed_post(r) for r in rows), key=lambda c: (c.post.due_at, c.id))
+
+    async def outbox_sending(self, row_id: int, now: datetime) -> None:
+        await self._pool.execute(
+            "UPDATE post_outbox SET state = 'sending', sending_at = $2,"
+            " attempts = attempts + 1 WHERE id = $1", row_id, outbox_time(now))
+
+    async def outbox_done(self, row_id: int, state: str, now: datetime) -> None:
+        await self._pool.execute(
+            "UPDATE post_outbox SET state = $2, done_at = $3, lease_until = NULL WHERE id = $1",
+            row_id, state, outbox_time(now))
+
+    async def outbox_later(self, row_id: int, due_at: datetime) -> None:
+        await self._pool.execute(
+            "UPDATE post_outbox SET state = 'due', due_at = $2, claimed_by = NULL,"
+            " lease_until = NULL WHERE id = $1", row_id, outbox_time(due_at))
+
     async def keep_preview(
         self, club_id: int, user: str, game: int, correction: str, now: datetime
     ) -> None:
@@ -592,6 +655,9 @@ class PostgresRepository:
                 await connection.copy_records_to_table(
                     "posts", columns=("club_id", "ladder", "scheduled_for", "claimed_at"),
                     records=[(club_id, *post) for post in club.posts])
+                await connection.copy_records_to_table(
+                    "post_outbox", columns=("club_id", *OUTBOX_COPIED),
+                    records=[(club_id, *row) for row in club.outbox])
                 ids.append(club_id)
         return ids
 

@@ -107,6 +107,77 @@ async def decoded_off_loop(rows: Sequence[Sequence[Any]]) -> list[StoredEvent]:
     return decoded(rows)
 
 
+def outbox_time(at: datetime) -> str:
+    """How every backend writes the outbox's times (table ``post_outbox``): naive UTC to the
+    microsecond, so that the text's order is the times' order (a due time spread over the post
+    window falls between seconds)."""
+    return at.replace(tzinfo=None).isoformat(timespec="microseconds")
+
+
+#: the states of an outbox row: waiting for its due time; taken by a sender (with a lease);
+#: handed to the platform (maybe made, if the sender died); made; failed for good
+OUTBOX_STATES = ("due", "claimed", "sending", "sent", "given_up")
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedPost:
+    """A ladder's scheduled post as the scheduler enqueues it: everything a sender in any
+    process needs to make it, without the ladder's plan."""
+
+    club_id: int
+    #: the ladder key the period is claimed under (``posts``; :attr:`Plan.claimed_as`)
+    claimed_as: str
+    scheduled_for: datetime
+    platform: str
+    #: the club's chat (its language, its moderators) and the chat the post goes into
+    chat_id: str
+    target: str
+    ladder: str
+    puzzles: bool
+    #: what the digest counts from (the previous scheduled time, or when the plan began)
+    since: datetime | None
+    due_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedPost:
+    """An outbox row a sender claimed: its id (the post's identity on the platform, e.g. the
+    Discord nonce), the post, the sends made so far, and whether a sender had already handed it
+    to the platform (state ``sending``) before its lease ran out: maybe it was made."""
+
+    id: int
+    post: QueuedPost
+    attempts: int
+    maybe_sent: bool
+
+
+#: a process's share of a Discord bot's shards: (shard count, the ids it serves)
+DiscordShare = tuple[int, Sequence[int]]
+
+
+#: the columns every backend reads a claimed outbox row with (:func:`claimed_post`)
+OUTBOX_COLUMNS = ("id, club_id, claimed_as, scheduled_for, platform, chat_id, target, ladder,"
+                  " puzzles, since, due_at, attempts, state")
+
+
+def outbox_values(post: QueuedPost, now: datetime) -> tuple[object, ...]:
+    """A post's values for the outbox's columns ``club_id`` to ``enqueued_at`` (in the order
+    of the table), as every backend writes them."""
+    return (post.club_id, post.claimed_as, post.scheduled_for.isoformat(), post.platform,
+            post.chat_id, post.target, post.ladder, post.puzzles,
+            None if post.since is None else post.since.isoformat(), outbox_time(post.due_at),
+            outbox_time(now))
+
+
+def claimed_post(row: Sequence[Any]) -> ClaimedPost:
+    """A row of :data:`OUTBOX_COLUMNS`, as a claim returns it."""
+    post = QueuedPost(int(row[1]), str(row[2]), datetime.fromisoformat(row[3]), str(row[4]),
+                      str(row[5]), str(row[6]), str(row[7]), bool(row[8]),
+                      None if row[9] is None else datetime.fromisoformat(row[9]),
+                      datetime.fromisoformat(row[10]))
+    return ClaimedPost(int(row[0]), post, int(row[11]), str(row[12]) == "sending")
+
+
 class Conflict(Exception):
     """Another writer appended to the club's log first; reload and try again."""
 
@@ -273,6 +344,35 @@ class Repository(DiscordGateway, RoleLocks, BudgetSlots, Protocol):
         """Record that the ladder's post scheduled for ``scheduled_for`` is being sent (table
         ``posts``); True only for the one caller whose record was new. A post is claimed before
         it is sent, so it goes out at most once however many processes or restarts try."""
+        ...
+
+    async def enqueue_post(self, post: QueuedPost, now: datetime) -> bool:
+        """Claim the post's period (as :meth:`claim_post`) and, in the same transaction, put
+        the post in the outbox (table ``post_outbox``), due at ``post.due_at``; True only for
+        the one caller whose claim was new (a period claimed before, by a version without the
+        outbox too, is never enqueued)."""
+        ...
+
+    async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
+                           lease_until: datetime, limit: int,
+                           discord_shards: DiscordShare | None = None) -> list[ClaimedPost]:
+        """Take up to ``limit`` outbox rows of ``platforms`` for ``claimer`` until
+        ``lease_until``, earliest due first: rows due by ``now``, and rows whose claimer's
+        lease ended before ``now`` (it died). Of processes claiming at once, each row goes to
+        one (``FOR UPDATE SKIP LOCKED``). ``discord_shards``: of Discord's rows, only those of
+        the guilds of these shards (a process reaches only the guilds its gateway serves)."""
+        ...
+
+    async def outbox_sending(self, row_id: int, now: datetime) -> None:
+        """Record that the row's post is being handed to the platform (one send more)."""
+        ...
+
+    async def outbox_done(self, row_id: int, state: str, now: datetime) -> None:
+        """Record the row's end: ``sent`` or ``given_up``."""
+        ...
+
+    async def outbox_later(self, row_id: int, due_at: datetime) -> None:
+        """Put the row back, due at ``due_at`` (the platform asked to wait)."""
         ...
 
     async def keep_preview(

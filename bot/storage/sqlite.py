@@ -21,17 +21,24 @@ from .errors import DatabaseUnavailable
 from .migrations import MIGRATIONS, Migration, load_migrations, migrate
 from .private import private_companions, private_file
 from .repository import (
+    OUTBOX_COLUMNS,
+    ClaimedPost,
     Conflict,
     DirectoryRows,
+    DiscordShare,
     DuplicateRequest,
     NewEvent,
+    QueuedPost,
     Snapshot,
     StoredEvent,
     UpdateClaim,
     answered_at,
+    claimed_post,
     decoded_off_loop,
     directory_changes,
     encode_data,
+    outbox_time,
+    outbox_values,
 )
 from .role_files import RoleFiles
 from .sqlite_backup import BackupError, backup
@@ -448,6 +455,70 @@ class SqliteRepository:
                 (club_id, ladder, scheduled_for.isoformat(), now.isoformat()),
             ))
         return bool(rows)
+
+    async def enqueue_post(self, post: QueuedPost, now: datetime) -> bool:
+        async with self._lock:
+            await self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                claimed = list(await self._connection.execute_fetchall(
+                    "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
+                    (post.club_id, post.claimed_as, post.scheduled_for.isoformat(),
+                     now.isoformat())))
+                if claimed:
+                    await self._connection.execute(
+                        "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform,"
+                        " chat_id, target, ladder, puzzles, since, due_at, enqueued_at)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        outbox_values(post, now))
+            except BaseException:
+                await self._connection.execute("ROLLBACK")
+                raise
+            await self._connection.execute("COMMIT")
+        return bool(claimed)
+
+    async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
+                           lease_until: datetime, limit: int,
+                           discord_shards: DiscordShare | None = None) -> list[ClaimedPost]:
+        if not platforms:
+            return []
+        marks = ", ".join("?" for _ in platforms)
+        at = outbox_time(now)
+        # A guild's shard is (guild id >> 22) % shard count (Discord's "Sharding").
+        count, shards = discord_shards or (1, [0])
+        served = ", ".join("?" for _ in shards)
+        # One statement on the one connection: SQLite has one writer, no row is taken twice.
+        # A row handed to the platform keeps its state "sending", so its next claimer knows.
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "UPDATE post_outbox SET claimed_by = ?, lease_until = ?,"
+                " state = CASE state WHEN 'sending' THEN 'sending' ELSE 'claimed' END"
+                " WHERE id IN (SELECT id FROM post_outbox"
+                f" WHERE platform IN ({marks}) AND ((state = 'due' AND due_at <= ?)"
+                " OR (state IN ('claimed', 'sending') AND lease_until <= ?))"
+                " AND (platform <> 'discord'"
+                f" OR (CAST(chat_id AS INTEGER) >> 22) % ? IN ({served}))"
+                f" ORDER BY due_at, id LIMIT ?) RETURNING {OUTBOX_COLUMNS}",
+                (claimer, outbox_time(lease_until), *platforms, at, at, count, *shards, limit))
+        return sorted((claimed_post(r) for r in rows), key=lambda c: (c.post.due_at, c.id))
+
+    async def outbox_sending(self, row_id: int, now: datetime) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE post_outbox SET state = 'sending', sending_at = ?,"
+                " attempts = attempts + 1 WHERE id = ?", (outbox_time(now), row_id))
+
+    async def outbox_done(self, row_id: int, state: str, now: datetime) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE post_outbox SET state = ?, done_at = ?, lease_until = NULL"
+                " WHERE id = ?", (state, outbox_time(now), row_id))
+
+    async def outbox_later(self, row_id: int, due_at: datetime) -> None:
+        async with self._lock:
+            await self._connection.execute_fetchall(
+                "UPDATE post_outbox SET state = 'due', due_at = ?, claimed_by = NULL,"
+                " lease_until = NULL WHERE id = ?", (outbox_time(due_at), row_id))
 
     async def keep_preview(
         self, club_id: int, user: str, game: int, correction: str, now: datetime

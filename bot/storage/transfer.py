@@ -4,7 +4,7 @@ to each other by id: a confirmation names its game, an undo its action)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +25,15 @@ class ClubCopy:
     answers: list[tuple[str, str, str]]
     #: (ladder, scheduled for, claimed at) of every claimed scheduled post
     posts: list[tuple[str, str, str]]
+    #: the club's rows of the outbox of scheduled posts (migration 0011), in the columns of
+    #: :data:`OUTBOX_COPIED`: a post claimed but not yet sent is sent after the move
+    outbox: list[tuple[object, ...]] = field(default_factory=list)
+
+
+#: the outbox's columns a move copies (its row id is the target's own)
+OUTBOX_COPIED = ("claimed_as", "scheduled_for", "platform", "chat_id", "target", "ladder",
+                 "puzzles", "since", "due_at", "state", "attempts", "claimed_by", "lease_until",
+                 "enqueued_at", "sending_at", "done_at")
 
 
 class TargetNotEmpty(Exception):
@@ -57,8 +66,13 @@ async def read_sqlite(path: Path) -> list[ClubCopy]:
                 (str(r[0]), str(r[1]), str(r[2])) for r in await connection.execute_fetchall(
                     "SELECT ladder, scheduled_for, claimed_at FROM posts WHERE club_id = ?"
                     " ORDER BY rowid", (club_id,))]
+            # (SQLite keeps a boolean as 0 or 1)
+            outbox = [] if "post_outbox" not in tables else [
+                (*r[:6], bool(r[6]), *r[7:]) for r in await connection.execute_fetchall(
+                    f"SELECT {', '.join(OUTBOX_COPIED)} FROM post_outbox WHERE club_id = ?"
+                    " ORDER BY id", (club_id,))]
             clubs.append(ClubCopy(str(platform), str(chat_id), str(created_at),
-                                  await reader.events(int(club_id)), answers, posts))
+                                  await reader.events(int(club_id)), answers, posts, outbox))
     finally:
         await reader.close()
     return clubs

@@ -26,7 +26,7 @@ from bot.chat.messages import text
 from bot.chat.ratelimit import RateLimiter
 from bot.chat.words import Words
 from bot.ops.heartbeat import HEARTBEAT_FILE, Heartbeat, health
-from bot.scheduling.publishing import Picture
+from bot.scheduling.publishing import POST_NONCE, Picture
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.service.identity import UserRef
@@ -456,6 +456,25 @@ async def test_the_publisher_posts_into_the_guild(bot: Running, club: Club) -> N
     post = await bot.dc.output()
     assert post.files == [("week.png", PNG)] and post.content == "Chart"
     assert post.embeds[0]["image"]["url"] == "attachment://week.png"
+
+
+async def test_a_scheduled_post_sent_again_with_its_nonce_is_made_once(bot: Running,
+                                                                        club: Club) -> None:
+    """The outbox's sender names the post (POST_NONCE): each piece goes with a nonce derived
+    from it, so the post sent again after a crash is dropped by Discord (issue 41)."""
+    publisher = DiscordPublisher(bot.client)
+    token = POST_NONCE.set("clubrating-7")
+    try:
+        await publisher.publish(str(GUILD), "Weekly: alice leads")
+        await publisher.publish(str(GUILD), "Weekly: alice leads")
+    finally:
+        POST_NONCE.reset(token)
+    post = await bot.dc.output()
+    assert post.message["nonce"] == "clubrating-7.0"
+    await publisher.publish(str(GUILD), "Announcement")  # no nonce: a message each time
+    assert (await bot.dc.output()).content == "Announcement"
+    assert [o.content for o in bot.dc.log if o.kind == "post"] == ["Weekly: alice leads",
+                                                                    "Announcement"]
 
 
 async def test_a_command_without_its_own_slash_command_takes_typed_words(

@@ -378,3 +378,19 @@ async def test_channel_messages_edited_pinned_and_deleted(
     await dc.output()
     await channel.get_partial_message(other.id).delete()
     assert other.id not in dc.messages
+
+
+async def test_a_repeated_nonce_answers_the_first_message(
+        world: tuple[FakeDiscord, Guild, Member, Bare]) -> None:
+    """Discord drops a message sent again with the same nonce and ``enforce_nonce`` (discord.py
+    sets it with every nonce) and answers with the first one (issue 41: a post sent again after
+    a crash); without the nonce, or with another, a message is made each time."""
+    dc, guild, member, client = world
+    channel = client.get_channel(guild.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    first = await channel.send("post", nonce="clubrating-1.0")
+    again = await channel.send("post", nonce="clubrating-1.0")
+    other = await channel.send("post", nonce="clubrating-2.0")
+    assert again.id == first.id and other.id != first.id
+    assert [o.message_id for o in dc.log if o.kind == "post"] == [first.id, other.id]
+    assert dc.messages[first.id]["nonce"] == "clubrating-1.0"

@@ -264,6 +264,8 @@ NOT_SENTENCES = {
     "days-or-off": "a setting type's name", "role id": "a setting type's name",
     "IANA zone": "a setting type's name",
     "sync the ladder's ratings first": "a programming error",
+    "retry after ": "PostDelayed's text, for the logs",
+    "telegram-receiver:": "a role's name",
 }
 _PHRASE = re.compile(r"[A-Za-z]{2,}(?:[ '-][A-Za-z]{2,})+")
 _RAISED_OR_LOGGED = re.compile(r"^(debug|info|warning|error|exception|critical|\w+Error)$")

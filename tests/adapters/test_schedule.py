@@ -17,12 +17,12 @@ import pytest
 from bot.chat.posts import ChatPosts
 from bot.chat.presenter import render
 from bot.scheduling.publishing import Button, Picture, PostRefused
-from bot.scheduling.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.service.puzzles import NewProblem
 from bot.storage.pictures import PictureStore
 from bot.storage.sqlite import SqliteRepository
+from tests.scheduled_posts import ScheduledPosts
 
 FRIDAY = datetime(2024, 3, 1, 19, 0)
 MONDAY_9 = datetime(2024, 3, 4, 9, 0)
@@ -77,7 +77,7 @@ class Bot:
 
     repository: SqliteRepository
     service: ClubService
-    scheduler: PostScheduler
+    scheduler: ScheduledPosts
     recorder: Recorder
     delays: list[float] = field(default_factory=list)
 
@@ -95,7 +95,7 @@ async def bot_on(path: Path, clock: FakeClock, failures: int = 0) -> AsyncIterat
     async def sleep(seconds: float) -> None:
         delays.append(seconds)
 
-    scheduler = PostScheduler(service, repository, {"console": recorder}, clock, ChatPosts(),
+    scheduler = ScheduledPosts(service, repository, {"console": recorder}, clock, ChatPosts(),
                               pictures=False, sleep=sleep)
     try:
         yield Bot(repository, service, scheduler, recorder, delays)
@@ -259,7 +259,7 @@ async def test_a_stuck_platform_holds_up_no_other_club(tmp_path: Path) -> None:
     repository = await SqliteRepository.open(tmp_path / "club.db")
     service = ClubService(repository, clock)
     recorder = Recorder()
-    scheduler = PostScheduler(service, repository, {"stuck": Stuck(), "console": recorder},
+    scheduler = ScheduledPosts(service, repository, {"stuck": Stuck(), "console": recorder},
                               clock, ChatPosts(), pictures=False)
     try:
         await club_with_players(service, "stuck-group", platform="stuck")
@@ -313,7 +313,7 @@ async def test_a_post_the_platform_refuses_pauses_the_schedule_and_tells_the_clu
     clock = FakeClock(FRIDAY)
     async with bot_on(tmp_path / "club.db", clock) as bot:
         refusing = Refusing({"-100777"})
-        bot.scheduler.publishers["console"] = refusing
+        bot.scheduler.publish_with("console", refusing)
         await club_with_players(bot.service)
         await bot.service.set_schedule(mod(), cron="30 18 * * FRI", channel="-100777")
         clock.current = datetime(2024, 3, 8, 18, 30)
@@ -399,7 +399,7 @@ async def test_a_puzzle_ladder_posts_a_problem_then_its_solution(tmp_path: Path)
     repository = await SqliteRepository.open(tmp_path / "club.db")
     service = ClubService(repository, clock)
     recorder = Recorder()
-    scheduler = PostScheduler(service, repository, {"console": recorder}, clock, ChatPosts(),
+    scheduler = ScheduledPosts(service, repository, {"console": recorder}, clock, ChatPosts(),
                               pictures=False, store=store)
     try:
         await service.create_ladder(mod(), "puzzles", "tactics", {})
@@ -448,7 +448,7 @@ class LinkedClub:
 
     clock: FakeClock
     service: ClubService
-    scheduler: PostScheduler
+    scheduler: ScheduledPosts
     telegram: Recorder
     discord: Recorder
     moderator: Caller
@@ -461,7 +461,7 @@ async def linked_club(tmp_path: Path) -> AsyncIterator[LinkedClub]:
     repository = await SqliteRepository.open(tmp_path / "club.db")
     service = ClubService(repository, clock)
     telegram, discord = Recorder("telegram"), Recorder("discord")
-    scheduler = PostScheduler(service, repository, {"telegram": telegram, "discord": discord},
+    scheduler = ScheduledPosts(service, repository, {"telegram": telegram, "discord": discord},
                               clock, ChatPosts(), pictures=False)
     try:
         await club_with_players(service, "-1001", "telegram")

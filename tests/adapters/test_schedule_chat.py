@@ -21,11 +21,11 @@ from bot.adapters.telegram import TelegramPublisher
 from bot.chat.messages import text
 from bot.chat.posts import ChatPosts
 from bot.scheduling.publishing import Picture
-from bot.scheduling.scheduler import PostScheduler
 from bot.service.club import Caller
 from bot.service.results import Digest, DigestRow, RatingChange, Retiring, Standing
 from tests.adapters.test_schedule import Recorder
 from tests.chat import Transcript, open_club
+from tests.scheduled_posts import ScheduledPosts
 from tests.telegram_harness import running_bot, say
 
 FRIDAY = datetime(2024, 3, 1, 19, 0)
@@ -204,7 +204,7 @@ async def test_an_auto_confirmed_upset_is_posted_by_the_scheduler(tmp_path: Path
         await chat.as_("mod!", "/schedule channel=-100999")
         await chat.as_("dave", "/report @alice win")  # alice never answers
         recorder = Recorder()
-        scheduler = PostScheduler(chat.service, chat.service._repository,  # noqa: SLF001
+        scheduler = ScheduledPosts(chat.service, chat.service._repository,  # noqa: SLF001
                                   {"console": recorder}, chat.clock, ChatPosts(),
                                   pictures=False)
         chat.clock.advance(hours=25)  # past auto_confirm_hours (24)
@@ -231,7 +231,7 @@ async def test_through_telegram_a_moderator_schedules_and_the_post_is_a_card(
             "next post: Fri, Mar 8 18:00 CET.")
         # The bot's scheduler, with the leaderboard card, posting through Telegram.
         publisher = TelegramPublisher(bot.app.bot)
-        scheduler = PostScheduler(bot.service, bot.service._repository,  # noqa: SLF001
+        scheduler = ScheduledPosts(bot.service, bot.service._repository,  # noqa: SLF001
                                   {"telegram": publisher}, bot.clock, ChatPosts())
         bot.clock.current = datetime(2024, 3, 8, 17, 0)  # 18:00 CET
         await asyncio.gather(*await scheduler.poll())

@@ -12,12 +12,12 @@ import pytest
 from bot.chat.posts import ChatPosts
 from bot.chat.presenter import render
 from bot.cli import main
-from bot.scheduling.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.service.schedules import next_fire
 from bot.storage.sqlite import SqliteRepository
 from tests.adapters.test_schedule import Recorder
+from tests.scheduled_posts import ScheduledPosts
 
 CHAT = "telegram:-1001234"
 
@@ -81,7 +81,7 @@ async def test_a_running_bot_picks_the_shells_change_up(
     repository = await SqliteRepository.open(database)
     service = ClubService(repository, clock)
     recorder = Recorder("telegram")
-    scheduler = PostScheduler(service, repository, {"telegram": recorder}, clock, ChatPosts(),
+    scheduler = ScheduledPosts(service, repository, {"telegram": recorder}, clock, ChatPosts(),
                               pictures=False)
     try:
         await service.register(Caller("telegram", "-1001234", "7", "alice"))

@@ -10,11 +10,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bot.chat.posts import ChatPosts
-from bot.scheduling.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import Caller, ClubService
 from bot.storage.repository import StoredEvent
 from bot.storage.sqlite import SqliteRepository
+from tests.scheduled_posts import ScheduledPosts
 
 from .test_schedule import FRIDAY, Recorder
 
@@ -66,7 +66,7 @@ async def test_a_poll_reads_only_the_logs_of_the_clubs_where_something_fell_due(
     repository.read = []
     service = ClubService(repository, clock)  # a process started now: nothing in memory
     recorder = Recorder()
-    scheduler = PostScheduler(service, repository, {"console": recorder}, clock, ChatPosts(),
+    scheduler = ScheduledPosts(service, repository, {"console": recorder}, clock, ChatPosts(),
                               pictures=False)
     try:
         await asyncio.gather(*await scheduler.poll())

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.adapters.telegram import RETRIES, TelegramPublisher
 from bot.adapters.telegram_budget import SharedFloodLimits
 from bot.chat.messages import text
+from bot.scheduling.publishing import PostDelayed
 from tests.telegram_harness import Running, press, running_bot, say
 
 GROUP = -1001
@@ -184,6 +186,21 @@ async def test_flood_limits_are_waited_out(tmp_path: Path,
         assert answer.plain == text("registered", name="alice", ladder="main")
         assert time.monotonic() - began >= 1  # the second send waited as told
         assert [e[1] for e in bot.tg.errors] == [429]
+
+
+async def test_a_flood_the_limiter_gave_up_on_asks_the_post_to_wait(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past the limiter's own retries a 429 reaches the publisher, which says how long to wait
+    # (PostDelayed): the outbox moves the post by that much (issue 41).
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+    async with running_bot(tmp_path / "club.db") as bot:
+        group = people(bot)[0]
+        bot.tg.flood("sendMessage", retry_after=1, times=RETRIES + 1)
+        with pytest.raises(PostDelayed) as delayed:
+            await TelegramPublisher(bot.app.bot).publish(str(group.id), "Weekly")
+        assert delayed.value.retry_after == 1.0
+        assert [e[1] for e in bot.tg.errors] == [429] * (RETRIES + 1)
+        assert bot.tg.outputs(group) == []
 
 
 async def test_commands_menu_and_private_chat(bot: Running) -> None:

@@ -27,7 +27,6 @@ from bot.chat.messages import text
 from bot.chat.posts import ChatPosts
 from bot.chat.ratelimit import DEFAULT_RATE, RateLimiter
 from bot.scheduling.publishing import Button, Picture
-from bot.scheduling.scheduler import PostScheduler
 from bot.service.clock import FakeClock
 from bot.service.club import ClubService
 from bot.service.results import ProblemCard, PuzzleInvite, PuzzleShown
@@ -35,6 +34,7 @@ from bot.storage.pictures import PictureStore
 from bot.storage.sqlite import SqliteRepository
 from tests.chat import START
 from tests.fake_telegram import BOT_USERNAME, TOKEN, Chat, FakeTelegram, Output, User
+from tests.scheduled_posts import ScheduledPosts
 from tests.telegram_harness import Running, press, say, unpaced
 
 GROUP = -1001
@@ -309,7 +309,7 @@ async def test_a_scheduled_puzzle_post_links_to_its_problem(
     scheduled = await say(bot, club.group, club.ada,
                           '/schedule puzzles cron="0 18 * * FRI" tz=UTC')
     assert "puzzles" in scheduled.plain, scheduled.plain
-    scheduler = PostScheduler(bot.service, bot.service._repository,  # noqa: SLF001
+    scheduler = ScheduledPosts(bot.service, bot.service._repository,  # noqa: SLF001
                               {"telegram": TelegramPublisher(bot.app.bot)}, bot.clock,
                               ChatPosts(), store=store)
     bot.clock.current = datetime(2024, 3, 8, 18, 0)

@@ -20,7 +20,7 @@ from bot.service.events import Kind
 from bot.service.results import GameResult
 from bot.storage.backends import open_repository
 from bot.storage.migrations import MIGRATIONS
-from bot.storage.repository import Repository
+from bot.storage.repository import QueuedPost, Repository
 from bot.storage.sqlite import SqliteRepository
 
 START = datetime(2024, 3, 1, 19, 0)
@@ -65,12 +65,21 @@ async def boards(repository: Repository) -> list[str]:
     return seen
 
 
+def unsent(club: int) -> QueuedPost:
+    """The club's post of the Friday after START, due a minute after its time."""
+    when = START + timedelta(days=14)
+    return QueuedPost(club, "main", when, *CHATS[0], CHATS[0][1], "main", False, START,
+                      when + timedelta(minutes=1))
+
+
 async def make_source(path: Path) -> tuple[list[str], int]:
     repository = await open_repository(path)
     try:
         await play(ClubService(repository, FakeClock(START)))
         club = await repository.club_id(*CHATS[0], START)
         assert await repository.claim_post(club, "main", START + timedelta(days=7), START)
+        # a post of the outbox not sent yet when the bot stopped (issue 41)
+        assert await repository.enqueue_post(unsent(club), START)
         ids = [e.id for e in await repository.events(club)]
         assert ids != list(range(1, len(ids) + 1))  # SQLite numbers all clubs' events at once
         return await boards(repository), len(ids)
@@ -87,7 +96,7 @@ def test_every_club_moves_whole_and_rates_the_same(
     assert main(["migrate-db", "--from", f"sqlite:{source}", "--to", postgres_db]) == 0
     summary = capsys.readouterr().out
     assert summary.startswith("migrate-db: 2 clubs, ")
-    assert "1 posts copied to postgresql://postgres@127.0.0.1:" in summary
+    assert "2 posts copied to postgresql://postgres@127.0.0.1:" in summary  # one in the outbox
     assert summary.rstrip().endswith("the ratings of all 3 ladders match")
 
     async def after_the_move() -> None:
@@ -104,6 +113,12 @@ def test_every_club_moves_whole_and_rates_the_same(
             assert (again.game.player_a, again.game.player_b) == ("ann", "bob")
             assert not await repository.claim_post(club, "main", START + timedelta(days=7),
                                                    START)
+            # the post the outbox held is still to be sent, once
+            due = unsent(club).due_at
+            [row] = await repository.claim_outbox(["telegram"], "after", due,
+                                                  due + timedelta(minutes=2), 10)
+            assert (row.post, row.attempts, row.maybe_sent) == (unsent(club), 0, False)
+            assert not await repository.enqueue_post(unsent(club), due)
             # The club goes on: the next event follows the copied ids, and the next game
             # follows the club's numbers.
             copied = await repository.events(club)

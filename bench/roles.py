@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -118,18 +116,9 @@ async def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="clubrating-roles-") as temp:
         folder = Path(temp)
-        given = os.environ.get("CLUBRATING_TEST_PG")
-        # a folder of its own, as tests/conftest.py makes one: the server's user (postgres,
-        # when run as root) must reach it
-        server = given or pg_server.start(Path(tempfile.mkdtemp(prefix="clubrating-pg-")))
-        url = server if isinstance(server, str) else server.url
-        try:
+        with pg_server.given_or_throwaway() as url:
             await standby(url, folder, args.rounds)
             await restart(url, folder, args.rounds)
-        finally:
-            if not isinstance(server, str):
-                pg_server.stop(server.folder)
-                shutil.rmtree(server.folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

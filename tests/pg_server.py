@@ -14,6 +14,7 @@ server is never reachable from another machine and lives as long as the test run
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pwd
 import re
@@ -22,7 +23,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,6 +140,22 @@ def stop(folder: Path) -> None:
         except ProcessLookupError:
             pass
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def given_or_throwaway() -> Iterator[str]:
+    """The address of the server ``CLUBRATING_TEST_PG`` names, else of a throwaway one started
+    in a folder of its own (the server's user - postgres, as root - must reach it) and stopped
+    and removed at the end: what the benchmarks run on."""
+    given = os.environ.get("CLUBRATING_TEST_PG")
+    if given:
+        yield given
+        return
+    server = start(Path(tempfile.mkdtemp(prefix="clubrating-pg-")))
+    try:
+        yield server.url
+    finally:
+        stop(server.folder)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,6 +35,21 @@ async def logged(bot: Bot, pattern: str, timeout: float = 20.0) -> None:
     raise AssertionError(f"no {pattern!r} in the log:\n{bot.text()[-3000:]}")
 
 
+async def sharing_processes(dc: FakeDiscord, folder: Path, database: str) -> tuple[Bot, Bot]:
+    """Two processes of the Discord bot on ``database`` (shards 0-1 and 2-3), started, once
+    each said that it shares the budget with the other."""
+    first = shard_process(dc, folder / "a", database, "0-1")
+    second = shard_process(dc, folder / "b", database, "2-3")
+    await asyncio.gather(first.start(SERVING), second.start(SERVING))
+    try:
+        await logged(first, SHARED)
+        await logged(second, SHARED)
+    except BaseException:
+        await asyncio.gather(first.stop(), second.stop())
+        raise
+    return first, second
+
+
 def answers(tg: FakeTelegram, chat_id: int) -> int:
     return sum(1 for output in tg.outputs(chat_id) if output.kind == "send")
 
@@ -85,12 +100,8 @@ async def test_two_discord_processes_share_the_tokens_budget_until_one_dies(
         for n in range(4):
             dc.guild(guild_id(n), f"club {n}")
         dc.flood_control.on = True
-        first = shard_process(dc, tmp_path / "a", postgres_db, "0-1")
-        second = shard_process(dc, tmp_path / "b", postgres_db, "2-3")
-        await asyncio.gather(first.start(SERVING), second.start(SERVING))
+        first, second = await sharing_processes(dc, tmp_path, postgres_db)
         try:
-            await logged(first, SHARED)
-            await logged(second, SHARED)
             assert await second.kill() != 0
             began = time.monotonic()
             whole = r"rate budget of discord:\d+: 1 process, 50 requests a second each"
@@ -118,12 +129,8 @@ async def test_two_discord_processes_posting_at_once_keep_within_50_a_second(
             role = dc.role(guild, 800000000000000000 + n, "Managers", MANAGE_GUILD)
             managers.append(dc.member(guild, dc.user(600000000000000000 + n, f"m{n}"), role))
         dc.flood_control.on = True
-        first = shard_process(dc, tmp_path / "a", postgres_db, "0-1")
-        second = shard_process(dc, tmp_path / "b", postgres_db, "2-3")
-        await asyncio.gather(first.start(SERVING), second.start(SERVING))
+        first, second = await sharing_processes(dc, tmp_path, postgres_db)
         try:
-            await logged(first, SHARED)
-            await logged(second, SHARED)
             dc.flood_control.sends.clear()
             for guild, manager in zip(guilds, managers, strict=True):
                 await dc.command(guild, manager, "board", arguments="here")

@@ -18,7 +18,7 @@ from tests.fake_telegram import TOKEN as TELEGRAM_TOKEN
 from tests.fake_telegram import FakeTelegram
 
 from .clubs import FRIDAY, GROUP, TelegramClub, telegram_bot
-from .process import FakeClock, clubrating, environment
+from .process import Bot, FakeClock, clubrating, environment
 from .test_web import free_port
 
 #: the results, as a moderator records them in one step each
@@ -30,6 +30,9 @@ HOOK = "https://bots.example.org/telegram/hook"
 SECRET = "one-secret_for-every-process"
 PLAYERS = ("alice", "bob", "carol")
 OUTCOMES = ("win", "loss", "draw", "win", "win")
+
+#: what every process says once it serves (only one of them reads the plans: the scheduler role)
+SERVING = r"serving telegram"
 
 
 def result(n: int) -> str:
@@ -63,19 +66,28 @@ def serial_top(folder: Path) -> str:
     return done.stdout
 
 
+def webhook_processes(tg: FakeTelegram, club: TelegramClub, folder: Path, database: str
+                      ) -> tuple[list[Bot], list[str]]:
+    """Two ``clubrating run`` of the club's bot on ``database``, in ``folder``'s a and b, each
+    listening for the webhook on a port of its own; and the address of each (what a load
+    balancer in front of them would post to)."""
+    bots, hooks = [], []
+    for name in "ab":
+        (folder / name).mkdir()
+        port = free_port()
+        bots.append(telegram_bot(tg, folder / name, club.clock, CLUBRATING_DB=database,
+                                 TELEGRAM_WEBHOOK_URL=HOOK, TELEGRAM_WEBHOOK_SECRET=SECRET,
+                                 TELEGRAM_WEBHOOK_LISTEN=f"127.0.0.1:{port}"))
+        hooks.append(f"http://127.0.0.1:{port}/telegram/hook")
+    return bots, hooks
+
+
 async def test_two_processes_on_one_webhook_keep_the_chat_s_order(
         tmp_path: Path, postgres_db: str) -> None:
     async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
         club = TelegramClub.on(tg, tmp_path)
-        ports = [free_port(), free_port()]
-        tg.balancer = [f"http://127.0.0.1:{port}/telegram/hook" for port in ports]
-        bots = [telegram_bot(tg, tmp_path / name, club.clock, CLUBRATING_DB=postgres_db,
-                             TELEGRAM_WEBHOOK_URL=HOOK, TELEGRAM_WEBHOOK_SECRET=SECRET,
-                             TELEGRAM_WEBHOOK_LISTEN=f"127.0.0.1:{port}")
-                for name, port in zip("ab", ports, strict=True)]
-        for folder in ("a", "b"):
-            (tmp_path / folder).mkdir()
-        await asyncio.gather(*(bot.start() for bot in bots))
+        bots, tg.balancer = webhook_processes(tg, club, tmp_path, postgres_db)
+        await asyncio.gather(*(bot.start(SERVING) for bot in bots))
         try:
             assert tg.webhook is not None and tg.webhook["url"] == HOOK
             await club.register(club.alice, club.bob, club.carol)
@@ -120,16 +132,9 @@ async def test_an_update_whose_process_died_is_taken_over_once_its_claim_expired
     the member is answered, and the game is in the log once."""
     async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
         club = TelegramClub.on(tg, tmp_path)
-        ports = [free_port(), free_port()]
-        hooks = [f"http://127.0.0.1:{port}/telegram/hook" for port in ports]
+        bots, hooks = webhook_processes(tg, club, tmp_path, postgres_db)
         tg.balancer = hooks[:1]
-        bots = [telegram_bot(tg, tmp_path / name, club.clock, CLUBRATING_DB=postgres_db,
-                             TELEGRAM_WEBHOOK_URL=HOOK, TELEGRAM_WEBHOOK_SECRET=SECRET,
-                             TELEGRAM_WEBHOOK_LISTEN=f"127.0.0.1:{port}")
-                for name, port in zip("ab", ports, strict=True)]
-        for folder in ("a", "b"):
-            (tmp_path / folder).mkdir()
-        first, second = await asyncio.gather(*(bot.start() for bot in bots))
+        first, second = await asyncio.gather(*(bot.start(SERVING) for bot in bots))
         try:
             await club.register(club.alice, club.bob)
             tg.flood("sendMessage", retry_after=60, times=1)

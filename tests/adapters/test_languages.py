@@ -266,6 +266,9 @@ NOT_SENTENCES = {
     "sync the ladder's ratings first": "a programming error",
     "retry after ": "PostDelayed's text, for the logs",
     "telegram-receiver:": "a role's name",
+    "clubrating rate budget ": "a hash's input (the budget's lock namespace), never shown",
+    "{share} requests a second each": "the rate budget's log line",
+    "{share} a minute in each group": "the rate budget's log line",
 }
 _PHRASE = re.compile(r"[A-Za-z]{2,}(?:[ '-][A-Za-z]{2,})+")
 _RAISED_OR_LOGGED = re.compile(r"^(debug|info|warning|error|exception|critical|\w+Error)$")

@@ -19,14 +19,18 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 #: the installed command, beside the interpreter running the tests
 CLUBRATING = str(Path(sys.executable).parent / "clubrating")
 #: libfaketime, as Debian installs it
 LIBFAKETIME = next(iter(sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))), None)
+#: seconds after which every process has read a new time (``FAKETIME_CACHE_DURATION`` and a
+#: margin)
+FAKETIME_READ_AGAIN = 1.2
 #: how long a process may take to do what a test waits for
 TIMEOUT = 60.0
 #: variables of the test's own environment that must not reach the bot
@@ -45,6 +49,17 @@ class FakeClock:
         staged = self.file.with_suffix(".new")
         staged.write_text(f"@{when:%Y-%m-%d %H:%M:%S}\n", encoding="utf-8")
         staged.replace(self.file)  # never half-written when libfaketime reads it
+        # the processes' clocks run on from ``when``, as this one does from now
+        self._set = (when, time.monotonic())
+
+    async def skip(self, seconds: float) -> None:
+        """Move the processes' time ``seconds`` ahead of where it ran to, once they read it
+        (libfaketime reads the file again within a second): a wait a test does not sit
+        through. Their monotonic clocks move too, and with them the bot's rate limits."""
+        when, began = self._set
+        ahead = when + timedelta(seconds=time.monotonic() - began + seconds)
+        self.set(ahead.replace(microsecond=0) + timedelta(seconds=1))
+        await asyncio.sleep(FAKETIME_READ_AGAIN)
 
     def env(self) -> dict[str, str]:
         if LIBFAKETIME is None:

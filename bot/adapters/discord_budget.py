@@ -18,6 +18,7 @@ import discord
 import yarl
 
 from bot.adapters.budget import DISCORD_PER_SECOND, Limit, RateBudget
+from bot.scheduling.publishing import leaving
 from bot.storage.budget_slots import BudgetSlots
 
 #: the first segment of the paths Discord exempts from the global limit whatever their headers
@@ -44,6 +45,7 @@ class DiscordRequestBudget:
         if counted(params.url.path, params.headers.get("Authorization")):
             async with self.budget.turns(self.overall.window()):
                 pass
+        await leaving()
 
 
 def counted(path: str, authorization: str | None) -> bool:

@@ -28,6 +28,7 @@ from bot.adapters.budget import (
     RateBudget,
     Window,
 )
+from bot.scheduling.publishing import leaving
 from bot.storage.budget_slots import BudgetSlots
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class SharedFloodLimits(BaseRateLimiter[int]):
             await self._not_halted.wait()
             async with self.budget.turns(*windows):
                 pass
+            await leaving()
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as refused:

@@ -8,7 +8,7 @@ platform, so the scheduler knows nothing about any chat platform.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
@@ -47,6 +47,24 @@ class Button:
 class PostRefused(Exception):
     """The platform refuses the bot's post for good - the bot was removed from the chat, its
     right to post was taken, the chat is gone: trying again will not help."""
+
+
+#: Set by the outbox's sender while a scheduled post is sent: what to do once its first request
+#: to the platform leaves, its turn in the rate budget come (the sender marks the row
+#: ``sending`` then). A post waiting for its turn is plainly not sent yet: a process killed
+#: meanwhile leaves it to be sent by another, where a mark made before the wait would have it
+#: given up (Telegram's posts go at most once). The platforms' rate limiters call
+#: :func:`leaving` right before each request.
+POST_LEAVING: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar("post_leaving",
+                                                                            default=None)
+
+
+async def leaving() -> None:
+    """A request to a platform leaves now: the scheduled post's hook, if one is set (it acts
+    once however many requests the post makes)."""
+    hook = POST_LEAVING.get()
+    if hook is not None:
+        await hook()
 
 
 class PostDelayed(Exception):

@@ -6,8 +6,9 @@ runs a :class:`PostSender` for it, the scheduler's leader or not.
   PostgreSQL, so two processes never take one row), with a lease: a row whose process died is
   taken again once its lease ended.
 - It makes the post (a digest, with its card, or a puzzle's problem), marks the row ``sending``
-  right before the platform call and ``sent`` right after, with ``SCHEDULED_POST`` set around the
-  call (the rate budget lets answers to members go first).
+  once its first request leaves for the platform (after its wait in the rate budget, which lets
+  answers to members go first: ``SCHEDULED_POST``; a process killed while the post waits leaves
+  a row plainly not sent) and ``sent`` right after the call.
 - A row found ``sending`` when claimed was handed to the platform by a sender that died: maybe
   the post was made. Discord sends it again with the same nonce (derived from the row: Discord
   drops a repeated nonce and answers with the first message); Telegram never sends it again
@@ -29,6 +30,7 @@ from datetime import timedelta
 from functools import partial
 
 from bot.scheduling.publishing import (
+    POST_LEAVING,
     POST_NONCE,
     SCHEDULED_POST,
     Button,
@@ -62,6 +64,10 @@ IN_FLIGHT = 20
 #: the platforms that drop a send repeated with the same nonce: their "maybe sent" posts are
 #: sent again; every other platform's are not (at most once)
 NONCE_PLATFORMS = frozenset({"discord"})
+#: the platforms whose requests pass a rate limiter that says when each leaves
+#: (:func:`~bot.scheduling.publishing.leaving`, :mod:`bot.adapters.budget`): a post there is
+#: marked ``sending`` once its turn came; elsewhere (the console) right before it is published
+LEAVING_TOLD = frozenset({"telegram", "discord"})
 #: the platform's reason for refusing a post, as far as it is kept in the log and shown
 MAX_REASON_SHOWN = 150
 
@@ -246,8 +252,18 @@ class PostSender:
             await self.repository.outbox_done(row.id, "sent", self.clock.now())
             return
         message, picture, buttons = made
-        await self.repository.outbox_sending(row.id, self.clock.now())
+        marked = False
+
+        async def mark_sending() -> None:
+            nonlocal marked
+            if not marked:
+                marked = True
+                await self.repository.outbox_sending(row.id, self.clock.now())
+
+        if post.platform not in LEAVING_TOLD:
+            await mark_sending()
         scheduled, nonce = SCHEDULED_POST.set(True), POST_NONCE.set(nonce_of(row.id))
+        hook = POST_LEAVING.set(mark_sending)
         try:
             sent = await publish_with_retries(
                 self.publishers[post.platform], post.target, message, picture, buttons,
@@ -263,6 +279,7 @@ class PostSender:
             await self._refused(post, refused)
             return
         finally:
+            POST_LEAVING.reset(hook)
             POST_NONCE.reset(nonce)
             SCHEDULED_POST.reset(scheduled)
         await self.repository.outbox_done(row.id, "sent" if sent else "given_up",

@@ -6,6 +6,7 @@ enqueued."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
@@ -17,7 +18,14 @@ import pytest
 
 from bot.chat.posts import ChatPosts
 from bot.errors import ConfigError
-from bot.scheduling.publishing import POST_NONCE, SCHEDULED_POST, Button, Picture, PostDelayed
+from bot.scheduling.publishing import (
+    POST_NONCE,
+    SCHEDULED_POST,
+    Button,
+    Picture,
+    PostDelayed,
+    leaving,
+)
 from bot.scheduling.sender import PostSender
 from bot.scheduling.spread import parse_window, window_used
 from bot.service.clock import FakeClock
@@ -39,9 +47,14 @@ class Platform(Recorder):
         self.nonces: list[str | None] = []
         self.scheduled: list[bool] = []
         self.delayed: list[float] = []
+        #: cleared: the sends wait for their turn (in the rate budget) until it is set
+        self.turn = asyncio.Event()
+        self.turn.set()
 
     async def publish(self, chat_id: str, text: str, picture: Picture | None = None,
                       buttons: Sequence[Button] = ()) -> None:
+        await self.turn.wait()  # its turn in the rate budget
+        await leaving()  # what the platforms' rate limiters say as a request leaves
         if self.delayed:
             raise PostDelayed(self.delayed.pop(0))
         await super().publish(chat_id, text, picture, buttons)
@@ -292,3 +305,32 @@ async def test_a_row_the_database_could_not_finish_is_never_sent_twice_on_telegr
         assert len(telegram.posts) == 1  # sent, but the row did not say so: not again
         assert outbox(tmp_path / "club.db") == [
             (1, "2024-03-04T09:00:00.000000", "given_up", 1)]
+
+
+async def test_a_post_waiting_for_its_turn_is_sent_after_its_process_died(
+        tmp_path: Path) -> None:
+    # Marked "sending" only once its request leaves, after its wait in the rate budget: a
+    # Telegram post whose process was killed while it waited is sent by the next sender, where
+    # a mark made before the wait had it given up (bench/scale.py lost 8 posts that way).
+    clock = FakeClock(FRIDAY)
+    path = tmp_path / "club.db"
+    waiting = Platform("telegram")
+    waiting.turn.clear()
+    async with posting(path, clock, waiting, timedelta(0)) as posts:
+        await club_with_players(posts.service, "-1001", "telegram")
+        clock.current = MONDAY_9
+        tasks = await posts.poll()
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if outbox(path)[0][2] == "claimed":
+                break
+        assert outbox(path) == [(1, "2024-03-04T09:00:00.000000", "claimed", 0)]
+        for task in tasks:  # the process dies while its post waits for its turn
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    telegram = Platform("telegram")
+    async with posting(path, clock, telegram, timedelta(0)) as posts:
+        await poll_at(posts, clock, MONDAY_9 + timedelta(minutes=3))  # its lease ended
+        assert [chat for chat, _, _ in telegram.posts] == ["-1001"]
+        assert outbox(path) == [(1, "2024-03-04T09:00:00.000000", "sent", 1)]
+    assert waiting.posts == []

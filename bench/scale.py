@@ -33,7 +33,11 @@ Monday 09:00 UTC, every club's default weekly post, at 20 % of the load.
    at 30 % and 70 % of the window and started again at once. At the end each club's posts are
    counted in the fakes, and the fakes' flood-control records give the most sends in any second
    (any minute for a group) and the 429s answered.
-4. Each process's peak resident memory (``VmHWM``) at the end.
+4. Each process's peak resident memory (``VmHWM``) at the end. Then (``--memory-clubs``,
+   10,000; 0: skipped; ``--no-load``: this alone) a fresh schema with that many Discord clubs
+   written through the service (as the bot writes them, in 26 s rather than the 30,000
+   commands' time), one process serving every shard with the default cache, ``/top`` read in
+   every guild: its peak memory once ready (the reference) and after the reads.
 
 An error is a command not answered within 15 s, a write not answered "recorded", an answer the
 fakes refused (other than a 429), or an ``ERROR`` line in a process's log. Commands sent to a
@@ -61,7 +65,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.shards import fresh_schema, peak_memory  # noqa: E402
+from bench.shards import SHARD_READY, fresh_schema, peak_memory  # noqa: E402
 from bot.service.clock import SystemClock  # noqa: E402
 from bot.service.club import ClubService  # noqa: E402
 from bot.service.identity import Caller, UserRef  # noqa: E402
@@ -345,22 +349,24 @@ class Load:
 
 
 async def load(discord: DiscordClubs, telegram: TelegramClubs, rate: float, seconds: float,
-               seed: int, down: set[int]) -> Load:
-    """``rate`` commands a second for ``seconds``; ``down``: the Discord shards whose process
-    is killed at the moment (a command sent to one of them counts as lost, not as an error,
-    when it goes unanswered)."""
+               seed: int, processes: Processes) -> Load:
+    """``rate`` commands a second for ``seconds``; a Discord command that goes unanswered
+    counts as lost, not as an error, when its shard's process was killed between its sending
+    and the end of its wait, or was not serving that shard again yet."""
     chance = random.Random(seed)
     guilds, groups = Zipf(len(discord.guilds), chance), Zipf(len(telegram.groups), chance)
     result, tasks = Load(), []
     began = time.monotonic()
 
-    async def one(platform: str, answer: Awaitable[str], write: bool, shard_down: bool,
+    async def one(platform: str, answer: Awaitable[str], write: bool, shard: int | None,
                   what: str) -> None:
         sent = time.monotonic()
+        shard_down = shard in processes.down
         try:
             text = await answer
         except TimeoutError:
-            if shard_down:
+            if shard_down or any(shard in shards and sent <= at for at, shards in
+                                 processes.kills):
                 result.lost += 1
             else:
                 result.errors.append(f"{platform} {what}: no answer within "
@@ -379,17 +385,17 @@ async def load(discord: DiscordClubs, telegram: TelegramClubs, rate: float, seco
         if i % 10 == 9:
             n = telegram.with_room(groups, time.monotonic())
             answer = telegram.write(n) if write else telegram.read(n, top)
-            platform, shard_down = "telegram", False
+            platform, shard = "telegram", None
         else:
             n = guilds.draw()
             answer = discord.write(n) if write else discord.read(n, top)
-            platform, shard_down = "discord", n % SHARDS in down
+            platform, shard = "discord", n % SHARDS
         result.sent += 1
         result.writes += write
         what = "report" if write else "top" if top else "rating"
-        tasks.append(asyncio.create_task(one(platform, answer, write, shard_down, what)))
-    await asyncio.gather(*tasks)
+        tasks.append(asyncio.create_task(one(platform, answer, write, shard, what)))
     result.seconds = time.monotonic() - began
+    await asyncio.gather(*tasks)
     return result
 
 
@@ -443,6 +449,8 @@ class Processes:
         self.started = [0, 0]
         #: the Discord shards of a killed process not yet serving again
         self.down: set[int] = set()
+        #: when a process was killed (monotonic) and its Discord shards
+        self.kills: list[tuple[float, set[int]]] = []
         self.restarts: list[asyncio.Task[None]] = []
 
     async def start(self, n: int) -> None:
@@ -466,13 +474,19 @@ class Processes:
         index."""
         holder = self.scheduler()
         assert holder is not None, "no single holder of the scheduler role"
-        shards = SPLITS[holder].split("-")
-        self.down |= set(range(int(shards[0]), int(shards[1]) + 1))
+        first, last = SPLITS[holder].split("-")
+        shards = set(range(int(first), int(last) + 1))
+        self.down |= shards
+        self.kills.append((time.monotonic(), shards))
         await self.bots[holder].kill()
 
         async def again() -> None:
             await self.start(holder)
-            self.down -= set(range(int(shards[0]), int(shards[1]) + 1))
+            bot = self.bots[holder]
+            while {int(s) for s, _, _ in SHARD_READY.findall(bot.text()[self.started[holder]:])
+                   } != shards:
+                await asyncio.sleep(0.1)
+            self.down -= shards
 
         self.restarts.append(asyncio.create_task(again()))
         return holder
@@ -542,13 +556,13 @@ async def scenario(args: argparse.Namespace, server: str, folder: Path) -> None:
             dc.errors.clear()
             tg.errors.clear()
             weekly = asyncio.create_task(weekly_run(processes, nine))
-            phase = await load(discord, telegram, args.rate, args.seconds, 41, processes.down)
+            phase = await load(discord, telegram, args.rate, args.seconds, 41, processes)
             done = await weekly
             # a killed process's rows wait for its lease (120 s) to end
             await wait_for_posts(discord, telegram, nine + WINDOW + 180.0 - time.time())
             await asyncio.gather(*processes.restarts)
             reference = await load(discord, telegram, args.rate / 10,
-                                   max(30.0, args.seconds / 5), 42, set())
+                                   max(30.0, args.seconds / 5), 42, processes)
             peaks = [peak_memory(bot) for bot in processes.bots]
         finally:
             stopped = await processes.stop()

@@ -340,6 +340,9 @@ class Load:
 
     latencies: dict[str, list[float]] = field(default_factory=lambda: {
         "discord": [], "telegram": []})
+    #: the latencies of the commands sent away from the kills (not from 1 s before one to
+    #: 30 s after it: a restart's identify turns and cache reads), every platform's
+    calm: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     #: Discord commands lost because they reached a killed process's shard
     lost: int = 0
@@ -373,6 +376,8 @@ async def load(discord: DiscordClubs, telegram: TelegramClubs, rate: float, seco
                                      f"{ANSWER_TIMEOUT:.0f} s")
             return
         result.latencies[platform].append(time.monotonic() - sent)
+        if not any(at - 1.0 <= sent <= at + 30.0 for at, _ in processes.kills):
+            result.calm.append(time.monotonic() - sent)
         if write and "recorded" not in text:
             result.errors.append(f"{platform}: a write answered {text[:80]!r}")
 
@@ -418,6 +423,8 @@ def report(name: str, phase: Load) -> None:
         print(f"  {platform:8} {percentiles(values)}")
     both = phase.latencies["discord"] + phase.latencies["telegram"]
     print(f"  {'all':8} {percentiles(both)}")
+    if len(phase.calm) < len(both):
+        print(f"  {'away from the kills':8} {percentiles(phase.calm)}")
     print(f"  errors {len(phase.errors)}; Discord commands lost to a killed shard "
           f"{phase.lost}")
     for error, count in collections.Counter(phase.errors).most_common(5):

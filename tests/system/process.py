@@ -110,7 +110,11 @@ class Bot:
             self.process = await asyncio.create_subprocess_exec(
                 *self.wrapper, CLUBRATING, "run", env=self.env, stdin=subprocess.DEVNULL,
                 stdout=log, stderr=log)
-        await self.wait_log(ready)
+        try:
+            await self.wait_log(ready)
+        except BaseException:
+            await self.kill()  # never left running behind a failed test
+            raise
         return self
 
     def text(self) -> str:
@@ -164,3 +168,16 @@ class Bot:
             await process.wait()
             raise AssertionError(
                 f"the bot did not stop on {how.name}:\n{self.text()[-4000:]}") from None
+
+
+async def start_together(bots: Sequence[Bot], ready: str) -> list[Bot]:
+    """Start ``bots`` at once, each until ``ready``; when one fails, the others are stopped
+    too (none left running behind a failed test) and the failure raised."""
+    started = await asyncio.gather(*(bot.start(ready) for bot in bots), return_exceptions=True)
+    failures = [result for result in started if isinstance(result, BaseException)]
+    if failures:
+        for bot in bots:
+            if bot.process is not None:
+                await bot.kill()
+        raise failures[0]
+    return list(bots)

@@ -15,7 +15,7 @@ from tests.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.fake_telegram import TOKEN, FakeTelegram
 
 from .clubs import telegram_bot
-from .process import Bot
+from .process import Bot, start_together
 from .test_discord_shards import SERVING, guild_id, shard_process
 
 #: what each of two Discord processes logs once it shares the token's budget with the other
@@ -40,7 +40,7 @@ async def sharing_processes(dc: FakeDiscord, folder: Path, database: str) -> tup
     each said that it shares the budget with the other."""
     first = shard_process(dc, folder / "a", database, "0-1")
     second = shard_process(dc, folder / "b", database, "2-3")
-    await asyncio.gather(first.start(SERVING), second.start(SERVING))
+    await start_together([first, second], SERVING)
     try:
         await logged(first, SHARED)
         await logged(second, SHARED)

@@ -18,7 +18,7 @@ from tests.fake_telegram import TOKEN as TELEGRAM_TOKEN
 from tests.fake_telegram import FakeTelegram
 
 from .clubs import FRIDAY, GROUP, TelegramClub, telegram_bot
-from .process import Bot, FakeClock, clubrating, environment
+from .process import Bot, FakeClock, clubrating, environment, start_together
 from .test_web import free_port
 
 #: the results, as a moderator records them in one step each
@@ -87,7 +87,7 @@ async def test_two_processes_on_one_webhook_keep_the_chat_s_order(
     async with FakeTelegram(token=TELEGRAM_TOKEN) as tg:
         club = TelegramClub.on(tg, tmp_path)
         bots, tg.balancer = webhook_processes(tg, club, tmp_path, postgres_db)
-        await asyncio.gather(*(bot.start(SERVING) for bot in bots))
+        await start_together(bots, SERVING)
         try:
             assert tg.webhook is not None and tg.webhook["url"] == HOOK
             await club.register(club.alice, club.bob, club.carol)
@@ -134,7 +134,7 @@ async def test_an_update_whose_process_died_is_taken_over_once_its_claim_expired
         club = TelegramClub.on(tg, tmp_path)
         bots, hooks = webhook_processes(tg, club, tmp_path, postgres_db)
         tg.balancer = hooks[:1]
-        first, second = await asyncio.gather(*(bot.start(SERVING) for bot in bots))
+        first, second = await start_together(bots, SERVING)
         try:
             await club.register(club.alice, club.bob)
             tg.flood("sendMessage", retry_after=60, times=1)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Hashable
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 
 from bot.scheduling.publishing import SCHEDULED_POST
 from bot.storage.budget_slots import BudgetSlots
+from bot.storage.locks import lock_key
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +53,7 @@ def budget_namespace(platform: str, bot_id: int) -> int:
     """The namespace of one bot's budget slots (the high half of their advisory lock keys,
     :func:`~bot.storage.budget_slots.budget_slot_key`): from the platform and the bot's public
     id (never its token), a positive 31-bit integer."""
-    digest = hashlib.blake2b(f"clubrating rate budget {platform} {bot_id}".encode(),
-                             digest_size=4).digest()
-    return int.from_bytes(digest, "big") & 0x7FFF_FFFF
+    return lock_key(f"clubrating rate budget {platform} {bot_id}") & 0x7FFF_FFFF
 
 
 @dataclass(frozen=True, slots=True)

@@ -459,6 +459,8 @@ class Processes:
         #: when a process was killed (monotonic) and its Discord shards
         self.kills: list[tuple[float, set[int]]] = []
         self.restarts: list[asyncio.Task[None]] = []
+        #: after each kill: how long each of its shards was without a process
+        self.gaps: list[str] = []
 
     async def start(self, n: int) -> None:
         self.started[n] = len(self.bots[n].text())
@@ -488,12 +490,18 @@ class Processes:
         await self.bots[holder].kill()
 
         async def again() -> None:
-            await self.start(holder)
+            killed = time.monotonic()
+            ready: dict[int, float] = {}
+            start = asyncio.create_task(self.start(holder))
             bot = self.bots[holder]
-            while {int(s) for s, _, _ in SHARD_READY.findall(bot.text()[self.started[holder]:])
-                   } != shards:
-                await asyncio.sleep(0.1)
+            while set(ready) != shards:
+                await asyncio.sleep(0.05)
+                for s, _, _ in SHARD_READY.findall(bot.text()[self.started[holder]:]):
+                    ready.setdefault(int(s), time.monotonic() - killed)
+            await start
             self.down -= shards
+            self.gaps.append(f"process {'ab'[holder]}: " + ", ".join(
+                f"shard {s} ready {ready[s]:.1f} s after the kill" for s in sorted(ready)))
 
         self.restarts.append(asyncio.create_task(again()))
         return holder
@@ -576,7 +584,7 @@ async def scenario(args: argparse.Namespace, server: str, folder: Path) -> None:
         report(f"load at {args.rate:g}/s, weekly run during it", phase)
         report(f"reference: the same load at {args.rate / 10:g}/s, no weekly run", reference)
         print(f"\nweekly run of {2 * args.clubs:,} clubs, window {WINDOW:.0f} s")
-        for line in done:
+        for line in done + processes.gaps:
             print(f"  {line}")
         post_counts("discord", discord.posts(), args.clubs)
         post_counts("telegram", telegram.posts(), args.clubs)

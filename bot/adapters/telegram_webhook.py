@@ -12,9 +12,11 @@ of several processes receives each.
 Each update is claimed first in the table long polling keeps its updates in (same source key):
 a new one is handled here; one handled already (Telegram delivers again when a 200 did not
 reach it) is answered 200 at once; one another process claimed lately and has not handled yet is
-answered 503, so Telegram tries again later, and by then it was handled (200) or its claim
-expired after ``CLAIM_EXPIRES`` (that process died): then it is taken over and handled here.
-Writes stay once however often an update is handled: its request's first answer stands.
+answered 503, so Telegram tries again later, and by then it was handled (200) or it is taken
+over and handled here: at once when the claiming process is gone (on PostgreSQL a claim names its
+process by a lock it holds while it lives), else once the claim expired after ``CLAIM_EXPIRES``
+(a process alive but stuck). Writes stay once however often an update is handled: its
+request's first answer stands.
 """
 
 from __future__ import annotations
@@ -39,10 +41,11 @@ from bot.storage.repository import Repository, UpdateClaim
 
 log = logging.getLogger(__name__)
 
-#: how long a process's claim on an update stands before another process may take it over:
-#: longer than a handler waits for Telegram's flood limits (three 429s' pauses), so a slow
-#: process's update is not handled twice, and short enough that a chat whose update was with a
-#: process that died waits only minutes (Telegram delivers again meanwhile, with growing pauses)
+#: how long a live process's claim on an update stands before another process may take it
+#: over: longer than a handler waits for Telegram's flood limits (three 429s' pauses), so a
+#: slow process's update is not handled twice, and short enough that a chat whose update is
+#: with a stuck process waits only minutes (one that died is known at once on PostgreSQL; on
+#: SQLite, one machine's processes, its claim stands this long too)
 CLAIM_EXPIRES = timedelta(minutes=2)
 #: connections Telegram may open at once to the webhook (its default, and PTB's)
 MAX_CONNECTIONS = 40

@@ -38,7 +38,7 @@ from bot.scheduling.publishing import PostRefused, Publisher
 from bot.scheduling.sender import ATTEMPTS, BACKOFF_SECONDS, publish_with_retries
 from bot.scheduling.spread import DEFAULT_POST_WINDOW, POST_RATES, offsets, window_used
 from bot.scheduling.words import PostWords
-from bot.service.clock import Clock
+from bot.service.clock import Clock, Every
 from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Notice
@@ -56,6 +56,12 @@ MISFIRE_GRACE_SECONDS = 300
 #: plans looked at between two yields to the event loop (a poll of 10,000 clubs must not hold
 #: it for all of them at once)
 PLANS_PER_YIELD = 500
+
+#: how long an outbox row that ended (sent or given up) stays, for an operator to look into;
+#: then it goes, at most once every OUTBOX_FORGET_EVERY (the period's claim in ``posts`` stays,
+#: which is what keeps a post from being made twice)
+OUTBOX_KEPT = timedelta(days=7)
+OUTBOX_FORGET_EVERY = timedelta(hours=1)
 
 #: the scheduled instants whose posts' places in the window are kept (:meth:`_offset`); more
 #: are forgotten at once (a week's instants of every plan fit many times over)
@@ -109,6 +115,7 @@ class PostScheduler:
                                  tuple[datetime | None, datetime | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._scheduler: AsyncIOScheduler | None = None
+        self._forgetting = Every(OUTBOX_FORGET_EVERY)
 
     # -- running under APScheduler ----------------------------------------------------------------
 
@@ -193,7 +200,22 @@ class PostScheduler:
             tasks += await self._seasons(plans.values())
         except Exception:
             log.exception("seasons: the poll failed; trying again at the next one")
+        await self._forget_outbox()
         return tasks
+
+    async def _forget_outbox(self) -> None:
+        now = self.clock.now()
+        if not self._forgetting.due(now):
+            return
+        try:
+            forgotten = await self.repository.forget_outbox(now - OUTBOX_KEPT)
+        except Exception:
+            log.exception("could not remove old outbox rows; trying again in %s",
+                          OUTBOX_FORGET_EVERY)
+            return
+        if forgotten:
+            log.info("removed %d outbox rows that ended before %s", forgotten,
+                     (now - OUTBOX_KEPT).isoformat(timespec="seconds"))
 
     async def check(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
         """Claim the due post of each plan and put it in the outbox, due at its place in the

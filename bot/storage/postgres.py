@@ -30,6 +30,7 @@ transaction holding a conflicting key).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -43,7 +44,7 @@ from .addresses import public_address
 from .budget_slots import BUDGET_SLOTS_AT_MOST, budget_slot_key
 from .discord_gateway import FORGET_TURNS_AFTER, command_sync_key, shard_lock_key
 from .errors import DatabaseUnavailable
-from .locks import club_lock_key
+from .locks import club_lock_key, lock_key
 from .migrations import MIGRATIONS, Migration, migrate
 from .postgres_locks import SessionLocks
 from .repository import (
@@ -108,10 +109,13 @@ SELECT id, $2, $3, $4 FROM clubs WHERE id = $1 FOR KEY SHARE
 #: claim an update delivered to a webhook: new, or taken over from a receiver whose claim (its
 #: receipt time) expired before it was handled (its body is dropped once handled)
 _CLAIM_UPDATE = """
-INSERT INTO received_updates AS kept (source, update_id, body, received_at)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (source, update_id) DO UPDATE SET received_at = excluded.received_at
-WHERE kept.body IS NOT NULL AND kept.received_at < $5
+INSERT INTO received_updates AS kept (source, update_id, body, received_at, claimer)
+VALUES ($1, $2, $3, $4, $6)
+ON CONFLICT (source, update_id) DO UPDATE
+SET received_at = excluded.received_at, claimer = excluded.claimer
+WHERE kept.body IS NOT NULL AND (kept.received_at < $5 OR kept.claimer IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+    AND (l.classid::bigint << 32 | l.objid::bigint) = kept.claimer))
 RETURNING 1
 """
 
@@ -242,7 +246,8 @@ class PostgresRepository:
         self._pool = pool
         self._schema = schema
         #: this process's lifelong locks (issue 41): its Discord shards, and its slot in each
-        #: token's rate budget (:mod:`bot.adapters.budget`)
+        #: token's rate budget (:mod:`bot.adapters.budget`), its claim on the Telegram updates
+        #: it handles
         self._shards = SessionLocks(pool)
         self._shard_keys: list[int] = []
         #: the key of the budget slot held, by namespace
@@ -250,6 +255,10 @@ class PostgresRepository:
         #: the roles this process holds (:mod:`.roles`), on a connection of their own: one
         #: lost, or given up, leaves the shards alone
         self._roles = SessionLocks(pool)
+        #: this process as the claimer of the Telegram updates it handles from a webhook: a key
+        #: held with the lifelong locks, which ``pg_locks`` shows for as long as the process
+        #: lives (positive, so that its halves read back from ``classid`` and ``objid`` as is)
+        self._claimer = lock_key(f"clubrating update claimer {uuid.uuid4()}") & (2**63 - 1)
 
     @classmethod
     async def open(
@@ -280,7 +289,7 @@ class PostgresRepository:
 
     async def close(self) -> None:
         await self.release_shards()
-        await self._shards.release()  # the budget slots
+        await self._shards.release()  # the budget slots, the update claimer
         self._budget_slots.clear()
         await self._roles.release()
         await self._pool.close()
@@ -479,9 +488,12 @@ class PostgresRepository:
     async def claim_update(self, source: str, update_id: int, body: str, now: datetime,
                            expired_before: datetime) -> UpdateClaim:
         # One statement: of receivers claiming at once, the primary key (or the row's lock,
-        # for a claim taken over) lets one insert or update it; the others change nothing.
+        # for a claim taken over) lets one insert or update it; the others change nothing. A
+        # claim is taken over once it expired or its claimer's lock is gone (it died).
+        await self._shards.take([self._claimer])  # at the first claim; held from then on
         claimed = await self._pool.fetchval(_CLAIM_UPDATE, source, update_id, body,
-                                            answered_at(now), answered_at(expired_before))
+                                            answered_at(now), answered_at(expired_before),
+                                            self._claimer)
         if claimed is not None:
             return UpdateClaim.CLAIMED
         handled = await self._pool.fetchval(
@@ -573,6 +585,12 @@ class PostgresRepository:
             "UPDATE post_outbox SET state = $2, done_at = $3, lease_until = NULL WHERE id = $1",
             row_id, state, outbox_time(now))
 
+    async def forget_outbox(self, before: datetime) -> int:
+        status = await self._pool.execute(
+            "DELETE FROM post_outbox WHERE state IN ('sent', 'given_up') AND done_at < $1",
+            outbox_time(before))
+        return int(status.split()[-1])  # "DELETE n"
+
     async def outbox_later(self, row_id: int, due_at: datetime) -> None:
         await self._pool.execute(
             "UPDATE post_outbox SET state = 'due', due_at = $2, claimed_by = NULL,"
@@ -645,9 +663,10 @@ class PostgresRepository:
                                          "has a log here; nothing was copied")
                 # COPY: a long log goes over in one stream, not row by row.
                 await connection.copy_records_to_table("events", columns=(
-                    "club_id", "id", "kind", "actor", "at", "reason", "data"), records=[
+                    "club_id", "id", "kind", "actor", "at", "reason", "data",
+                    "platform_sequence"), records=[
                     (club_id, e.id, e.kind, e.actor, e.at.isoformat(), e.reason,
-                     encode_data(e.data))
+                     encode_data(e.data), club.sequences.get(e.id))
                     for e in club.events])
                 await connection.copy_records_to_table(
                     "requests", columns=("club_id", "request_id", "response", "answered_at"),

@@ -189,7 +189,8 @@ class DuplicateRequest(Exception):
 class UpdateClaim(enum.Enum):
     """What :meth:`Repository.claim_update` found for an update delivered to a webhook."""
 
-    #: new, or claimed by a receiver that died (its claim expired): this receiver handles it
+    #: new, or claimed by a receiver that died (it ended, or its claim expired): this
+    #: receiver handles it
     CLAIMED = "claimed"
     #: handled already (by this process or another): answer it at once, do nothing
     HANDLED = "handled"
@@ -295,10 +296,11 @@ class Repository(DiscordGateway, RoleLocks, BudgetSlots, Protocol):
     async def claim_update(self, source: str, update_id: int, body: str, now: datetime,
                            expired_before: datetime) -> UpdateClaim:
         """Claim an update ``source`` received on its webhook, kept like
-        :meth:`receive_updates`' until :meth:`updates_handled`: a new one, or one whose claim
-        was made before ``expired_before`` and is not handled (its receiver died), is this
-        caller's (its claim time becomes ``now``); of receivers claiming at once, one gets
-        it. Otherwise whether it was handled or is another receiver's."""
+        :meth:`receive_updates`' until :meth:`updates_handled`: a new one, or one not handled
+        whose claim was made before ``expired_before`` or whose receiver is known to have
+        ended (PostgreSQL: the claimer's lock is gone), is this caller's (its claim time
+        becomes ``now``); of receivers claiming at once, one gets it. Otherwise whether it
+        was handled or is another receiver's."""
         ...
 
     async def updates_handled(self, source: str, update_ids: Sequence[int]) -> None:
@@ -373,6 +375,12 @@ class Repository(DiscordGateway, RoleLocks, BudgetSlots, Protocol):
 
     async def outbox_later(self, row_id: int, due_at: datetime) -> None:
         """Put the row back, due at ``due_at`` (the platform asked to wait)."""
+        ...
+
+    async def forget_outbox(self, before: datetime) -> int:
+        """Remove the outbox rows that ended (sent or given up) before ``before``; how many.
+        Nothing needs them: a post is never made twice because its period's claim (table
+        ``posts``) stays."""
         ...
 
     async def keep_preview(

@@ -514,6 +514,13 @@ class SqliteRepository:
                 "UPDATE post_outbox SET state = ?, done_at = ?, lease_until = NULL"
                 " WHERE id = ?", (state, outbox_time(now), row_id))
 
+    async def forget_outbox(self, before: datetime) -> int:
+        async with self._lock:
+            rows = await self._connection.execute_fetchall(
+                "DELETE FROM post_outbox WHERE state IN ('sent', 'given_up') AND done_at < ?"
+                " RETURNING 1", (outbox_time(before),))
+        return len(list(rows))
+
     async def outbox_later(self, row_id: int, due_at: datetime) -> None:
         async with self._lock:
             await self._connection.execute_fetchall(

@@ -28,6 +28,9 @@ class ClubCopy:
     #: the club's rows of the outbox of scheduled posts (migration 0011), in the columns of
     #: :data:`OUTBOX_COPIED`: a post claimed but not yet sent is sent after the move
     outbox: list[tuple[object, ...]] = field(default_factory=list)
+    #: the platform's sequence of the update behind each event that has one (migration 0012),
+    #: by event id
+    sequences: dict[int, int] = field(default_factory=dict)
 
 
 #: the outbox's columns a move copies (its row id is the target's own)
@@ -54,6 +57,8 @@ async def read_sqlite(path: Path) -> list[ClubCopy]:
         timed = "answered_at" in {str(r[1]) for r in await connection.execute_fetchall(
             "PRAGMA table_info(requests)")}
         now = answered_at(datetime.now(UTC))
+        sequenced = "platform_sequence" in {str(r[1]) for r in await connection.execute_fetchall(
+            "PRAGMA table_info(events)")}
         clubs = []
         for club_id, platform, chat_id, created_at in await connection.execute_fetchall(
             "SELECT id, platform, chat_id, created_at FROM clubs ORDER BY id"
@@ -71,8 +76,13 @@ async def read_sqlite(path: Path) -> list[ClubCopy]:
                 (*r[:6], bool(r[6]), *r[7:]) for r in await connection.execute_fetchall(
                     f"SELECT {', '.join(OUTBOX_COPIED)} FROM post_outbox WHERE club_id = ?"
                     " ORDER BY id", (club_id,))]
+            sequences = {} if not sequenced else {
+                int(r[0]): int(r[1]) for r in await connection.execute_fetchall(
+                    "SELECT id, platform_sequence FROM events WHERE club_id = ?"
+                    " AND platform_sequence IS NOT NULL", (club_id,))}
             clubs.append(ClubCopy(str(platform), str(chat_id), str(created_at),
-                                  await reader.events(int(club_id)), answers, posts, outbox))
+                                  await reader.events(int(club_id)), answers, posts, outbox,
+                                  sequences))
     finally:
         await reader.close()
     return clubs

@@ -1,6 +1,6 @@
 """``clubrating migrate-db``: clubs move from a SQLite file to PostgreSQL whole (ids, answers,
-claimed posts), the ratings are the same after the move, and a club already on the server is
-never overwritten."""
+claimed posts, each event's platform sequence), the ratings are the same after the move, and a
+club already on the server is never overwritten."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.chat.presenter import render
@@ -27,9 +28,14 @@ START = datetime(2024, 3, 1, 19, 0)
 CHATS = [("telegram", "-100"), ("discord", "42")]
 
 
-def member(chat: int, user: str, request: str | None = None, moderator: bool = False) -> Caller:
+#: the platform sequence (update id) of chat 0's reports (migration 0012)
+SEQUENCE = 7_000
+
+
+def member(chat: int, user: str, request: str | None = None, moderator: bool = False,
+           sequence: int | None = None) -> Caller:
     platform, chat_id = CHATS[chat]
-    return Caller(platform, chat_id, user, user, moderator, request)
+    return Caller(platform, chat_id, user, user, moderator, request, sequence=sequence)
 
 
 async def play(service: ClubService) -> None:
@@ -43,8 +49,9 @@ async def play(service: ClubService) -> None:
         for chat in (0, 1):
             a, b = ("ann", "bob") if i % 2 else ("cid", "ann")
             ladder = "blitz" if chat == 1 and i % 3 == 0 else None
-            reported = await service.report(member(chat, a, f"r{chat}-{i}"), b,
-                                            ("win", "draw", "loss")[i % 3], ladder=ladder)
+            reported = await service.report(
+                member(chat, a, f"r{chat}-{i}", sequence=SEQUENCE + i if chat == 0 else None),
+                b, ("win", "draw", "loss")[i % 3], ladder=ladder)
             assert isinstance(reported, GameResult)
             await service.confirm(member(chat, b, f"c{chat}-{i}"), reported.game.id)
             if i == 2:
@@ -106,6 +113,15 @@ def test_every_club_moves_whole_and_rates_the_same(
             assert await boards(repository) == before
             club = await repository.club_id(*CHATS[0], START)
             assert len(await repository.events(club)) == events_of_first
+            # each event keeps its update's sequence
+            connection = await asyncpg.connect(postgres_db)
+            try:
+                sequences = [r[0] for r in await connection.fetch(
+                    "SELECT platform_sequence FROM events WHERE club_id = $1"
+                    " AND kind = 'game_reported' ORDER BY id", club)]
+            finally:
+                await connection.close()
+            assert sequences == [SEQUENCE + i for i in range(6)]
             # A redelivered update finds its first answer; a claimed post stays claimed.
             service = ClubService(repository, FakeClock(START))
             again = await service.confirm(member(0, "ann", "c0-1"), 2)

@@ -1,7 +1,7 @@
 """The outbox of scheduled posts (migration 0011, issue 41) on every backend: a period enqueued
 once (and never after an older version claimed it), rows claimed earliest due first with a
 lease, taken again only once the lease ran out (with "maybe sent" when the dead claimer had
-handed it to the platform), put back later, finished; a process's Discord shards; and on
+handed it to the platform), put back later, finished, forgotten a week later; a process's Discord shards; and on
 PostgreSQL two processes claiming at once, each row going to one."""
 
 from __future__ import annotations
@@ -67,6 +67,27 @@ async def test_a_lease_run_out_gives_the_row_to_another_claimer(
     await repository.outbox_done(back.id, "given_up", late)
     assert await repository.claim_outbox(["telegram"], "d", late + 2 * LEASE,
                                          late + 3 * LEASE, 10) == []
+
+
+async def test_rows_that_ended_are_forgotten_and_their_posts_stay_made(
+        repository: Repository) -> None:
+    """A week after a row ended (sent or given up) it goes; a row not ended stays however old,
+    and the period of a forgotten row is never enqueued again (its claim stays)."""
+    clubs = [await repository.club_id("telegram", f"-{100 + n}", NOW) for n in range(3)]
+    for club in clubs:
+        assert await repository.enqueue_post(post(club, 0), NOW)
+    sent, given_up, waiting = await repository.claim_outbox(["telegram"], "a", NOW,
+                                                            NOW + LEASE, 10)
+    await repository.outbox_done(sent.id, "sent", NOW)
+    await repository.outbox_done(given_up.id, "given_up", NOW + timedelta(seconds=1))
+    await repository.outbox_later(waiting.id, NOW + timedelta(days=30))
+    assert await repository.forget_outbox(NOW) == 0
+    assert await repository.forget_outbox(NOW + timedelta(seconds=1)) == 1
+    assert await repository.forget_outbox(NOW + timedelta(days=60)) == 1
+    assert not await repository.enqueue_post(post(sent.post.club_id, 0), NOW)
+    far = NOW + timedelta(days=60)
+    assert [row.id for row in await repository.claim_outbox(["telegram"], "b", far,
+                                                            far + LEASE, 10)] == [waiting.id]
 
 
 async def test_a_process_claims_the_discord_rows_of_its_own_shards(

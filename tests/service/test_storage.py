@@ -491,6 +491,33 @@ async def test_each_event_keeps_the_platform_sequence_of_its_update(
     assert rows == [(1, 5001), (2, 5001), (3, None), (4, 5003)]
 
 
+async def test_an_update_claimed_by_a_process_that_ended_is_taken_over_at_once(
+        postgres_db: str) -> None:
+    """Issue 41: a webhook's claim names its process (a lock it holds while it lives); another
+    process leaves an update a live process claimed until the claim expires, and takes over
+    one whose claimer is gone at once."""
+    bot = "telegram:123456"
+    expired = NOW - timedelta(minutes=2)
+    one = await PostgresRepository.open(postgres_db)
+    two = await PostgresRepository.open(postgres_db)
+    try:
+        assert await one.claim_update(bot, 7, '{"n":7}', NOW, expired) is UpdateClaim.CLAIMED
+        assert await two.claim_update(bot, 7, '{"n":7}', NOW, expired) is UpdateClaim.BUSY
+        await one.close()  # its session's locks go with it, as with a process killed
+        soon = NOW + timedelta(seconds=5)
+        assert await two.claim_update(bot, 7, '{"n":7}', soon,
+                                      soon - timedelta(minutes=2)) is UpdateClaim.CLAIMED
+        # the claim is two's now: a third receiver leaves it while two lives
+        three = await PostgresRepository.open(postgres_db)
+        try:
+            assert await three.claim_update(bot, 7, '{"n":7}', soon,
+                                            soon - timedelta(minutes=2)) is UpdateClaim.BUSY
+        finally:
+            await three.close()
+    finally:
+        await two.close()
+
+
 async def test_two_processes_write_one_club_one_after_the_other(postgres_db: str) -> None:
     """Issue 41: each writing transaction takes the club's advisory lock first; a second
     process's write waits for the first's commit, then finds its events (Conflict, read

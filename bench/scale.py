@@ -349,6 +349,15 @@ class Load:
     sent: int = 0
     writes: int = 0
     seconds: float = 0.0
+    #: (seconds into the phase, platform, command, club's rank, latency) of every answer
+    answers: list[tuple[float, str, str, int, float]] = field(default_factory=list)
+
+    def keep(self, path: Path) -> None:
+        """Every answer's latency as CSV, for a look at when the slow ones came."""
+        rows = [f"{at:.3f},{platform},{what},{n},{latency * 1000:.1f}"
+                for at, platform, what, n, latency in self.answers]
+        path.write_text("sent_s,platform,command,club_rank,latency_ms\n" + "\n".join(rows)
+                        + "\n", encoding="utf-8")
 
 
 async def load(discord: DiscordClubs, telegram: TelegramClubs, rate: float, seconds: float,
@@ -362,7 +371,7 @@ async def load(discord: DiscordClubs, telegram: TelegramClubs, rate: float, seco
     began = time.monotonic()
 
     async def one(platform: str, answer: Awaitable[str], write: bool, shard: int | None,
-                  what: str) -> None:
+                  what: str, n: int) -> None:
         sent = time.monotonic()
         shard_down = shard in processes.down
         try:
@@ -372,10 +381,13 @@ async def load(discord: DiscordClubs, telegram: TelegramClubs, rate: float, seco
                                  processes.kills):
                 result.lost += 1
             else:
+                where = "" if shard is None else f", shard {shard}"
                 result.errors.append(f"{platform} {what}: no answer within "
-                                     f"{ANSWER_TIMEOUT:.0f} s")
+                                     f"{ANSWER_TIMEOUT:.0f} s (sent at {sent - began:.0f} s"
+                                     f"{where})")
             return
         result.latencies[platform].append(time.monotonic() - sent)
+        result.answers.append((sent - began, platform, what, n, time.monotonic() - sent))
         if not any(at - 1.0 <= sent <= at + 30.0 for at, _ in processes.kills):
             result.calm.append(time.monotonic() - sent)
         if write and "recorded" not in text:
@@ -398,7 +410,7 @@ async def load(discord: DiscordClubs, telegram: TelegramClubs, rate: float, seco
         result.sent += 1
         result.writes += write
         what = "report" if write else "top" if top else "rating"
-        tasks.append(asyncio.create_task(one(platform, answer, write, shard, what)))
+        tasks.append(asyncio.create_task(one(platform, answer, write, shard, what, n)))
     result.seconds = time.monotonic() - began
     await asyncio.gather(*tasks)
     return result
@@ -581,6 +593,9 @@ async def scenario(args: argparse.Namespace, server: str, folder: Path) -> None:
             peaks = [peak_memory(bot) for bot in processes.bots]
         finally:
             stopped = await processes.stop()
+        if args.keep is not None:
+            phase.keep(folder / "latencies.csv")
+            reference.keep(folder / "latencies-reference.csv")
         report(f"load at {args.rate:g}/s, weekly run during it", phase)
         report(f"reference: the same load at {args.rate / 10:g}/s, no weekly run", reference)
         print(f"\nweekly run of {2 * args.clubs:,} clubs, window {WINDOW:.0f} s")
@@ -695,7 +710,8 @@ async def main() -> None:
     parser.add_argument("--memory-clubs", type=int, default=10_000,
                         help="clubs of the memory scenario (0: none)")
     parser.add_argument("--no-load", action="store_true", help="the memory scenario alone")
-    parser.add_argument("--keep", type=Path, help="an empty folder to keep the logs in")
+    parser.add_argument("--keep", type=Path,
+                        help="an empty folder to keep the logs and the latencies (CSV) in")
     args = parser.parse_args()
     with (tempfile.TemporaryDirectory(prefix="clubrating-scale-") as temp,
           pg_server.given_or_throwaway() as url):

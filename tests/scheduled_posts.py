@@ -37,8 +37,8 @@ class ScheduledPosts(PostScheduler):
         tasks = await super().poll()
         return tasks + await self.sender.send_due()
 
-    async def fire(self, key: tuple[int, str, str, str]) -> list[asyncio.Task[None]]:
-        tasks = await super().fire(key)
+    async def fire(self, cron: str, timezone: str) -> list[asyncio.Task[None]]:
+        tasks = await super().fire(cron, timezone)
         return tasks + await self.sender.send_due()
 
     def publish_with(self, platform: str, publisher: Publisher) -> None:

@@ -4,8 +4,10 @@ due, and the ``posts`` table makes every post go out once.
 - The clubs' event logs are the only truth. Every ``poll_seconds`` the scheduler reads every
   ladder's plan (:meth:`ClubService.schedules`, from the directory that each write keeps: no
   club's log is read) and, when any changed (a moderator in a chat, or ``clubrating schedule``
-  from the shell writing to the same database), replaces the cron jobs of the plans that
-  changed, one per ladder, in the ladder's time zone.
+  from the shell writing to the same database), brings the cron jobs up to date: one per
+  schedule (a cron expression in a time zone), whose wake-up enqueues the posts of every ladder
+  on it one after another (issue 41: 10,000 ladders' jobs waking at once at 09:00 queued 10,000
+  transactions for the database's connections ahead of the members' commands).
 - Which post is due is a pure function of the plan and the clock
   (:func:`bot.service.schedules.due_post`): the most recent scheduled time, so after downtime the
   last missed post catches up once and older ones are skipped. Both the cron job and the poll
@@ -42,7 +44,7 @@ from bot.service.clock import Clock, Every
 from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Notice
-from bot.service.schedules import Plan, due_post, previous_post
+from bot.service.schedules import Plan, cron_trigger, due_post, previous_post
 from bot.storage.repository import QueuedPost, Repository
 
 log = logging.getLogger(__name__)
@@ -56,6 +58,9 @@ MISFIRE_GRACE_SECONDS = 300
 #: plans looked at between two yields to the event loop (a poll of 10,000 clubs must not hold
 #: it for all of them at once)
 PLANS_PER_YIELD = 500
+
+#: the ids of the cron jobs of the posts' schedules begin with it ("post:Europe/Berlin 0 9 * * 1")
+JOB_PREFIX = "post:"
 
 #: how long an outbox row that ended (sent or given up) stays, for an operator to look into;
 #: then it goes, at most once every OUTBOX_FORGET_EVERY (the period's claim in ``posts`` stays,
@@ -155,28 +160,27 @@ class PostScheduler:
         """APScheduler's jobs (the poll and one cron job per ladder that posts)."""
         return [] if self._scheduler is None else list(self._scheduler.get_jobs())
 
-    def _rebuild(self, before: Mapping[tuple[int, str, str, str], Plan]) -> None:
-        """One cron job per ladder that posts: those of the plans that changed since ``before``
-        are replaced (the others keep theirs: 10,000 jobs are not made again for one)."""
+    def _rebuild(self) -> None:
+        """One cron job per schedule a ladder posts on (10,000 clubs share a handful): the
+        jobs of schedules no ladder uses any more go, new ones come, the others stay."""
         if self._scheduler is None:
             return
-        for key, plan in before.items():
-            if self.plans.get(key) != plan and not plan.paused:
-                job = self._scheduler.get_job(f"post:{plan.club_id}:{plan.claimed_as}")
-                if job is not None:
-                    job.remove()
-        for key, plan in self.plans.items():
-            if before.get(key) != plan and not plan.paused:
+        wanted = {schedule_of(plan) for plan in self.plans.values() if not plan.paused}
+        for job in self._scheduler.get_jobs():
+            if job.id.startswith(JOB_PREFIX) and tuple(job.args) not in wanted:
+                job.remove()
+        for cron, timezone in wanted:
+            job_id = f"{JOB_PREFIX}{timezone} {cron}"
+            if self._scheduler.get_job(job_id) is None:
                 self._scheduler.add_job(
-                    self.fire, plan.trigger, args=[plan.key],
-                    id=f"post:{plan.club_id}:{plan.claimed_as}", coalesce=True,
-                    max_instances=1, misfire_grace_time=MISFIRE_GRACE_SECONDS,
+                    self.fire, cron_trigger(cron, timezone), args=[cron, timezone], id=job_id,
+                    coalesce=True, max_instances=1, misfire_grace_time=MISFIRE_GRACE_SECONDS,
                 )
 
-    async def fire(self, key: tuple[int, str, str, str]) -> list[asyncio.Task[None]]:
-        """A cron job's wake-up: post the ladder's due post, if nobody did yet."""
-        plan = self.plans.get(key)
-        return [] if plan is None else await self.check([plan])
+    async def fire(self, cron: str, timezone: str) -> list[asyncio.Task[None]]:
+        """A schedule's wake-up: post the due post of every ladder on it, if nobody did yet."""
+        return await self.check([plan for plan in self.plans.values()
+                                 if schedule_of(plan) == (cron, timezone)])
 
     # -- what each wake-up does --------------------------------------------------------------------
 
@@ -188,9 +192,9 @@ class PostScheduler:
                      if p.platform in self.publishers}
             if plans != self.plans:
                 log.info("scheduled posts: %d plans (changed), jobs rebuilt", len(plans))
-                before, self.plans = self.plans, plans
+                self.plans = plans
                 self._offsets.clear()  # the posts of an instant may be others now
-                self._rebuild(before)
+                self._rebuild()
             tasks = await self.check(list(plans.values()))
             tasks += await self._sweep(plans.values())
         except Exception:
@@ -373,3 +377,8 @@ class PostScheduler:
         except PostRefused as refused:
             log.warning("announcement to %s:%s refused by the platform: %s", platform, chat_id,
                         refused)
+
+
+def schedule_of(plan: Plan) -> tuple[str, str]:
+    """The schedule a ladder posts on: its cron expression and the time zone it is read in."""
+    return plan.cron, plan.timezone

@@ -131,18 +131,27 @@ async def test_a_clubs_ladders_of_one_instant_post_at_its_time_together(
             (2, "2024-03-04T09:01:00.000000", "due", 0)]
 
 
-async def test_a_cron_wake_up_ranks_among_every_plan_known(tmp_path: Path) -> None:
+async def test_a_schedule_s_wake_up_enqueues_every_ladder_on_it_at_its_place(
+        tmp_path: Path) -> None:
+    """One cron job per schedule (issue 41): its wake-up enqueues the ladders on it, each at its
+    place among them; a ladder on another schedule waits for its own."""
     clock = FakeClock(FRIDAY)
     telegram = Platform("telegram")
     async with posting(tmp_path / "club.db", clock, telegram, timedelta(seconds=120)) as posts:
         for chat in ("-1001", "-1002", "-1003", "-1004"):
             await club_with_players(posts.service, chat, "telegram")
+        moderator = Caller("telegram", "-1004", "mod", "mod", moderator=True)
+        await posts.service.set_schedule(moderator, "main", cron="0 20 * * 3", timezone="UTC")
         await poll_at(posts, clock, FRIDAY)  # reads the plans
         clock.current = MONDAY_9
-        # APScheduler wakes club 3's job alone first: it is still the third of four
-        for task in await posts.fire((3, "main", "telegram", "-1003")):
+        # what APScheduler calls at Monday 09:00: the three clubs on the schedule, the first
+        # sent at once
+        for task in await posts.fire("0 9 * * MON", "UTC"):
             await task
-        assert outbox(tmp_path / "club.db") == [(3, "2024-03-04T09:01:00.000000", "due", 0)]
+        assert outbox(tmp_path / "club.db") == [
+            (1, "2024-03-04T09:00:00.000000", "sent", 1),
+            (2, "2024-03-04T09:00:40.000000", "due", 0),
+            (3, "2024-03-04T09:01:20.000000", "due", 0)]
 
 
 def test_a_window_too_short_is_stretched_to_half_the_platforms_rate() -> None:

@@ -149,7 +149,7 @@ async def test_the_cron_jobs_wake_up_posts_the_same_once(tmp_path: Path) -> None
         await bot.poll()  # reads the plans
         clock.current = MONDAY_9
         # what APScheduler calls at Monday 09:00
-        await asyncio.gather(*await bot.scheduler.fire((1, "main", "console", "local")))
+        await asyncio.gather(*await bot.scheduler.fire("0 9 * * MON", "UTC"))
         await bot.poll()
         assert len(bot.recorder.posts) == 1
 
@@ -343,13 +343,16 @@ async def test_a_ladder_nobody_plays_on_is_not_posted(tmp_path: Path) -> None:
         assert bot.recorder.posts == []
 
 
-async def test_apscheduler_runs_the_poll_and_one_cron_job_per_ladder(tmp_path: Path) -> None:
+async def test_apscheduler_runs_the_poll_and_one_cron_job_per_schedule(tmp_path: Path) -> None:
+    """A cron job per schedule the ladders post on (issue 41: not one per ladder, all waking at
+    once); a schedule no ladder posts on any more loses its job."""
     clock = FakeClock(FRIDAY)
     async with bot_on(tmp_path / "club.db", clock) as bot:
         await club_with_players(bot.service)
-        await bot.service.create_ladder(mod(), "blitz")
-        await bot.service.set_schedule(mod(), "blitz", cron="0 20 * * 3",
-                                       timezone="Europe/Berlin")
+        for ladder in ("blitz", "rapid"):
+            await bot.service.create_ladder(mod(), ladder)
+            await bot.service.set_schedule(mod(), ladder, cron="0 20 * * 3",
+                                           timezone="Europe/Berlin")
         bot.scheduler.poll_seconds = 0.05
         await bot.scheduler.start()
         for _ in range(200):
@@ -357,16 +360,21 @@ async def test_apscheduler_runs_the_poll_and_one_cron_job_per_ladder(tmp_path: P
                 break
             await asyncio.sleep(0.01)
         jobs = {job.id: job for job in bot.scheduler.jobs()}
-        assert set(jobs) == {"poll", "post:1:main", "post:1:blitz"}
-        assert str(jobs["post:1:blitz"].trigger.timezone) == "Europe/Berlin"
-        # The blitz schedule paused from elsewhere: its job goes at the next poll.
+        berlin = "post:Europe/Berlin 0 20 * * 3"
+        assert set(jobs) == {"poll", "post:UTC 0 9 * * MON", berlin}
+        assert str(jobs[berlin].trigger.timezone) == "Europe/Berlin"
+        # One of the two ladders on it paused from elsewhere: the job stays for the other;
+        # both paused, it goes at the next poll.
         other = ClubService(bot.repository, clock)
         await other.pause_schedule(mod(), True, "blitz")
+        await asyncio.sleep(0.3)
+        assert berlin in {job.id for job in bot.scheduler.jobs()}
+        await other.pause_schedule(mod(), True, "rapid")
         for _ in range(200):
             if len(bot.scheduler.jobs()) == 2:
                 break
             await asyncio.sleep(0.01)
-        assert {job.id for job in bot.scheduler.jobs()} == {"poll", "post:1:main"}
+        assert {job.id for job in bot.scheduler.jobs()} == {"poll", "post:UTC 0 9 * * MON"}
 
 
 async def test_claim_post_is_true_for_exactly_one_claimant(tmp_path: Path) -> None:

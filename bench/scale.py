@@ -175,16 +175,19 @@ class TimedTelegram(FakeTelegram):
 @dataclass
 class DiscordClubs:
     """The guilds: in each, alice and bob play; moderators (the Managers role, Manage Server)
-    record games and readers look at the board, each of them drawn from a pool, since one
-    member may send 20 commands a minute (a moderator 100) and a hot club gets hundreds."""
+    record games and readers look at the board, each of them the next of a pool in turn, since
+    one member may send 20 commands a minute (a moderator 100; past it the bot answers once,
+    then stays silent) and a hot club gets hundreds: the hottest club's 8 reads a second come
+    from 64 readers, each about 8 times a minute."""
 
     dc: TimedDiscord
     guilds: list[Guild]
     managers: list[Role]
     alice: list[Member]
     bob: list[Member]
-    chance: random.Random = field(default_factory=lambda: random.Random(7))
     members: dict[tuple[int, int], Member] = field(default_factory=dict)
+    #: per guild and pool, how many turns its members took
+    turns: collections.Counter[tuple[int, bool]] = field(default_factory=collections.Counter)
     readers: list[DiscordUser] = field(default_factory=list)
     moderators: list[DiscordUser] = field(default_factory=list)
 
@@ -204,8 +207,9 @@ class DiscordClubs:
         return clubs
 
     def member(self, n: int, pool: list[DiscordUser], moderator: bool) -> Member:
-        """A member of guild ``n`` drawn from ``pool`` (made a member at their first turn)."""
-        user = self.chance.choice(pool)
+        """The next member of guild ``n`` from ``pool`` (made a member at their first turn)."""
+        user = pool[self.turns[n, moderator] % len(pool)]
+        self.turns[n, moderator] += 1
         key = (n, user.id)
         if key not in self.members:
             roles = [self.managers[n]] if moderator else []

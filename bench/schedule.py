@@ -20,22 +20,26 @@ import argparse
 import asyncio
 import random
 import statistics
+import sys
 import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bot.chat.posts import ChatPosts
-from bot.history import History
-from bot.scheduling.publishing import Picture
-from bot.scheduling.scheduler import PostScheduler
-from bot.scheduling.sender import PostSender
-from bot.service.clock import FakeClock
-from bot.service.club import Caller, ClubService
-from bot.service.schedules import due_post, previous_post
-from bot.storage.repository import QueuedPost
-from bot.storage.sqlite import SqliteRepository
-from ratings_core.model import Game, Step
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.loop_stall
+
+from bot.chat.posts import ChatPosts  # noqa: E402
+from bot.history import History  # noqa: E402
+from bot.scheduling.publishing import Picture  # noqa: E402
+from bot.scheduling.scheduler import PostScheduler  # noqa: E402
+from bot.scheduling.sender import PostSender  # noqa: E402
+from bot.service.clock import FakeClock  # noqa: E402
+from bot.service.club import Caller, ClubService  # noqa: E402
+from bot.service.schedules import due_post, previous_post  # noqa: E402
+from bot.storage.repository import QueuedPost  # noqa: E402
+from bot.storage.sqlite import SqliteRepository  # noqa: E402
+from ratings_core.model import Game, Step  # noqa: E402
+from tests.loop_stall import longest_stall  # noqa: E402
 
 FRIDAY = datetime(2024, 3, 1, 19, 0)
 MONDAY_9 = datetime(2024, 3, 4, 9, 0)
@@ -90,7 +94,7 @@ async def polls(folder: Path, clubs: int, rounds: int) -> None:
     # The outbox, a week later: the poll enqueues, the sender sends (20 at a time).
     clock.current = MONDAY_9 + timedelta(days=7)
     begin = time.perf_counter()
-    await scheduler.poll()
+    stall = await longest_stall(scheduler.poll())
     enqueued = time.perf_counter() - begin
     while tasks := await sender.send_due():
         await asyncio.gather(*tasks)
@@ -99,7 +103,8 @@ async def polls(folder: Path, clubs: int, rounds: int) -> None:
     print(f"{clubs} clubs: quiet poll {statistics.median(quiet) * 1000:.0f} ms (median of "
           f"{rounds}); every post due: through the outbox {outbox * 1000:.0f} ms "
           f"({outbox / clubs * 1000:.2f} ms per post, of which the poll's claims and rows "
-          f"{enqueued * 1000:.0f} ms), reference claimed and sent at once {before * 1000:.0f} ms "
+          f"{enqueued * 1000:.0f} ms, the event loop held at most {stall * 1000:.0f} ms), "
+          f"reference claimed and sent at once {before * 1000:.0f} ms "
           f"({before / clubs * 1000:.2f} ms per post)")
     await repository.close()
 

@@ -30,7 +30,8 @@ from telegram.ext import Application
 
 from bot.adapters.handling import Handling, handling
 from bot.service.clock import Every
-from bot.service.session import ANSWERS_KEPT, FORGET_EVERY
+from bot.service.session import ANSWERS_KEPT
+from bot.service.tidying import FORGET_EVERY, forget_when_due
 from bot.storage.repository import Repository
 
 log = logging.getLogger(__name__)
@@ -226,12 +227,5 @@ async def _within(work: Handling, handler: Awaitable[None]) -> None:
 
 async def forget_old(repository: Repository, forgetting: Every, now: datetime) -> None:
     """Remove the updates no redelivery can bring any more, at most every FORGET_EVERY."""
-    if not forgetting.due(now):
-        return
-    try:
-        forgotten = await repository.forget_updates(now - KEPT)
-    except Exception:
-        log.exception("could not remove old Telegram updates; trying again in %s", FORGET_EVERY)
-        return
-    if forgotten:
-        log.info("removed %d Telegram updates older than %s", forgotten, KEPT)
+    await forget_when_due(forgetting, now, lambda: repository.forget_updates(now - KEPT),
+                          f"Telegram updates older than {KEPT}")

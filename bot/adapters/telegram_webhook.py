@@ -36,7 +36,7 @@ from telegram.ext import Application
 
 from bot.adapters.telegram_polling import forget_old, hand_over, source_of
 from bot.service.clock import Every
-from bot.service.session import FORGET_EVERY
+from bot.service.tidying import FORGET_EVERY
 from bot.storage.repository import Repository, UpdateClaim
 
 log = logging.getLogger(__name__)

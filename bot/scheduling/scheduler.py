@@ -45,6 +45,7 @@ from bot.service.club import SYSTEM_ACTOR, Caller, ClubService
 from bot.service.errors import Refusal
 from bot.service.results import Notice
 from bot.service.schedules import Plan, cron_trigger, due_post, previous_post
+from bot.service.tidying import FORGET_EVERY, forget_when_due
 from bot.storage.repository import QueuedPost, Repository
 
 log = logging.getLogger(__name__)
@@ -56,17 +57,16 @@ POLL_SECONDS = 30.0
 MISFIRE_GRACE_SECONDS = 300
 
 #: plans looked at between two yields to the event loop (a poll of 10,000 clubs must not hold
-#: it for all of them at once)
+#: it for all of them at once), their due posts enqueued in one transaction
 PLANS_PER_YIELD = 500
 
 #: the ids of the cron jobs of the posts' schedules begin with it ("post:Europe/Berlin 0 9 * * 1")
 JOB_PREFIX = "post:"
 
 #: how long an outbox row that ended (sent or given up) stays, for an operator to look into;
-#: then it goes, at most once every OUTBOX_FORGET_EVERY (the period's claim in ``posts`` stays,
-#: which is what keeps a post from being made twice)
+#: then it goes (the period's claim in ``posts`` stays, which is what keeps a post from being
+#: made twice)
 OUTBOX_KEPT = timedelta(days=7)
-OUTBOX_FORGET_EVERY = timedelta(hours=1)
 
 #: the scheduled instants whose posts' places in the window are kept (:meth:`_offset`); more
 #: are forgotten at once (a week's instants of every plan fit many times over)
@@ -120,7 +120,7 @@ class PostScheduler:
                                  tuple[datetime | None, datetime | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._scheduler: AsyncIOScheduler | None = None
-        self._forgetting = Every(OUTBOX_FORGET_EVERY)
+        self._forgetting = Every(FORGET_EVERY)
 
     # -- running under APScheduler ----------------------------------------------------------------
 
@@ -204,48 +204,48 @@ class PostScheduler:
             tasks += await self._seasons(plans.values())
         except Exception:
             log.exception("seasons: the poll failed; trying again at the next one")
-        await self._forget_outbox()
-        return tasks
-
-    async def _forget_outbox(self) -> None:
         now = self.clock.now()
-        if not self._forgetting.due(now):
-            return
-        try:
-            forgotten = await self.repository.forget_outbox(now - OUTBOX_KEPT)
-        except Exception:
-            log.exception("could not remove old outbox rows; trying again in %s",
-                          OUTBOX_FORGET_EVERY)
-            return
-        if forgotten:
-            log.info("removed %d outbox rows that ended before %s", forgotten,
-                     (now - OUTBOX_KEPT).isoformat(timespec="seconds"))
+        await forget_when_due(self._forgetting, now,
+                              lambda: self.repository.forget_outbox(now - OUTBOX_KEPT),
+                              f"outbox rows that ended more than {OUTBOX_KEPT} ago")
+        return tasks
 
     async def check(self, plans: Collection[Plan]) -> list[asyncio.Task[None]]:
         """Claim the due post of each plan and put it in the outbox, due at its place in the
         post window (the senders make it). Returns no task: nothing is sent here."""
         now = self.clock.now()
+        due: list[tuple[Plan, QueuedPost]] = []
         enqueued = 0
         for number, plan in enumerate(plans, 1):
             if number % PLANS_PER_YIELD == 0:
+                enqueued += await self._enqueue(due, now)
+                due = []
                 await asyncio.sleep(0)
             when = due_post(plan, now)
             if when is None or self._handled.get(plan.key) == when:
                 continue
-            due_at = when + self._offset(plan, when, now)
-            post = QueuedPost(plan.club_id, plan.claimed_as, when, plan.platform, plan.chat_id,
-                              plan.target, plan.ladder, plan.puzzles,
-                              previous_post(plan, when) or plan.since, due_at)
-            claimed = await self.repository.enqueue_post(post, now)
-            self._handled[plan.key] = when
-            if claimed:
-                enqueued += 1
-                log.info("post of %s:%s %s scheduled for %s claimed, due at %s", plan.platform,
-                         plan.chat_id, plan.ladder, when.isoformat(),
-                         due_at.isoformat(timespec="seconds"))
+            due.append((plan, QueuedPost(
+                plan.club_id, plan.claimed_as, when, plan.platform, plan.chat_id, plan.target,
+                plan.ladder, plan.puzzles, previous_post(plan, when) or plan.since,
+                when + self._offset(plan, when, now))))
+        enqueued += await self._enqueue(due, now)
         if enqueued:
             self.enqueued()
         return []
+
+    async def _enqueue(self, due: Sequence[tuple[Plan, QueuedPost]], now: datetime) -> int:
+        """Put the due posts in the outbox, in one transaction (a wake-up of 10,000 ladders is
+        a few of them, not 10,000); how many were new."""
+        if not due:
+            return 0
+        claimed = await self.repository.enqueue_posts([post for _, post in due], now)
+        for (plan, post), new in zip(due, claimed, strict=True):
+            self._handled[plan.key] = post.scheduled_for
+            if new:
+                log.info("post of %s:%s %s scheduled for %s claimed, due at %s", plan.platform,
+                         plan.chat_id, plan.ladder, post.scheduled_for.isoformat(),
+                         post.due_at.isoformat(timespec="seconds"))
+        return sum(claimed)
 
     def _offset(self, plan: Plan, when: datetime, now: datetime) -> timedelta:
         """The plan's post's delay after ``when`` in the post window: its club's rank among the

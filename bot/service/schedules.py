@@ -300,4 +300,4 @@ def fires_around(cron: str, timezone: str, now: datetime) -> tuple[datetime | No
 
 def previous_post(plan: Plan, scheduled_for: datetime) -> datetime | None:
     """The scheduled time before ``scheduled_for``: what "since the last post" counts from."""
-    return latest_fire(plan.trigger, None, scheduled_for - _MICROSECOND)
+    return fires_around(plan.cron, plan.timezone, scheduled_for - _MICROSECOND)[0]

@@ -43,6 +43,7 @@ from .identity import Caller, valid_handle
 from .reasons import automatic
 from .results import Notice, Result, decode, encode
 from .state import DEFAULT_LADDER, DEFAULT_SYSTEM, ClubState, Kind
+from .tidying import FORGET_EVERY, forget_when_due
 from .view import Club
 
 log = logging.getLogger(__name__)
@@ -71,9 +72,6 @@ LONG_SYNC_SECONDS = 0.2
 #: the bot has not fetched for 24 hours (Discord redelivers nothing that old), so twice that
 #: covers a bot that was down a whole day, and nothing older is ever asked for again
 ANSWERS_KEPT = timedelta(hours=48)
-#: how often (at most, on a write) answers older than ANSWERS_KEPT are removed: one cheap
-#: statement an hour keeps the table at about ANSWERS_KEPT's worth of writes
-FORGET_EVERY = timedelta(hours=1)
 
 R = TypeVar("R")
 #: a use case's decision: the events to append, and the answer once they are folded in (a
@@ -420,15 +418,9 @@ class Session:
         the first write since start and then at most every FORGET_EVERY. A failure here leaves
         the write done: the next try is in FORGET_EVERY."""
         now = self.clock.now()
-        if not self._forgetting.due(now):
-            return
-        try:
-            forgotten = await self.repository.forget_answers(now - ANSWERS_KEPT)
-        except Exception:
-            log.exception("could not remove old answers; trying again in %s", FORGET_EVERY)
-            return
-        if forgotten:
-            log.info("removed %d answers older than %s", forgotten, ANSWERS_KEPT)
+        await forget_when_due(self._forgetting, now,
+                              lambda: self.repository.forget_answers(now - ANSWERS_KEPT),
+                              f"answers older than {ANSWERS_KEPT}")
 
     # -- the cache ------------------------------------------------------------------------------
 

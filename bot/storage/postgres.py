@@ -66,6 +66,7 @@ from .repository import (
     encode_data,
     outbox_time,
     outbox_values,
+    period_of,
 )
 from .roles import role_lock_key
 from .transfer import OUTBOX_COPIED, ClubCopy, TargetNotEmpty
@@ -108,6 +109,12 @@ SELECT id, $2, $3, $4 FROM clubs WHERE id = $1 FOR KEY SHARE
 
 #: claim an update delivered to a webhook: new, or taken over from a receiver whose claim (its
 #: receipt time) expired before it was handled (its body is dropped once handled)
+#: a post's row in the outbox, its values those of :func:`outbox_values`
+_ENQUEUE = (
+    "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform, chat_id, target,"
+    " ladder, puzzles, since, due_at, enqueued_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING")
+
 _CLAIM_UPDATE = """
 INSERT INTO received_updates AS kept (source, update_id, body, received_at, claimer)
 VALUES ($1, $2, $3, $4, $6)
@@ -535,21 +542,27 @@ class PostgresRepository:
         return claimed is not None
 
     async def enqueue_post(self, post: QueuedPost, now: datetime) -> bool:
-        # The claim and the row in one transaction: of processes enqueuing at once, the unique
-        # key of ``posts`` lets one insert (the others wait for its commit, then insert
-        # nothing), and a claim never stands without its row.
+        return (await self.enqueue_posts([post], now))[0]
+
+    async def enqueue_posts(self, posts: Sequence[QueuedPost], now: datetime) -> list[bool]:
+        # The claims and the rows in one transaction: of processes enqueuing at once, the
+        # unique key of ``posts`` lets one insert each (the others wait for its commit, then
+        # insert nothing), and a claim never stands without its row. The periods go in one
+        # order whoever enqueues them, so that two such transactions never wait on each other.
+        periods = sorted({period_of(post) for post in posts})
         async with self._pool.acquire() as connection, connection.transaction():
-            claimed = await connection.fetchval(
+            rows = await connection.fetch(
                 "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
-                " VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
-                post.club_id, post.claimed_as, post.scheduled_for.isoformat(), now.isoformat())
-            if claimed is not None:
-                await connection.execute(
-                    "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform,"
-                    " chat_id, target, ladder, puzzles, since, due_at, enqueued_at)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-                    " ON CONFLICT DO NOTHING", *outbox_values(post, now))
-        return claimed is not None
+                " SELECT p.club, p.ladder, p.at, $4"
+                " FROM unnest($1::bigint[], $2::text[], $3::text[]) AS p (club, ladder, at)"
+                " ON CONFLICT DO NOTHING RETURNING club_id, ladder, scheduled_for",
+                [p[0] for p in periods], [p[1] for p in periods], [p[2] for p in periods],
+                now.isoformat())
+            new = {(int(r[0]), str(r[1]), str(r[2])) for r in rows}
+            if new:
+                await connection.executemany(_ENQUEUE, [
+                    outbox_values(post, now) for post in posts if period_of(post) in new])
+        return [period_of(post) in new for post in posts]
 
     async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
                            lease_until: datetime, limit: int,

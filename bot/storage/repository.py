@@ -169,6 +169,11 @@ def outbox_values(post: QueuedPost, now: datetime) -> tuple[object, ...]:
             outbox_time(now))
 
 
+def period_of(post: QueuedPost) -> tuple[int, str, str]:
+    """The key of the post's period as table ``posts`` keeps it."""
+    return post.club_id, post.claimed_as, post.scheduled_for.isoformat()
+
+
 def claimed_post(row: Sequence[Any]) -> ClaimedPost:
     """A row of :data:`OUTBOX_COLUMNS`, as a claim returns it."""
     post = QueuedPost(int(row[1]), str(row[2]), datetime.fromisoformat(row[3]), str(row[4]),
@@ -353,6 +358,11 @@ class Repository(DiscordGateway, RoleLocks, BudgetSlots, Protocol):
         the post in the outbox (table ``post_outbox``), due at ``post.due_at``; True only for
         the one caller whose claim was new (a period claimed before, by a version without the
         outbox too, is never enqueued)."""
+        ...
+
+    async def enqueue_posts(self, posts: Sequence[QueuedPost], now: datetime) -> list[bool]:
+        """:meth:`enqueue_post` for each of ``posts`` (of different periods), in one
+        transaction: whether each claim was new."""
         ...
 
     async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,

@@ -39,6 +39,7 @@ from .repository import (
     encode_data,
     outbox_time,
     outbox_values,
+    period_of,
 )
 from .role_files import RoleFiles
 from .sqlite_backup import BackupError, backup
@@ -47,6 +48,12 @@ log = logging.getLogger(__name__)
 
 #: rows of a club's log read in one call of the database thread
 ROWS_AT_ONCE = 5000
+
+#: a post's row in the outbox, its values those of :func:`outbox_values`
+_ENQUEUE = (
+    "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform, chat_id, target,"
+    " ladder, puzzles, since, due_at, enqueued_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
 
 
 class SqliteSchema:
@@ -457,25 +464,26 @@ class SqliteRepository:
         return bool(rows)
 
     async def enqueue_post(self, post: QueuedPost, now: datetime) -> bool:
+        return (await self.enqueue_posts([post], now))[0]
+
+    async def enqueue_posts(self, posts: Sequence[QueuedPost], now: datetime) -> list[bool]:
+        new = []
         async with self._lock:
             await self._connection.execute("BEGIN IMMEDIATE")
             try:
-                claimed = list(await self._connection.execute_fetchall(
-                    "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
-                    " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
-                    (post.club_id, post.claimed_as, post.scheduled_for.isoformat(),
-                     now.isoformat())))
-                if claimed:
-                    await self._connection.execute(
-                        "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform,"
-                        " chat_id, target, ladder, puzzles, since, due_at, enqueued_at)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        outbox_values(post, now))
+                for post in posts:
+                    claimed = bool(list(await self._connection.execute_fetchall(
+                        "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
+                        " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
+                        (*period_of(post), now.isoformat()))))
+                    if claimed:
+                        await self._connection.execute(_ENQUEUE, outbox_values(post, now))
+                    new.append(claimed)
             except BaseException:
                 await self._connection.execute("ROLLBACK")
                 raise
             await self._connection.execute("COMMIT")
-        return bool(claimed)
+        return new
 
     async def claim_outbox(self, platforms: Sequence[str], claimer: str, now: datetime,
                            lease_until: datetime, limit: int,

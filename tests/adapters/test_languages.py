@@ -269,6 +269,9 @@ NOT_SENTENCES = {
     "clubrating rate budget ": "a hash's input (the budget's lock namespace), never shown",
     "{share} requests a second each": "the rate budget's log line",
     "{share} a minute in each group": "the rate budget's log line",
+    "Telegram updates older than ": "names rows in a log line (bot.service.tidying)",
+    "answers older than ": "names rows in a log line (bot.service.tidying)",
+    "outbox rows that ended more than ": "names rows in a log line (bot.service.tidying)",
 }
 _PHRASE = re.compile(r"[A-Za-z]{2,}(?:[ '-][A-Za-z]{2,})+")
 _RAISED_OR_LOGGED = re.compile(r"^(debug|info|warning|error|exception|critical|\w+Error)$")

@@ -1,8 +1,8 @@
 """The outbox of scheduled posts (migration 0011, issue 41) on every backend: a period enqueued
 once (and never after an older version claimed it), rows claimed earliest due first with a
 lease, taken again only once the lease ran out (with "maybe sent" when the dead claimer had
-handed it to the platform), put back later, finished, forgotten a week later; a process's Discord shards; and on
-PostgreSQL two processes claiming at once, each row going to one."""
+handed it to the platform), put back later, finished, forgotten a week later; a process's
+Discord shards; and on PostgreSQL two processes claiming at once, each row going to one."""
 
 from __future__ import annotations
 
@@ -69,6 +69,20 @@ async def test_a_lease_run_out_gives_the_row_to_another_claimer(
                                          late + 3 * LEASE, 10) == []
 
 
+async def test_a_wake_up_enqueues_its_posts_at_once_each_period_once(
+        repository: Repository) -> None:
+    clubs = [await repository.club_id("telegram", f"-{100 + n}", NOW) for n in range(3)]
+    assert await repository.enqueue_post(post(clubs[1], 5), NOW)
+    assert await repository.enqueue_posts([post(club, n) for n, club in enumerate(clubs)],
+                                          NOW) == [True, False, True]
+    assert await repository.enqueue_posts([], NOW) == []
+    later = NOW + timedelta(seconds=10)
+    claimed = await repository.claim_outbox(["telegram"], "a", later, later + LEASE, 10)
+    assert [(c.post.club_id, c.post.due_at) for c in claimed] == [
+        (clubs[0], NOW), (clubs[2], NOW + timedelta(seconds=2)),
+        (clubs[1], NOW + timedelta(seconds=5))]
+
+
 async def test_rows_that_ended_are_forgotten_and_their_posts_stay_made(
         repository: Repository) -> None:
     """A week after a row ended (sent or given up) it goes; a row not ended stays however old,
@@ -103,6 +117,31 @@ async def test_a_process_claims_the_discord_rows_of_its_own_shards(
     assert [c.post.chat_id for c in odd] == [str(guilds[1]), str(guilds[3]), "local"]
     even = await repository.claim_outbox(["discord"], "a", NOW, NOW + LEASE, 10, (2, [0]))
     assert [c.post.chat_id for c in even] == [str(guilds[0]), str(guilds[2])]
+
+
+async def test_two_processes_enqueuing_one_wake_up_at_once_enqueue_each_post_once(
+        postgres_db: str) -> None:
+    """Two schedulers (a role changing hands) enqueue the same 300 posts in batches, in orders
+    of their own: each post once, and neither waits on the other for good."""
+    first = await PostgresRepository.open(postgres_db)
+    second = await PostgresRepository.open(postgres_db)
+    try:
+        posts = [post(await first.club_id("telegram", f"-{1000 + n}", NOW), n / 100)
+                 for n in range(300)]
+
+        async def enqueue(repository: Repository, order: list[QueuedPost]) -> int:
+            return sum([sum(await repository.enqueue_posts(order[at:at + 50], NOW))
+                        for at in range(0, len(order), 50)])
+
+        made = await asyncio.wait_for(asyncio.gather(
+            enqueue(first, posts), enqueue(second, posts[::-1])), 30)
+        assert sum(made) == 300
+        later = NOW + timedelta(seconds=5)
+        rows = await first.claim_outbox(["telegram"], "a", later, later + LEASE, 1000)
+        assert sorted(row.post.club_id for row in rows) == sorted(p.club_id for p in posts)
+    finally:
+        await first.close()
+        await second.close()
 
 
 async def test_two_processes_claiming_at_once_take_each_row_once(postgres_db: str) -> None:

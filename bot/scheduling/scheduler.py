@@ -6,8 +6,8 @@ due, and the ``posts`` table makes every post go out once.
   club's log is read) and, when any changed (a moderator in a chat, or ``clubrating schedule``
   from the shell writing to the same database), brings the cron jobs up to date: one per
   schedule (a cron expression in a time zone), whose wake-up enqueues the posts of every ladder
-  on it one after another (issue 41: 10,000 ladders' jobs waking at once at 09:00 queued 10,000
-  transactions for the database's connections ahead of the members' commands).
+  on it, 500 to a transaction (issue 41: 10,000 ladders' jobs waking at once at 09:00 queued
+  10,000 transactions for the database's connections ahead of the members' commands).
 - Which post is due is a pure function of the plan and the clock
   (:func:`bot.service.schedules.due_post`): the most recent scheduled time, so after downtime the
   last missed post catches up once and older ones are skipped. Both the cron job and the poll
@@ -157,7 +157,7 @@ class PostScheduler:
             await asyncio.gather(*pending, return_exceptions=True)
 
     def jobs(self) -> list[Job]:
-        """APScheduler's jobs (the poll and one cron job per ladder that posts)."""
+        """APScheduler's jobs (the poll and one cron job per schedule a ladder posts on)."""
         return [] if self._scheduler is None else list(self._scheduler.get_jobs())
 
     def _rebuild(self) -> None:

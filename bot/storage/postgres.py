@@ -107,14 +107,15 @@ INSERT INTO requests (club_id, request_id, response, answered_at)
 SELECT id, $2, $3, $4 FROM clubs WHERE id = $1 FOR KEY SHARE
 """
 
-#: claim an update delivered to a webhook: new, or taken over from a receiver whose claim (its
-#: receipt time) expired before it was handled (its body is dropped once handled)
 #: a post's row in the outbox, its values those of :func:`outbox_values`
 _ENQUEUE = (
     "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform, chat_id, target,"
     " ladder, puzzles, since, due_at, enqueued_at)"
     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING")
 
+#: claim an update delivered to a webhook: new, or taken over from a receiver whose claim (its
+#: receipt time) expired before it was handled, or whose process is gone (its lock, the
+#: claimer's key, no longer in ``pg_locks``); its body is dropped once handled
 _CLAIM_UPDATE = """
 INSERT INTO received_updates AS kept (source, update_id, body, received_at, claimer)
 VALUES ($1, $2, $3, $4, $6)
@@ -548,7 +549,8 @@ class PostgresRepository:
         # The claims and the rows in one transaction: of processes enqueuing at once, the
         # unique key of ``posts`` lets one insert each (the others wait for its commit, then
         # insert nothing), and a claim never stands without its row. The periods go in one
-        # order whoever enqueues them, so that two such transactions never wait on each other.
+        # order whoever enqueues them, so that two such transactions never wait on each other
+        # in a circle (a deadlock).
         periods = sorted({period_of(post) for post in posts})
         async with self._pool.acquire() as connection, connection.transaction():
             rows = await connection.fetch(

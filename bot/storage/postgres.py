@@ -49,6 +49,7 @@ from .migrations import MIGRATIONS, Migration, migrate
 from .postgres_locks import SessionLocks
 from .repository import (
     OUTBOX_COLUMNS,
+    OUTBOX_ENQUEUED,
     ClaimedPost,
     Conflict,
     DirectoryRows,
@@ -108,10 +109,8 @@ SELECT id, $2, $3, $4 FROM clubs WHERE id = $1 FOR KEY SHARE
 """
 
 #: a post's row in the outbox, its values those of :func:`outbox_values`
-_ENQUEUE = (
-    "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform, chat_id, target,"
-    " ladder, puzzles, since, due_at, enqueued_at)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING")
+_ENQUEUE = (f"INSERT INTO post_outbox ({OUTBOX_ENQUEUED})"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING")
 
 #: claim an update delivered to a webhook: new, or taken over from a receiver whose claim (its
 #: receipt time) expired before it was handled, or whose process is gone (its lock, the

@@ -160,9 +160,14 @@ OUTBOX_COLUMNS = ("id, club_id, claimed_as, scheduled_for, platform, chat_id, ta
                   " puzzles, since, due_at, attempts, state")
 
 
+#: the columns a post is enqueued with, in the order of :func:`outbox_values`
+OUTBOX_ENQUEUED = ("club_id, claimed_as, scheduled_for, platform, chat_id, target, ladder,"
+                   " puzzles, since, due_at, enqueued_at")
+
+
 def outbox_values(post: QueuedPost, now: datetime) -> tuple[object, ...]:
-    """A post's values for the outbox's columns ``club_id`` to ``enqueued_at`` (in the order
-    of the table), as every backend writes them."""
+    """A post's values for the columns of :data:`OUTBOX_ENQUEUED`, as every backend writes
+    them."""
     return (post.club_id, post.claimed_as, post.scheduled_for.isoformat(), post.platform,
             post.chat_id, post.target, post.ladder, post.puzzles,
             None if post.since is None else post.since.isoformat(), outbox_time(post.due_at),

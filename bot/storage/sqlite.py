@@ -22,6 +22,7 @@ from .migrations import MIGRATIONS, Migration, load_migrations, migrate
 from .private import private_companions, private_file
 from .repository import (
     OUTBOX_COLUMNS,
+    OUTBOX_ENQUEUED,
     ClaimedPost,
     Conflict,
     DirectoryRows,
@@ -49,11 +50,12 @@ log = logging.getLogger(__name__)
 #: rows of a club's log read in one call of the database thread
 ROWS_AT_ONCE = 5000
 
+#: claim a post's period (club, ladder, scheduled time, claimed at): a row only if it is new
+_CLAIM_PERIOD = ("INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
+                 " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1")
 #: a post's row in the outbox, its values those of :func:`outbox_values`
-_ENQUEUE = (
-    "INSERT INTO post_outbox (club_id, claimed_as, scheduled_for, platform, chat_id, target,"
-    " ladder, puzzles, since, due_at, enqueued_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+_ENQUEUE = (f"INSERT INTO post_outbox ({OUTBOX_ENQUEUED})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
 
 
 class SqliteSchema:
@@ -457,10 +459,7 @@ class SqliteRepository:
         # One statement, committed on its own: the UNIQUE key decides between claimants.
         async with self._lock:
             rows = list(await self._connection.execute_fetchall(
-                "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
-                (club_id, ladder, scheduled_for.isoformat(), now.isoformat()),
-            ))
+                _CLAIM_PERIOD, (club_id, ladder, scheduled_for.isoformat(), now.isoformat())))
         return bool(rows)
 
     async def enqueue_post(self, post: QueuedPost, now: datetime) -> bool:
@@ -473,9 +472,7 @@ class SqliteRepository:
             try:
                 for post in posts:
                     claimed = bool(list(await self._connection.execute_fetchall(
-                        "INSERT INTO posts (club_id, ladder, scheduled_for, claimed_at)"
-                        " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1",
-                        (*period_of(post), now.isoformat()))))
+                        _CLAIM_PERIOD, (*period_of(post), now.isoformat()))))
                     if claimed:
                         await self._connection.execute(_ENQUEUE, outbox_values(post, now))
                     new.append(claimed)
